@@ -1,0 +1,26 @@
+/* quadrender/render_cpu.h — the serial CPU reference renderer (the oracle).
+ *
+ * Follows the reference semantics of ../shared/specs/scenes.md exactly and
+ * reproduces the CS149 reference renderer bit for bit on non-snow scenes:
+ * clear to the scene's background, then for each circle in order, for each
+ * pixel of its conservative pixel bounding box, test the pixel centre and
+ * blend. Every GPU result is checked against this.
+ */
+#ifndef QUADRENDER_RENDER_CPU_H
+#define QUADRENDER_RENDER_CPU_H
+
+#include "quadrender/error.h"
+#include "quadrender/image.h"
+#include "quadrender/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Clears img to the scene's background and draws every circle in order. */
+qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

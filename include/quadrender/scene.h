@@ -1,0 +1,110 @@
+/* quadrender/scene.h — scenes of semi-transparent circles.
+ *
+ * A scene is an ordered list of circles; index order is drawing order
+ * (circle 0 is drawn first, i.e. farthest). Coordinates are normalized: the
+ * image spans [0,1] x [0,1] and y = 0 is the bottom row.
+ *
+ * Sources of scenes:
+ *   - the fourteen built-in CS149 scenes, reproduced exactly as
+ *     ../shared/specs/scenes.md defines them (qr_scene_builtin);
+ *   - `.circles` text files (docs/scene-format.md), read and written here;
+ *   - CS149 particle dumps `.par` (rendered with snow shading).
+ *
+ * Arrays are structure-of-arrays, all carved from one allocation so a scene
+ * can be uploaded to the GPU with one copy (qr_scene.block, block_floats).
+ */
+#ifndef QUADRENDER_SCENE_H
+#define QUADRENDER_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "quadrender/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qr_shading {
+    QR_SHADE_FLAT = 0, /* alpha 0.5 and the circle's colour; white background */
+    QR_SHADE_SNOW = 1  /* radial snowflake falloff; vertical grey gradient background */
+} qr_shading;
+
+typedef enum qr_anim {
+    QR_ANIM_NONE = 0,
+    QR_ANIM_HYPNOSIS,
+    QR_ANIM_BOUNCE,
+    QR_ANIM_FIREWORKS,
+    QR_ANIM_SNOW
+} qr_anim;
+
+/* Largest circle count a scene may hold. */
+#define QR_SCENE_MAX_CIRCLES 200000000
+
+typedef struct qr_scene {
+    int32_t n;                  /* number of circles */
+    float *x, *y, *z, *r;       /* centre (normalized, y up), depth, radius */
+    float *red, *green, *blue;  /* colour (may lie outside [0,1] for file scenes) */
+    float *vx, *vy, *vz;        /* velocity: non-NULL only when anim != QR_ANIM_NONE */
+    float *x0, *y0, *vx0, *vy0; /* fireworks only: a spark's start state, restored
+                                   when it flies too far (kept so that the CPU and
+                                   GPU steps use the very same float values) */
+    float *block;               /* the one allocation all arrays above live in */
+    size_t block_floats;        /* its length in floats */
+    qr_shading shading;
+    qr_anim anim;
+    int64_t steps;              /* animation steps applied since generation */
+    char name[64];              /* built-in name or file base name */
+} qr_scene;
+
+/* Allocates a scene of n circles, zero-filled. Velocity arrays exist when
+ * anim != QR_ANIM_NONE, spark start arrays when anim == QR_ANIM_FIREWORKS.
+ * Array order inside block: x y z r red green blue [vx vy vz] [x0 y0 vx0 vy0]. */
+qr_status qr_scene_alloc(int32_t n, qr_anim anim, qr_scene **out, qr_error *err);
+void qr_scene_free(qr_scene *scene);
+
+/* A deep copy (same block layout). */
+qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);
+
+/* ---- built-in scenes ---------------------------------------------------- */
+
+typedef struct qr_builtin_info {
+    const char *name;
+    int32_t circles;
+    int animated;
+    const char *description;
+} qr_builtin_info;
+
+/* The table of built-in scenes (14 entries), in a stable order. */
+const qr_builtin_info *qr_builtin_scenes(int *count);
+
+/* Generates built-in scene `name` for `seed` (0 behaves as 1, like srand). */
+qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err);
+
+/* Loads `spec`: a built-in name, or a path ending in .circles or .par.
+ * `seed` only matters for built-ins. */
+qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err);
+
+/* ---- animation ----------------------------------------------------------- */
+
+/* Applies one animation step (dt = 1/60); a no-op for static scenes.
+ * Uses only + - * / and sqrtf so that the GPU step can match it bit for bit. */
+void qr_scene_step(qr_scene *scene);
+
+/* Steps until the scene is in the state frame `frame` is rendered from:
+ * frame k is rendered after k+1 steps from generation. Fails if the scene has
+ * already been stepped past that point. */
+qr_status qr_scene_seek_frame(qr_scene *scene, int64_t frame, qr_error *err);
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* Reads a .circles file (docs/scene-format.md). Errors read "file:line: what". */
+qr_status qr_scene_read_circles(const char *path, qr_scene **out, qr_error *err);
+/* Reads a CS149 .par particle dump (N, then N lines x y z vx vy vz r). */
+qr_status qr_scene_read_par(const char *path, qr_scene **out, qr_error *err);
+/* Writes the circles (not velocities) as a .circles file, atomically. */
+qr_status qr_scene_write_circles(const qr_scene *scene, const char *path, qr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1 @@
+typedef int qr_placeholder_cli_args;

@@ -1,0 +1,1 @@
+typedef int qr_placeholder_cmd_render;

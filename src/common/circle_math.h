@@ -1,0 +1,124 @@
+/* circle_math.h — the reference per-circle math, shared by every renderer
+ * and index (host C, and CUDA device code when included from a .cu file).
+ *
+ * Exactness is the point of this file. The CPU reference, the host index
+ * oracle and the GPU kernels all call these functions so that they agree on:
+ *   - a circle's conservative pixel box (CS149: truncate (x-r)*W, clamp),
+ *   - the pixel-centre sample position and the coverage test d2 <= r*r,
+ *   - the shading and the back-to-front blend.
+ * Arithmetic goes through QR_MUL/QR_ADD/QR_SUB, which are the round-to-nearest
+ * intrinsics on the device, so that no multiply-add is ever fused there; host
+ * code is compiled with -ffp-contract=off for the same reason.
+ */
+#ifndef QR_CIRCLE_MATH_H
+#define QR_CIRCLE_MATH_H
+
+#include <math.h>
+
+#if defined(__CUDACC__)
+#define QR_HD __host__ __device__ __forceinline__
+#else
+#define QR_HD static inline
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define QR_MUL(a, b) __fmul_rn((a), (b))
+#define QR_ADD(a, b) __fadd_rn((a), (b))
+#define QR_SUB(a, b) __fsub_rn((a), (b))
+#else
+#define QR_MUL(a, b) ((a) * (b))
+#define QR_ADD(a, b) ((a) + (b))
+#define QR_SUB(a, b) ((a) - (b))
+#endif
+
+/* CLAMP((int)v, 0, limit) as C++ would compute it, without undefined
+ * behaviour for values outside int range (or NaN, which maps to 0). */
+QR_HD int qr_trunc_clamp(float v, int limit)
+{
+    if (!(v > 0.0f)) return 0;
+    if (v >= (float)limit) return limit;
+    return (int)v;
+}
+
+/* CLAMP((int)v + 1, 0, limit), likewise. */
+QR_HD int qr_trunc_clamp_plus1(float v, int limit)
+{
+    if (!(v > -1.0f)) return 0;
+    if (v >= (float)limit) return limit;
+    int t = (int)v + 1;
+    return t > limit ? limit : t;
+}
+
+/* Half-open pixel box [x0,x1) x [y0,y1) of a circle on a W x H image: the
+ * only pixels the reference renderer ever tests for this circle. Empty when
+ * x0 >= x1 or y0 >= y1. */
+typedef struct qr_pixbox {
+    int x0, x1, y0, y1;
+} qr_pixbox;
+
+QR_HD qr_pixbox qr_circle_pixbox(float x, float y, float r, int width, int height)
+{
+    qr_pixbox b;
+    float fw = (float)width, fh = (float)height;
+    b.x0 = qr_trunc_clamp(QR_MUL(QR_SUB(x, r), fw), width);
+    b.x1 = qr_trunc_clamp_plus1(QR_MUL(QR_ADD(x, r), fw), width);
+    b.y0 = qr_trunc_clamp(QR_MUL(QR_SUB(y, r), fh), height);
+    b.y1 = qr_trunc_clamp_plus1(QR_MUL(QR_ADD(y, r), fh), height);
+    return b;
+}
+
+/* Normalized coordinate of pixel p's centre; inv = 1.0f / size, computed once. */
+QR_HD float qr_pixel_center(int p, float inv)
+{
+    return QR_MUL(inv, QR_ADD((float)p, 0.5f));
+}
+
+/* Squared distance from the circle centre to the sample, as the reference
+ * computes it: dx = x - cx, dy = y - cy, dx*dx + dy*dy. Covered iff <= r*r. */
+QR_HD float qr_dist2(float x, float y, float cx, float cy)
+{
+    float dx = QR_SUB(x, cx), dy = QR_SUB(y, cy);
+    return QR_ADD(QR_MUL(dx, dx), QR_MUL(dy, dy));
+}
+
+/* The reference blend of one circle into one pixel (back to front). */
+QR_HD void qr_blend(float alpha, float r, float g, float b, float *px)
+{
+    float one_minus = QR_SUB(1.0f, alpha);
+    px[0] = QR_ADD(QR_MUL(alpha, r), QR_MUL(one_minus, px[0]));
+    px[1] = QR_ADD(QR_MUL(alpha, g), QR_MUL(one_minus, px[1]));
+    px[2] = QR_ADD(QR_MUL(alpha, b), QR_MUL(one_minus, px[2]));
+    px[3] = QR_ADD(px[3], alpha);
+}
+
+/* Snow shading of a covered sample at squared distance d2 from a circle of
+ * radius rad and depth z: colour from the 5-entry ramp, alpha with a
+ * Gaussian falloff. The device build uses the GPU's sqrtf/expf (within 1e-5). */
+QR_HD void qr_shade_snow(float d2, float rad, float z, float *alpha, float *r, float *g, float *b)
+{
+    const float ramp_r[5] = {1.0f, 1.0f, 0.8f, 0.8f, 0.8f};
+    const float ramp_g[5] = {1.0f, 1.0f, 0.9f, 0.9f, 0.8f};
+    const float ramp_b[5] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+    float t = sqrtf(d2) / rad;
+    float scaled = QR_MUL(t, 4.0f);
+    int base = scaled >= 4.0f ? 4 : (scaled > 0.0f ? (int)scaled : 0);
+    int next = base < 4 ? base + 1 : 4;
+    float w = QR_SUB(scaled, (float)base);
+    float one_minus_w = QR_SUB(1.0f, w);
+    *r = QR_ADD(QR_MUL(one_minus_w, ramp_r[base]), QR_MUL(w, ramp_r[next]));
+    *g = QR_ADD(QR_MUL(one_minus_w, ramp_g[base]), QR_MUL(w, ramp_g[next]));
+    *b = QR_ADD(QR_MUL(one_minus_w, ramp_b[base]), QR_MUL(w, ramp_b[next]));
+    float max_alpha = QR_ADD(0.6f, QR_MUL(0.4f, QR_SUB(1.0f, z)));
+    max_alpha = max_alpha > 1.0f ? 1.0f : max_alpha;
+    max_alpha = max_alpha < 0.0f ? 0.0f : max_alpha;
+    max_alpha = QR_MUL(0.5f, max_alpha);
+    *alpha = QR_MUL(max_alpha, expf(QR_MUL(QR_MUL(-4.0f, t), t)));
+}
+
+/* Background of row j (0 = bottom) for snow: 0.4 + 0.45 * (H - j) / H. */
+QR_HD float qr_snow_shade_row(int j, int height)
+{
+    return QR_ADD(0.4f, QR_MUL(0.45f, (float)(height - j)) / (float)height);
+}
+
+#endif

@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int qr_placeholder_image;
