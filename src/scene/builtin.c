@@ -1,2 +1,433 @@
-/* placeholder: being written */
-typedef int qr_placeholder_builtin;
+/* builtin.c — the fourteen built-in CS149 scenes, generated exactly as
+ * ../shared/specs/scenes.md defines them.
+ *
+ * Every float expression below is written in the spec's left-to-right order
+ * with float constants, and the build forbids contraction, so each value is
+ * bit-identical to the CS149 tool's. Each rf() of the spec is one call of
+ * qr_rng_float in the order the spec lists them; the order of statements is
+ * therefore significant even where it looks arbitrary.
+ */
+#include "scene_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quadrender/rng.h"
+
+enum qr_builtin_id {
+    QR_B_RGB,
+    QR_B_RGBY,
+    QR_B_RAND10K,
+    QR_B_RAND100K,
+    QR_B_RAND1M,
+    QR_B_MICRO2M,
+    QR_B_BIGLITTLE,
+    QR_B_LITTLEBIG,
+    QR_B_PATTERN,
+    QR_B_HYPNOSIS,
+    QR_B_BOUNCINGBALLS,
+    QR_B_FIREWORKS,
+    QR_B_SNOW,
+    QR_B_SNOWSINGLE,
+    QR_B_COUNT
+};
+
+static const qr_builtin_info qr_builtin_table[QR_B_COUNT] = {
+    {"rgb", 3, 0, "three overlapping red, green and blue circles"},
+    {"rgby", 4, 0, "red, green, blue and a small yellow circle on top"},
+    {"rand10k", 10000, 0, "10,000 random circles of radius 0.02-0.08"},
+    {"rand100k", 100000, 0, "100,000 random circles of radius 0.02-0.08"},
+    {"rand1M", 1000000, 0, "1,000,000 random small circles of radius 0.009-0.014"},
+    {"micro2M", 2000000, 0, "2,000,000 random tiny circles of radius 0.001"},
+    {"biglittle", 10000, 0, "9,000 big circles (r 0.25), then 1,000 small ones top left"},
+    {"littlebig", 10000, 0, "9,000 big circles (r 0.25), then 1,000 small ones bottom right"},
+    {"pattern", 1217, 0, "two overlapping grids of red and yellow circles"},
+    {"hypnosis", 25, 1, "animated: 25 concentric circles that grow and wrap around"},
+    {"bouncingballs", 10, 1, "animated: 10 balls bouncing on the bottom edge"},
+    {"fireworks", 315, 1, "animated: 15 fireworks of 20 sparks each"},
+    {"snow", 100000, 1, "animated: 100,000 snowflakes falling in from above the image"},
+    {"snowsingle", 100000, 0, "one still frame of snow, flakes spread over the whole sky"},
+};
+
+const qr_builtin_info *qr_builtin_scenes(int *count)
+{
+    if (count)
+        *count = QR_B_COUNT;
+    return qr_builtin_table;
+}
+
+/* ---- sort descending --------------------------------------------------- */
+
+/* Maps a float's bits to a key whose unsigned order is the float's
+ * DESCENDING order (any sign; NaN never occurs here). */
+static uint32_t qr_desc_key(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return (b & 0x80000000u) ? b : (~b & 0x7fffffffu);
+}
+
+static float qr_desc_key_inverse(uint32_t k)
+{
+    uint32_t b = (k & 0x80000000u) ? k : (~k & 0x7fffffffu);
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+#define QR_RADIX_BITS 11
+#define QR_RADIX_SIZE (1u << QR_RADIX_BITS)
+#define QR_RADIX_PASSES 3
+
+/* Sorts v[0..n) from largest to smallest. An LSD radix sort on the bit
+ * patterns: exact for floats (equal keys are equal values), and several
+ * times faster than qsort on the 2M depths of micro2M. */
+static qr_status qr_sort_descending(float *v, size_t n, qr_error *err)
+{
+    if (n < 2)
+        return QR_OK;
+    uint32_t *a = malloc(n * sizeof *a);
+    uint32_t *b = malloc(n * sizeof *b);
+    uint32_t(*hist)[QR_RADIX_SIZE] = calloc(QR_RADIX_PASSES, sizeof *hist);
+    if (!a || !b || !hist) {
+        free(a);
+        free(b);
+        free(hist);
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory sorting %zu depths", n);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t k = qr_desc_key(v[i]);
+        a[i] = k;
+        for (int p = 0; p < QR_RADIX_PASSES; ++p)
+            hist[p][(k >> (p * QR_RADIX_BITS)) & (QR_RADIX_SIZE - 1)]++;
+    }
+    for (int p = 0; p < QR_RADIX_PASSES; ++p) {
+        uint32_t *h = hist[p];
+        int shift = p * QR_RADIX_BITS;
+        /* A digit every key shares (the exponent bits of [0,1] floats, say)
+         * leaves the order as it is: skip the pass. */
+        if (h[(a[0] >> shift) & (QR_RADIX_SIZE - 1)] == n)
+            continue;
+        uint32_t sum = 0;
+        for (uint32_t d = 0; d < QR_RADIX_SIZE; ++d) {
+            uint32_t c = h[d];
+            h[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t k = a[i];
+            b[h[(k >> shift) & (QR_RADIX_SIZE - 1)]++] = k;
+        }
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; ++i)
+        v[i] = qr_desc_key_inverse(a[i]);
+    free(a);
+    free(b);
+    free(hist);
+    return QR_OK;
+}
+
+/* ---- generators ---------------------------------------------------------- */
+
+static void qr_set_circle(qr_scene *s, int32_t i, float x, float y, float z, float r, float red,
+                          float green, float blue)
+{
+    s->x[i] = x;
+    s->y[i] = y;
+    s->z[i] = z;
+    s->r[i] = r;
+    s->red[i] = red;
+    s->green[i] = green;
+    s->blue[i] = blue;
+}
+
+static void qr_gen_rgb(qr_scene *s)
+{
+    qr_set_circle(s, 0, 0.4f, 0.5f, 0.75f, 0.3f, 1.0f, 0.0f, 0.0f);
+    qr_set_circle(s, 1, 0.5f, 0.5f, 0.5f, 0.3f, 0.0f, 1.0f, 0.0f);
+    qr_set_circle(s, 2, 0.6f, 0.5f, 0.25f, 0.3f, 0.0f, 0.0f, 1.0f);
+}
+
+static void qr_gen_rgby(qr_scene *s)
+{
+    qr_set_circle(s, 0, 0.25f, 0.25f, 0.75f, 0.19f, 1.0f, 0.0f, 0.0f);
+    qr_set_circle(s, 1, 0.3f, 0.3f, 0.5f, 0.19f, 0.0f, 1.0f, 0.0f);
+    qr_set_circle(s, 2, 0.5f, 0.5f, 0.25f, 0.25f, 0.0f, 0.0f, 1.0f);
+    qr_set_circle(s, 3, 0.2f, 0.2f, 0.9f, 0.1f, 1.0f, 1.0f, 0.0f);
+}
+
+/* depth[i] = rf() for every circle, sorted descending, into z. */
+static qr_status qr_gen_sorted_depths(qr_scene *s, qr_rng *g, qr_error *err)
+{
+    for (int32_t i = 0; i < s->n; ++i)
+        s->z[i] = qr_rng_float(g);
+    return qr_sort_descending(s->z, (size_t)s->n, err);
+}
+
+/* The colour rule of random and sized circles; `sized` selects the variant
+ * sized(N, R) uses for N > 100000. */
+static void qr_gen_color(qr_scene *s, int32_t i, qr_rng *g, int sized)
+{
+    int32_t n = s->n;
+    if (n <= 10000) {
+        s->red[i] = 0.1f + 0.9f * qr_rng_float(g);
+        s->green[i] = 0.2f + 0.5f * qr_rng_float(g);
+        s->blue[i] = 0.5f + 0.5f * qr_rng_float(g);
+    } else if (n <= 100000) {
+        s->red[i] = 0.3f + 0.9f * qr_rng_float(g);
+        s->green[i] = 0.1f + 0.9f * qr_rng_float(g);
+        s->blue[i] = 0.1f + 0.4f * qr_rng_float(g);
+    } else if (!sized) {
+        s->red[i] = 0.2f + 0.5f * qr_rng_float(g);
+        s->green[i] = 0.5f + 0.5f * qr_rng_float(g);
+        s->blue[i] = 0.1f + 0.4f * qr_rng_float(g);
+    } else {
+        s->red[i] = 0.3f + 0.9f * qr_rng_float(g);
+        s->green[i] = 0.1f + 0.3f * qr_rng_float(g);
+        s->blue[i] = 0.2f + 0.2f * qr_rng_float(g);
+    }
+}
+
+static qr_status qr_gen_random(qr_scene *s, qr_rng *g, uint32_t seed, qr_error *err)
+{
+    qr_rng_seed(g, seed);
+    qr_status st = qr_gen_sorted_depths(s, g, err);
+    if (st != QR_OK)
+        return st;
+    int32_t n = s->n;
+    for (int32_t i = 0; i < n; ++i) {
+        if (n > 100000)
+            s->r[i] = 0.009f + 0.005f * qr_rng_float(g);
+        else
+            s->r[i] = 0.02f + 0.06f * qr_rng_float(g);
+        s->x[i] = qr_rng_float(g);
+        s->y[i] = qr_rng_float(g);
+        qr_gen_color(s, i, g, 0);
+    }
+    return QR_OK;
+}
+
+static qr_status qr_gen_sized(qr_scene *s, qr_rng *g, uint32_t seed, float radius, qr_error *err)
+{
+    qr_rng_seed(g, seed);
+    qr_status st = qr_gen_sorted_depths(s, g, err);
+    if (st != QR_OK)
+        return st;
+    for (int32_t i = 0; i < s->n; ++i) {
+        s->r[i] = radius;
+        s->x[i] = qr_rng_float(g);
+        s->y[i] = qr_rng_float(g);
+        qr_gen_color(s, i, g, 1);
+    }
+    return QR_OK;
+}
+
+/* biglittle (corner_y 0.85) and littlebig (0.05): the last 1000 circles of
+ * sized(10000, 0.25) become small ones in a 0.1 x 0.1 square, continuing the
+ * same rand stream. */
+static qr_status qr_gen_biglittle(qr_scene *s, qr_rng *g, uint32_t seed, float corner,
+                                  qr_error *err)
+{
+    qr_status st = qr_gen_sized(s, g, seed, 0.25f, err);
+    if (st != QR_OK)
+        return st;
+    for (int32_t i = 9000; i < 10000; ++i) {
+        s->r[i] = 0.05f;
+        s->x[i] = 0.9f - corner + 0.1f * qr_rng_float(g);
+        s->y[i] = corner + 0.1f * qr_rng_float(g);
+    }
+    return QR_OK;
+}
+
+static void qr_gen_pattern(qr_scene *s, qr_rng *g)
+{
+    float r = 0.5f * (1.0f / 16.0f);
+    const struct {
+        int size;
+        float offset, red, green, blue;
+    } grids[2] = {{16, r, 1.0f, 0.0f, 0.0f}, {31, 0.0f, 1.0f, 1.0f, 0.0f}};
+    int32_t k = 0;
+    for (int gi = 0; gi < 2; ++gi) {
+        for (int j = 0; j < grids[gi].size; ++j) {
+            for (int i = 0; i < grids[gi].size; ++i) {
+                float x = grids[gi].offset + 2.0f * r * (float)i;
+                float y = grids[gi].offset + 2.0f * r * (float)j;
+                float z = qr_rng_float(g);
+                qr_set_circle(s, k++, x, y, z, r, grids[gi].red, grids[gi].green,
+                              grids[gi].blue);
+            }
+        }
+    }
+}
+
+static void qr_gen_hypnosis(qr_scene *s, qr_rng *g)
+{
+    for (int32_t i = 0; i < s->n; ++i) {
+        s->x[i] = 0.5f;
+        s->y[i] = 0.5f;
+        s->z[i] = 0.0f;
+        s->r[i] = 0.02f + (float)i * 0.02f;
+        s->red[i] = qr_rng_float(g);
+        s->green[i] = qr_rng_float(g);
+        s->blue[i] = qr_rng_float(g);
+    }
+}
+
+/* Red, green, blue by i % 3 (bouncing balls and fireworks sparks). */
+static void qr_set_rgb_cycle(qr_scene *s, int32_t k, int i)
+{
+    s->red[k] = i % 3 == 0 ? 1.0f : 0.0f;
+    s->green[k] = i % 3 == 1 ? 1.0f : 0.0f;
+    s->blue[k] = i % 3 == 2 ? 1.0f : 0.0f;
+}
+
+static void qr_gen_bouncingballs(qr_scene *s, qr_rng *g)
+{
+    for (int32_t i = 0; i < s->n; ++i) {
+        s->r[i] = 0.05f;
+        s->x[i] = qr_rng_float(g);
+        s->y[i] = qr_rng_float(g);
+        s->z[i] = qr_rng_float(g);
+        qr_set_rgb_cycle(s, i, i);
+        s->vx[i] = 0.0f;
+        s->vy[i] = qr_rng_float(g);
+        s->vz[i] = 0.0f;
+    }
+}
+
+#define QR_FIREWORKS 15
+#define QR_SPARKS 20
+
+static void qr_gen_fireworks(qr_scene *s, qr_rng *g)
+{
+    const float pi = 3.14159f;
+    for (int i = 0; i < QR_FIREWORKS; ++i) {
+        float fx = qr_rng_float(g);
+        float fy = qr_rng_float(g);
+        qr_set_circle(s, i, fx, fy, 0.0f, 0.005f, 1.0f, 1.0f, 1.0f);
+        s->x0[i] = fx;
+        s->y0[i] = fy;
+        for (int j = 0; j < QR_SPARKS; ++j) {
+            int32_t k = QR_FIREWORKS + QR_SPARKS * i + j;
+            float angle = (float)(j * 2) * pi / (float)QR_SPARKS;
+            float c = cosf(angle), sn = sinf(angle);
+            s->x[k] = fx + c * 0.005f;
+            s->y[k] = fy + sn * 0.005f;
+            s->z[k] = 0.0f;
+            s->r[k] = 0.01f;
+            qr_set_rgb_cycle(s, k, i);
+            /* The spec divides in double and stores the float result. */
+            s->vx[k] = (float)((double)c / 5.0);
+            s->vy[k] = (float)((double)sn / 5.0);
+            /* The start state is kept so the step resets a spark without
+             * calling cosf/sinf, which the GPU would round differently. */
+            s->x0[k] = s->x[k];
+            s->y0[k] = s->y[k];
+            s->vx0[k] = s->vx[k];
+            s->vy0[k] = s->vy[k];
+        }
+    }
+}
+
+static float qr_clampf(float v, float lo, float hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* snow, and snowsingle (`single`). snowsingle is our choice of "one still
+ * frame of falling snow": the snow generation with every rf() call
+ * unchanged, except that a flake's y is rf() instead of 1 + r + 2*rf(), so
+ * the flakes fill the whole sky as in the steady state of falling snow
+ * (snow's own first frames show flakes only just entering from the top). */
+static qr_status qr_gen_snow(qr_scene *s, qr_rng *g, int single, qr_error *err)
+{
+    int32_t n = s->n;
+    for (int32_t i = 0; i < n; ++i) {
+        float d = powf((float)i / (float)n, 0.1f) + (-0.05f + 0.1f * qr_rng_float(g));
+        s->z[i] = qr_clampf(d, 0.0f, 1.0f);
+    }
+    qr_status st = qr_sort_descending(s->z, (size_t)n, err);
+    if (st != QR_OK)
+        return st;
+    for (int32_t i = 0; i < n; ++i) {
+        float z = s->z[i];
+        float size = 0.08f - 0.0075f + 0.015f * qr_rng_float(g);
+        float r = (1.0f - z) * size + z * size / 15.0f;
+        if (z < 0.02f)
+            r = r * 3.0f;
+        else if (r < 0.0075f)
+            r = 0.0075f;
+        s->r[i] = r;
+        s->x[i] = qr_rng_float(g);
+        if (single)
+            s->y[i] = qr_rng_float(g);
+        else
+            s->y[i] = 1.0f + r + 2.0f * qr_rng_float(g);
+        s->red[i] = 1.0f;
+        s->green[i] = 1.0f;
+        s->blue[i] = 1.0f;
+    }
+    return QR_OK;
+}
+
+static qr_anim qr_builtin_anim(int id)
+{
+    switch (id) {
+    case QR_B_HYPNOSIS: return QR_ANIM_HYPNOSIS;
+    case QR_B_BOUNCINGBALLS: return QR_ANIM_BOUNCE;
+    case QR_B_FIREWORKS: return QR_ANIM_FIREWORKS;
+    case QR_B_SNOW: return QR_ANIM_SNOW;
+    default: return QR_ANIM_NONE;
+    }
+}
+
+qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err)
+{
+    *out = NULL;
+    int id = -1;
+    for (int i = 0; i < QR_B_COUNT; ++i)
+        if (strcmp(name, qr_builtin_table[i].name) == 0)
+            id = i;
+    if (id < 0)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "unknown built-in scene '%s'; try `quadrender scenes`", name);
+
+    qr_scene *s;
+    qr_status st = qr_scene_alloc(qr_builtin_table[id].circles, qr_builtin_anim(id), &s, err);
+    if (st != QR_OK)
+        return st;
+    qr_scene_set_name(s, name);
+    s->shading = (id == QR_B_SNOW || id == QR_B_SNOWSINGLE) ? QR_SHADE_SNOW : QR_SHADE_FLAT;
+
+    /* srand(seed) when the scene starts loading; the generators that the
+     * spec says "reseed" seed again themselves (with no effect on the
+     * stream, since nothing has been drawn yet, but it keeps them exact). */
+    qr_rng g;
+    qr_rng_seed(&g, seed);
+    switch (id) {
+    case QR_B_RGB: qr_gen_rgb(s); break;
+    case QR_B_RGBY: qr_gen_rgby(s); break;
+    case QR_B_RAND10K:
+    case QR_B_RAND100K:
+    case QR_B_RAND1M: st = qr_gen_random(s, &g, seed, err); break;
+    case QR_B_MICRO2M: st = qr_gen_sized(s, &g, seed, 0.001f, err); break;
+    case QR_B_BIGLITTLE: st = qr_gen_biglittle(s, &g, seed, 0.85f, err); break;
+    case QR_B_LITTLEBIG: st = qr_gen_biglittle(s, &g, seed, 0.05f, err); break;
+    case QR_B_PATTERN: qr_gen_pattern(s, &g); break;
+    case QR_B_HYPNOSIS: qr_gen_hypnosis(s, &g); break;
+    case QR_B_BOUNCINGBALLS: qr_gen_bouncingballs(s, &g); break;
+    case QR_B_FIREWORKS: qr_gen_fireworks(s, &g); break;
+    case QR_B_SNOW: st = qr_gen_snow(s, &g, 0, err); break;
+    case QR_B_SNOWSINGLE: st = qr_gen_snow(s, &g, 1, err); break;
+    }
+    if (st != QR_OK) {
+        qr_scene_free(s);
+        return st;
+    }
+    *out = s;
+    return QR_OK;
+}
