@@ -1,1 +1,46 @@
-typedef int qr_placeholder_cmd_scenes;
+/* cmd_scenes.c — `quadrender scenes`: the built-in scenes as a table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "quadrender/scene.h"
+
+static int run_scenes(const cli_cmd *cmd, int argc, char **argv)
+{
+    char *pos[1];
+    int npos;
+    int rc = cli_parse(cmd, NULL, 0, argc, argv, pos, 0, &npos);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_PARSE_OK)
+        return rc;
+
+    int count;
+    const qr_builtin_info *scenes = qr_builtin_scenes(&count);
+    /* columns as wide as their widest entry, so the table lines up whatever
+     * names and counts the library reports */
+    int name_w = (int)strlen("NAME"), count_w = (int)strlen("CIRCLES");
+    for (int i = 0; i < count; i++) {
+        int w = (int)strlen(scenes[i].name);
+        if (w > name_w)
+            name_w = w;
+        w = snprintf(NULL, 0, "%d", (int)scenes[i].circles);
+        if (w > count_w)
+            count_w = w;
+    }
+    printf("%-*s  %*s  %-8s  %s\n", name_w, "NAME", count_w, "CIRCLES", "ANIMATED", "DESCRIPTION");
+    for (int i = 0; i < count; i++)
+        printf("%-*s  %*d  %-8s  %s\n", name_w, scenes[i].name, count_w, (int)scenes[i].circles,
+               scenes[i].animated ? "yes" : "no", scenes[i].description);
+    return CLI_EXIT_OK;
+}
+
+const cli_cmd cli_cmd_scenes = {
+    .name = "scenes",
+    .summary = "list the built-in scenes",
+    .args = "",
+    .about = "Lists the built-in scenes: name, circle count, whether they are animated,\n"
+             "and what they show. Any of the names can be given to 'render' and 'dump'.\n",
+    .notes = NULL,
+    .run = run_scenes,
+};

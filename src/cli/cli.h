@@ -1,0 +1,132 @@
+/* cli.h — what the `quadrender` commands share: exit codes, the option
+ * parser, messages and timing.
+ *
+ * The CLI is the only part of quadrender that prints. Every command is a
+ * cli_cmd (name, help text, run function) listed in main.c; each one
+ * describes its options as a cli_opt table and hands it to cli_parse, so
+ * that parsing, error messages and the option list in --help all come from
+ * the same table and cannot drift apart.
+ */
+#ifndef QR_CLI_H
+#define QR_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "quadrender/error.h"
+
+/* Exit codes: a contract with scripts, documented in docs/cli.md. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAILURE = 1, /* anything not listed below */
+    CLI_EXIT_USAGE = 2,   /* bad command line */
+    CLI_EXIT_INPUT = 3,   /* scene not found, unreadable or malformed */
+    CLI_EXIT_OUTPUT = 4,  /* cannot write the output */
+    CLI_EXIT_NO_GPU = 5,  /* --device gpu and no usable GPU */
+    CLI_EXIT_NOMEM = 6,   /* out of host or GPU memory */
+    CLI_EXIT_CUDA = 7,    /* CUDA runtime error */
+    CLI_EXIT_CHECK = 8    /* GPU and CPU images differ beyond tolerance */
+};
+
+/* What a command was doing when a library call failed: the same status
+ * means a bad input while reading the scene and a bad output while writing. */
+typedef enum cli_phase {
+    CLI_PHASE_INPUT,  /* loading or reading the scene */
+    CLI_PHASE_OUTPUT, /* writing a file */
+    CLI_PHASE_RUN     /* anything else (stepping, rendering) */
+} cli_phase;
+
+/* The exit code for a library status (the one place that maps them). */
+int cli_exit_code(qr_status status, cli_phase phase);
+
+/* Prints "quadrender: <err->msg>" to stderr and returns cli_exit_code(). */
+int cli_fail(const qr_error *err, cli_phase phase);
+
+/* ---- commands ------------------------------------------------------------ */
+
+typedef struct cli_cmd {
+    const char *name;    /* "render" */
+    const char *summary; /* one line for `quadrender --help` */
+    const char *args;    /* what follows the name in the usage line */
+    const char *about;   /* printed between the usage line and the options */
+    const char *notes;   /* printed after the options; may be NULL */
+    /* argv[0] is the command name; returns the exit code. */
+    int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
+} cli_cmd;
+
+extern const cli_cmd cli_cmd_render;
+extern const cli_cmd cli_cmd_dump;
+extern const cli_cmd cli_cmd_scenes;
+
+/* ---- options --------------------------------------------------------------- */
+
+/* Parses `text` into *dest. Returns NULL on success, else what was expected
+ * ("an integer from 1 to 32768"), which cli_parse turns into
+ * "quadrender: --width: expected <that>, got 'abc'". */
+typedef const char *(*cli_setter)(const char *text, void *dest);
+
+typedef struct cli_opt {
+    const char *name;    /* long form, "--width" */
+    const char *alias;   /* short form, "-s", or NULL */
+    const char *metavar; /* value placeholder for --help ("W"); NULL for a flag */
+    cli_setter set;      /* NULL for a flag: dest is an int set to 1 */
+    void *dest;
+    const char *help;    /* one line for --help */
+    int given;           /* set by cli_parse: how many times it appeared */
+} cli_opt;
+
+/* cli_parse's answers besides an exit code. */
+#define CLI_PARSE_OK 0
+#define CLI_PARSE_HELP (-1)
+
+/* Parses argv[1..argc-1] of command `cmd` against opts[0..nopts-1]
+ * ("--name VALUE", "--name=VALUE", "-s VALUE"; "--" ends the options) and
+ * collects up to max_pos positional arguments in pos[], their count in
+ * *npos. -h/--help prints the command's help to stdout and answers
+ * CLI_PARSE_HELP. On a bad command line it prints the error and answers
+ * CLI_EXIT_USAGE. A later occurrence of an option overrides an earlier one. */
+int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **argv,
+              char **pos, int max_pos, int *npos);
+
+/* Prints "quadrender: <message>" and "Try 'quadrender CMD --help'." to
+ * stderr; returns CLI_EXIT_USAGE. cmd may be NULL (top-level usage). */
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The help of one command: usage line, about, options table, notes. */
+void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopts);
+
+/* Standard setters. */
+typedef enum cli_device { CLI_DEVICE_AUTO, CLI_DEVICE_GPU, CLI_DEVICE_CPU } cli_device;
+
+typedef struct cli_range {
+    int64_t first, last; /* inclusive, first <= last */
+} cli_range;
+
+#define CLI_MAX_FRAME INT64_C(2147483647)
+
+const char *cli_set_string(const char *text, void *dest); /* const char ** */
+const char *cli_set_dim(const char *text, void *dest);    /* int32_t, 1..QR_IMAGE_MAX_DIM */
+const char *cli_set_seed(const char *text, void *dest);   /* uint32_t */
+const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..CLI_MAX_FRAME */
+const char *cli_set_frames(const char *text, void *dest); /* cli_range, "A:B" */
+const char *cli_set_device(const char *text, void *dest); /* cli_device */
+
+/* Strict unsigned decimal: digits only (no sign, no spaces), value <= max. */
+bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
+
+/* ---- misc ---------------------------------------------------------------------- */
+
+/* Milliseconds on the monotonic clock, for the per-stage times. */
+double cli_now_ms(void);
+
+/* Fails early, before minutes of rendering, when the directory a file is to
+ * be written into does not exist: prints the error and returns
+ * CLI_EXIT_OUTPUT, or returns CLI_EXIT_OK. */
+int cli_check_output_dir(const char *path);
+
+#endif
