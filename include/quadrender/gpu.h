@@ -9,7 +9,10 @@
 #define QUADRENDER_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "quadrender/error.h"
+#include "quadrender/index.h"
+#include "quadrender/scene.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +37,53 @@ void qr_cuda_versions(int *runtime_version, int *driver_version);
 
 /* The CUDA architectures compiled in, e.g. "90". */
 const char *qr_gpu_compiled_archs(void);
+
+/* ---- the scene on the GPU ---------------------------------------------------
+ * Uploaded once; animated scenes are stepped in place on the device. */
+typedef struct qr_gpu_scene qr_gpu_scene;
+
+qr_status qr_gpu_scene_upload(const qr_scene *scene, qr_gpu_scene **out, qr_error *err);
+void qr_gpu_scene_free(qr_gpu_scene *gs);
+int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
+/* Copies the device state (positions, radii, velocities...) back into `scene`,
+ * which must have the same circle count and animation kind. */
+qr_status qr_gpu_scene_download(const qr_gpu_scene *gs, qr_scene *scene, qr_error *err);
+
+/* ---- the quadtree index built on the GPU ----------------------------------
+ * An index object owns its device buffers and reuses them from build to
+ * build; it grows them only when a build needs more. */
+typedef struct qr_gpu_index qr_gpu_index;
+
+/* Build time per stage, in milliseconds (CUDA events), of the last build
+ * made with timing enabled. */
+typedef struct qr_build_timing {
+    float boxes_ms;  /* cull, pixel boxes, corner histograms */
+    float tree_ms;   /* prefix sums, node splits, leaf numbering, tile map */
+    float count_ms;  /* leaves per circle */
+    float scan_ms;   /* per-circle pair offsets */
+    float emit_ms;   /* (leaf, circle) pairs */
+    float sort_ms;   /* stable radix sort by leaf */
+    float total_ms;  /* first event to last, including the scalar read-back */
+} qr_build_timing;
+
+qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err);
+void qr_gpu_index_destroy(qr_gpu_index *ix);
+
+/* Builds the index of `scene` for a width x height image (region NULL = the
+ * whole image). Same result as qr_index_build_host, bit for bit. */
+qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
+                             int32_t height, const qr_rect *region,
+                             const qr_index_params *params, qr_error *err);
+
+/* Copies the last build back into a host qr_index (free with qr_index_free). */
+qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error *err);
+
+/* Record per-stage CUDA events in subsequent builds (adds a little overhead). */
+void qr_gpu_index_set_timing(qr_gpu_index *ix, int on);
+qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err);
+
+/* Device bytes held by the index now. */
+size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,96 @@
+/* quadrender/index.h — the adaptive quadtree index over a scene's circles.
+ *
+ * For one W x H image, or any pixel rectangle (region) of it, the index is a
+ * quadtree of pixel-aligned square nodes whose leaves tile the region; each
+ * leaf holds the list of circles whose pixel box (qr_circle_pixbox, the
+ * reference renderer's conservative box) meets it, in ascending circle index
+ * (= drawing order). A node is split while it holds more than `capacity`
+ * circles, is larger than `min_leaf` pixels and is shallower than `max_depth`.
+ *
+ * Geometry: the root is the square of side S = the smallest power of two that
+ * is >= max(region width, region height, min_leaf), anchored at the region's
+ * bottom-left corner. Children are visited in the order bottom-left,
+ * bottom-right, top-left, top-right; children lying wholly outside the region
+ * do not exist, and node rectangles are clipped to the region. Leaves are
+ * numbered in depth-first order, and lists are stored leaf after leaf.
+ *
+ * Culling: circles with r <= 0 or non-finite values, with an empty pixel box
+ * inside the region, or whose small box (at most 3 x 3 pixels) holds no
+ * covered pixel centre are left out of every list.
+ *
+ * Two builders give identical results: qr_index_build_host (plain C, the
+ * oracle) and the GPU builder in quadrender/gpu.h.
+ */
+#ifndef QUADRENDER_INDEX_H
+#define QUADRENDER_INDEX_H
+
+#include <stdint.h>
+#include "quadrender/error.h"
+#include "quadrender/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Side of the render kernel's pixel tile; leaves are never smaller. */
+#define QR_TILE 16
+/* Deepest tree the builders support (root = depth 0). */
+#define QR_MAX_DEPTH_LIMIT 15
+
+typedef struct qr_index_params {
+    int32_t capacity;  /* split nodes holding more circles than this */
+    int32_t min_leaf;  /* smallest leaf side in pixels: a power of two >= QR_TILE */
+    int32_t max_depth; /* deepest level (root = 0), <= QR_MAX_DEPTH_LIMIT */
+    int32_t uniform;   /* nonzero: ignore capacity and split every node down to
+                          min_leaf — the classic uniform grid of min_leaf tiles */
+} qr_index_params;
+
+/* Defaults chosen by measurement (docs/benchmarks.md). */
+void qr_index_params_default(qr_index_params *p);
+qr_status qr_index_params_check(const qr_index_params *p, qr_error *err);
+
+/* Half-open pixel rectangle [x0,x1) x [y0,y1); y = 0 is the bottom row. */
+typedef struct qr_rect {
+    int32_t x0, y0, x1, y1;
+} qr_rect;
+
+typedef struct qr_leaf {
+    qr_rect rect;   /* absolute image pixels, clipped to the region */
+    int32_t depth;  /* root = 0 */
+    int32_t count;  /* circles in this leaf's list */
+    int64_t offset; /* first entry in qr_index.lists */
+} qr_leaf;
+
+typedef struct qr_index {
+    int32_t width, height; /* the full image */
+    qr_rect region;        /* the part indexed */
+    qr_index_params params;
+    int32_t root_size;     /* S, pixels */
+    int32_t num_nodes;     /* nodes of the tree, leaves included */
+    int32_t num_leaves;
+    int32_t max_depth_reached;
+    int32_t visible;       /* circles in at least one list */
+    int32_t culled;        /* n - visible */
+    int64_t num_pairs;     /* sum of list lengths */
+    qr_leaf *leaves;       /* num_leaves, depth-first order */
+    int32_t *lists;        /* num_pairs circle indices */
+} qr_index;
+
+/* The rectangle for the whole image. */
+qr_rect qr_rect_full(int32_t width, int32_t height);
+
+/* Builds the index on the host (the oracle). region NULL = whole image. */
+qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
+                              const qr_rect *region, const qr_index_params *params,
+                              qr_index **out, qr_error *err);
+void qr_index_free(qr_index *index);
+
+/* Whether circle i is culled for this image (see above); the box is returned
+ * clipped to the region when it is not. Shared by both builders' tests. */
+int qr_index_circle_box(const qr_scene *scene, int32_t i, int32_t width, int32_t height,
+                        const qr_rect *region, qr_rect *box);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,372 @@
+/* quadtree_build.cu — orchestration of the GPU quadtree build: memory plan,
+ * stage launches, the one scalar read-back, timing. Kernels live in
+ * quadtree_kernels.cu; the stages are described in quadtree_gpu.h.
+ *
+ * Memory: buffers that scale with the circle count and the image are carved
+ * from one allocation whose size is computed first; the pair buffers (which
+ * scale with the number of (leaf, circle) pairs, known only once the tree is
+ * decided) are a second allocation. Both are kept and only ever grown, so a
+ * steady stream of frames allocates nothing.
+ */
+#include "quadtree/quadtree_gpu.h"
+#include "quadtree/quadtree_geom.h"
+#include "common/cuda_check.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_START, EV_BOXES, EV_TREE, EV_COUNT, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
+
+struct qr_gpu_index {
+    cudaStream_t stream;
+    /* fixed part */
+    void *fixed;
+    size_t fixed_bytes;
+    ushort4 *boxes;
+    uint32_t *counts;
+    long long *offsets;
+    uint32_t *hist;
+    qr_dnode *nodes;
+    int32_t *ncount, *nleaves, *nfirst;
+    qr_leaf *leaves;
+    int32_t *tile_leaf;
+    qr_build_scalars *scalars;
+    void *scan_tmp;
+    size_t scan_tmp_bytes;
+    /* pair part */
+    void *pairs;
+    size_t pairs_bytes;
+    long long pair_cap;
+    int32_t *keys[2], *vals[2];
+    void *sort_tmp;
+    size_t sort_tmp_bytes;
+    /* last build */
+    qr_tree_geom geom;
+    int32_t n;
+    qr_build_scalars result;
+    const int32_t *lists; /* vals[0] or vals[1], after the sort */
+    int built;
+    /* timing */
+    int timing;
+    cudaEvent_t ev[EV_N];
+    qr_build_timing last_timing;
+};
+
+/* Carves aligned sub-buffers out of one allocation: call once with base NULL
+ * to size, once with the real base to assign. */
+typedef struct carver {
+    char *base;
+    size_t used;
+} carver;
+
+static void *carve(carver *c, size_t bytes)
+{
+    size_t at = (c->used + 255) & ~(size_t)255;
+    c->used = at + bytes;
+    return c->base ? c->base + at : NULL;
+}
+
+static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, size_t scan_bytes,
+                         char *base)
+{
+    carver c = {base, 0};
+    size_t nn = n ? (size_t)n : 1;
+    ix->boxes = (ushort4 *)carve(&c, nn * sizeof(ushort4));
+    ix->counts = (uint32_t *)carve(&c, nn * sizeof(uint32_t));
+    ix->offsets = (long long *)carve(&c, nn * sizeof(long long));
+    ix->hist = (uint32_t *)carve(&c, 4 * (size_t)(g->gx + 1) * (g->gy + 1) * sizeof(uint32_t));
+    ix->nodes = (qr_dnode *)carve(&c, (size_t)g->max_nodes * sizeof(qr_dnode));
+    ix->ncount = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
+    ix->nleaves = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
+    ix->nfirst = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
+    ix->leaves = (qr_leaf *)carve(&c, (size_t)g->max_nodes * sizeof(qr_leaf));
+    ix->tile_leaf = (int32_t *)carve(&c, (size_t)g->tiles_x * g->tiles_y * sizeof(int32_t));
+    ix->scalars = (qr_build_scalars *)carve(&c, sizeof(qr_build_scalars));
+    ix->scan_tmp = carve(&c, scan_bytes);
+    ix->scan_tmp_bytes = scan_bytes;
+    return c.used;
+}
+
+static size_t plan_pairs(qr_gpu_index *ix, long long cap, size_t sort_bytes, char *base)
+{
+    carver c = {base, 0};
+    for (int k = 0; k < 2; k++) {
+        ix->keys[k] = (int32_t *)carve(&c, (size_t)cap * sizeof(int32_t));
+        ix->vals[k] = (int32_t *)carve(&c, (size_t)cap * sizeof(int32_t));
+    }
+    ix->sort_tmp = carve(&c, sort_bytes);
+    ix->sort_tmp_bytes = sort_bytes;
+    return c.used;
+}
+
+/* cudaMalloc with a message that names the bytes needed and free. */
+static qr_status dev_alloc(void **p, size_t bytes, const char *what, qr_error *err)
+{
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaSuccess) return QR_OK;
+    cudaGetLastError();
+    *p = NULL;
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    return qr_fail(err, qr_cuda_status(e),
+                   "the index needs %zu bytes of GPU memory for %s, but only %zu of %zu are free (%s)",
+                   bytes, what, free_b, total_b, cudaGetErrorString(e));
+}
+
+extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
+{
+    *out = NULL;
+    qr_gpu_index *ix = (qr_gpu_index *)calloc(1, sizeof *ix);
+    if (!ix) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    cudaError_t e = cudaStreamCreateWithFlags(&ix->stream, cudaStreamNonBlocking);
+    for (int k = 0; k < EV_N && e == cudaSuccess; k++) e = cudaEventCreate(&ix->ev[k]);
+    if (e != cudaSuccess) {
+        qr_gpu_index_destroy(ix);
+        return qr_fail(err, qr_cuda_status(e), "creating the GPU index: %s", cudaGetErrorString(e));
+    }
+    *out = ix;
+    return QR_OK;
+}
+
+extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
+{
+    if (!ix) return;
+    cudaFree(ix->fixed);
+    cudaFree(ix->pairs);
+    for (int k = 0; k < EV_N; k++)
+        if (ix->ev[k]) cudaEventDestroy(ix->ev[k]);
+    if (ix->stream) cudaStreamDestroy(ix->stream);
+    free(ix);
+}
+
+extern "C" void qr_gpu_index_set_timing(qr_gpu_index *ix, int on)
+{
+    ix->timing = on;
+}
+
+extern "C" size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix)
+{
+    return ix->fixed_bytes + ix->pairs_bytes;
+}
+
+static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
+                           const qr_index_params *params, qr_tree_geom *g, qr_error *err)
+{
+    qr_status st = qr_index_params_check(params, err);
+    if (st) return st;
+    if (width < 1 || height < 1 || width > 32768 || height > 32768)
+        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
+    qr_rect reg = region ? *region : qr_rect_full(width, height);
+    if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||
+        reg.y0 >= reg.y1)
+        return qr_fail(err, QR_ERR_INVALID, "region [%d,%d)x[%d,%d) is not inside %dx%d", reg.x0,
+                       reg.x1, reg.y0, reg.y1, width, height);
+    memset(g, 0, sizeof *g);
+    g->width = width;
+    g->height = height;
+    g->region = reg;
+    g->params = *params;
+    g->root = qr_root_size(reg, params->min_leaf);
+    g->cell = params->min_leaf;
+    int w = reg.x1 - reg.x0, h = reg.y1 - reg.y0;
+    g->gx = (w + g->cell - 1) / g->cell;
+    g->gy = (h + g->cell - 1) / g->cell;
+    g->tiles_x = (w + QR_TILE - 1) / QR_TILE;
+    g->tiles_y = (h + QR_TILE - 1) / QR_TILE;
+    g->max_nodes = qr_tree_max_nodes(g);
+    return QR_OK;
+}
+
+/* Makes sure the fixed buffers fit n circles and geometry g. */
+static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, qr_error *err)
+{
+    size_t scan_bytes = 0;
+    QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan_bytes, (const uint32_t *)NULL,
+                                                    (long long *)NULL, cuda::std::plus<long long>(),
+                                                    (long long)0, n ? n : 1, ix->stream));
+    size_t need = plan_fixed(ix, g, n, scan_bytes, NULL);
+    if (need > ix->fixed_bytes) {
+        cudaFree(ix->fixed);
+        ix->fixed = NULL;
+        ix->fixed_bytes = 0;
+        qr_status st = dev_alloc(&ix->fixed, need, "per-circle and tree buffers", err);
+        if (st) return st;
+        ix->fixed_bytes = need;
+    }
+    plan_fixed(ix, g, n, scan_bytes, (char *)ix->fixed);
+    return QR_OK;
+}
+
+static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
+{
+    if (pairs <= ix->pair_cap && ix->pairs) return QR_OK;
+    long long cap = pairs + pairs / 4 + 1024;
+    size_t sort_bytes = 0;
+    cub::DoubleBuffer<int32_t> k(NULL, NULL), v(NULL, NULL);
+    QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, k, v, cap, 0, 32,
+                                                     ix->stream));
+    size_t need = plan_pairs(ix, cap, sort_bytes, NULL);
+    cudaFree(ix->pairs);
+    ix->pairs = NULL;
+    ix->pairs_bytes = 0;
+    ix->pair_cap = 0;
+    qr_status st = dev_alloc(&ix->pairs, need, "the per-leaf circle lists", err);
+    if (st) return st;
+    ix->pairs_bytes = need;
+    ix->pair_cap = cap;
+    plan_pairs(ix, cap, sort_bytes, (char *)ix->pairs);
+    return QR_OK;
+}
+
+#define REC(k) \
+    do { if (ix->timing) QR_CUDA_TRY(err, cudaEventRecord(ix->ev[k], ix->stream)); } while (0)
+
+extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
+                                        int32_t height, const qr_rect *region,
+                                        const qr_index_params *params, qr_error *err)
+{
+    ix->built = 0;
+    qr_tree_geom g;
+    qr_status st = make_geom(width, height, region, params, &g, err);
+    if (st) return st;
+    st = ensure_fixed(ix, &g, scene->n, err);
+    if (st) return st;
+    cudaStream_t s = ix->stream;
+    const int32_t n = scene->n;
+
+    REC(EV_START);
+    QR_CUDA_TRY(err, cudaMemsetAsync(ix->hist, 0, 4 * (size_t)(g.gx + 1) * (g.gy + 1) * sizeof(uint32_t), s));
+    QR_CUDA_TRY(err, cudaMemsetAsync(ix->scalars, 0, sizeof(qr_build_scalars), s));
+    QR_CUDA_TRY(err, qr_launch_boxes(scene, &g, ix->boxes, ix->hist, ix->scalars, s));
+    REC(EV_BOXES);
+    QR_CUDA_TRY(err, qr_launch_tree(&g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
+                                    ix->leaves, ix->tile_leaf, ix->scalars, s));
+    REC(EV_TREE);
+    QR_CUDA_TRY(err, qr_launch_count(n, &g, ix->boxes, ix->nodes, ix->counts, s));
+    REC(EV_COUNT);
+    if (n > 0) {
+        size_t bytes = ix->scan_tmp_bytes;
+        QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(ix->scan_tmp, bytes, ix->counts, ix->offsets,
+                                                        cuda::std::plus<long long>(), (long long)0,
+                                                        n, s));
+    }
+    REC(EV_SCAN);
+    /* The one read-back: how many pairs the tree implies (to size the lists),
+     * plus the scan's total as an internal consistency check. */
+    long long tail[2] = {0, 0};
+    uint32_t last_count = 0;
+    QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->result, ix->scalars, sizeof ix->result,
+                                     cudaMemcpyDeviceToHost, s));
+    if (n > 0) {
+        QR_CUDA_TRY(err, cudaMemcpyAsync(&tail[0], ix->offsets + n - 1, sizeof(long long),
+                                         cudaMemcpyDeviceToHost, s));
+        QR_CUDA_TRY(err, cudaMemcpyAsync(&last_count, ix->counts + n - 1, sizeof(uint32_t),
+                                         cudaMemcpyDeviceToHost, s));
+    }
+    QR_CUDA_TRY(err, cudaStreamSynchronize(s));
+    if (ix->result.overflow)
+        return qr_fail(err, QR_ERR_CUDA, "internal error: the quadtree outgrew its %d-node bound",
+                       g.max_nodes);
+    tail[1] = tail[0] + last_count;
+    const long long pairs = ix->result.num_pairs;
+    if (n > 0 && tail[1] != pairs)
+        return qr_fail(err, QR_ERR_CUDA,
+                       "internal error: the tree holds %lld pairs but the circles emit %lld", pairs,
+                       tail[1]);
+    st = ensure_pairs(ix, pairs, err);
+    if (st) return st;
+    QR_CUDA_TRY(err, qr_launch_emit(n, &g, ix->boxes, ix->nodes, ix->offsets, pairs, ix->keys[0],
+                                    ix->vals[0], ix->scalars, s));
+    REC(EV_EMIT);
+    /* Sort only the bits a leaf number can have; with one leaf the pairs are
+     * already the list. */
+    int bits = 0;
+    while (bits < 31 && (1LL << bits) < ix->result.num_leaves) bits++;
+    ix->lists = ix->vals[0];
+    if (bits > 0 && pairs > 1) {
+        cub::DoubleBuffer<int32_t> k(ix->keys[0], ix->keys[1]), v(ix->vals[0], ix->vals[1]);
+        size_t bytes = ix->sort_tmp_bytes;
+        QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, pairs, 0, bits, s));
+        ix->lists = v.Current();
+    }
+    REC(EV_SORT);
+    int32_t bad = 0;
+    QR_CUDA_TRY(err, cudaMemcpyAsync(&bad, &ix->scalars->bad_emit, sizeof bad, cudaMemcpyDeviceToHost, s));
+    REC(EV_END);
+    QR_CUDA_TRY(err, cudaStreamSynchronize(s));
+    if (bad)
+        return qr_fail(err, QR_ERR_CUDA, "internal error: a circle emitted more pairs than counted");
+    if (ix->timing) {
+        qr_build_timing *t = &ix->last_timing;
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->boxes_ms, ix->ev[EV_START], ix->ev[EV_BOXES]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->tree_ms, ix->ev[EV_BOXES], ix->ev[EV_TREE]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->count_ms, ix->ev[EV_TREE], ix->ev[EV_COUNT]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_COUNT], ix->ev[EV_SCAN]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->emit_ms, ix->ev[EV_SCAN], ix->ev[EV_EMIT]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->sort_ms, ix->ev[EV_EMIT], ix->ev[EV_SORT]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));
+    }
+    ix->geom = g;
+    ix->n = n;
+    ix->built = 1;
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err)
+{
+    if (!ix->timing || !ix->built)
+        return qr_fail(err, QR_ERR_INVALID, "no timed build yet (enable timing before building)");
+    *t = ix->last_timing;
+    return QR_OK;
+}
+
+qr_index_view qr_gpu_index_view(const qr_gpu_index *ix)
+{
+    qr_index_view v;
+    v.geom = ix->geom;
+    v.leaves = ix->leaves;
+    v.lists = ix->lists;
+    v.tile_leaf = ix->tile_leaf;
+    v.num_leaves = ix->result.num_leaves;
+    v.num_pairs = ix->result.num_pairs;
+    return v;
+}
+
+extern "C" qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error *err)
+{
+    *out = NULL;
+    if (!ix->built) return qr_fail(err, QR_ERR_INVALID, "the GPU index has not been built");
+    qr_index *h = (qr_index *)calloc(1, sizeof *h);
+    const qr_build_scalars *r = &ix->result;
+    if (h) {
+        h->leaves = (qr_leaf *)malloc((size_t)(r->num_leaves ? r->num_leaves : 1) * sizeof(qr_leaf));
+        h->lists = (int32_t *)malloc((size_t)(r->num_pairs ? r->num_pairs : 1) * sizeof(int32_t));
+    }
+    if (!h || !h->leaves || !h->lists) {
+        qr_index_free(h);
+        return qr_fail(err, QR_ERR_NOMEM, "out of host memory copying the index");
+    }
+    qr_status st = QR_OK;
+    QR_CUDA_GOTO(err, st, fail, cudaMemcpy(h->leaves, ix->leaves, (size_t)r->num_leaves * sizeof(qr_leaf),
+                                           cudaMemcpyDeviceToHost));
+    QR_CUDA_GOTO(err, st, fail, cudaMemcpy(h->lists, ix->lists, (size_t)r->num_pairs * sizeof(int32_t),
+                                           cudaMemcpyDeviceToHost));
+    h->width = ix->geom.width;
+    h->height = ix->geom.height;
+    h->region = ix->geom.region;
+    h->params = ix->geom.params;
+    h->root_size = ix->geom.root;
+    h->num_nodes = r->num_nodes;
+    h->num_leaves = r->num_leaves;
+    h->max_depth_reached = r->max_depth;
+    h->visible = r->visible;
+    h->culled = ix->n - r->visible;
+    h->num_pairs = r->num_pairs;
+    *out = h;
+    return QR_OK;
+fail:
+    qr_index_free(h);
+    return st;
+}

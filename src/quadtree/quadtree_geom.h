@@ -1,0 +1,80 @@
+/* quadtree_geom.h — index rules shared by the host oracle and the GPU build.
+ *
+ * Both builders must make the same decisions bit for bit, so the per-circle
+ * culling and the tree geometry live here, in functions that compile as
+ * plain C and as CUDA host/device code.
+ */
+#ifndef QR_QUADTREE_GEOM_H
+#define QR_QUADTREE_GEOM_H
+
+#include "common/circle_math.h"
+#include "quadrender/index.h"
+
+/* Largest box (per side, pixels) whose pixel centres are tested one by one
+ * when deciding whether a circle covers any pixel at all. */
+#define QR_CULL_TEST_SIDE 3
+
+/* Finite check that survives -ffast-math style assumptions: x - x is NaN for
+ * +-inf and NaN. */
+QR_HD int qr_is_finite(float v)
+{
+    return QR_SUB(v, v) == 0.0f;
+}
+
+/* The circle's pixel box clipped to the region, or 0 when the circle is
+ * culled (see quadrender/index.h). inv_w = 1.0f / width, likewise inv_h. */
+QR_HD int qr_cull_circle(float x, float y, float r, int width, int height, float inv_w,
+                         float inv_h, qr_rect region, qr_rect *box)
+{
+    if (!(r > 0.0f) || !qr_is_finite(x) || !qr_is_finite(y) || !qr_is_finite(r))
+        return 0;
+    qr_pixbox b = qr_circle_pixbox(x, y, r, width, height);
+    int x0 = b.x0 > region.x0 ? b.x0 : region.x0;
+    int x1 = b.x1 < region.x1 ? b.x1 : region.x1;
+    int y0 = b.y0 > region.y0 ? b.y0 : region.y0;
+    int y1 = b.y1 < region.y1 ? b.y1 : region.y1;
+    if (x0 >= x1 || y0 >= y1)
+        return 0;
+    if (x1 - x0 <= QR_CULL_TEST_SIDE && y1 - y0 <= QR_CULL_TEST_SIDE) {
+        float r2 = QR_MUL(r, r);
+        int hit = 0;
+        for (int py = y0; py < y1; py++) {
+            float cy = qr_pixel_center(py, inv_h);
+            for (int px = x0; px < x1; px++)
+                hit |= qr_dist2(x, y, qr_pixel_center(px, inv_w), cy) <= r2;
+        }
+        if (!hit)
+            return 0;
+    }
+    box->x0 = x0;
+    box->x1 = x1;
+    box->y0 = y0;
+    box->y1 = y1;
+    return 1;
+}
+
+/* Root side: the smallest power of two >= max(region w, region h, min_leaf). */
+QR_HD int qr_root_size(qr_rect region, int min_leaf)
+{
+    int w = region.x1 - region.x0, h = region.y1 - region.y0;
+    int need = w > h ? w : h;
+    if (need < min_leaf) need = min_leaf;
+    int s = 1;
+    while (s < need) s <<= 1;
+    return s;
+}
+
+/* Whether a node of this side and depth may split under params (capacity
+ * aside). */
+QR_HD int qr_node_may_split(int side, int depth, const qr_index_params *p)
+{
+    return side > p->min_leaf && depth < p->max_depth;
+}
+
+/* Whether a node holding `count` circles splits. */
+QR_HD int qr_node_splits(int side, int depth, long long count, const qr_index_params *p)
+{
+    return qr_node_may_split(side, depth, p) && (p->uniform || count > p->capacity);
+}
+
+#endif

@@ -1,0 +1,85 @@
+/* quadtree_gpu.h — the GPU quadtree build, shared between its orchestration
+ * (quadtree_build.cu), its kernels (quadtree_kernels.cu) and the renderer.
+ *
+ * Pipeline (docs/architecture.md has the diagram):
+ *   boxes   per circle: cull, pixel box, 4 corner histograms over a grid of
+ *           min_leaf cells (O(1) atomics per circle, whatever its size)
+ *   tree    one block: 2-D prefix sums of the histograms, then level by level
+ *           every node's exact circle count by inclusion-exclusion, splits,
+ *           depth-first leaf numbering, list offsets, tile -> leaf map
+ *   count   per circle: leaves its box meets (tree walk)
+ *   scan    per circle: first pair slot (CUB exclusive scan, 64-bit)
+ *   emit    per circle: (leaf, circle) pairs, in circle order
+ *   sort    stable CUB radix sort on the leaf bits in use: lists ascending
+ */
+#ifndef QR_QUADTREE_GPU_H
+#define QR_QUADTREE_GPU_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "quadrender/gpu.h"
+#include "scene/scene_gpu.h"
+
+/* A node as the tree walk reads it: one 16-byte load. */
+struct qr_dnode {
+    int32_t xy;          /* x | y << 16, absolute pixels of the bottom-left corner */
+    int32_t first_child; /* index of the first existing child, -1 for a leaf */
+    int32_t leaf;        /* depth-first leaf number, -1 for an inner node */
+    int32_t depth_mask;  /* depth | (existing-children mask << 8) */
+};
+
+/* The few scalars one build reads back. */
+struct qr_build_scalars {
+    int32_t visible;
+    int32_t num_nodes;
+    int32_t num_leaves;
+    int32_t max_depth;
+    int32_t overflow;
+    int32_t bad_emit;
+    long long num_pairs;
+};
+
+/* Geometry of one build, fixed before any kernel runs. */
+struct qr_tree_geom {
+    int32_t width, height; /* full image */
+    qr_rect region;
+    int32_t root;          /* root side, pixels */
+    int32_t cell;          /* histogram cell side = min_leaf */
+    int32_t gx, gy;        /* cells covering the region */
+    int32_t tiles_x, tiles_y;
+    int32_t max_nodes;
+    qr_index_params params;
+};
+
+/* What the renderer needs from a built index (device pointers). */
+struct qr_index_view {
+    qr_tree_geom geom;
+    const qr_leaf *leaves;
+    const int32_t *lists;
+    const int32_t *tile_leaf; /* tiles_y * tiles_x, row-major from the bottom */
+    int32_t num_leaves;
+    long long num_pairs;
+};
+
+/* Launchers (quadtree_kernels.cu); each checks its launch. */
+cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort4 *boxes,
+                            uint32_t *hist, qr_build_scalars *scalars, cudaStream_t st);
+cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *nodes,
+                           int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
+                           qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
+                           cudaStream_t st);
+cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                            const qr_dnode *nodes, uint32_t *counts, cudaStream_t st);
+cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                           const qr_dnode *nodes, const long long *offsets, long long num_pairs,
+                           int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
+                           cudaStream_t st);
+
+/* Upper bound on the nodes of any tree over this geometry. */
+int32_t qr_tree_max_nodes(const qr_tree_geom *g);
+
+/* The view of the last build (quadtree_build.cu). */
+qr_index_view qr_gpu_index_view(const qr_gpu_index *ix);
+
+#endif

@@ -1,0 +1,357 @@
+/* quadtree_kernels.cu — the kernels of the GPU quadtree build, each with its
+ * launcher. The stages and why they are shaped so: quadtree_gpu.h and
+ * docs/architecture.md. */
+#include "quadtree/quadtree_gpu.h"
+#include "quadtree/quadtree_geom.h"
+
+#include <cub/block/block_scan.cuh>
+
+#define QR_TREE_THREADS 1024
+#define QR_WALK_STACK (4 * QR_MAX_DEPTH_LIMIT + 8)
+
+/* ---- boxes: cull, pixel box, corner histograms ---------------------------
+ *
+ * The tree stage needs, for any node, the exact number of boxes meeting it.
+ * A box misses a node iff it lies wholly left (L), right (R), below (B) or
+ * above (T) of it; L/R and B/T exclude each other, so
+ *   meets = V - L - R - B - T + LB + LT + RB + RT,
+ * and each term is a dominance count over one box corner. Node edges fall on
+ * multiples of the cell size, so corners quantized to cells (x0 down, x1 up)
+ * give exact answers. Four (gx+1) x (gy+1) histograms, with the "greater or
+ * equal" axes mirrored so that every query becomes a 2-D prefix sum:
+ *   H1[X1][Y1]  H2[X1][gy-Y0]  H3[gx-X0][Y1]  H4[gx-X0][gy-Y0]
+ * Whatever a circle's size, it costs four atomics. */
+__global__ void k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
+                        const float *__restrict__ rs, qr_tree_geom g, ushort4 *boxes,
+                        uint32_t *hist, qr_build_scalars *scalars)
+{
+    const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
+    const int w1 = g.gx + 1;
+    const size_t plane = (size_t)w1 * (g.gy + 1);
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        qr_rect b;
+        int vis = qr_cull_circle(xs[i], ys[i], rs[i], g.width, g.height, inv_w, inv_h, g.region, &b);
+        unsigned ballot = __ballot_sync(__activemask(), vis);
+        if ((threadIdx.x & 31) == __ffs(__activemask()) - 1)
+            atomicAdd(&scalars->visible, __popc(ballot));
+        if (!vis) {
+            boxes[i] = make_ushort4(0, 0, 0, 0);
+            continue;
+        }
+        boxes[i] = make_ushort4((unsigned short)b.x0, (unsigned short)b.y0, (unsigned short)b.x1,
+                                (unsigned short)b.y1);
+        int X0 = (b.x0 - g.region.x0) / g.cell, X1 = (b.x1 - g.region.x0 + g.cell - 1) / g.cell;
+        int Y0 = (b.y0 - g.region.y0) / g.cell, Y1 = (b.y1 - g.region.y0 + g.cell - 1) / g.cell;
+        atomicAdd(&hist[0 * plane + (size_t)Y1 * w1 + X1], 1u);
+        atomicAdd(&hist[1 * plane + (size_t)(g.gy - Y0) * w1 + X1], 1u);
+        atomicAdd(&hist[2 * plane + (size_t)Y1 * w1 + (g.gx - X0)], 1u);
+        atomicAdd(&hist[3 * plane + (size_t)(g.gy - Y0) * w1 + (g.gx - X0)], 1u);
+    }
+}
+
+cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort4 *boxes,
+                            uint32_t *hist, qr_build_scalars *scalars, cudaStream_t st)
+{
+    if (s->n == 0) return cudaSuccess;
+    int threads = 256;
+    int blocks = (int)((s->n + threads - 1) / threads);
+    if (blocks > 132 * 16) blocks = 132 * 16;
+    k_boxes<<<blocks, threads, 0, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
+    return cudaGetLastError();
+}
+
+/* ---- tree: one block decides the whole tree ------------------------------ */
+
+typedef cub::BlockScan<int, QR_TREE_THREADS> tree_scan_int;
+typedef cub::BlockScan<long long, QR_TREE_THREADS> tree_scan_ll;
+
+__device__ __forceinline__ uint32_t hist_at(const uint32_t *h, const qr_tree_geom &g, int plane,
+                                            int x, int y)
+{
+    size_t w1 = g.gx + 1;
+    return h[(size_t)plane * w1 * (g.gy + 1) + (size_t)y * w1 + x];
+}
+
+/* Exact number of visible boxes meeting the node whose cell rectangle is
+ * [a, a+s) x [b, b+s) (see k_boxes). */
+__device__ int32_t node_count(const uint32_t *P, const qr_tree_geom &g, int32_t visible, int a,
+                              int b, int s)
+{
+    int ra = g.gx - (a + s), tb = g.gy - (b + s);
+    if (ra < 0) ra = 0;
+    if (tb < 0) tb = 0;
+    long long c = visible;
+    c -= hist_at(P, g, 0, a, g.gy);    /* L: X1 <= a */
+    c -= hist_at(P, g, 3, ra, g.gy);   /* R: X0 >= a+s */
+    c -= hist_at(P, g, 0, g.gx, b);    /* B: Y1 <= b */
+    c -= hist_at(P, g, 3, g.gx, tb);   /* T: Y0 >= b+s */
+    c += hist_at(P, g, 0, a, b);       /* LB */
+    c += hist_at(P, g, 1, a, tb);      /* LT */
+    c += hist_at(P, g, 2, ra, b);      /* RB */
+    c += hist_at(P, g, 3, ra, tb);     /* RT */
+    return (int32_t)c;
+}
+
+__global__ void __launch_bounds__(QR_TREE_THREADS)
+k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t *nleaves,
+       int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars)
+{
+    __shared__ union {
+        typename tree_scan_int::TempStorage i;
+        typename tree_scan_ll::TempStorage ll;
+    } scan_tmp;
+    __shared__ int32_t level_begin[QR_MAX_DEPTH_LIMIT + 3];
+    __shared__ int32_t overflow;
+    const int tid = threadIdx.x;
+    const int w1 = g.gx + 1, h1 = g.gy + 1;
+
+    /* 2-D inclusive prefix sums of the four histograms, in place. */
+    for (int t = tid; t < 4 * h1; t += QR_TREE_THREADS) {
+        uint32_t *row = hist + (size_t)(t / h1) * w1 * h1 + (size_t)(t % h1) * w1;
+        uint32_t acc = 0;
+        for (int x = 0; x < w1; x++) { acc += row[x]; row[x] = acc; }
+    }
+    __syncthreads();
+    for (int t = tid; t < 4 * w1; t += QR_TREE_THREADS) {
+        uint32_t *col = hist + (size_t)(t / w1) * w1 * h1 + (t % w1);
+        uint32_t acc = 0;
+        for (int y = 0; y < h1; y++) { acc += col[(size_t)y * w1]; col[(size_t)y * w1] = acc; }
+    }
+    if (tid == 0) {
+        qr_dnode root = {g.region.x0 | (g.region.y0 << 16), -1, -1, 0};
+        nodes[0] = root;
+        level_begin[0] = 0;
+        level_begin[1] = 1;
+        overflow = 0;
+    }
+    __syncthreads();
+    const int32_t visible = scalars->visible;
+
+    /* Level by level: count, decide, append children (scan-derived slots,
+     * so the layout is deterministic). */
+    int depth = 0;
+    for (; depth <= g.params.max_depth; depth++) {
+        const int32_t begin = level_begin[depth], end = level_begin[depth + 1];
+        if (begin == end) break;
+        const int side = g.root >> depth, half = side >> 1;
+        int32_t next = end;
+        for (int32_t base = begin; base < end; base += QR_TREE_THREADS) {
+            int32_t i = base + tid;
+            int mask = 0;
+            qr_dnode nd;
+            int x = 0, y = 0;
+            if (i < end) {
+                nd = nodes[i];
+                x = nd.xy & 0xffff;
+                y = nd.xy >> 16;
+                int32_t c = node_count(hist, g, visible, (x - g.region.x0) / g.cell,
+                                       (y - g.region.y0) / g.cell, side / g.cell);
+                ncount[i] = c;
+                if (qr_node_splits(side, depth, c, &g.params))
+                    for (int k = 0; k < 4; k++)
+                        if (x + (k & 1) * half < g.region.x1 && y + (k >> 1) * half < g.region.y1)
+                            mask |= 1 << k;
+            }
+            int pre, total;
+            tree_scan_int(scan_tmp.i).ExclusiveSum(__popc(mask), pre, total);
+            if (mask) {
+                int32_t first = next + pre;
+                if (first + __popc(mask) > g.max_nodes) {
+                    overflow = 1;
+                } else {
+                    nd.first_child = first;
+                    nd.depth_mask = depth | (mask << 8);
+                    nodes[i] = nd;
+                    int j = 0;
+                    for (int k = 0; k < 4; k++)
+                        if (mask & (1 << k)) {
+                            int cx = x + (k & 1) * half, cy = y + (k >> 1) * half;
+                            qr_dnode ch = {cx | (cy << 16), -1, -1, depth + 1};
+                            nodes[first + j++] = ch;
+                        }
+                }
+            }
+            next += total;
+            __syncthreads();
+        }
+        if (tid == 0) level_begin[depth + 2] = next;
+        __syncthreads();
+        if (overflow) break;
+    }
+    const int levels = depth; /* levels 0 .. levels-1 hold nodes */
+    const int32_t num_nodes = level_begin[levels];
+    if (overflow) {
+        if (tid == 0) scalars->overflow = 1;
+        return;
+    }
+
+    /* Depth-first leaf numbering: subtree leaf counts bottom-up, then each
+     * child's first leaf top-down (children in BL, BR, TL, TR order). */
+    for (int d = levels - 1; d >= 0; d--) {
+        for (int32_t i = level_begin[d] + tid; i < level_begin[d + 1]; i += QR_TREE_THREADS) {
+            qr_dnode nd = nodes[i];
+            int32_t c = 1;
+            if (nd.first_child >= 0) {
+                c = 0;
+                for (int j = 0; j < __popc(nd.depth_mask >> 8); j++) c += nleaves[nd.first_child + j];
+            }
+            nleaves[i] = c;
+        }
+        __syncthreads();
+    }
+    if (tid == 0) nfirst[0] = 0;
+    __syncthreads();
+    for (int d = 0; d < levels; d++) {
+        for (int32_t i = level_begin[d] + tid; i < level_begin[d + 1]; i += QR_TREE_THREADS) {
+            qr_dnode nd = nodes[i];
+            if (nd.first_child < 0) continue;
+            int32_t run = nfirst[i];
+            for (int j = 0; j < __popc(nd.depth_mask >> 8); j++) {
+                nfirst[nd.first_child + j] = run;
+                run += nleaves[nd.first_child + j];
+            }
+        }
+        __syncthreads();
+    }
+    const int32_t num_leaves = nleaves[0];
+    for (int32_t i = tid; i < num_nodes; i += QR_TREE_THREADS) {
+        qr_dnode nd = nodes[i];
+        if (nd.first_child >= 0) continue;
+        int32_t id = nfirst[i];
+        nodes[i].leaf = id;
+        int d = nd.depth_mask & 0xff, side = g.root >> d;
+        int x = nd.xy & 0xffff, y = nd.xy >> 16;
+        qr_leaf lf;
+        lf.rect.x0 = x;
+        lf.rect.y0 = y;
+        lf.rect.x1 = min(x + side, g.region.x1);
+        lf.rect.y1 = min(y + side, g.region.y1);
+        lf.depth = d;
+        lf.count = ncount[i];
+        lf.offset = 0;
+        leaves[id] = lf;
+    }
+    __syncthreads();
+
+    /* List offsets: exclusive scan of the leaf counts in leaf order. */
+    long long carry = 0;
+    for (int32_t base = 0; base < num_leaves; base += QR_TREE_THREADS) {
+        int32_t i = base + tid;
+        long long c = i < num_leaves ? leaves[i].count : 0, pre, total;
+        tree_scan_ll(scan_tmp.ll).ExclusiveSum(c, pre, total);
+        if (i < num_leaves) leaves[i].offset = carry + pre;
+        carry += total;
+        __syncthreads();
+    }
+
+    /* Tile -> leaf: walk down from the root to the leaf holding the tile. */
+    for (int32_t t = tid; t < g.tiles_x * g.tiles_y; t += QR_TREE_THREADS) {
+        int px = g.region.x0 + (t % g.tiles_x) * QR_TILE, py = g.region.y0 + (t / g.tiles_x) * QR_TILE;
+        int32_t i = 0;
+        qr_dnode nd = nodes[0];
+        while (nd.first_child >= 0) {
+            int d = nd.depth_mask & 0xff, half = (g.root >> d) >> 1;
+            int k = (px >= (nd.xy & 0xffff) + half) | ((py >= (nd.xy >> 16) + half) << 1);
+            int rank = __popc((nd.depth_mask >> 8) & ((1 << k) - 1));
+            i = nd.first_child + rank;
+            nd = nodes[i];
+        }
+        tile_leaf[t] = nd.leaf;
+    }
+    if (tid == 0) {
+        scalars->num_nodes = num_nodes;
+        scalars->num_leaves = num_leaves;
+        scalars->max_depth = levels - 1;
+        scalars->num_pairs = carry;
+    }
+}
+
+cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *nodes,
+                           int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
+                           qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
+                           cudaStream_t st)
+{
+    k_tree<<<1, QR_TREE_THREADS, 0, st>>>(*g, hist, nodes, node_count, node_nleaves, node_first,
+                                          leaves, tile_leaf, scalars);
+    return cudaGetLastError();
+}
+
+/* ---- count and emit: walk the tree for each circle's box ----------------- */
+
+template <bool EMIT>
+__global__ void k_walk(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                       const qr_dnode *__restrict__ nodes, uint32_t *counts,
+                       const long long *__restrict__ offsets, long long num_pairs, int32_t *keys,
+                       int32_t *vals, qr_build_scalars *scalars)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        ushort4 b = boxes[i];
+        uint32_t c = 0;
+        long long out = EMIT ? offsets[i] : 0;
+        if (b.x < b.z) {
+            int32_t stack[QR_WALK_STACK];
+            int sp = 0;
+            stack[sp++] = 0;
+            while (sp) {
+                qr_dnode nd = nodes[stack[--sp]];
+                if (nd.first_child < 0) {
+                    if (EMIT) {
+                        if (out + c < num_pairs) {
+                            keys[out + c] = nd.leaf;
+                            vals[out + c] = i;
+                        } else {
+                            scalars->bad_emit = 1;
+                        }
+                    }
+                    c++;
+                    continue;
+                }
+                int d = nd.depth_mask & 0xff, mask = nd.depth_mask >> 8, half = (g.root >> d) >> 1;
+                int x = nd.xy & 0xffff, y = nd.xy >> 16, rank = 0;
+                for (int k = 0; k < 4; k++) {
+                    if (!(mask & (1 << k))) continue;
+                    int cx = x + (k & 1) * half, cy = y + (k >> 1) * half;
+                    if (b.x < cx + half && b.z > cx && b.y < cy + half && b.w > cy)
+                        stack[sp++] = nd.first_child + rank;
+                    rank++;
+                }
+            }
+        }
+        if (!EMIT) counts[i] = c;
+    }
+}
+
+static int walk_blocks(int32_t n)
+{
+    int blocks = (int)((n + 255) / 256);
+    return blocks > 132 * 16 ? 132 * 16 : (blocks < 1 ? 1 : blocks);
+}
+
+cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                            const qr_dnode *nodes, uint32_t *counts, cudaStream_t st)
+{
+    if (n == 0) return cudaSuccess;
+    k_walk<false><<<walk_blocks(n), 256, 0, st>>>(n, *g, boxes, nodes, counts, NULL, 0, NULL, NULL,
+                                                  NULL);
+    return cudaGetLastError();
+}
+
+cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                           const qr_dnode *nodes, const long long *offsets, long long num_pairs,
+                           int32_t *keys, int32_t *vals, qr_build_scalars *scalars, cudaStream_t st)
+{
+    if (n == 0) return cudaSuccess;
+    k_walk<true><<<walk_blocks(n), 256, 0, st>>>(n, *g, boxes, nodes, NULL, offsets, num_pairs,
+                                                 keys, vals, scalars);
+    return cudaGetLastError();
+}
+
+int32_t qr_tree_max_nodes(const qr_tree_geom *g)
+{
+    long long total = 0;
+    int w = g->region.x1 - g->region.x0, h = g->region.y1 - g->region.y0;
+    for (int d = 0, side = g->root; d <= g->params.max_depth && side >= g->params.min_leaf;
+         d++, side >>= 1)
+        total += (long long)((w + side - 1) / side) * ((h + side - 1) / side);
+    return total > INT32_MAX ? INT32_MAX : (int32_t)total;
+}

@@ -1,0 +1,23 @@
+/* scene_gpu.h — the device copy of a scene (internal to the library).
+ *
+ * The device block mirrors the host qr_scene block float for float, so the
+ * upload is one copy and every device array sits at the same offset as its
+ * host twin.
+ */
+#ifndef QR_SCENE_GPU_H
+#define QR_SCENE_GPU_H
+
+#include "quadrender/gpu.h"
+
+struct qr_gpu_scene {
+    int32_t n;
+    qr_shading shading;
+    qr_anim anim;
+    int64_t steps;
+    float *block; /* device */
+    size_t block_floats;
+    float *x, *y, *z, *r, *red, *green, *blue; /* device views into block */
+    float *vx, *vy, *vz, *x0, *y0, *vx0, *vy0; /* NULL when the host has none */
+};
+
+#endif
