@@ -181,6 +181,9 @@ Test(image, create_rejects_bad_sizes)
  * must say how many bytes were needed. */
 Test(image, create_out_of_memory_names_bytes)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer's shadow memory does not fit under an address-space limit");
+#endif
     struct rlimit rl;
     cr_assert_eq(getrlimit(RLIMIT_AS, &rl), 0);
     rl.rlim_cur = (rlim_t)8 << 30; /* far below the 16 GiB asked for */
