@@ -124,9 +124,10 @@ bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
 /* Milliseconds on the monotonic clock, for the per-stage times. */
 double cli_now_ms(void);
 
-/* Fails early, before minutes of rendering, when the directory a file is to
- * be written into does not exist: prints the error and returns
- * CLI_EXIT_OUTPUT, or returns CLI_EXIT_OK. */
-int cli_check_output_dir(const char *path);
+/* Fails early, before minutes of rendering, when `path` cannot be written
+ * for a reason visible now (its directory does not exist, or it is itself a
+ * directory): prints the error and returns CLI_EXIT_OUTPUT, or returns
+ * CLI_EXIT_OK. The writer still reports everything else. */
+int cli_check_output_path(const char *path);
 
 #endif

@@ -255,8 +255,13 @@ double cli_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-int cli_check_output_dir(const char *path)
+int cli_check_output_path(const char *path)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "quadrender: %s: cannot write: is a directory\n", path);
+        return CLI_EXIT_OUTPUT;
+    }
     const char *slash = strrchr(path, '/');
     if (!slash)
         return CLI_EXIT_OK; /* the current directory */
@@ -266,7 +271,6 @@ int cli_check_output_dir(const char *path)
         return CLI_EXIT_OK; /* let the writer report it */
     memcpy(dir, path, len);
     dir[len] = '\0';
-    struct stat st;
     if (stat(dir, &st) != 0) {
         fprintf(stderr, "quadrender: %s: cannot write into '%s': %s\n", path, dir,
                 strerror(errno));

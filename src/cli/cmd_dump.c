@@ -43,7 +43,7 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     size_t len = strlen(out), ext = sizeof circles_ext - 1;
     if (len <= ext || strcasecmp(out + len - ext, circles_ext) != 0)
         return cli_usage_error(cmd, "-o/--output: '%s' does not end in .circles", out);
-    if ((rc = cli_check_output_dir(out)) != CLI_EXIT_OK)
+    if ((rc = cli_check_output_path(out)) != CLI_EXIT_OK)
         return rc;
 
     qr_error err;

@@ -127,7 +127,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         if (strlen(out) > MAX_OUT_LEN)
             return cli_usage_error(cmd, "-o/--output: file name longer than %d bytes",
                                    MAX_OUT_LEN);
-        if ((rc = cli_check_output_dir(out)) != CLI_EXIT_OK)
+        if ((rc = cli_check_output_path(out)) != CLI_EXIT_OK)
             return rc;
     }
 
