@@ -1,0 +1,60 @@
+# scripts/deps.sh — sourced by quickstart.sh and test.sh (not run on its own).
+#
+# qr_deps makes sure the build can run: it installs the Debian packages that
+# are missing (and only those, so a ready machine needs no root and no
+# network), puts nvcc on PATH, and fills QR_CMAKE_ARGS with the extra
+# configure flags. A repository with a .criterion/ bundle (made by
+# ../shared/tools/criterion-bundle.sh for machines without apt) uses that
+# instead of any package.
+
+QR_PACKAGES=(cmake pkg-config libpng-dev libcriterion-dev)
+
+qr_apt_install() {
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        sudo=(sudo)
+    fi
+    echo "deps: installing $*"
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends "$@"
+}
+
+qr_deps() {
+    QR_CMAKE_ARGS=()
+    if [ -d .criterion ]; then
+        echo "deps: using the Criterion bundle in .criterion/ (no apt)"
+        QR_CMAKE_ARGS+=("-DCMAKE_PREFIX_PATH=$PWD/.criterion")
+        export LD_LIBRARY_PATH="$PWD/.criterion/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    elif command -v dpkg >/dev/null 2>&1; then
+        local missing=() p
+        for p in "${QR_PACKAGES[@]}"; do
+            dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+        done
+        if ! command -v cc >/dev/null 2>&1 || ! command -v c++ >/dev/null 2>&1; then
+            missing+=(build-essential) # nvcc needs the host C++ compiler too
+        fi
+        if [ ${#missing[@]} -gt 0 ]; then
+            qr_apt_install "${missing[@]}"
+        fi
+    else
+        echo "deps: no dpkg here: assuming ${QR_PACKAGES[*]} are installed" >&2
+    fi
+
+    # The CUDA toolkit puts nvcc in /usr/local/cuda/bin, which is often not on PATH.
+    if ! command -v nvcc >/dev/null 2>&1; then
+        if [ -x /usr/local/cuda/bin/nvcc ]; then
+            export PATH="/usr/local/cuda/bin:$PATH"
+        else
+            echo "deps: nvcc not found: install the CUDA toolkit (expected in /usr/local/cuda)" >&2
+            return 1
+        fi
+    fi
+}
+
+# Configures and builds into build/ (Release); extra arguments go to the build,
+# e.g. --target quadrender.
+qr_build() {
+    cmake -B build -DCMAKE_BUILD_TYPE=Release "${QR_CMAKE_ARGS[@]}"
+    cmake --build build -j"$(nproc)" "$@"
+}

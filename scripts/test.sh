@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything (the CUDA code included) into
+# build/ and runs the whole test suite. GPU tests skip on a machine without
+# a usable GPU. Extra arguments go to ctest, e.g. ./scripts/test.sh -R cli
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/deps.sh
+qr_deps
+qr_build
+# every test writes its scratch files under names unique to its process
+ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
