@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "quadrender/error.h"
+#include "quadrender/image.h"
 #include "quadrender/index.h"
 #include "quadrender/scene.h"
 
@@ -49,6 +50,11 @@ int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
  * which must have the same circle count and animation kind. */
 qr_status qr_gpu_scene_download(const qr_gpu_scene *gs, qr_scene *scene, qr_error *err);
 
+/* One animation step on the device: the very same math as qr_scene_step, so
+ * the state matches the host bit for bit. A no-op (but counted) for static
+ * scenes. */
+qr_status qr_gpu_scene_step(qr_gpu_scene *gs, qr_error *err);
+
 /* ---- the quadtree index built on the GPU ----------------------------------
  * An index object owns its device buffers and reuses them from build to
  * build; it grows them only when a build needs more. */
@@ -84,6 +90,48 @@ qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_err
 
 /* Device bytes held by the index now. */
 size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix);
+
+/* ---- the GPU renderer -------------------------------------------------------
+ * Builds the index of a scene and renders it into a device image. One object
+ * per image size; it owns the index and the image and reuses both, so
+ * rendering frame after frame allocates nothing once warm. */
+typedef enum qr_render_mode {
+    QR_RENDER_FAST = 0, /* front to back with early stop: within 1e-5 of exact */
+    QR_RENDER_EXACT = 1 /* back to front, bit-identical to qr_render_cpu (non-snow) */
+} qr_render_mode;
+
+/* Stopping bound of fast mode: every colour channel of a fast render lies
+ * within this of the exact render (docs/architecture.md derives it). */
+#define QR_FAST_TOLERANCE 1e-5f
+
+typedef struct qr_frame_timing {
+    qr_build_timing build; /* index stages */
+    float render_ms;       /* the render kernel */
+    float frame_ms;        /* build + render, first event to last */
+} qr_frame_timing;
+
+typedef struct qr_gpu_renderer qr_gpu_renderer;
+
+qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer **out,
+                                 qr_error *err);
+void qr_gpu_renderer_destroy(qr_gpu_renderer *r);
+
+/* Builds the index for the scene's current state and renders it. */
+qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                        const qr_index_params *params, qr_render_mode mode, qr_error *err);
+
+/* Copies the image into img (same size). In fast mode the alpha channel is
+ * left at 1: only colour is computed. */
+qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err);
+
+void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, int on);
+qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
+
+/* The index of the last render (for statistics). */
+qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
+
+/* Device bytes held: image plus index. */
+size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r);
 
 #ifdef __cplusplus
 }

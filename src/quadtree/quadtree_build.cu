@@ -120,7 +120,10 @@ extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
     *out = NULL;
     qr_gpu_index *ix = (qr_gpu_index *)calloc(1, sizeof *ix);
     if (!ix) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    cudaError_t e = cudaStreamCreateWithFlags(&ix->stream, cudaStreamNonBlocking);
+    /* Everything runs on the legacy default stream, so scene steps, builds
+     * and renders are ordered without any explicit synchronisation. */
+    ix->stream = 0;
+    cudaError_t e = cudaSuccess;
     for (int k = 0; k < EV_N && e == cudaSuccess; k++) e = cudaEventCreate(&ix->ev[k]);
     if (e != cudaSuccess) {
         qr_gpu_index_destroy(ix);
@@ -137,7 +140,6 @@ extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
     cudaFree(ix->pairs);
     for (int k = 0; k < EV_N; k++)
         if (ix->ev[k]) cudaEventDestroy(ix->ev[k]);
-    if (ix->stream) cudaStreamDestroy(ix->stream);
     free(ix);
 }
 

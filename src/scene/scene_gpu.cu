@@ -1,8 +1,51 @@
 /* scene_gpu.cu — uploading a scene to the GPU and reading it back. */
 #include "scene/scene_gpu.h"
+#include "scene/animate_step.h"
 #include "common/cuda_check.h"
 
 #include <stdlib.h>
+
+/* pos = (x, y, z, r), col = (red, green, blue, 0): what the renderer gathers. */
+__global__ void k_pack(int32_t n, const float *x, const float *y, const float *z, const float *r,
+                       const float *red, const float *green, const float *blue, float4 *pos,
+                       float4 *col)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        pos[i] = make_float4(x[i], y[i], z[i], r[i]);
+        if (col) col[i] = make_float4(red[i], green[i], blue[i], 0.0f);
+    }
+}
+
+/* One animation step of every circle (animate_step.h), then re-pack. */
+__global__ void k_step(int32_t n, qr_anim anim, qr_step_arrays a, int64_t step, float4 *pos)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        qr_step_circle(anim, a, i, step);
+        pos[i] = make_float4(a.x[i], a.y[i], a.z[i], a.r[i]);
+    }
+}
+
+static int grid_for(int32_t n)
+{
+    int b = (int)((n + 255) / 256);
+    return b < 1 ? 1 : (b > 4096 ? 4096 : b);
+}
+
+/* See qr_gpu_scene.color_span. */
+static float color_span(const qr_scene *s)
+{
+    /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
+    float lo = s->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
+    if (s->shading == QR_SHADE_FLAT)
+        for (int32_t i = 0; i < s->n; i++) {
+            const float c[3] = {s->red[i], s->green[i], s->blue[i]};
+            for (int k = 0; k < 3; k++) {
+                lo = c[k] < lo ? c[k] : lo;
+                hi = c[k] > hi ? c[k] : hi;
+            }
+        }
+    return hi - lo;
+}
 
 /* Device twin of a host array: same offset inside the block. */
 static float *twin(const qr_scene *s, float *dev_block, const float *host_ptr)
@@ -48,13 +91,56 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     g->y0 = twin(s, g->block, s->y0);
     g->vx0 = twin(s, g->block, s->vx0);
     g->vy0 = twin(s, g->block, s->vy0);
+    g->color_span = color_span(s);
+    size_t n = s->n ? (size_t)s->n : 1;
+    e = cudaMalloc((void **)&g->pos, 2 * n * sizeof(float4));
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        qr_gpu_scene_free(g);
+        return qr_fail(err, qr_cuda_status(e), "packing %d circles needs %zu bytes of GPU memory: %s",
+                       s->n, 2 * n * sizeof(float4), cudaGetErrorString(e));
+    }
+    g->col = g->pos + n;
+    if (s->n > 0) {
+        k_pack<<<grid_for(s->n), 256>>>(s->n, g->x, g->y, g->z, g->r, g->red, g->green, g->blue,
+                                        g->pos, g->col);
+        e = cudaGetLastError();
+        if (e == cudaSuccess) e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            qr_gpu_scene_free(g);
+            return qr_fail(err, qr_cuda_status(e), "packing the scene on the GPU: %s",
+                           cudaGetErrorString(e));
+        }
+    }
     *out = g;
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_scene_step(qr_gpu_scene *g, qr_error *err)
+{
+    if (g->anim != QR_ANIM_NONE && g->n > 0) {
+        qr_step_arrays a;
+        a.x = g->x;
+        a.y = g->y;
+        a.z = g->z;
+        a.r = g->r;
+        a.vx = g->vx;
+        a.vy = g->vy;
+        a.x0 = g->x0;
+        a.y0 = g->y0;
+        a.vx0 = g->vx0;
+        a.vy0 = g->vy0;
+        k_step<<<grid_for(g->n), 256>>>(g->n, g->anim, a, g->steps, g->pos);
+        QR_CUDA_TRY(err, cudaGetLastError());
+    }
+    g->steps++;
     return QR_OK;
 }
 
 extern "C" void qr_gpu_scene_free(qr_gpu_scene *g)
 {
     if (!g) return;
+    cudaFree(g->pos);
     cudaFree(g->block);
     free(g);
 }

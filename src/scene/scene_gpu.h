@@ -18,6 +18,13 @@ struct qr_gpu_scene {
     size_t block_floats;
     float *x, *y, *z, *r, *red, *green, *blue; /* device views into block */
     float *vx, *vy, *vz, *x0, *y0, *vx0, *vy0; /* NULL when the host has none */
+    /* Packed copies the renderer gathers with two 16-byte loads per circle:
+     * pos = (x, y, z, r), col = (red, green, blue, 0). Kept in step with the
+     * arrays above by the upload and by every step. */
+    float4 *pos, *col;
+    /* Fast mode's stopping bound: the largest distance, over the channels,
+     * between any colour or background value and the background. */
+    float color_span;
 };
 
 #endif

@@ -1,0 +1,121 @@
+/* test_gpu_index.c — the GPU quadtree equals the host oracle, exactly.
+ * Needs a GPU; skips with the reason elsewhere. */
+#include "gpu_util.h"
+
+/* Builds on the GPU and on the host and compares everything. */
+static void check_index(const qr_scene *s, int w, int h, const qr_rect *region,
+                        const qr_index_params *p, const char *what)
+{
+    qr_error err;
+    qr_gpu_scene *gs = NULL;
+    qr_gpu_index *gi = NULL;
+    qr_index *host = NULL, *dev = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_index_create(&gi, &err));
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
+    QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
+    assert_same_index(dev, host, what);
+    qr_index_free(dev);
+    /* a second build into the same buffers gives the same bytes */
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
+    QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
+    assert_same_index(dev, host, what);
+    qr_index_free(dev);
+    qr_index_free(host);
+    qr_gpu_index_destroy(gi);
+    qr_gpu_scene_free(gs);
+}
+
+static void check_builtin(const char *name)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{1024, 1024}, {640, 480}, {333, 1000}, {100, 37}};
+    const uint32_t seeds[] = {0, 5};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int si = 0; si < 2; si++) {
+        qr_scene *s = gpu_test_scene(name, seeds[si]);
+        for (int k = 0; k < 4; k++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
+            check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
+        }
+        qr_scene_free(s);
+    }
+}
+
+Test(gpu_index, rgb) { check_builtin("rgb"); }
+Test(gpu_index, rgby) { check_builtin("rgby"); }
+Test(gpu_index, rand10k) { check_builtin("rand10k"); }
+Test(gpu_index, rand100k) { check_builtin("rand100k"); }
+Test(gpu_index, rand1M) { check_builtin("rand1M"); }
+Test(gpu_index, micro2M) { check_builtin("micro2M"); }
+Test(gpu_index, biglittle) { check_builtin("biglittle"); }
+Test(gpu_index, littlebig) { check_builtin("littlebig"); }
+Test(gpu_index, pattern) { check_builtin("pattern"); }
+Test(gpu_index, hypnosis) { check_builtin("hypnosis"); }
+Test(gpu_index, bouncingballs) { check_builtin("bouncingballs"); }
+Test(gpu_index, fireworks) { check_builtin("fireworks"); }
+Test(gpu_index, snow) { check_builtin("snow"); }
+Test(gpu_index, snowsingle) { check_builtin("snowsingle"); }
+
+Test(gpu_index, random_scenes)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}, {2048, 64}};
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        qr_scene *s = random_scene(seed, (int32_t)(seed * seed * 337 % 20000));
+        for (int k = 0; k < 5; k++) {
+            qr_index_params p;
+            qr_index_params_default(&p);
+            p.capacity = (int32_t)(1 + (seed * 37 + k) % 200);
+            p.min_leaf = 16 << ((seed + k) % 3);
+            p.max_depth = (int32_t)((seed + 2 * k) % 9);
+            char what[128];
+            snprintf(what, sizeof what, "random seed %llu %dx%d cap %d leaf %d depth %d",
+                     (unsigned long long)seed, sizes[k][0], sizes[k][1], p.capacity, p.min_leaf,
+                     p.max_depth);
+            check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
+        }
+        qr_scene_free(s);
+    }
+}
+
+Test(gpu_index, uniform_grid_and_regions)
+{
+    QR_REQUIRE_GPU();
+    qr_scene *s = gpu_test_scene("rand10k", 3);
+    qr_index_params p;
+    qr_index_params_default(&p);
+    p.uniform = 1;
+    for (int leaf = 16; leaf <= 64; leaf *= 2) {
+        p.min_leaf = leaf;
+        check_index(s, 1024, 768, NULL, &p, "uniform grid");
+    }
+    qr_index_params_default(&p);
+    const qr_rect regions[] = {{0, 0, 1024, 256}, {0, 256, 1024, 512}, {100, 200, 357, 999}, {1023, 1023, 1024, 1024}};
+    for (int k = 0; k < 4; k++)
+        check_index(s, 1024, 1024, &regions[k], &p, "region");
+    qr_scene_free(s);
+}
+
+Test(gpu_index, empty_and_all_culled)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = NULL;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    QR_CHECK(err, qr_scene_alloc(0, QR_ANIM_NONE, &s, &err));
+    check_index(s, 256, 256, NULL, &p, "empty scene");
+    qr_scene_free(s);
+    QR_CHECK(err, qr_scene_alloc(3, QR_ANIM_NONE, &s, &err));
+    for (int i = 0; i < 3; i++) {
+        s->x[i] = 3.0f + i;
+        s->y[i] = 0.5f;
+        s->r[i] = 0.1f;
+    }
+    check_index(s, 256, 256, NULL, &p, "all off-screen");
+    qr_scene_free(s);
+}

@@ -1,0 +1,171 @@
+/* test_gpu_render.c — GPU renders against the CPU oracle.
+ *   exact mode: bit-identical on flat scenes; snow within 1e-5
+ *   fast mode:  within QR_FAST_TOLERANCE (1e-5) on every channel of colour
+ * Needs a GPU; skips with the reason elsewhere. */
+#include "gpu_util.h"
+
+static void compare(const qr_scene *s, int w, int h, const qr_index_params *p, const char *what)
+{
+    qr_image *cpu = cpu_render_image(s, w, h);
+    qr_image *exact = gpu_render_image(s, w, h, p, QR_RENDER_EXACT);
+    qr_image *fast = gpu_render_image(s, w, h, p, QR_RENDER_FAST);
+    long long bad;
+    double d = image_max_diff(exact, cpu, 1, &bad);
+    if (s->shading == QR_SHADE_FLAT)
+        cr_assert(bad < 0, "%s: exact mode differs from the CPU at pixel %lld (max diff %g)", what,
+                  bad, d);
+    else
+        cr_assert(d <= 1e-5, "%s: exact snow differs from the CPU by %g", what, d);
+    d = image_max_diff(fast, cpu, 0, &bad);
+    cr_assert(d <= QR_FAST_TOLERANCE, "%s: fast mode differs from the CPU by %g", what, d);
+    qr_image_free(cpu);
+    qr_image_free(exact);
+    qr_image_free(fast);
+}
+
+/* Every built-in at 1024^2 and two sizes that are neither square nor powers
+ * of two, two seeds; animated scenes at frame 2, stepped on the GPU and on
+ * the CPU separately. */
+static void check_builtin(const char *name)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{1024, 1024}, {1000, 600}, {333, 777}};
+    const uint32_t seeds[] = {0, 1};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int si = 0; si < 2; si++) {
+        qr_scene *s = gpu_test_scene(name, seeds[si]);
+        if (s->anim != QR_ANIM_NONE) {
+            qr_error err;
+            QR_CHECK(err, qr_scene_seek_frame(s, 2, &err));
+        }
+        for (int k = 0; k < 3; k++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
+            compare(s, sizes[k][0], sizes[k][1], &p, what);
+        }
+        qr_scene_free(s);
+    }
+}
+
+Test(gpu_render, rgb, .timeout = 600) { check_builtin("rgb"); }
+Test(gpu_render, rgby, .timeout = 600) { check_builtin("rgby"); }
+Test(gpu_render, rand10k, .timeout = 600) { check_builtin("rand10k"); }
+Test(gpu_render, rand100k, .timeout = 600) { check_builtin("rand100k"); }
+Test(gpu_render, rand1M, .timeout = 600) { check_builtin("rand1M"); }
+Test(gpu_render, micro2M, .timeout = 600) { check_builtin("micro2M"); }
+Test(gpu_render, biglittle, .timeout = 600) { check_builtin("biglittle"); }
+Test(gpu_render, littlebig, .timeout = 600) { check_builtin("littlebig"); }
+Test(gpu_render, pattern, .timeout = 600) { check_builtin("pattern"); }
+Test(gpu_render, hypnosis, .timeout = 600) { check_builtin("hypnosis"); }
+Test(gpu_render, bouncingballs, .timeout = 600) { check_builtin("bouncingballs"); }
+Test(gpu_render, fireworks, .timeout = 600) { check_builtin("fireworks"); }
+Test(gpu_render, snow, .timeout = 600) { check_builtin("snow"); }
+Test(gpu_render, snowsingle, .timeout = 600) { check_builtin("snowsingle"); }
+
+Test(gpu_render, random_scenes_exact)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}};
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        qr_scene *s = random_scene(seed, (int32_t)(seed * 2503 % 12000));
+        for (int k = 0; k < 4; k++) {
+            qr_index_params p;
+            qr_index_params_default(&p);
+            p.capacity = (int32_t)(1 + seed * 53 % 400);
+            p.min_leaf = 16 << (seed % 3);
+            char what[96];
+            snprintf(what, sizeof what, "random seed %llu %dx%d", (unsigned long long)seed,
+                     sizes[k][0], sizes[k][1]);
+            compare(s, sizes[k][0], sizes[k][1], &p, what);
+        }
+        qr_scene_free(s);
+    }
+}
+
+/* The index parameters change the work, never the picture. */
+Test(gpu_render, index_params_do_not_change_the_image)
+{
+    QR_REQUIRE_GPU();
+    qr_scene *s = gpu_test_scene("rand100k", 0);
+    qr_index_params p;
+    qr_index_params_default(&p);
+    qr_image *ref = gpu_render_image(s, 800, 800, &p, QR_RENDER_EXACT);
+    const int caps[] = {1, 64, 4096, 1 << 30};
+    for (int k = 0; k < 4; k++)
+        for (int leaf = 16; leaf <= 128; leaf *= 4)
+            for (int uniform = 0; uniform < 2; uniform++) {
+                p.capacity = caps[k];
+                p.min_leaf = leaf;
+                p.uniform = uniform;
+                qr_image *img = gpu_render_image(s, 800, 800, &p, QR_RENDER_EXACT);
+                cr_assert(memcmp(img->rgba, ref->rgba, (size_t)800 * 800 * 16) == 0,
+                          "cap %d leaf %d uniform %d changes the image", caps[k], leaf, uniform);
+                qr_image_free(img);
+            }
+    qr_image_free(ref);
+    qr_scene_free(s);
+}
+
+Test(gpu_render, deterministic)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"rand1M", "snowsingle", "biglittle"};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int k = 0; k < 3; k++) {
+        qr_scene *s = gpu_test_scene(names[k], 0);
+        for (int mode = 0; mode < 2; mode++) {
+            qr_image *a = gpu_render_image(s, 1024, 1024, &p, (qr_render_mode)mode);
+            qr_image *b = gpu_render_image(s, 1024, 1024, &p, (qr_render_mode)mode);
+            cr_assert(memcmp(a->rgba, b->rgba, (size_t)1024 * 1024 * 16) == 0,
+                      "%s mode %d: two renders differ", names[k], mode);
+            qr_image_free(a);
+            qr_image_free(b);
+        }
+        qr_scene_free(s);
+    }
+}
+
+/* A sequence stepped on the GPU equals the CPU-stepped scene frame by frame:
+ * same circle bits after each step, same exact image. */
+Test(gpu_render, animation_steps_match_the_cpu)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"hypnosis", "bouncingballs", "fireworks", "snow"};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int k = 0; k < 4; k++) {
+        qr_error err;
+        qr_scene *cpu = gpu_test_scene(names[k], 0);
+        qr_scene *back = NULL;
+        qr_gpu_scene *gs = NULL;
+        qr_gpu_renderer *r = NULL;
+        qr_image *img = NULL;
+        QR_CHECK(err, qr_scene_clone(cpu, &back, &err));
+        QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
+        QR_CHECK(err, qr_gpu_renderer_create(300, 200, &r, &err));
+        QR_CHECK(err, qr_image_create(300, 200, &img, &err));
+        for (int frame = 0; frame < 90; frame++) {
+            qr_scene_step(cpu);
+            QR_CHECK(err, qr_gpu_scene_step(gs, &err));
+            if (frame % 15 != 14) continue;
+            QR_CHECK(err, qr_gpu_scene_download(gs, back, &err));
+            cr_assert(memcmp(back->block, cpu->block, cpu->block_floats * sizeof(float)) == 0,
+                      "%s: GPU state differs from the CPU after %d steps", names[k], frame + 1);
+            QR_CHECK(err, qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err));
+            QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+            qr_image *ref = cpu_render_image(cpu, 300, 200);
+            long long bad;
+            double d = image_max_diff(img, ref, 1, &bad);
+            cr_assert(cpu->shading == QR_SHADE_SNOW ? d <= 1e-5 : bad < 0,
+                      "%s frame %d: GPU image differs (%g)", names[k], frame, d);
+            qr_image_free(ref);
+        }
+        qr_image_free(img);
+        qr_gpu_renderer_destroy(r);
+        qr_gpu_scene_free(gs);
+        qr_scene_free(back);
+        qr_scene_free(cpu);
+    }
+}
