@@ -25,6 +25,7 @@ typedef struct cli_result {
 } cli_result;
 
 static cli_result R; /* the last run */
+static const char *stdout_to; /* where the next run's stdout goes, if not captured */
 
 static char *read_file(const char *path, size_t *len)
 {
@@ -69,7 +70,8 @@ static int run_argv(const char *cwd, const char *const *args)
     pid_t pid = fork();
     cr_assert(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fo = stdout_to ? open(stdout_to, O_WRONLY)
+                           : open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
             _exit(126);
@@ -83,7 +85,7 @@ static int run_argv(const char *cwd, const char *const *args)
     R.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     free(R.out);
     free(R.err);
-    R.out = read_file(out_path, NULL);
+    R.out = stdout_to ? calloc(1, 1) : read_file(out_path, NULL);
     R.err = read_file(err_path, NULL);
     cr_assert(R.out && R.err);
     return R.code;
@@ -520,4 +522,15 @@ Test(cli, failed_render_keeps_existing_output)
     char *text = read_file(out, NULL);
     cr_expect_str_eq(text, "precious");
     free(text);
+}
+
+Test(cli, stdout_write_error)
+{
+    if (access("/dev/full", W_OK) != 0)
+        cr_skip_test("no /dev/full");
+    stdout_to = "/dev/full";
+    RUN("scenes");
+    stdout_to = NULL;
+    cr_expect_eq(R.code, 4, "%s", R.err);
+    cr_expect(strstr(R.err, "standard output"), "%s", R.err);
 }

@@ -3,6 +3,7 @@
  * A command is one row in `commands` below; its options, help and work live
  * in its own cmd_*.c file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,7 +72,7 @@ static int print_version(void)
     return CLI_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         print_usage(stderr);
@@ -90,4 +91,16 @@ int main(int argc, char **argv)
         if (strcmp(name, commands[i]->name) == 0)
             return commands[i]->run(commands[i], argc - 1, argv + 1);
     return cli_usage_error(NULL, "unknown command '%s'", name);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* stdout is buffered: a full disk or a closed pipe shows only here */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "quadrender: cannot write to standard output: %s\n", strerror(errno));
+        if (rc == CLI_EXIT_OK)
+            rc = CLI_EXIT_OUTPUT;
+    }
+    return rc;
 }
