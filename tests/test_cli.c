@@ -110,7 +110,7 @@ static void write_text(const char *path, const char *text)
     cr_assert(fclose(fp) == 0);
 }
 
-/* A fresh empty scratch directory. */
+/* A scratch directory, created if needed. */
 static const char *tmp_dir(const char *name)
 {
     const char *dir = qr_test_tmp(name);
@@ -245,6 +245,9 @@ Test(cli, render_rgb_ppm)
     read_ppm(out, &w, &h);
     cr_expect_eq(w, 64);
     cr_expect_eq(h, 64);
+    char *data = read_file(out, NULL);
+    cr_expect_eq(memcmp(data, "P6\n64 64\n255\n", 13), 0, "header: %.13s", data);
+    free(data);
     cr_expect(strstr(R.err, "rgb (3 circles) 64x64 frame 0 on the CPU -> "), "%s", R.err);
     cr_expect(strstr(R.err, "render "), "no stage times: %s", R.err);
 
