@@ -4,9 +4,9 @@
  * Compiled as C11 by the host build and as host+device code by nvcc (QR_HD
  * from circle_math.h). Only + - * /, sqrt, comparisons and integer ops are
  * used, all through QR_MUL/QR_ADD/QR_SUB (round-to-nearest intrinsics on the
- * device, so nothing is ever fused into a multiply-add) or the explicit
- * QR_STEP_SQRT/QR_STEP_DIV below: each is exactly rounded IEEE float32 on
- * both sides, so CPU and GPU agree on every bit. No sinf/cosf/expf/powf: their
+ * device, so nothing is ever fused into a multiply-add) or QR_STEP_SQRT
+ * below; divisions are by powers of two only. Each operation is exactly
+ * rounded IEEE float32 on both sides, so CPU and GPU agree on every bit. No sinf/cosf/expf/powf: their
  * device versions round differently.
  *
  * A step of circle i reads and writes only circle i's own entries (fireworks

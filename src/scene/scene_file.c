@@ -118,13 +118,13 @@ static qr_status qr_parse_float(const qr_line_reader *r, const char *tok, const 
                                 float *out, qr_error *err)
 {
     char *end;
-    errno = 0;
     float v = strtof(tok, &end);
     if (end == tok || *end != '\0')
         return qr_fail(err, QR_ERR_PARSE, "%s:%ld: %s: '%.*s' is not a number", r->path, r->line,
                        what, QR_QUOTE, tok);
-    /* ERANGE also flags underflow to a denormal or zero, which we accept:
-     * only overflow to infinity is out of range. */
+    /* errno's ERANGE is not consulted: it also flags underflow to a
+     * denormal or zero, which we accept; only overflow (to infinity) is
+     * out of range, and isinf catches it. */
     if (isnan(v) || isinf(v))
         return qr_fail(err, QR_ERR_PARSE, "%s:%ld: %s: '%.*s' is not a finite number", r->path,
                        r->line, what, QR_QUOTE, tok);
