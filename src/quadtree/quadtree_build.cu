@@ -246,7 +246,7 @@ extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *sc
     QR_CUDA_TRY(err, qr_launch_tree(&g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
                                     ix->leaves, ix->tile_leaf, ix->scalars, s));
     REC(EV_TREE);
-    QR_CUDA_TRY(err, qr_launch_count(n, &g, ix->boxes, ix->nodes, ix->counts, s));
+    QR_CUDA_TRY(err, qr_launch_count(n, &g, ix->boxes, ix->tile_leaf, ix->counts, s));
     REC(EV_COUNT);
     if (n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
@@ -279,7 +279,7 @@ extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *sc
                        tail[1]);
     st = ensure_pairs(ix, pairs, err);
     if (st) return st;
-    QR_CUDA_TRY(err, qr_launch_emit(n, &g, ix->boxes, ix->nodes, ix->offsets, pairs, ix->keys[0],
+    QR_CUDA_TRY(err, qr_launch_emit(n, &g, ix->boxes, ix->tile_leaf, ix->offsets, pairs, ix->keys[0],
                                     ix->vals[0], ix->scalars, s));
     REC(EV_EMIT);
     /* Sort only the bits a leaf number can have; with one leaf the pairs are

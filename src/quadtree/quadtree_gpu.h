@@ -7,7 +7,7 @@
  *   tree    one block: 2-D prefix sums of the histograms, then level by level
  *           every node's exact circle count by inclusion-exclusion, splits,
  *           depth-first leaf numbering, list offsets, tile -> leaf map
- *   count   per circle: leaves its box meets (tree walk)
+ *   count   per circle: leaves its box meets (min_leaf cells via the tile map)
  *   scan    per circle: first pair slot (CUB exclusive scan, 64-bit)
  *   emit    per circle: (leaf, circle) pairs, in circle order
  *   sort    stable CUB radix sort on the leaf bits in use: lists ascending
@@ -70,9 +70,9 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
                            cudaStream_t st);
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                            const qr_dnode *nodes, uint32_t *counts, cudaStream_t st);
+                            const int32_t *tile_leaf, uint32_t *counts, cudaStream_t st);
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                           const qr_dnode *nodes, const long long *offsets, long long num_pairs,
+                           const int32_t *tile_leaf, const long long *offsets, long long num_pairs,
                            int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
                            cudaStream_t st);
 

@@ -7,7 +7,6 @@
 #include <cub/block/block_scan.cuh>
 
 #define QR_TREE_THREADS 1024
-#define QR_WALK_STACK (4 * QR_MAX_DEPTH_LIMIT + 8)
 
 /* ---- boxes: cull, pixel box, corner histograms ---------------------------
  *
@@ -21,42 +20,87 @@
  * equal" axes mirrored so that every query becomes a 2-D prefix sum:
  *   H1[X1][Y1]  H2[X1][gy-Y0]  H3[gx-X0][Y1]  H4[gx-X0][gy-Y0]
  * Whatever a circle's size, it costs four atomics. */
+__device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, size_t plane, int w1,
+                                        const qr_rect &b)
+{
+    int X0 = (b.x0 - g.region.x0) / g.cell, X1 = (b.x1 - g.region.x0 + g.cell - 1) / g.cell;
+    int Y0 = (b.y0 - g.region.y0) / g.cell, Y1 = (b.y1 - g.region.y0 + g.cell - 1) / g.cell;
+    atomicAdd(&h[0 * plane + (size_t)Y1 * w1 + X1], 1u);
+    atomicAdd(&h[1 * plane + (size_t)(g.gy - Y0) * w1 + X1], 1u);
+    atomicAdd(&h[2 * plane + (size_t)Y1 * w1 + (g.gx - X0)], 1u);
+    atomicAdd(&h[3 * plane + (size_t)(g.gy - Y0) * w1 + (g.gx - X0)], 1u);
+}
+
+/* SHARED: the block counts into its own copy of the histograms in shared
+ * memory and adds the non-zero entries to the global ones at the end — far
+ * fewer global atomics when many circles fall into few cells (micro2M). */
+template <bool SHARED>
 __global__ void k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
                         const float *__restrict__ rs, qr_tree_geom g, ushort4 *boxes,
                         uint32_t *hist, qr_build_scalars *scalars)
 {
+    extern __shared__ uint32_t s_hist[];
+    __shared__ int32_t s_visible;
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
     const int w1 = g.gx + 1;
     const size_t plane = (size_t)w1 * (g.gy + 1);
+    if (SHARED) {
+        for (size_t k = threadIdx.x; k < 4 * plane; k += blockDim.x) s_hist[k] = 0;
+        if (threadIdx.x == 0) s_visible = 0;
+        __syncthreads();
+    }
+    int32_t visible = 0;
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         qr_rect b;
         int vis = qr_cull_circle(xs[i], ys[i], rs[i], g.width, g.height, inv_w, inv_h, g.region, &b);
-        unsigned ballot = __ballot_sync(__activemask(), vis);
-        if ((threadIdx.x & 31) == __ffs(__activemask()) - 1)
-            atomicAdd(&scalars->visible, __popc(ballot));
+        visible += vis;
         if (!vis) {
             boxes[i] = make_ushort4(0, 0, 0, 0);
             continue;
         }
         boxes[i] = make_ushort4((unsigned short)b.x0, (unsigned short)b.y0, (unsigned short)b.x1,
                                 (unsigned short)b.y1);
-        int X0 = (b.x0 - g.region.x0) / g.cell, X1 = (b.x1 - g.region.x0 + g.cell - 1) / g.cell;
-        int Y0 = (b.y0 - g.region.y0) / g.cell, Y1 = (b.y1 - g.region.y0 + g.cell - 1) / g.cell;
-        atomicAdd(&hist[0 * plane + (size_t)Y1 * w1 + X1], 1u);
-        atomicAdd(&hist[1 * plane + (size_t)(g.gy - Y0) * w1 + X1], 1u);
-        atomicAdd(&hist[2 * plane + (size_t)Y1 * w1 + (g.gx - X0)], 1u);
-        atomicAdd(&hist[3 * plane + (size_t)(g.gy - Y0) * w1 + (g.gx - X0)], 1u);
+        add_box(SHARED ? s_hist : hist, g, plane, w1, b);
     }
+    /* visible circles: warp sums, then one atomic per warp (or block) */
+    for (int o = 16; o > 0; o >>= 1) visible += __shfl_down_sync(0xffffffffu, visible, o);
+    if (!SHARED) {
+        if ((threadIdx.x & 31) == 0) atomicAdd(&scalars->visible, visible);
+        return;
+    }
+    if ((threadIdx.x & 31) == 0) atomicAdd(&s_visible, visible);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(&scalars->visible, s_visible);
+    for (size_t k = threadIdx.x; k < 4 * plane; k += blockDim.x)
+        if (s_hist[k]) atomicAdd(&hist[k], s_hist[k]);
 }
+
+/* Shared-memory histograms up to this size (bytes). */
+#define QR_BOXES_SMEM_MAX (96 * 1024)
 
 cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort4 *boxes,
                             uint32_t *hist, qr_build_scalars *scalars, cudaStream_t st)
 {
     if (s->n == 0) return cudaSuccess;
-    int threads = 256;
+    const int threads = 256;
     int blocks = (int)((s->n + threads - 1) / threads);
-    if (blocks > 132 * 16) blocks = 132 * 16;
-    k_boxes<<<blocks, threads, 0, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
+    size_t smem = 4 * (size_t)(g->gx + 1) * (g->gy + 1) * sizeof(uint32_t);
+    /* privatize only when there are enough circles per block to pay for
+     * clearing and flushing the shared copy */
+    if (smem <= QR_BOXES_SMEM_MAX && s->n > 64 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(k_boxes<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             QR_BOXES_SMEM_MAX);
+        if (e != cudaSuccess) return e;
+        int sms = 132;
+        int dev = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess)
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (blocks > 2 * sms) blocks = 2 * sms;
+        k_boxes<true><<<blocks, threads, smem, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
+    } else {
+        if (blocks > 132 * 16) blocks = 132 * 16;
+        k_boxes<false><<<blocks, threads, 0, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
+    }
     return cudaGetLastError();
 }
 
@@ -276,44 +320,46 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
     return cudaGetLastError();
 }
 
-/* ---- count and emit: walk the tree for each circle's box ----------------- */
-
+/* ---- count and emit: the leaves a circle's box meets ----------------------
+ *
+ * Rather than walking the tree (a chain of dependent loads, and one thread
+ * stuck with every leaf of a big circle), a circle visits the min_leaf cells
+ * its box covers and looks each one's leaf up in the tile map: independent,
+ * cached loads. Leaf and box are rectangles, so their intersection has one
+ * bottom-left cell: a cell counts iff neither its left nor its lower
+ * neighbour inside the box belongs to the same leaf. */
 template <bool EMIT>
-__global__ void k_walk(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ boxes,
-                       const qr_dnode *__restrict__ nodes, uint32_t *counts,
-                       const long long *__restrict__ offsets, long long num_pairs, int32_t *keys,
-                       int32_t *vals, qr_build_scalars *scalars)
+__global__ void k_cells(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                        const int32_t *__restrict__ tile_leaf, uint32_t *counts,
+                        const long long *__restrict__ offsets, long long num_pairs, int32_t *keys,
+                        int32_t *vals, qr_build_scalars *scalars)
 {
+    const int tpc = g.cell / QR_TILE; /* tiles per cell side */
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        ushort4 b = boxes[i];
+        const ushort4 b = boxes[i];
         uint32_t c = 0;
-        long long out = EMIT ? offsets[i] : 0;
         if (b.x < b.z) {
-            int32_t stack[QR_WALK_STACK];
-            int sp = 0;
-            stack[sp++] = 0;
-            while (sp) {
-                qr_dnode nd = nodes[stack[--sp]];
-                if (nd.first_child < 0) {
+            const long long out = EMIT ? offsets[i] : 0;
+            const int X0 = (b.x - g.region.x0) / g.cell, X1 = (b.z - g.region.x0 + g.cell - 1) / g.cell;
+            const int Y0 = (b.y - g.region.y0) / g.cell, Y1 = (b.w - g.region.y0 + g.cell - 1) / g.cell;
+            for (int cy = Y0; cy < Y1; cy++) {
+                const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
+                const int32_t *below = row - (size_t)tpc * g.tiles_x;
+                int32_t left = -1;
+                for (int cx = X0; cx < X1; cx++) {
+                    const int32_t leaf = row[cx * tpc];
+                    const bool first = leaf != left && (cy == Y0 || below[cx * tpc] != leaf);
+                    left = leaf;
+                    if (!first) continue;
                     if (EMIT) {
                         if (out + c < num_pairs) {
-                            keys[out + c] = nd.leaf;
+                            keys[out + c] = leaf;
                             vals[out + c] = i;
                         } else {
                             scalars->bad_emit = 1;
                         }
                     }
                     c++;
-                    continue;
-                }
-                int d = nd.depth_mask & 0xff, mask = nd.depth_mask >> 8, half = (g.root >> d) >> 1;
-                int x = nd.xy & 0xffff, y = nd.xy >> 16, rank = 0;
-                for (int k = 0; k < 4; k++) {
-                    if (!(mask & (1 << k))) continue;
-                    int cx = x + (k & 1) * half, cy = y + (k >> 1) * half;
-                    if (b.x < cx + half && b.z > cx && b.y < cy + half && b.w > cy)
-                        stack[sp++] = nd.first_child + rank;
-                    rank++;
                 }
             }
         }
@@ -321,28 +367,28 @@ __global__ void k_walk(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ bo
     }
 }
 
-static int walk_blocks(int32_t n)
+static int cell_blocks(int32_t n)
 {
     int blocks = (int)((n + 255) / 256);
     return blocks > 132 * 16 ? 132 * 16 : (blocks < 1 ? 1 : blocks);
 }
 
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                            const qr_dnode *nodes, uint32_t *counts, cudaStream_t st)
+                            const int32_t *tile_leaf, uint32_t *counts, cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    k_walk<false><<<walk_blocks(n), 256, 0, st>>>(n, *g, boxes, nodes, counts, NULL, 0, NULL, NULL,
-                                                  NULL);
+    k_cells<false><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, counts, NULL, 0, NULL,
+                                                   NULL, NULL);
     return cudaGetLastError();
 }
 
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                           const qr_dnode *nodes, const long long *offsets, long long num_pairs,
+                           const int32_t *tile_leaf, const long long *offsets, long long num_pairs,
                            int32_t *keys, int32_t *vals, qr_build_scalars *scalars, cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    k_walk<true><<<walk_blocks(n), 256, 0, st>>>(n, *g, boxes, nodes, NULL, offsets, num_pairs,
-                                                 keys, vals, scalars);
+    k_cells<true><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, NULL, offsets, num_pairs,
+                                                  keys, vals, scalars);
     return cudaGetLastError();
 }
 

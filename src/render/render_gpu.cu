@@ -1,12 +1,13 @@
 /* render_gpu.cu — the GPU renderer: one thread block per 16 x 16 pixel tile,
- * one thread per pixel, colour in registers, one global write per pixel.
+ * four pixels per thread, colour in registers, one global write per pixel.
  *
  * A tile lies inside one quadtree leaf. The block walks the leaf's list in
- * batches of 256 circles: each thread fetches one circle (two 16-byte loads
+ * batches of 64 circles: each thread fetches one circle (two 16-byte loads
  * of the packed scene), keeps it only if its pixel box meets the tile, and a
  * block scan compacts the survivors into shared memory in list order — the
  * leaf list is refined to the tile inside the kernel, which is what lets
- * leaves be larger than tiles. Then every pixel runs over the staged circles.
+ * leaves be larger than tiles. Then every thread runs over the staged
+ * circles for its column of 4 pixels.
  *
  *   exact: back to front, the reference blend with the reference operations
  *          (circle_math.h): bit-identical to qr_render_cpu on flat scenes.
@@ -25,7 +26,10 @@
 #include <cub/block/block_scan.cuh>
 #include <stdlib.h>
 
-#define RT_THREADS (QR_TILE * QR_TILE)
+/* Each thread shades a column of RT_ROWS pixels: the circle's dx and dx*dx
+ * are then computed once for all of them. 64 threads cover a 16 x 16 tile. */
+#define RT_ROWS 4
+#define RT_THREADS (QR_TILE * QR_TILE / RT_ROWS)
 
 typedef cub::BlockScan<int, RT_THREADS> render_scan;
 
@@ -39,103 +43,133 @@ struct qr_gpu_renderer {
     qr_render_mode last_mode;
 };
 
+/* Bits lo..hi-1 of a 16-bit tile row or column mask (0 <= lo <= hi <= 16). */
+__device__ __forceinline__ uint32_t span_mask(int lo, int hi)
+{
+    return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+}
+
 template <bool EXACT, bool SNOW>
 __global__ void __launch_bounds__(RT_THREADS)
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
          float color_span, float4 *__restrict__ image)
 {
-    __shared__ float4 s_pos[RT_THREADS]; /* x, y, r*r, r */
-    __shared__ float4 s_col[RT_THREADS]; /* red, green, blue, z */
-    __shared__ int2 s_box[RT_THREADS];   /* x0 | x1 << 16, y0 | y1 << 16 */
+    /* staged circles of the current batch, in list order */
+    __shared__ float4 s_pos[RT_THREADS];  /* x, y, r*r, r */
+    __shared__ float4 s_col[RT_THREADS];  /* flat: 0.5*(r, g, b); snow: -, -, -, z */
+    __shared__ uint32_t s_mask[RT_THREADS]; /* the circle's pixel box inside the tile:
+                                               column bits | row bits << 16 */
     __shared__ typename render_scan::TempStorage scan_tmp;
 
     const qr_tree_geom &g = v.geom;
     const int tile = blockIdx.x;
     const int tx0 = g.region.x0 + (tile % g.tiles_x) * QR_TILE;
     const int ty0 = g.region.y0 + (tile / g.tiles_x) * QR_TILE;
-    const int tx1 = min(tx0 + QR_TILE, g.region.x1), ty1 = min(ty0 + QR_TILE, g.region.y1);
-    const int px = tx0 + (threadIdx.x % QR_TILE), py = ty0 + (threadIdx.x / QR_TILE);
-    const bool inside = px < tx1 && py < ty1;
+    const int lx = threadIdx.x % QR_TILE, ly0 = (threadIdx.x / QR_TILE) * RT_ROWS;
+    const int px = tx0 + lx;
+    const float inv_h = 1.0f / (float)g.height;
     const float cx = qr_pixel_center(px, 1.0f / (float)g.width);
-    const float cy = qr_pixel_center(py, 1.0f / (float)g.height);
-    const float bg = SNOW ? qr_snow_shade_row(py, g.height) : 1.0f;
+    float cy[RT_ROWS], bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        cy[r] = qr_pixel_center(ty0 + ly0 + r, inv_h);
+        bg[r] = SNOW ? qr_snow_shade_row(ty0 + ly0 + r, g.height) : 1.0f;
+        c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
+        c[r][3] = 1.0f;
+        T[r] = 1.0f;
+    }
     const qr_leaf leaf = v.leaves[v.tile_leaf[tile]];
     const int32_t *list = v.lists + leaf.offset;
-
-    float c[4] = {EXACT ? bg : 0.0f, EXACT ? bg : 0.0f, EXACT ? bg : 0.0f, EXACT ? 1.0f : 0.0f};
-    float T = 1.0f;               /* fast: transmittance left */
-    bool done = !inside;          /* fast: this pixel can no longer change */
     const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
+    uint32_t live = (1u << RT_ROWS) - 1; /* fast: rows that can still change */
 
     const int count = leaf.count;
     const int batches = (count + RT_THREADS - 1) / RT_THREADS;
     for (int bi = 0; bi < batches; bi++) {
-        /* exact walks batches first to last, fast last to first */
-        const int base = EXACT ? bi * RT_THREADS : (batches - 1 - bi) * RT_THREADS;
+        /* exact walks the list first to last, fast last to first */
+        const int base = (EXACT ? bi : batches - 1 - bi) * RT_THREADS;
         const int j = base + threadIdx.x;
-        int keep = 0;
+        uint32_t mask = 0;
         float4 p, cl;
-        qr_pixbox b;
         if (j < count) {
             int32_t id = list[j];
             p = pos[id];
             cl = col[id];
-            b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
-            keep = b.x0 < tx1 && b.x1 > tx0 && b.y0 < ty1 && b.y1 > ty0;
+            qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
+            int x0 = max(b.x0 - tx0, 0), x1 = min(b.x1 - tx0, QR_TILE);
+            int y0 = max(b.y0 - ty0, 0), y1 = min(b.y1 - ty0, QR_TILE);
+            if (x0 < x1 && y0 < y1) mask = span_mask(x0, x1) | (span_mask(y0, y1) << 16);
         }
         int slot, kept;
-        render_scan(scan_tmp).ExclusiveSum(keep, slot, kept);
-        if (keep) {
+        render_scan(scan_tmp).ExclusiveSum(mask != 0, slot, kept);
+        if (mask) {
             s_pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
-            s_col[slot] = make_float4(cl.x, cl.y, cl.z, p.z);
-            s_box[slot] = make_int2(b.x0 | (b.x1 << 16), b.y0 | (b.y1 << 16));
+            s_col[slot] = SNOW ? make_float4(0.0f, 0.0f, 0.0f, p.z)
+                               : make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y),
+                                             QR_MUL(0.5f, cl.z), 0.0f);
+            s_mask[slot] = mask;
         }
         __syncthreads();
-        if (!done) {
-            for (int k0 = 0; k0 < kept; k0++) {
-                const int k = EXACT ? k0 : kept - 1 - k0;
-                const float4 sp = s_pos[k];
-                const float d2 = qr_dist2(sp.x, sp.y, cx, cy);
-                const int2 sb = s_box[k];
-                /* the reference only shades pixels inside the circle's box */
-                const bool in_box = (unsigned)(px - (sb.x & 0xffff)) < (unsigned)((sb.x >> 16) - (sb.x & 0xffff)) &&
-                                    (unsigned)(py - (sb.y & 0xffff)) < (unsigned)((sb.y >> 16) - (sb.y & 0xffff));
-                if (!(d2 <= sp.z) || !in_box) continue;
-                const float4 sc = s_col[k];
-                float alpha, r = sc.x, gr = sc.y, bl = sc.z;
-                if (SNOW)
-                    qr_shade_snow(d2, sp.w, sc.w, &alpha, &r, &gr, &bl);
-                else
-                    alpha = 0.5f;
-                if (EXACT) {
-                    qr_blend(alpha, r, gr, bl, c);
-                } else {
-                    const float w = T * alpha;
-                    c[0] += w * r;
-                    c[1] += w * gr;
-                    c[2] += w * bl;
-                    T *= 1.0f - alpha;
-                    if (T <= stop) {
-                        done = true;
-                        break;
+        for (int k0 = 0; k0 < kept && live; k0++) {
+            const int k = EXACT ? k0 : kept - 1 - k0;
+            const uint32_t m = s_mask[k];
+            /* the reference only shades pixels inside the circle's box */
+            uint32_t rows = ((m >> lx) & 1u) ? (m >> (16 + ly0)) & live : 0u;
+            if (!rows) continue;
+            const float4 sp = s_pos[k];
+            const float4 sc = s_col[k];
+            const float dx = QR_SUB(sp.x, cx);
+            const float dx2 = QR_MUL(dx, dx);
+#pragma unroll
+            for (int r = 0; r < RT_ROWS; r++) {
+                if (!((rows >> r) & 1u)) continue;
+                const float dy = QR_SUB(sp.y, cy[r]);
+                const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
+                if (!(d2 <= sp.z)) continue;
+                if (SNOW) {
+                    float alpha, cr, cg, cb;
+                    qr_shade_snow(d2, sp.w, sc.w, &alpha, &cr, &cg, &cb);
+                    if (EXACT) {
+                        qr_blend(alpha, cr, cg, cb, c[r]);
+                    } else {
+                        const float w = T[r] * alpha;
+                        c[r][0] += w * cr;
+                        c[r][1] += w * cg;
+                        c[r][2] += w * cb;
+                        T[r] *= 1.0f - alpha;
                     }
+                } else if (EXACT) {
+                    /* qr_blend with alpha = 0.5: alpha*colour was staged */
+                    c[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, c[r][0]));
+                    c[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, c[r][1]));
+                    c[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, c[r][2]));
+                    c[r][3] = QR_ADD(c[r][3], 0.5f);
+                } else {
+                    c[r][0] += T[r] * sc.x;
+                    c[r][1] += T[r] * sc.y;
+                    c[r][2] += T[r] * sc.z;
+                    T[r] *= 0.5f;
                 }
+                if (!EXACT && T[r] <= stop) live &= ~(1u << r);
             }
         }
         if (EXACT) {
             __syncthreads();
-        } else if (__syncthreads_and(done)) {
+        } else if (__syncthreads_and(live == 0)) {
             break;
         }
     }
-    if (!inside) return;
-    if (!EXACT) {
-        c[0] += T * bg;
-        c[1] += T * bg;
-        c[2] += T * bg;
-        c[3] = 1.0f;
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        const int py = ty0 + ly0 + r;
+        if (px >= g.region.x1 || py >= g.region.y1) continue;
+        if (!EXACT) {
+            c[r][0] += T[r] * bg[r];
+            c[r][1] += T[r] * bg[r];
+            c[r][2] += T[r] * bg[r];
+        }
+        image[(size_t)py * g.width + px] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
     }
-    image[(size_t)py * g.width + px] = make_float4(c[0], c[1], c[2], c[3]);
 }
 
 extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer **out,
