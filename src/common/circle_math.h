@@ -96,18 +96,21 @@ QR_HD void qr_blend(float alpha, float r, float g, float b, float *px)
  * Gaussian falloff. The device build uses the GPU's sqrtf/expf (within 1e-5). */
 QR_HD void qr_shade_snow(float d2, float rad, float z, float *alpha, float *r, float *g, float *b)
 {
-    const float ramp_r[5] = {1.0f, 1.0f, 0.8f, 0.8f, 0.8f};
-    const float ramp_g[5] = {1.0f, 1.0f, 0.9f, 0.9f, 0.8f};
-    const float ramp_b[5] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+    /* The ramp (1,1,1) (1,1,1) (.8,.9,1) (.8,.9,1) (.8,.8,1) as selects, not a
+     * table: an indexed local array would live in slow local memory on the
+     * GPU. Blue is 1 everywhere. */
     float t = sqrtf(d2) / rad;
     float scaled = QR_MUL(t, 4.0f);
     int base = scaled >= 4.0f ? 4 : (scaled > 0.0f ? (int)scaled : 0);
     int next = base < 4 ? base + 1 : 4;
+    float r0 = base < 2 ? 1.0f : 0.8f, r1 = next < 2 ? 1.0f : 0.8f;
+    float g0 = base < 2 ? 1.0f : (base < 4 ? 0.9f : 0.8f);
+    float g1 = next < 2 ? 1.0f : (next < 4 ? 0.9f : 0.8f);
     float w = QR_SUB(scaled, (float)base);
     float one_minus_w = QR_SUB(1.0f, w);
-    *r = QR_ADD(QR_MUL(one_minus_w, ramp_r[base]), QR_MUL(w, ramp_r[next]));
-    *g = QR_ADD(QR_MUL(one_minus_w, ramp_g[base]), QR_MUL(w, ramp_g[next]));
-    *b = QR_ADD(QR_MUL(one_minus_w, ramp_b[base]), QR_MUL(w, ramp_b[next]));
+    *r = QR_ADD(QR_MUL(one_minus_w, r0), QR_MUL(w, r1));
+    *g = QR_ADD(QR_MUL(one_minus_w, g0), QR_MUL(w, g1));
+    *b = QR_ADD(QR_MUL(one_minus_w, 1.0f), QR_MUL(w, 1.0f));
     float max_alpha = QR_ADD(0.6f, QR_MUL(0.4f, QR_SUB(1.0f, z)));
     max_alpha = max_alpha > 1.0f ? 1.0f : max_alpha;
     max_alpha = max_alpha < 0.0f ? 0.0f : max_alpha;
