@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Chosen by the sweep in docs/benchmarks.md: leaves of at least 64 pixels
+ * holding up to 1024 circles keep the pair count (build time) low, and the
+ * render kernel refines each leaf list to its 16 x 16 tiles. */
 void qr_index_params_default(qr_index_params *p)
 {
-    p->capacity = 256;
-    p->min_leaf = 32;
+    p->capacity = 1024;
+    p->min_leaf = 64;
     p->max_depth = QR_MAX_DEPTH_LIMIT;
     p->uniform = 0;
 }
