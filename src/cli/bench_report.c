@@ -1,0 +1,255 @@
+/* bench_report.c — printing and saving `quadrender bench` results: the
+ * table, the quadtree-versus-grid speedups, JSON, CSV and an SVG plot drawn
+ * by hand (no plotting library, nothing needed to read it but a browser). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/bench.h"
+#include "common/atomic_file.h"
+
+const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree", "count", "scan",
+                                                      "emit",  "sort", "render", "other"};
+
+const char *bench_index_name(const bench_row *r, char *buf, size_t len)
+{
+    if (r->grid_tile)
+        snprintf(buf, len, "grid%d", r->grid_tile);
+    else
+        snprintf(buf, len, "quadtree");
+    return buf;
+}
+
+void bench_print_table(FILE *out, const bench_row *rows, int n)
+{
+    fprintf(out, "%-11s %5s %-5s %-9s %9s %9s %9s %8s %8s %8s %7s %9s %6s %8s\n", "scene", "size",
+            "mode", "index", "frame ms", "min", "max", "IQR", "build", "render", "leaves", "pairs",
+            "repl", "MiB");
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32];
+        fprintf(out, "%-11s %5d %-5s %-9s %9.4f %9.4f %9.4f %8.4f %8.4f %8.4f %7d %9lld %6.2f %8.1f\n",
+                r->scene, r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
+                r->frame.median, r->frame.min, r->frame.max, r->frame.p75 - r->frame.p25,
+                r->build.median, r->stage[BENCH_RENDER], r->leaves, r->pairs,
+                r->visible ? (double)r->pairs / r->visible : 0.0,
+                (double)r->device_bytes / (1024.0 * 1024.0));
+    }
+}
+
+void bench_print_speedups(FILE *out, const bench_row *rows, int n)
+{
+    int printed = 0;
+    for (int i = 0; i < n; i++) {
+        const bench_row *q = &rows[i];
+        if (q->grid_tile) continue;
+        const bench_row *best = NULL;
+        for (int j = 0; j < n; j++) {
+            const bench_row *g = &rows[j];
+            if (!g->grid_tile || strcmp(g->scene, q->scene) || g->size != q->size || g->exact != q->exact)
+                continue;
+            if (!best || g->frame.median < best->frame.median) best = g;
+        }
+        if (!best) continue;
+        if (!printed++)
+            fprintf(out, "\n%-11s %5s %-5s %12s %12s %-8s %8s\n", "scene", "size", "mode",
+                    "quadtree ms", "best grid ms", "tile", "speedup");
+        fprintf(out, "%-11s %5d %-5s %12.4f %12.4f %-8d %7.2fx\n", q->scene, q->size,
+                q->exact ? "exact" : "fast", q->frame.median, best->frame.median, best->grid_tile,
+                best->frame.median / q->frame.median);
+    }
+    int cpu_lines = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].cpu_ms >= 0 && !rows[i].grid_tile) {
+            if (!cpu_lines++) fprintf(out, "\n");
+            fprintf(out, "%-11s %5d CPU reference %.1f ms (%.0fx the quadtree, %s mode)\n",
+                    rows[i].scene, rows[i].size, rows[i].cpu_ms, rows[i].cpu_ms / rows[i].frame.median,
+                    rows[i].exact ? "exact" : "fast");
+        }
+}
+
+/* Opens path for writing ("-" is stdout). */
+static qr_status open_out(const char *path, qr_atomic_file *af, FILE **fp, qr_error *err)
+{
+    if (!strcmp(path, "-")) {
+        af->fp = NULL;
+        *fp = stdout;
+        return QR_OK;
+    }
+    qr_status st = qr_atomic_open(af, path, err);
+    *fp = af->fp;
+    return st;
+}
+
+static qr_status close_out(qr_atomic_file *af, qr_error *err)
+{
+    if (!af->fp) return fflush(stdout) ? qr_fail(err, QR_ERR_IO, "stdout: write failed") : QR_OK;
+    return qr_atomic_commit(af, err);
+}
+
+static void json_stats(FILE *f, const char *name, const bench_stats *s)
+{
+    fprintf(f, "\"%s\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f, \"p25\": %.6f, \"p75\": %.6f}",
+            name, s->median, s->min, s->max, s->p25, s->p75);
+}
+
+qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
+                           qr_error *err)
+{
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (st) return st;
+    fprintf(f, "{\n  \"schema_version\": 1,\n  \"header\": %s,\n  \"results\": [\n", header_json);
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32];
+        fprintf(f, "    {\"scene\": \"%s\", \"size\": %d, \"mode\": \"%s\", \"index\": \"%s\", "
+                   "\"frames\": %d, ",
+                r->scene, r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
+                r->frames);
+        json_stats(f, "frame_ms", &r->frame);
+        fputs(", ", f);
+        json_stats(f, "build_ms", &r->build);
+        fputs(", \"stage_ms\": {", f);
+        for (int k = 0; k < BENCH_NSTAGES; k++)
+            fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", bench_stage_names[k], r->stage[k]);
+        fprintf(f, "}, \"leaves\": %d, \"pairs\": %lld, \"visible\": %d, \"replication\": %.4f, "
+                   "\"device_bytes\": %zu",
+                r->leaves, r->pairs, r->visible, r->visible ? (double)r->pairs / r->visible : 0.0,
+                r->device_bytes);
+        if (r->cpu_ms >= 0) fprintf(f, ", \"cpu_ms\": %.3f", r->cpu_ms);
+        fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+    }
+    fputs("  ]\n}\n", f);
+    return close_out(&af, err);
+}
+
+qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_error *err)
+{
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (st) return st;
+    fputs("scene,size,mode,index,frames,frame_median_ms,frame_min_ms,frame_max_ms,frame_p25_ms,"
+          "frame_p75_ms,build_median_ms",
+          f);
+    for (int k = 0; k < BENCH_NSTAGES; k++) fprintf(f, ",%s_ms", bench_stage_names[k]);
+    fputs(",leaves,pairs,visible,device_bytes,cpu_ms\n", f);
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32];
+        fprintf(f, "%s,%d,%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", r->scene, r->size,
+                r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name), r->frames,
+                r->frame.median, r->frame.min, r->frame.max, r->frame.p25, r->frame.p75,
+                r->build.median);
+        for (int k = 0; k < BENCH_NSTAGES; k++) fprintf(f, ",%.6f", r->stage[k]);
+        fprintf(f, ",%d,%lld,%d,%zu,", r->leaves, r->pairs, r->visible, r->device_bytes);
+        if (r->cpu_ms >= 0) fprintf(f, "%.3f", r->cpu_ms);
+        fputc('\n', f);
+    }
+    return close_out(&af, err);
+}
+
+/* ---- SVG ------------------------------------------------------------------ */
+
+static const char *const stage_colors[BENCH_NSTAGES] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                                        "#59a14f", "#edc948", "#b07aa1", "#bab0ac"};
+
+qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
+                          qr_error *err)
+{
+    /* panels: distinct (size, mode); groups: scenes in first-seen order;
+     * bars: index configurations in first-seen order */
+    int panel_size[16], panel_exact[16], npanels = 0;
+    const char *scenes[64];
+    int nscenes = 0;
+    int tiles[16], ntiles = 0; /* 0 = quadtree */
+    for (int i = 0; i < n; i++) {
+        int k;
+        for (k = 0; k < npanels && !(panel_size[k] == rows[i].size && panel_exact[k] == rows[i].exact); k++) {}
+        if (k == npanels && npanels < 16) {
+            panel_size[npanels] = rows[i].size;
+            panel_exact[npanels++] = rows[i].exact;
+        }
+        for (k = 0; k < nscenes && strcmp(scenes[k], rows[i].scene); k++) {}
+        if (k == nscenes && nscenes < 64) scenes[nscenes++] = rows[i].scene;
+        for (k = 0; k < ntiles && tiles[k] != rows[i].grid_tile; k++) {}
+        if (k == ntiles && ntiles < 16) tiles[ntiles++] = rows[i].grid_tile;
+    }
+    double lo = 1e30, hi = 0;
+    for (int i = 0; i < n; i++) {
+        double first = rows[i].stage[0] > 0 ? rows[i].stage[0] : rows[i].frame.median;
+        if (first < lo) lo = first;
+        if (rows[i].frame.median > hi) hi = rows[i].frame.median;
+    }
+    if (n == 0) lo = 0.001, hi = 1;
+    const double dlo = floor(log10(lo > 0 ? lo : 1e-4)), dhi = ceil(log10(hi > 0 ? hi : 1));
+    const int bar_w = 14, gap = 18, left = 70, panel_h = 260, top = 50, legend_h = 40;
+    const int group_w = ntiles * bar_w + gap;
+    const int width = left + nscenes * group_w + 160;
+    const int height = top + npanels * (panel_h + 70) + legend_h;
+
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (st) return st;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "font-family=\"sans-serif\" font-size=\"11\">\n",
+            width, height);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s</text>\n", left, title);
+    for (int p = 0; p < npanels; p++) {
+        const int y0 = top + p * (panel_h + 70); /* panel top */
+        const int yb = y0 + panel_h;             /* axis bottom */
+#define YPOS(ms) (yb - (int)((log10((ms) > 0 ? (ms) : pow(10, dlo)) - dlo) / (dhi - dlo) * panel_h))
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%dx%d, %s mode (ms per frame, log scale)</text>\n",
+                left, y0 - 8, panel_size[p], panel_size[p], panel_exact[p] ? "exact" : "fast");
+        for (double d = dlo; d <= dhi + 1e-9; d += 1) {
+            int y = YPOS(pow(10, d));
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", left, y,
+                    left + nscenes * group_w, y);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%g</text>\n", left - 4, y + 4,
+                    pow(10, d));
+        }
+        for (int s = 0; s < nscenes; s++) {
+            const int gx = left + s * group_w + gap / 2;
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                    gx + ntiles * bar_w / 2, yb + 30, scenes[s]);
+            for (int t = 0; t < ntiles; t++) {
+                const bench_row *r = NULL;
+                for (int i = 0; i < n; i++)
+                    if (rows[i].size == panel_size[p] && rows[i].exact == panel_exact[p] &&
+                        rows[i].grid_tile == tiles[t] && !strcmp(rows[i].scene, scenes[s]))
+                        r = &rows[i];
+                const int x = gx + t * bar_w;
+                fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" transform=\"rotate(90 %d %d)\">%s%d</text>\n",
+                        x + 3, yb + 4, x + 3, yb + 4, tiles[t] ? "g" : "q", tiles[t]);
+                if (!r) continue;
+                double cum = 0;
+                for (int k = 0; k < BENCH_NSTAGES; k++) {
+                    if (r->stage[k] <= 0) continue;
+                    int ya = k == 0 || cum <= 0 ? yb : YPOS(cum);
+                    cum += r->stage[k];
+                    int yt = YPOS(cum);
+                    if (ya - yt < 1) continue;
+                    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
+                               "<title>%s %s: %.4f ms</title></rect>\n",
+                            x, yt, bar_w - 2, ya - yt, stage_colors[k], scenes[s], bench_stage_names[k],
+                            r->stage[k]);
+                }
+            }
+        }
+#undef YPOS
+    }
+    const int ly = height - legend_h + 10;
+    for (int k = 0; k < BENCH_NSTAGES; k++) {
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                   "<text x=\"%d\" y=\"%d\">%s</text>\n",
+                left + k * 80, ly, stage_colors[k], left + k * 80 + 14, ly + 9, bench_stage_names[k]);
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\">bars: q = quadtree, gN = uniform grid of N-pixel tiles</text>\n",
+            left, ly + 26);
+    fputs("</svg>\n", f);
+    return close_out(&af, err);
+}

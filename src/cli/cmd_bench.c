@@ -1,0 +1,349 @@
+/* cmd_bench.c — `quadrender bench`: the quadtree against the uniform grid,
+ * stage by stage, on the GPU.
+ *
+ * Each scene is uploaded once; for every size, index and mode the frame
+ * (index build + render, image left on the GPU) runs `warmup` times
+ * untimed, then `frames` times timed with CUDA events. Medians, quartiles
+ * and extremes go to the table; bench_report.c prints and saves them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/bench.h"
+#include "cli/cli.h"
+#include "quadrender/gpu.h"
+#include "quadrender/image.h"
+#include "quadrender/render_cpu.h"
+#include "quadrender/scene.h"
+
+#ifndef QR_BUILD_TYPE
+#define QR_BUILD_TYPE "unknown"
+#endif
+
+#define MAX_ITEMS 16
+
+/* A comma-separated list of words ("quadtree,grid") or numbers ("16,32"). */
+typedef struct word_list {
+    const char *item[MAX_ITEMS];
+    int n;
+    char buf[256];
+} word_list;
+
+typedef struct int_list {
+    int item[MAX_ITEMS];
+    int n;
+} int_list;
+
+static const char *split(const char *text, word_list *l)
+{
+    if (strlen(text) >= sizeof l->buf) return "a shorter list";
+    strcpy(l->buf, text);
+    l->n = 0;
+    for (char *s = l->buf, *tok; (tok = strtok(s, ",")); s = NULL) {
+        if (l->n == MAX_ITEMS) return "at most 16 comma-separated values";
+        l->item[l->n++] = tok;
+    }
+    return l->n ? NULL : "a comma-separated list";
+}
+
+static const char *set_index_list(const char *text, void *dest)
+{
+    word_list *l = dest;
+    if (split(text, l)) return "a list of 'quadtree' and 'grid'";
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->item[i], "quadtree") && strcmp(l->item[i], "grid"))
+            return "a list of 'quadtree' and 'grid'";
+    return NULL;
+}
+
+static const char *set_mode_list(const char *text, void *dest)
+{
+    word_list *l = dest;
+    if (split(text, l)) return "a list of 'fast' and 'exact'";
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->item[i], "fast") && strcmp(l->item[i], "exact")) return "a list of 'fast' and 'exact'";
+    return NULL;
+}
+
+static const char *parse_ints(const char *text, int_list *out, uint64_t lo, uint64_t hi, int pow2,
+                              const char *what)
+{
+    word_list w;
+    if (split(text, &w)) return what;
+    out->n = 0;
+    for (int i = 0; i < w.n; i++) {
+        uint64_t v;
+        if (!cli_parse_u64(w.item[i], hi, &v) || v < lo || (pow2 && (v & (v - 1)))) return what;
+        out->item[out->n++] = (int)v;
+    }
+    return NULL;
+}
+
+static const char *set_size_list(const char *text, void *dest)
+{
+    return parse_ints(text, dest, 1, QR_IMAGE_MAX_DIM, 0, "a list of sizes from 1 to 32768");
+}
+
+static const char *set_tile_list(const char *text, void *dest)
+{
+    return parse_ints(text, dest, QR_TILE, 32768, 1, "a list of powers of two from 16 to 32768");
+}
+
+static const char *set_count(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 100000, &v) || v < 1) return "an integer from 1 to 100000";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+static const char *set_count0(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 100000, &v)) return "an integer from 0 to 100000";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Quantile q of sorted v[0..n-1], linear between neighbours. */
+static double quantile(const double *v, int n, double q)
+{
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static bench_stats stats_of(double *v, int n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    bench_stats s = {quantile(v, n, 0.5), v[0], v[n - 1], quantile(v, n, 0.25), quantile(v, n, 0.75)};
+    return s;
+}
+
+/* One (scene, size, index, mode) measurement. */
+static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_index_params *p,
+                         int exact, int warmup, int frames, bench_row *row, qr_error *err)
+{
+    double *v = malloc(sizeof(double) * frames * (BENCH_NSTAGES + 2));
+    if (!v) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    double *frame = v, *build = v + frames, *stage = v + 2 * frames;
+    qr_status st = QR_OK;
+    for (int f = -warmup; f < frames && !st; f++) {
+        st = qr_gpu_render(r, gs, p, exact ? QR_RENDER_EXACT : QR_RENDER_FAST, err);
+        if (st || f < 0) continue;
+        qr_frame_timing t;
+        st = qr_gpu_renderer_timing(r, &t, err);
+        if (st) continue;
+        const double s[BENCH_NSTAGES - 1] = {t.build.boxes_ms, t.build.tree_ms, t.build.count_ms,
+                                             t.build.scan_ms,  t.build.emit_ms, t.build.sort_ms,
+                                             t.render_ms};
+        double sum = 0;
+        for (int k = 0; k < BENCH_NSTAGES - 1; k++) {
+            stage[k * frames + f] = s[k];
+            sum += s[k];
+        }
+        stage[BENCH_OTHER * frames + f] = t.frame_ms > sum ? t.frame_ms - sum : 0;
+        frame[f] = t.frame_ms;
+        build[f] = t.build.total_ms;
+    }
+    if (!st) {
+        row->frames = frames;
+        row->frame = stats_of(frame, frames);
+        row->build = stats_of(build, frames);
+        for (int k = 0; k < BENCH_NSTAGES; k++) row->stage[k] = stats_of(stage + k * frames, frames).median;
+        qr_index *ix = NULL;
+        st = qr_gpu_index_download(qr_gpu_renderer_index(r), &ix, err);
+        if (!st) {
+            row->leaves = ix->num_leaves;
+            row->pairs = ix->num_pairs;
+            row->visible = ix->visible;
+            qr_index_free(ix);
+        }
+        row->device_bytes = qr_gpu_renderer_device_bytes(r);
+    }
+    free(v);
+    return st;
+}
+
+static const char *const scored[] = {"rgb",       "pattern", "rand10k", "rand100k", "biglittle",
+                                     "littlebig", "rand1M",  "micro2M", "snowsingle"};
+
+static int run_bench(const cli_cmd *cmd, int argc, char **argv)
+{
+    word_list indexes, modes;
+    int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64}, 3};
+    set_index_list("quadtree,grid", &indexes);
+    set_mode_list("fast,exact", &modes);
+    int frames = 20, warmup = 5, cpu = 0;
+    uint32_t seed = 0;
+    const char *json = NULL, *csv = NULL, *plot = NULL;
+    qr_index_params qp;
+    qr_index_params_default(&qp);
+    cli_opt opts[] = {
+        {"--index", NULL, "LIST", set_index_list, &indexes, "indexes to compare: quadtree,grid", 0},
+        {"--size", "-s", "LIST", set_size_list, &sizes, "square image sizes, e.g. 1024,2048 (default 1024)", 0},
+        {"--mode", NULL, "LIST", set_mode_list, &modes, "render modes: fast,exact (default both)", 0},
+        {"--tile", NULL, "LIST", set_tile_list, &tiles, "grid tile sides to try (default 16,32,64)", 0},
+        {"--frames", NULL, "N", set_count, &frames, "timed frames per measurement (default 20)", 0},
+        {"--warmup", NULL, "N", set_count0, &warmup, "untimed frames first (default 5)", 0},
+        {"--seed", NULL, "N", cli_set_seed, &seed, "seed of the built-in scenes (default 0)", 0},
+        {"--cpu", NULL, NULL, NULL, &cpu, "also time the CPU reference renderer (one frame)", 0},
+        {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON ('-' = stdout)", 0},
+        {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV ('-' = stdout)", 0},
+        {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
+    };
+    const int nopts = (int)(sizeof opts / sizeof opts[0]);
+    char *pos[64];
+    int npos;
+    int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 64, &npos);
+    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
+    if (rc != CLI_PARSE_OK) return rc;
+    if (plot) {
+        size_t l = strlen(plot);
+        if (l < 4 || strcmp(plot + l - 4, ".svg"))
+            return cli_usage_error(cmd, "--plot: expected a file name ending in .svg, got '%s'", plot);
+    }
+    const char *const *scenes = (const char *const *)pos;
+    int nscenes = npos;
+    if (!npos) {
+        scenes = scored;
+        nscenes = (int)(sizeof scored / sizeof scored[0]);
+    }
+    const char *outs[] = {json, csv, plot};
+    for (int k = 0; k < 3; k++)
+        if (outs[k] && strcmp(outs[k], "-") && (rc = cli_check_output_path(outs[k]))) return rc;
+
+    qr_error err;
+    qr_gpu_info gpu;
+    if (qr_gpu_probe(&gpu, &err) != QR_OK) {
+        fprintf(stderr, "quadrender: bench needs a GPU: %s\n", err.msg);
+        return CLI_EXIT_NO_GPU;
+    }
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    printf("# quadrender bench, %s\n# %s (sm_%d%d, %d SMs, %.1f GiB), max clocks: SM %d MHz, memory %d MHz\n"
+           "# driver CUDA %d.%d, runtime %d.%d, build %s, %d warm-up + %d timed frames, "
+           "scene on the GPU, image left on the GPU\n",
+           date, gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.mem_total / 1073741824.0,
+           gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version / 1000,
+           gpu.driver_version % 1000 / 10, gpu.runtime_version / 1000, gpu.runtime_version % 1000 / 10,
+           QR_BUILD_TYPE, warmup, frames);
+    char header_json[1024];
+    snprintf(header_json, sizeof header_json,
+             "{\"date\": \"%s\", \"gpu\": \"%s\", \"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, "
+             "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
+             "\"frames\": %d, \"seed\": %u}",
+             date, gpu.name, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version,
+             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed);
+
+    int want_q = 0, want_g = 0;
+    for (int i = 0; i < indexes.n; i++) {
+        want_q |= !strcmp(indexes.item[i], "quadtree");
+        want_g |= !strcmp(indexes.item[i], "grid");
+    }
+    const int configs = want_q + (want_g ? tiles.n : 0);
+    const int total = nscenes * sizes.n * configs * modes.n;
+    bench_row *rows = calloc(total ? total : 1, sizeof *rows);
+    if (!rows) {
+        qr_fail(&err, QR_ERR_NOMEM, "out of host memory");
+        return cli_fail(&err, CLI_PHASE_RUN);
+    }
+    const int progress = isatty(STDERR_FILENO);
+    int nrows = 0;
+    rc = CLI_EXIT_OK;
+    for (int s = 0; s < nscenes && rc == CLI_EXIT_OK; s++) {
+        qr_scene *scene = NULL;
+        qr_gpu_scene *gs = NULL;
+        if (qr_scene_load(scenes[s], seed, &scene, &err) != QR_OK) {
+            rc = cli_fail(&err, CLI_PHASE_INPUT);
+            break;
+        }
+        if (qr_gpu_scene_upload(scene, &gs, &err) != QR_OK) {
+            rc = cli_fail(&err, CLI_PHASE_RUN);
+            qr_scene_free(scene);
+            break;
+        }
+        for (int z = 0; z < sizes.n && rc == CLI_EXIT_OK; z++) {
+            const int size = sizes.item[z];
+            double cpu_ms = -1;
+            if (cpu) {
+                qr_image *img = NULL;
+                if (qr_image_create(size, size, &img, &err) == QR_OK) {
+                    double t0 = cli_now_ms();
+                    if (qr_render_cpu(scene, img, &err) == QR_OK) cpu_ms = cli_now_ms() - t0;
+                    qr_image_free(img);
+                }
+            }
+            qr_gpu_renderer *r = NULL;
+            if (qr_gpu_renderer_create(size, size, &r, &err) != QR_OK) {
+                rc = cli_fail(&err, CLI_PHASE_RUN);
+                break;
+            }
+            qr_gpu_renderer_set_timing(r, 1);
+            for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++) {
+                qr_index_params p = qp;
+                int tile = 0;
+                if (!want_q || c > 0) {
+                    tile = tiles.item[c - want_q];
+                    p.uniform = 1;
+                    p.min_leaf = tile;
+                }
+                for (int m = 0; m < modes.n && rc == CLI_EXIT_OK; m++) {
+                    bench_row *row = &rows[nrows];
+                    snprintf(row->scene, sizeof row->scene, "%s", scene->name);
+                    row->size = size;
+                    row->exact = !strcmp(modes.item[m], "exact");
+                    row->grid_tile = tile;
+                    row->cpu_ms = row->exact ? cpu_ms : -1;
+                    if (progress)
+                        fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total, scene->name,
+                                size, tile ? "grid" : "quadtree", modes.item[m]);
+                    if (measure(r, gs, &p, row->exact, warmup, frames, row, &err) != QR_OK)
+                        rc = cli_fail(&err, CLI_PHASE_RUN);
+                    else
+                        nrows++;
+                }
+            }
+            qr_gpu_renderer_destroy(r);
+        }
+        qr_gpu_scene_free(gs);
+        qr_scene_free(scene);
+    }
+    if (progress) fputs("\r\033[K", stderr);
+    if (rc == CLI_EXIT_OK) {
+        bench_print_table(stdout, rows, nrows);
+        bench_print_speedups(stdout, rows, nrows);
+        char title[512];
+        snprintf(title, sizeof title, "quadrender bench — %s — %s", gpu.name, date);
+        if (json && bench_write_json(json, header_json, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (!rc && csv && bench_write_csv(csv, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (!rc && plot && bench_write_svg(plot, title, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+    }
+    free(rows);
+    return rc;
+}
+
+const cli_cmd cli_cmd_bench = {
+    .name = "bench",
+    .summary = "time the quadtree against the uniform grid on the GPU",
+    .args = "[SCENE...]",
+    .about = "Times frames (index build + render, scene and image on the GPU) for each\n"
+             "scene, size, index and mode, with CUDA events: warm-up frames first, then\n"
+             "the median, quartiles and extremes of the timed ones, per stage. With no\n"
+             "scene, the scored set: rgb pattern rand10k rand100k biglittle littlebig\n"
+             "rand1M micro2M snowsingle. 'grid' is the classic uniform grid of --tile\n"
+             "pixel tiles, built and rendered by the same code as the quadtree.\n",
+    .notes = "The table goes to stdout, a progress line to stderr when it is a terminal.\n"
+             "Exit codes: 0 ok, 2 bad command line, 3 bad scene, 4 cannot write an output,\n"
+             "5 no usable GPU, 6 out of memory, 7 CUDA error.\n",
+    .run = run_bench,
+};
