@@ -58,6 +58,7 @@ typedef struct cli_cmd {
 extern const cli_cmd cli_cmd_render;
 extern const cli_cmd cli_cmd_dump;
 extern const cli_cmd cli_cmd_scenes;
+extern const cli_cmd cli_cmd_bench;
 
 /* ---- options --------------------------------------------------------------- */
 

@@ -21,6 +21,7 @@ static const cli_cmd *const commands[] = {
     &cli_cmd_render,
     &cli_cmd_dump,
     &cli_cmd_scenes,
+    &cli_cmd_bench,
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
