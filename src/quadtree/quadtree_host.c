@@ -104,7 +104,7 @@ static void add_leaf(builder *bd, int x0, int y0, int side, int depth, const int
     leaf->depth = depth;
     leaf->count = n;
     leaf->offset = bd->num_pairs;
-    memcpy(bd->lists + bd->num_pairs, ids, (size_t)n * sizeof *ids);
+    if (n) memcpy(bd->lists + bd->num_pairs, ids, (size_t)n * sizeof *ids);
     bd->num_pairs += n;
 }
 
@@ -171,6 +171,8 @@ qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t heig
     build_node(&bd, reg.x0, reg.y0, root, 0, ids, visible);
     free(boxes);
     free(ids);
+    if (!bd.lists && !bd.oom) /* an index with no pairs still has a list array */
+        bd.oom = !(bd.lists = malloc(sizeof *bd.lists));
     if (bd.oom) {
         free(bd.leaves); free(bd.lists); free(ix);
         return qr_fail(err, QR_ERR_NOMEM, "out of host memory building the index");
