@@ -1,0 +1,247 @@
+/* index_stats.c — statistics of a quadtree index and their JSON form (see
+ * quadrender/stats.h). Plain C: the index is read on the host, whichever
+ * builder made it. */
+#include "quadrender/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least p percent of the sorted
+ * values at or below it. */
+static int32_t percentile(const int32_t *sorted, int32_t n, int p)
+{
+    int64_t rank = ((int64_t)p * n + 99) / 100; /* ceil(p * n / 100), >= 1 for n >= 1 */
+    return sorted[rank - 1];
+}
+
+/* Checks what the statistics rely on, so that an index from anywhere (a
+ * download, a test's hand-made one) cannot make us read out of bounds. */
+static qr_status check_index(const qr_index *ix, int32_t n_circles, qr_error *err)
+{
+    if (n_circles < 0)
+        return qr_fail(err, QR_ERR_INVALID, "negative circle count %d", n_circles);
+    if (ix->root_size < 1 || ix->root_size > (1 << QR_STATS_MAX_SIDE_LOG2) ||
+        (ix->root_size & (ix->root_size - 1)))
+        return qr_fail(err, QR_ERR_INVALID, "index root side %d is not a power of two up to %d",
+                       ix->root_size, 1 << QR_STATS_MAX_SIDE_LOG2);
+    if (ix->num_leaves < 0 || ix->num_pairs < 0 || ix->num_nodes < ix->num_leaves ||
+        (ix->num_leaves > 0 && !ix->leaves) || (ix->num_pairs > 0 && !ix->lists))
+        return qr_fail(err, QR_ERR_INVALID, "index has %d nodes, %d leaves and %lld pairs",
+                       ix->num_nodes, ix->num_leaves, (long long)ix->num_pairs);
+    if ((int64_t)ix->visible + ix->culled != n_circles)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "index of %d visible and %d culled circles, but the scene has %d",
+                       ix->visible, ix->culled, n_circles);
+    int64_t sum = 0;
+    for (int32_t i = 0; i < ix->num_leaves; i++) {
+        const qr_leaf *l = &ix->leaves[i];
+        if (l->depth < 0 || l->depth > QR_MAX_DEPTH_LIMIT || (ix->root_size >> l->depth) < 1)
+            return qr_fail(err, QR_ERR_INVALID, "leaf %d: depth %d out of range", i, l->depth);
+        if (l->count < 0 || l->offset < 0 || l->offset > ix->num_pairs - l->count)
+            return qr_fail(err, QR_ERR_INVALID,
+                           "leaf %d: list of %d at offset %lld outside the %lld pairs", i,
+                           l->count, (long long)l->offset, (long long)ix->num_pairs);
+        sum += l->count;
+    }
+    if (sum != ix->num_pairs)
+        return qr_fail(err, QR_ERR_INVALID, "leaf lists hold %lld pairs, the index says %lld",
+                       (long long)sum, (long long)ix->num_pairs);
+    for (int64_t k = 0; k < ix->num_pairs; k++)
+        if (ix->lists[k] < 0 || ix->lists[k] >= n_circles)
+            return qr_fail(err, QR_ERR_INVALID, "list entry %lld is circle %d of %d",
+                           (long long)k, ix->lists[k], n_circles);
+    return QR_OK;
+}
+
+/* Circles listed at least once: a bitmap, n/8 bytes, rather than trusting
+ * ix->visible, so that the check above can compare the two. */
+static qr_status count_visible(const qr_index *ix, int32_t n_circles, int32_t *visible,
+                               qr_error *err)
+{
+    unsigned char *seen = calloc((size_t)n_circles / 8 + 1, 1);
+    if (!seen)
+        return qr_fail(err, QR_ERR_NOMEM, "out of host memory for the statistics of %d circles",
+                       n_circles);
+    int32_t v = 0;
+    for (int64_t k = 0; k < ix->num_pairs; k++) {
+        int32_t c = ix->lists[k];
+        unsigned char bit = (unsigned char)(1u << (c & 7));
+        if (!(seen[c >> 3] & bit)) {
+            seen[c >> 3] |= bit;
+            v++;
+        }
+    }
+    free(seen);
+    *visible = v;
+    return QR_OK;
+}
+
+qr_status qr_index_stats_compute(const qr_index *ix, int32_t n_circles, qr_index_stats *out,
+                                 qr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!ix)
+        return qr_fail(err, QR_ERR_INVALID, "no index");
+    qr_status st = check_index(ix, n_circles, err);
+    if (st)
+        return st;
+    int32_t visible = 0;
+    if ((st = count_visible(ix, n_circles, &visible, err)))
+        return st;
+    if (visible != ix->visible)
+        return qr_fail(err, QR_ERR_INVALID, "index says %d visible circles, its lists hold %d",
+                       ix->visible, visible);
+
+    int32_t n = ix->num_leaves;
+    int32_t *counts = malloc((size_t)(n ? n : 1) * sizeof *counts);
+    if (!counts)
+        return qr_fail(err, QR_ERR_NOMEM, "out of host memory for the statistics of %d leaves", n);
+    int root_log2 = 0;
+    while ((1 << root_log2) < ix->root_size)
+        root_log2++;
+    for (int32_t i = 0; i < n; i++) {
+        const qr_leaf *l = &ix->leaves[i];
+        int32_t side = ix->root_size >> l->depth;
+        counts[i] = l->count;
+        out->leaves_per_depth[l->depth]++;
+        out->leaves_per_side[root_log2 - l->depth]++;
+        if (l->rect.x1 - l->rect.x0 < side || l->rect.y1 - l->rect.y0 < side)
+            out->clipped_leaves++;
+        if (l->depth > out->max_depth)
+            out->max_depth = l->depth;
+        if (l->count == 0)
+            out->empty_leaves++;
+    }
+    out->root_size = ix->root_size;
+    out->nodes = ix->num_nodes;
+    out->leaves = n;
+    out->pairs = ix->num_pairs;
+    out->visible = visible;
+    out->culled = n_circles - visible;
+    out->replication = visible ? (double)ix->num_pairs / visible : 0.0;
+    if (n > 0) {
+        qsort(counts, (size_t)n, sizeof *counts, cmp_i32);
+        out->min_per_leaf = counts[0];
+        out->max_per_leaf = counts[n - 1];
+        out->mean_per_leaf = (double)ix->num_pairs / n;
+        out->median_per_leaf = 0.5 * ((double)counts[(n - 1) / 2] + (double)counts[n / 2]);
+        out->p90_per_leaf = percentile(counts, n, 90);
+        out->p99_per_leaf = percentile(counts, n, 99);
+    }
+    free(counts);
+    return QR_OK;
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+/* A JSON string: quotes, backslashes and control characters escaped (file
+ * scene names are whatever the file was called). */
+static void json_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(fp, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(fp, "\\u%04x", *p);
+        else
+            fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+/* JSON has no inf or NaN. */
+static void json_number(FILE *fp, double v)
+{
+    if (isfinite(v))
+        fprintf(fp, "%.6g", v);
+    else
+        fputs("null", fp);
+}
+
+qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
+                                    const qr_stats_context *ctx, qr_error *err)
+{
+    fprintf(fp, "{\n  \"schema_version\": %d,\n", QR_STATS_SCHEMA_VERSION);
+    if (ctx) {
+        fputs("  \"scene\": {", fp);
+        if (ctx->scene) {
+            fputs("\"name\": ", fp);
+            json_string(fp, ctx->scene);
+            fputs(", ", fp);
+        }
+        fprintf(fp, "\"circles\": %d, \"seed\": %u, \"frame\": %lld},\n", ctx->circles,
+                ctx->seed, (long long)ctx->frame);
+        fprintf(fp, "  \"image\": {\"width\": %d, \"height\": %d},\n", ctx->width, ctx->height);
+        fprintf(fp,
+                "  \"params\": {\"capacity\": %d, \"min_leaf\": %d, \"max_depth\": %d, "
+                "\"uniform\": %s},\n",
+                ctx->params.capacity, ctx->params.min_leaf, ctx->params.max_depth,
+                ctx->params.uniform ? "true" : "false");
+        if (ctx->device) {
+            fputs("  \"device\": {\"kind\": ", fp);
+            json_string(fp, ctx->device);
+            if (ctx->device_name) {
+                fputs(", \"name\": ", fp);
+                json_string(fp, ctx->device_name);
+            }
+            if (ctx->device_bytes)
+                fprintf(fp, ", \"index_bytes\": %zu", ctx->device_bytes);
+            fputs("},\n", fp);
+        }
+    }
+    fprintf(fp,
+            "  \"tree\": {\"root_size\": %d, \"nodes\": %d, \"leaves\": %d, \"max_depth\": %d, "
+            "\"clipped_leaves\": %d,\n    \"leaves_per_depth\": [",
+            s->root_size, s->nodes, s->leaves, s->max_depth, s->clipped_leaves);
+    for (int d = 0; d <= s->max_depth; d++)
+        fprintf(fp, "%s%d", d ? ", " : "", s->leaves_per_depth[d]);
+    fputs("],\n    \"leaves_per_side\": [", fp);
+    int first = 1;
+    for (int k = 0; k <= QR_STATS_MAX_SIDE_LOG2; k++) {
+        if (!s->leaves_per_side[k])
+            continue;
+        fprintf(fp, "%s{\"side\": %d, \"leaves\": %d}", first ? "" : ", ", 1 << k,
+                s->leaves_per_side[k]);
+        first = 0;
+    }
+    fprintf(fp, "]},\n  \"circles_per_leaf\": {\"min\": %d, \"mean\": ", s->min_per_leaf);
+    json_number(fp, s->mean_per_leaf);
+    fputs(", \"median\": ", fp);
+    json_number(fp, s->median_per_leaf);
+    fprintf(fp, ", \"p90\": %d, \"p99\": %d, \"max\": %d, \"empty_leaves\": %d},\n",
+            s->p90_per_leaf, s->p99_per_leaf, s->max_per_leaf, s->empty_leaves);
+    fprintf(fp, "  \"circles\": {\"visible\": %d, \"culled\": %d, \"pairs\": %lld, "
+                "\"replication\": ",
+            s->visible, s->culled, (long long)s->pairs);
+    json_number(fp, s->replication);
+    fputs("}", fp);
+    if (ctx && ctx->timed_builds > 0) {
+        fprintf(fp, ",\n  \"build_ms\": {\"statistic\": \"median\", \"timed_builds\": %d, "
+                    "\"warmup_builds\": %d",
+                ctx->timed_builds, ctx->warmup_builds);
+        if (ctx->has_stages) {
+            const char *names[] = {"boxes", "tree", "count", "scan", "emit", "sort"};
+            const float v[] = {ctx->build.boxes_ms, ctx->build.tree_ms, ctx->build.count_ms,
+                               ctx->build.scan_ms,  ctx->build.emit_ms, ctx->build.sort_ms};
+            for (int k = 0; k < 6; k++) {
+                fprintf(fp, ", \"%s\": ", names[k]);
+                json_number(fp, v[k]);
+            }
+        }
+        fputs(", \"total\": ", fp);
+        json_number(fp, ctx->build.total_ms);
+        fputs("}", fp);
+    }
+    fputs("\n}\n", fp);
+    if (ferror(fp))
+        return qr_fail(err, QR_ERR_IO, "cannot write the statistics");
+    return QR_OK;
+}
