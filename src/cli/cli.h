@@ -15,6 +15,9 @@
 #include <stdio.h>
 
 #include "quadrender/error.h"
+#include "quadrender/gpu.h"
+#include "quadrender/index.h"
+#include "quadrender/scene.h"
 
 /* Exit codes: a contract with scripts, documented in docs/cli.md. */
 enum {
@@ -58,6 +61,8 @@ typedef struct cli_cmd {
 extern const cli_cmd cli_cmd_render;
 extern const cli_cmd cli_cmd_dump;
 extern const cli_cmd cli_cmd_scenes;
+extern const cli_cmd cli_cmd_check;
+extern const cli_cmd cli_cmd_stats;
 extern const cli_cmd cli_cmd_bench;
 
 /* ---- options --------------------------------------------------------------- */
@@ -119,6 +124,58 @@ const char *cli_set_device(const char *text, void *dest); /* cli_device */
 
 /* Strict unsigned decimal: digits only (no sign, no spaces), value <= max. */
 bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
+
+/* ---- what several commands share (cli_shared.c) ------------------------------ */
+
+/* The scene options of render, check and stats: -s/--size, --width,
+ * --height, --seed, --frame, in that order. */
+typedef struct cli_scene_opts {
+    int32_t size, width, height;
+    uint32_t seed;
+    int64_t frame;
+} cli_scene_opts;
+/* Their places in the table, from the first. */
+enum { CLI_SO_SIZE, CLI_SO_WIDTH, CLI_SO_HEIGHT, CLI_SO_SEED, CLI_SO_FRAME, CLI_SCENE_NOPTS };
+
+/* Sets the defaults (1024 x 1024, seed 0, frame 0) and fills
+ * opts[0..CLI_SCENE_NOPTS-1] to parse into *s. */
+void cli_scene_opts_init(cli_opt *opts, cli_scene_opts *s);
+/* After cli_parse: -s gives both sides, and cannot be combined with
+ * --width/--height (usage error, CLI_EXIT_USAGE). */
+int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opts *s);
+
+/* The index options: --capacity, --min-leaf, --max-depth, in that order,
+ * parsed into *p, which starts from qr_index_params_default (shown in the
+ * help). */
+#define CLI_INDEX_NOPTS 3
+void cli_index_opts_init(cli_opt *opts, qr_index_params *p);
+
+const char *cli_set_capacity(const char *text, void *dest);  /* int32_t, 1..2^30 */
+const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^4..2^15 */
+const char *cli_set_max_depth(const char *text, void *dest); /* int32_t, 0..15 */
+
+/* Where a command runs, decided from --device before any work is done. */
+typedef struct cli_device_choice {
+    bool gpu;          /* run on the GPU */
+    qr_gpu_info info;  /* when gpu */
+    char where[320];   /* "the GPU (NVIDIA H100 ..., sm_90, 132 SMs)" or "the CPU" */
+    char note[768];    /* what to tell the user once the scene is loaded, or "" */
+} cli_device_choice;
+
+/* Probes the GPU for `auto` and `gpu`. `doing` is what the command does
+ * there ("rendering"). auto falls back to the CPU, saying why in the note;
+ * gpu without a usable GPU prints "quadrender: --device gpu: <why>" and
+ * answers CLI_EXIT_NO_GPU. Otherwise CLI_EXIT_OK. */
+int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c);
+
+/* Steps a device scene from *steps animation steps (as uploaded: the host
+ * scene's `steps`) to the state frame `frame` is rendered from, frame + 1
+ * steps, on the GPU. Static scenes only count the steps. Cannot go back. */
+qr_status cli_gpu_seek(qr_gpu_scene *gs, qr_anim anim, int64_t *steps, int64_t frame,
+                       qr_error *err);
+
+/* The median of v[0..n-1], n >= 1 (sorts v). */
+double cli_median(double *v, int n);
 
 /* ---- misc ---------------------------------------------------------------------- */
 

@@ -1,8 +1,9 @@
 /* cmd_render.c — `quadrender render`: scene in, image file(s) out.
  *
- * load the scene -> for each frame: seek, render_frame, write.
- * render_frame is the one place that knows which renderer runs; the GPU
- * renderer slots in there (and its set-up in render_ctx_init).
+ * load the scene -> for each frame: seek_frame, render_frame, write.
+ * seek_frame and render_frame are the places that know which device runs;
+ * render_ctx_init picks it (--device), render_ctx_start sets the GPU up.
+ * On the GPU the scene is uploaded once and stepped there between frames.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,53 +19,81 @@
  * name within PATH_MAX. */
 #define MAX_OUT_LEN 3900
 
-/* Where frames are rendered, decided once before any work is done. */
+/* Where frames are rendered, decided once before any work is done, and on
+ * the GPU what stays there from frame to frame: the scene (stepped in
+ * place) and one renderer for the image size. */
 typedef struct render_ctx {
-    cli_device device; /* CLI_DEVICE_CPU or CLI_DEVICE_GPU, never AUTO */
-    const char *where; /* "the CPU", for the messages */
-    const char *note;  /* why auto chose what it chose, or NULL */
+    cli_device_choice dev;
+    qr_render_mode mode;
+    qr_index_params params;
+    qr_gpu_scene *gs;
+    qr_gpu_renderer *r;
+    int64_t gpu_steps;      /* animation steps the device scene has had */
+    double upload_ms;       /* once, with the first frame's times */
+    qr_frame_timing timing; /* of the last frame (CUDA events) */
+    double download_ms;     /* of the last frame */
 } render_ctx;
 
 /* Resolves --device before any work is done, so that --device gpu fails
  * at once. Returns CLI_EXIT_OK, or prints why not and returns the exit code. */
-static int render_ctx_init(render_ctx *ctx, cli_device requested)
+static int render_ctx_init(render_ctx *ctx, cli_device requested, qr_render_mode mode,
+                           const qr_index_params *params)
 {
-    ctx->device = CLI_DEVICE_CPU;
-    ctx->where = "the CPU";
-    ctx->note = NULL;
-    switch (requested) {
-    case CLI_DEVICE_CPU:
-        return CLI_EXIT_OK;
-    case CLI_DEVICE_AUTO:
-        /* With a GPU renderer: qr_gpu_probe here, and the GPU when it is usable. */
-        ctx->note = "no GPU renderer in this build yet: rendering on the CPU";
-        return CLI_EXIT_OK;
-    case CLI_DEVICE_GPU: {
-        /* Say first what the user can fix (no driver, no device), then what
-         * only a newer build can. */
-        qr_error err;
-        if (qr_gpu_probe(NULL, &err) != QR_OK)
-            fprintf(stderr, "quadrender: --device gpu: %s\n", err.msg);
-        else
-            fputs("quadrender: --device gpu: this build has no GPU renderer yet "
-                  "(use --device cpu)\n",
-                  stderr);
-        return CLI_EXIT_NO_GPU;
-    }
-    }
-    return CLI_EXIT_FAILURE;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->mode = mode;
+    ctx->params = *params;
+    return cli_choose_device(requested, "rendering", &ctx->dev);
+}
+
+/* Once the scene is loaded: on the GPU, upload it (as generated, steps ==
+ * scene->steps) and make the renderer; frames then never touch the host
+ * scene. */
+static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_t width,
+                                  int32_t height, qr_error *err)
+{
+    if (!ctx->dev.gpu)
+        return QR_OK;
+    double t0 = cli_now_ms();
+    qr_status st = qr_gpu_scene_upload(scene, &ctx->gs, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_create(width, height, &ctx->r, err);
+    if (st != QR_OK)
+        return st;
+    qr_gpu_renderer_set_timing(ctx->r, 1);
+    ctx->gpu_steps = scene->steps;
+    ctx->upload_ms = cli_now_ms() - t0;
+    return QR_OK;
+}
+
+static void render_ctx_free(render_ctx *ctx)
+{
+    qr_gpu_renderer_destroy(ctx->r);
+    qr_gpu_scene_free(ctx->gs);
+}
+
+/* Brings the scene to the state frame k is rendered from: the host scene
+ * on the CPU, the device scene on the GPU. */
+static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err)
+{
+    if (ctx->dev.gpu)
+        return cli_gpu_seek(ctx->gs, scene->anim, &ctx->gpu_steps, k, err);
+    return qr_scene_seek_frame(scene, k, err);
 }
 
 /* Renders the scene's current state into img on the device ctx chose. */
-static qr_status render_frame(const render_ctx *ctx, const qr_scene *scene, qr_image *img,
+static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
                               qr_error *err)
 {
-    switch (ctx->device) {
-    case CLI_DEVICE_GPU:
-        return qr_fail(err, QR_ERR_NO_GPU, "no GPU renderer in this build yet");
-    default:
+    if (!ctx->dev.gpu)
         return qr_render_cpu(scene, img, err);
-    }
+    qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
+    double t0 = cli_now_ms();
+    if (st == QR_OK)
+        st = qr_gpu_renderer_download(ctx->r, img, err);
+    ctx->download_ms = cli_now_ms() - t0;
+    return st;
 }
 
 /* The file frame `frame` of a --frames run goes to: "out/snow.ppm", 3 ->
@@ -79,29 +108,36 @@ static void frame_path(char *buf, size_t size, const char *out, int64_t frame)
 
 static int run_render(const cli_cmd *cmd, int argc, char **argv)
 {
-    int32_t size = 1024, width = 1024, height = 1024;
-    uint32_t seed = 0;
-    int64_t frame = 0;
+    cli_scene_opts so;
     cli_range frames = {0, 0};
     const char *out = NULL;
     cli_device device = CLI_DEVICE_AUTO;
-    enum { O_SIZE, O_WIDTH, O_HEIGHT, O_SEED, O_FRAME, O_FRAMES, O_OUT, O_DEVICE, O_COUNT };
+    int exact = 0, fast = 0;
+    qr_index_params params;
+    enum {
+        O_SCENE,
+        O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
+        O_OUT,
+        O_DEVICE,
+        O_EXACT,
+        O_FAST,
+        O_INDEX,
+        O_COUNT = O_INDEX + CLI_INDEX_NOPTS
+    };
     cli_opt opts[O_COUNT] = {
-        [O_SIZE] = {"--size", "-s", "N", cli_set_dim, &size,
-                    "image width and height in pixels (default 1024)"},
-        [O_WIDTH] = {"--width", NULL, "W", cli_set_dim, &width, "image width (default 1024)"},
-        [O_HEIGHT] = {"--height", NULL, "H", cli_set_dim, &height, "image height (default 1024)"},
-        [O_SEED] = {"--seed", NULL, "N", cli_set_seed, &seed,
-                    "random seed of a built-in scene (default 0)"},
-        [O_FRAME] = {"--frame", NULL, "K", cli_set_frame, &frame,
-                     "render frame K, after K+1 animation steps (default 0)"},
         [O_FRAMES] = {"--frames", NULL, "A:B", cli_set_frames, &frames,
                       "render frames A to B, one file each (NAME_%04d.EXT)"},
         [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &out,
                    "output image, .png, .ppm or .pfm (default SCENE.png)"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
                       "auto, gpu or cpu (default auto: the GPU when usable)"},
+        [O_EXACT] = {"--exact", NULL, NULL, NULL, &exact,
+                     "GPU: bit-identical to the CPU reference (back to front)"},
+        [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
+                    "GPU: front to back with early stop, within 1e-5 (the default)"},
     };
+    cli_scene_opts_init(&opts[O_SCENE], &so);
+    cli_index_opts_init(&opts[O_INDEX], &params);
     char *pos[1];
     int npos;
     int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
@@ -111,15 +147,15 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         return rc;
     if (npos == 0)
         return cli_usage_error(cmd, "render: missing SCENE (a built-in name or a .circles/.par file)");
-    if (opts[O_SIZE].given && (opts[O_WIDTH].given || opts[O_HEIGHT].given))
-        return cli_usage_error(cmd, "-s/--size cannot be combined with --width or --height");
-    if (opts[O_FRAME].given && opts[O_FRAMES].given)
+    if ((rc = cli_scene_opts_finish(cmd, &opts[O_SCENE], &so)) != CLI_EXIT_OK)
+        return rc;
+    if (opts[O_SCENE + CLI_SO_FRAME].given && opts[O_FRAMES].given)
         return cli_usage_error(cmd, "--frame cannot be combined with --frames");
-    if (opts[O_SIZE].given)
-        width = height = size;
+    if (exact && fast)
+        return cli_usage_error(cmd, "--exact cannot be combined with --fast");
     bool many = opts[O_FRAMES].given;
     if (!many)
-        frames.first = frames.last = frame;
+        frames.first = frames.last = so.frame;
     if (out) {
         if (qr_image_format_from_path(out) == QR_FORMAT_UNKNOWN)
             return cli_usage_error(cmd, "-o/--output: '%s' is not a .png, .ppm or .pfm file name",
@@ -132,28 +168,32 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     }
 
     render_ctx ctx;
-    if ((rc = render_ctx_init(&ctx, device)) != CLI_EXIT_OK)
+    qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+    if ((rc = render_ctx_init(&ctx, device, mode, &params)) != CLI_EXIT_OK)
         return rc;
 
     qr_error err;
     qr_scene *scene = NULL;
     qr_image *img = NULL;
     double t0 = cli_now_ms();
-    if (qr_scene_load(pos[0], seed, &scene, &err) != QR_OK)
+    if (qr_scene_load(pos[0], so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double load_ms = cli_now_ms() - t0;
-    if (qr_image_create(width, height, &img, &err) != QR_OK) {
+    if (ctx.dev.note[0])
+        fprintf(stderr, "quadrender: %s%s\n", ctx.dev.note,
+                !ctx.dev.gpu ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
+    if (qr_image_create(so.width, so.height, &img, &err) != QR_OK ||
+        render_ctx_start(&ctx, scene, so.width, so.height, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }
-    if (ctx.note)
-        fprintf(stderr, "quadrender: %s\n", ctx.note);
     char default_out[sizeof scene->name + 8];
     if (!out) {
         snprintf(default_out, sizeof default_out, "%s.png", scene->name);
         out = default_out;
     }
 
+    double gpu_ms = 0, wall0 = cli_now_ms();
     for (int64_t k = frames.first; k <= frames.last; k++) {
         char path[MAX_OUT_LEN + 32];
         if (many)
@@ -161,10 +201,11 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         else
             snprintf(path, sizeof path, "%s", out);
         fprintf(stderr, "quadrender: %s (%d circles) %dx%d frame %lld on %s -> %s\n", scene->name,
-                (int)scene->n, (int)width, (int)height, (long long)k, ctx.where, path);
+                (int)scene->n, (int)so.width, (int)so.height, (long long)k,
+                ctx.dev.gpu ? "the GPU" : "the CPU", path);
 
         double t1 = cli_now_ms();
-        if (qr_scene_seek_frame(scene, k, &err) != QR_OK) {
+        if (seek_frame(&ctx, scene, k, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_RUN);
             goto done;
         }
@@ -179,15 +220,38 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t4 = cli_now_ms();
-        /* the scene is loaded once: its time belongs to the first frame */
-        char load[48] = "";
-        if (k == frames.first)
-            snprintf(load, sizeof load, "load %.1f ms, ", load_ms);
-        fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", load,
-                t2 - t1, t3 - t2, t4 - t3);
+        /* the scene is loaded (and uploaded) once: its time belongs to the
+         * first frame */
+        char once[96] = "";
+        if (k == frames.first && ctx.dev.gpu)
+            snprintf(once, sizeof once, "load %.1f ms, upload %.1f ms, ", load_ms, ctx.upload_ms);
+        else if (k == frames.first)
+            snprintf(once, sizeof once, "load %.1f ms, ", load_ms);
+        if (ctx.dev.gpu) {
+            /* the GPU stages from CUDA events; the wall time around them adds
+             * the launches and the read-back of the index's size */
+            const qr_frame_timing *ft = &ctx.timing;
+            fprintf(stderr,
+                    "quadrender:   %sseek %.1f ms, index %.3f ms + render %.3f ms = %.3f ms on "
+                    "the GPU, download %.1f ms, write %.1f ms\n",
+                    once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms,
+                    ctx.download_ms, t4 - t3);
+            gpu_ms += ft->frame_ms;
+        } else {
+            fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", once,
+                    t2 - t1, t3 - t2, t4 - t3);
+        }
+    }
+    if (many) {
+        int64_t n = frames.last - frames.first + 1;
+        fprintf(stderr, "quadrender: %lld frames in %.1f ms", (long long)n, cli_now_ms() - wall0);
+        if (ctx.dev.gpu)
+            fprintf(stderr, ", %.3f ms per frame on the GPU (index + render)", gpu_ms / (double)n);
+        fputc('\n', stderr);
     }
     rc = CLI_EXIT_OK;
 done:
+    render_ctx_free(&ctx);
     qr_image_free(img);
     qr_scene_free(scene);
     return rc;
@@ -203,6 +267,11 @@ const cli_cmd cli_cmd_render = {
              "scenes look the same in every frame. With --frames A:B the frames go to\n"
              "NAME_%04d.EXT for NAME.EXT given by -o, e.g. -o out/snow.ppm writes\n"
              "out/snow_0003.ppm for frame 3.\n"
+             "\n"
+             "On the GPU, --fast (the default) lets every colour channel differ from the\n"
+             "CPU reference by at most 1e-5 and leaves alpha at 1; --exact matches it bit\n"
+             "for bit (snow within 1e-5). The index options change the speed, never the\n"
+             "picture; the CPU renderer has no index and ignores them.\n"
              "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
              "image, 5 no usable GPU (--device gpu), 6 out of memory, 7 CUDA error.\n",

@@ -1,0 +1,143 @@
+/* cli_shared.c — what render, check and stats share: the scene and index
+ * options, the choice of device, stepping a scene on the GPU (see cli.h). */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "quadrender/image.h"
+
+/* ---- scene options ------------------------------------------------------------- */
+
+void cli_scene_opts_init(cli_opt *opts, cli_scene_opts *s)
+{
+    s->size = s->width = s->height = 1024;
+    s->seed = 0;
+    s->frame = 0;
+    const cli_opt o[CLI_SCENE_NOPTS] = {
+        [CLI_SO_SIZE] = {"--size", "-s", "N", cli_set_dim, &s->size,
+                         "image width and height in pixels (default 1024)"},
+        [CLI_SO_WIDTH] = {"--width", NULL, "W", cli_set_dim, &s->width,
+                          "image width (default 1024)"},
+        [CLI_SO_HEIGHT] = {"--height", NULL, "H", cli_set_dim, &s->height,
+                           "image height (default 1024)"},
+        [CLI_SO_SEED] = {"--seed", NULL, "N", cli_set_seed, &s->seed,
+                         "random seed of a built-in scene (default 0)"},
+        [CLI_SO_FRAME] = {"--frame", NULL, "K", cli_set_frame, &s->frame,
+                          "frame K, after K+1 animation steps (default 0)"},
+    };
+    memcpy(opts, o, sizeof o);
+}
+
+int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opts *s)
+{
+    if (opts[CLI_SO_SIZE].given && (opts[CLI_SO_WIDTH].given || opts[CLI_SO_HEIGHT].given))
+        return cli_usage_error(cmd, "-s/--size cannot be combined with --width or --height");
+    if (opts[CLI_SO_SIZE].given)
+        s->width = s->height = s->size;
+    return CLI_EXIT_OK;
+}
+
+/* ---- index options ----------------------------------------------------------------- */
+
+const char *cli_set_capacity(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, UINT64_C(1) << 30, &v) || v == 0)
+        return "an integer from 1 to 1073741824";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
+const char *cli_set_min_leaf(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 32768, &v) || v < QR_TILE || (v & (v - 1)))
+        return "a power of two from 16 to 32768";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
+const char *cli_set_max_depth(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, QR_MAX_DEPTH_LIMIT, &v))
+        return "an integer from 0 to 15";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
+void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
+{
+    qr_index_params_default(p);
+    /* the help shows the library's defaults, whatever they are now; one
+     * process parses one command line, so static buffers do */
+    static char cap_help[96], leaf_help[96], depth_help[96];
+    snprintf(cap_help, sizeof cap_help, "split index nodes holding more than N circles (default %d)",
+             p->capacity);
+    snprintf(leaf_help, sizeof leaf_help,
+             "smallest index leaf side, a power of two from 16 (default %d)", p->min_leaf);
+    snprintf(depth_help, sizeof depth_help, "deepest index level, 0 to %d (default %d)",
+             QR_MAX_DEPTH_LIMIT, p->max_depth);
+    const cli_opt o[CLI_INDEX_NOPTS] = {
+        {"--capacity", NULL, "N", cli_set_capacity, &p->capacity, cap_help, 0},
+        {"--min-leaf", NULL, "N", cli_set_min_leaf, &p->min_leaf, leaf_help, 0},
+        {"--max-depth", NULL, "N", cli_set_max_depth, &p->max_depth, depth_help, 0},
+    };
+    memcpy(opts, o, sizeof o);
+}
+
+/* ---- device ---------------------------------------------------------------------------- */
+
+int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->where, sizeof c->where, "the CPU");
+    if (requested == CLI_DEVICE_CPU)
+        return CLI_EXIT_OK;
+    qr_error err;
+    if (qr_gpu_probe(&c->info, &err) != QR_OK) {
+        if (requested == CLI_DEVICE_GPU) {
+            fprintf(stderr, "quadrender: --device gpu: %s\n", err.msg);
+            return CLI_EXIT_NO_GPU;
+        }
+        snprintf(c->note, sizeof c->note, "no usable GPU (%s): %s on the CPU", err.msg, doing);
+        return CLI_EXIT_OK;
+    }
+    c->gpu = true;
+    snprintf(c->where, sizeof c->where, "the GPU (%.200s, sm_%d%d, %d SMs)", c->info.name,
+             c->info.cc_major, c->info.cc_minor, c->info.sm_count);
+    snprintf(c->note, sizeof c->note, "%s on %s", doing, c->where);
+    return CLI_EXIT_OK;
+}
+
+qr_status cli_gpu_seek(qr_gpu_scene *gs, qr_anim anim, int64_t *steps, int64_t frame,
+                       qr_error *err)
+{
+    int64_t target = frame + 1; /* frame k is rendered after k+1 steps */
+    if (*steps > target)
+        return qr_fail(err, QR_ERR_INVALID, "cannot seek back to frame %lld from frame %lld",
+                       (long long)frame, (long long)(*steps - 1));
+    if (anim == QR_ANIM_NONE) {
+        *steps = target; /* nothing moves: no launches for empty steps */
+        return QR_OK;
+    }
+    for (; *steps < target; ++*steps) {
+        qr_status st = qr_gpu_scene_step(gs, err);
+        if (st != QR_OK)
+            return st;
+    }
+    return QR_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cli_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
