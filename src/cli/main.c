@@ -19,6 +19,8 @@
 
 static const cli_cmd *const commands[] = {
     &cli_cmd_render,
+    &cli_cmd_check,
+    &cli_cmd_stats,
     &cli_cmd_dump,
     &cli_cmd_scenes,
     &cli_cmd_bench,

@@ -1,0 +1,431 @@
+/* cmd_stats.c — `quadrender stats`: what the quadtree index of a scene looks
+ * like, and how long it takes to build.
+ *
+ * On the GPU the index is built by the GPU builder (warm-up builds first,
+ * then timed ones: the first builds allocate and warm caches) and
+ * downloaded; on the CPU by the host oracle, which gives the very same index
+ * (the GPU tests hold the two to that), so the statistics do not depend on
+ * the device, only the times do.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/atomic_file.h"
+#include "quadrender/gpu.h"
+#include "quadrender/image.h"
+#include "quadrender/index.h"
+#include "quadrender/render_cpu.h"
+#include "quadrender/scene.h"
+#include "quadrender/stats.h"
+
+enum { GPU_WARMUP = 3, GPU_TIMED = 10, CPU_TIMED = 3 };
+
+typedef enum picture_mode { PICTURE_LEAVES, PICTURE_HEAT } picture_mode;
+
+static const char *set_picture_mode(const char *text, void *dest)
+{
+    if (strcmp(text, "leaves") == 0)
+        *(picture_mode *)dest = PICTURE_LEAVES;
+    else if (strcmp(text, "heat") == 0)
+        *(picture_mode *)dest = PICTURE_HEAT;
+    else
+        return "leaves or heat";
+    return NULL;
+}
+
+/* ---- building the index ------------------------------------------------------------ */
+
+/* GPU: upload, step to the frame on the device, build GPU_WARMUP +
+ * GPU_TIMED times; the medians per stage go to ctx. Leaves the device scene
+ * in *gs for the picture. */
+static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int32_t h,
+                           const qr_index_params *p, qr_gpu_scene **gs, qr_index **ix,
+                           qr_stats_context *ctx, qr_error *err)
+{
+    qr_gpu_index *gix = NULL;
+    int64_t steps = scene->steps;
+    qr_status st = qr_gpu_scene_upload(scene, gs, err);
+    if (st == QR_OK)
+        st = cli_gpu_seek(*gs, scene->anim, &steps, frame, err);
+    if (st == QR_OK)
+        st = qr_gpu_index_create(&gix, err);
+    if (st != QR_OK)
+        return st;
+    qr_gpu_index_set_timing(gix, 1);
+    double v[7][GPU_TIMED];
+    for (int i = 0; i < GPU_WARMUP + GPU_TIMED && st == QR_OK; i++) {
+        qr_build_timing t;
+        st = qr_gpu_index_build(gix, *gs, w, h, NULL, p, err);
+        if (st == QR_OK)
+            st = qr_gpu_index_timing(gix, &t, err);
+        if (st != QR_OK || i < GPU_WARMUP)
+            continue;
+        const float stage[7] = {t.boxes_ms, t.tree_ms, t.count_ms, t.scan_ms,
+                                t.emit_ms,  t.sort_ms, t.total_ms};
+        for (int k = 0; k < 7; k++)
+            v[k][i - GPU_WARMUP] = stage[k];
+    }
+    if (st == QR_OK)
+        st = qr_gpu_index_download(gix, ix, err);
+    if (st == QR_OK) {
+        /* medians stage by stage: they need not add up to the total's */
+        float *m[7] = {&ctx->build.boxes_ms, &ctx->build.tree_ms, &ctx->build.count_ms,
+                       &ctx->build.scan_ms,  &ctx->build.emit_ms, &ctx->build.sort_ms,
+                       &ctx->build.total_ms};
+        for (int k = 0; k < 7; k++)
+            *m[k] = (float)cli_median(v[k], GPU_TIMED);
+        ctx->timed_builds = GPU_TIMED;
+        ctx->warmup_builds = GPU_WARMUP;
+        ctx->has_stages = 1;
+        ctx->device_bytes = qr_gpu_index_device_bytes(gix);
+    }
+    qr_gpu_index_destroy(gix);
+    return st;
+}
+
+/* CPU: the host oracle, CPU_TIMED builds on the wall clock; keeps the last. */
+static qr_status build_cpu(qr_scene *scene, int64_t frame, int32_t w, int32_t h,
+                           const qr_index_params *p, qr_index **ix, qr_stats_context *ctx,
+                           qr_error *err)
+{
+    qr_status st = qr_scene_seek_frame(scene, frame, err);
+    double v[CPU_TIMED];
+    for (int i = 0; i < CPU_TIMED && st == QR_OK; i++) {
+        qr_index_free(*ix);
+        *ix = NULL;
+        double t0 = cli_now_ms();
+        st = qr_index_build_host(scene, w, h, NULL, p, ix, err);
+        v[i] = cli_now_ms() - t0;
+    }
+    if (st == QR_OK) {
+        ctx->build.total_ms = (float)cli_median(v, CPU_TIMED);
+        ctx->timed_builds = CPU_TIMED;
+    }
+    return st;
+}
+
+/* ---- the picture ------------------------------------------------------------------------ */
+
+static void blend(qr_image *img, int x, int y, const float rgb[3], float a)
+{
+    float *p = img->rgba + 4 * ((size_t)y * (size_t)img->width + (size_t)x);
+    for (int c = 0; c < 3; c++)
+        p[c] = (1.0f - a) * p[c] + a * rgb[c];
+}
+
+/* A leaf's rectangle, clipped to the image (it always lies inside; this
+ * only keeps a bad index from writing out of bounds). */
+static qr_rect leaf_rect(const qr_image *img, const qr_leaf *l)
+{
+    qr_rect r = l->rect;
+    r.x0 = r.x0 < 0 ? 0 : r.x0;
+    r.y0 = r.y0 < 0 ? 0 : r.y0;
+    r.x1 = r.x1 > img->width ? img->width : r.x1;
+    r.y1 = r.y1 > img->height ? img->height : r.y1;
+    return r;
+}
+
+/* Every leaf boundary as a 1-pixel line: each leaf draws its bottom row and
+ * left column, and its top row and right column only on the image's edge,
+ * so that a boundary two leaves share is drawn once and no pixel is blended
+ * twice. */
+static void draw_edges(qr_image *img, const qr_index *ix, const float rgb[3], float a)
+{
+    for (int32_t i = 0; i < ix->num_leaves; i++) {
+        qr_rect r = leaf_rect(img, &ix->leaves[i]);
+        if (r.x0 >= r.x1 || r.y0 >= r.y1)
+            continue;
+        bool top = r.y1 == img->height, right = r.x1 == img->width;
+        for (int x = r.x0; x < r.x1; x++)
+            blend(img, x, r.y0, rgb, a);
+        if (top && r.y1 - 1 > r.y0)
+            for (int x = r.x0; x < r.x1; x++)
+                blend(img, x, r.y1 - 1, rgb, a);
+        for (int y = r.y0 + 1; y < (top ? r.y1 - 1 : r.y1); y++) {
+            blend(img, r.x0, y, rgb, a);
+            if (right && r.x1 - 1 > r.x0)
+                blend(img, r.x1 - 1, y, rgb, a);
+        }
+    }
+}
+
+/* Dark blue (few circles) through blue, green and yellow to red (many). */
+static void heat_colour(float t, float rgb[3])
+{
+    static const float stops[5][3] = {{0.05f, 0.05f, 0.35f},
+                                      {0.10f, 0.40f, 0.90f},
+                                      {0.10f, 0.75f, 0.45f},
+                                      {0.95f, 0.85f, 0.10f},
+                                      {0.85f, 0.10f, 0.05f}};
+    float s = (t < 0 ? 0 : t > 1 ? 1 : t) * 4.0f;
+    int k = s >= 4.0f ? 3 : (int)s;
+    float f = s - (float)k;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (1.0f - f) * stops[k][c] + f * stops[k + 1][c];
+}
+
+/* Colours each leaf by its circle count on a log scale from the emptiest
+ * leaf (dark blue) to the fullest (red): log(1 + count), so that a few heavy
+ * leaves do not wash out the differences among the many light ones, and
+ * from the scene's own minimum, since a busy scene may have no light leaf. */
+static void draw_heat(qr_image *img, const qr_index *ix, int32_t min_count, int32_t max_count)
+{
+    double lo = log1p((double)min_count), span = log1p((double)max_count) - lo;
+    for (int32_t i = 0; i < ix->num_leaves; i++) {
+        qr_rect r = leaf_rect(img, &ix->leaves[i]);
+        float rgb[3];
+        double t = span > 0 ? (log1p((double)ix->leaves[i].count) - lo) / span : 0.0;
+        heat_colour((float)t, rgb);
+        for (int y = r.y0; y < r.y1; y++)
+            for (int x = r.x0; x < r.x1; x++)
+                blend(img, x, y, rgb, 0.8f);
+    }
+    static const float black[3] = {0, 0, 0};
+    draw_edges(img, ix, black, 0.35f);
+}
+
+/* The scene as `render` draws it (GPU: fast mode), with the index over it. */
+static qr_status write_picture(const char *path, picture_mode mode, const qr_scene *scene,
+                               qr_gpu_scene *gs, const qr_index *ix, const qr_index_params *p,
+                               const qr_index_stats *s, qr_error *err)
+{
+    qr_image *img = NULL;
+    qr_gpu_renderer *r = NULL;
+    qr_status st = qr_image_create(ix->width, ix->height, &img, err);
+    if (st == QR_OK && gs) {
+        st = qr_gpu_renderer_create(ix->width, ix->height, &r, err);
+        if (st == QR_OK)
+            st = qr_gpu_render(r, gs, p, QR_RENDER_FAST, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_download(r, img, err);
+        qr_gpu_renderer_destroy(r);
+    } else if (st == QR_OK) {
+        st = qr_render_cpu(scene, img, err);
+    }
+    if (st == QR_OK) {
+        static const float dark_red[3] = {0.55f, 0.0f, 0.0f};
+        if (mode == PICTURE_HEAT)
+            draw_heat(img, ix, s->min_per_leaf, s->max_per_leaf);
+        else
+            draw_edges(img, ix, dark_red, 0.7f);
+        st = qr_image_write(img, path, err);
+    }
+    qr_image_free(img);
+    return st;
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+static void row_int(const char *label, long long v, const char *unit)
+{
+    printf("  %-18s %12lld%s%s\n", label, v, unit ? " " : "", unit ? unit : "");
+}
+
+static void row_num(const char *label, double v, int decimals, const char *unit)
+{
+    printf("  %-18s %12.*f%s%s\n", label, decimals, v, unit ? " " : "", unit ? unit : "");
+}
+
+static void print_human(const qr_index_stats *s, const qr_stats_context *c, const char *where)
+{
+    printf("%s (%d circles), %dx%d, frame %lld, seed %u\n", c->scene, c->circles, c->width,
+           c->height, (long long)c->frame, c->seed);
+    printf("index: capacity %d, min leaf %d px, max depth %d; built on %s\n", c->params.capacity,
+           c->params.min_leaf, c->params.max_depth, where);
+    printf("\ntree\n");
+    row_int("root side", s->root_size, "px");
+    row_int("nodes", s->nodes, NULL);
+    row_int("leaves", s->leaves, NULL);
+    row_int("max depth", s->max_depth, NULL);
+    row_int("clipped leaves", s->clipped_leaves, "(cut by the image edge)");
+    printf("\nleaves by depth\n  %5s  %9s  %10s\n", "depth", "side px", "leaves");
+    for (int d = 0; d <= s->max_depth; d++)
+        printf("  %5d  %9d  %10d\n", d, s->root_size >> d, s->leaves_per_depth[d]);
+    printf("\ncircles per leaf\n");
+    row_int("min", s->min_per_leaf, NULL);
+    row_num("mean", s->mean_per_leaf, 1, NULL);
+    row_num("median", s->median_per_leaf, 1, NULL);
+    row_int("p90", s->p90_per_leaf, NULL);
+    row_int("p99", s->p99_per_leaf, NULL);
+    row_int("max", s->max_per_leaf, NULL);
+    row_int("empty leaves", s->empty_leaves, NULL);
+    printf("\ncircles\n");
+    row_int("visible", s->visible, NULL);
+    row_int("culled", s->culled, NULL);
+    row_int("pairs", s->pairs, "(leaf, circle)");
+    row_num("replication", s->replication, 3, "pairs per visible circle");
+    if (c->has_stages) {
+        printf("\nbuild time, median of %d builds after %d warm-up (CUDA events)\n",
+               c->timed_builds, c->warmup_builds);
+        const char *names[] = {"boxes", "tree", "count", "scan", "emit", "sort", "total"};
+        const float v[] = {c->build.boxes_ms, c->build.tree_ms, c->build.count_ms,
+                           c->build.scan_ms,  c->build.emit_ms, c->build.sort_ms,
+                           c->build.total_ms};
+        for (int k = 0; k < 7; k++)
+            row_num(names[k], v[k], 3, "ms");
+        printf("\ndevice memory\n");
+        row_num("index", (double)c->device_bytes / (1024.0 * 1024.0), 1, "MiB");
+    } else {
+        printf("\nbuild time, median of %d builds (host oracle, wall clock)\n", c->timed_builds);
+        row_num("total", c->build.total_ms, 3, "ms");
+    }
+}
+
+static int write_json(const char *path, const qr_index_stats *s, const qr_stats_context *c)
+{
+    qr_error err;
+    if (strcmp(path, "-") == 0) {
+        /* a write error on stdout shows in main's final flush (exit 4) */
+        qr_index_stats_write_json(stdout, s, c, &err);
+        return CLI_EXIT_OK;
+    }
+    qr_atomic_file af;
+    if (qr_atomic_open(&af, path, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_OUTPUT);
+    if (qr_index_stats_write_json(af.fp, s, c, &err) != QR_OK) {
+        qr_atomic_abort(&af);
+        snprintf(err.msg, sizeof err.msg, "%s: cannot write", path);
+        return cli_fail(&err, CLI_PHASE_OUTPUT);
+    }
+    if (qr_atomic_commit(&af, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_OUTPUT);
+    return CLI_EXIT_OK;
+}
+
+/* ---- the command ------------------------------------------------------------------------------ */
+
+static int run_stats(const cli_cmd *cmd, int argc, char **argv)
+{
+    cli_scene_opts so;
+    qr_index_params params;
+    cli_device device = CLI_DEVICE_AUTO;
+    const char *json = NULL, *picture = NULL;
+    picture_mode pmode = PICTURE_LEAVES;
+    enum {
+        O_SCENE,
+        O_INDEX = O_SCENE + CLI_SCENE_NOPTS,
+        O_DEVICE = O_INDEX + CLI_INDEX_NOPTS,
+        O_JSON,
+        O_PICTURE,
+        O_PICTURE_MODE,
+        O_COUNT
+    };
+    cli_opt opts[O_COUNT] = {
+        [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
+                      "auto, gpu or cpu: where the index is built (default auto)"},
+        [O_JSON] = {"--json", NULL, "FILE", cli_set_string, &json,
+                    "also write the statistics as JSON to FILE ('-': stdout, alone)"},
+        [O_PICTURE] = {"--picture", NULL, "FILE", cli_set_string, &picture,
+                       "draw the leaves over the rendered scene (.png, .ppm or .pfm)"},
+        [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
+                            "leaves (boundaries, default) or heat (circles per leaf)"},
+    };
+    cli_scene_opts_init(&opts[O_SCENE], &so);
+    cli_index_opts_init(&opts[O_INDEX], &params);
+    char *pos[1];
+    int npos;
+    int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_PARSE_OK)
+        return rc;
+    if (npos == 0)
+        return cli_usage_error(cmd, "stats: missing SCENE (a built-in name or a .circles/.par file)");
+    if ((rc = cli_scene_opts_finish(cmd, &opts[O_SCENE], &so)) != CLI_EXIT_OK)
+        return rc;
+    if (opts[O_PICTURE_MODE].given && !picture)
+        return cli_usage_error(cmd, "--picture-mode needs --picture FILE");
+    if (picture && qr_image_format_from_path(picture) == QR_FORMAT_UNKNOWN)
+        return cli_usage_error(cmd, "--picture: '%s' is not a .png, .ppm or .pfm file name",
+                               picture);
+    if (json && strcmp(json, "-") != 0 && (rc = cli_check_output_path(json)) != CLI_EXIT_OK)
+        return rc;
+    if (picture && (rc = cli_check_output_path(picture)) != CLI_EXIT_OK)
+        return rc;
+
+    cli_device_choice dev;
+    if ((rc = cli_choose_device(device, "building the index", &dev)) != CLI_EXIT_OK)
+        return rc;
+
+    qr_error err;
+    qr_scene *scene = NULL;
+    qr_gpu_scene *gs = NULL;
+    qr_index *ix = NULL;
+    if (qr_scene_load(pos[0], so.seed, &scene, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_INPUT);
+    if (dev.note[0])
+        fprintf(stderr, "quadrender: %s\n", dev.note);
+    const char *where = dev.gpu ? dev.where : "the CPU (host oracle)";
+    fprintf(stderr, "quadrender: stats %s (%d circles) %dx%d frame %lld on %s\n", scene->name,
+            (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
+            dev.gpu ? "the GPU" : "the CPU");
+
+    qr_stats_context ctx = {
+        .scene = scene->name,
+        .circles = scene->n,
+        .seed = so.seed,
+        .frame = so.frame,
+        .width = so.width,
+        .height = so.height,
+        .params = params,
+        .device = dev.gpu ? "gpu" : "cpu",
+        .device_name = dev.gpu ? dev.info.name : NULL,
+    };
+    qr_status st = dev.gpu
+                       ? build_gpu(scene, so.frame, so.width, so.height, &params, &gs, &ix, &ctx,
+                                   &err)
+                       : build_cpu(scene, so.frame, so.width, so.height, &params, &ix, &ctx, &err);
+    qr_index_stats s;
+    if (st == QR_OK)
+        st = qr_index_stats_compute(ix, scene->n, &s, &err);
+    if (st != QR_OK) {
+        rc = cli_fail(&err, CLI_PHASE_RUN);
+        goto done;
+    }
+    bool json_stdout = json && strcmp(json, "-") == 0;
+    if (!json_stdout)
+        print_human(&s, &ctx, where);
+    if (json && (rc = write_json(json, &s, &ctx)) != CLI_EXIT_OK)
+        goto done;
+    if (picture) {
+        fprintf(stderr, "quadrender: picture (%s) -> %s\n",
+                pmode == PICTURE_HEAT ? "circles per leaf, log scale" : "leaf boundaries",
+                picture);
+        if (write_picture(picture, pmode, scene, gs, ix, &params, &s, &err) != QR_OK) {
+            /* the renders' errors are the run's, the writer's the output's */
+            rc = cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
+            goto done;
+        }
+        if (pmode == PICTURE_HEAT)
+            fprintf(stderr,
+                    "quadrender:   heat: dark blue %d, blue, green, yellow, red %d circles per "
+                    "leaf (log scale)\n",
+                    s.min_per_leaf, s.max_per_leaf);
+    }
+    rc = CLI_EXIT_OK;
+done:
+    qr_index_free(ix);
+    qr_gpu_scene_free(gs);
+    qr_scene_free(scene);
+    return rc;
+}
+
+const cli_cmd cli_cmd_stats = {
+    .name = "stats",
+    .summary = "statistics of a scene's quadtree index",
+    .args = "SCENE [options]",
+    .about = "Builds the quadtree index of SCENE for the image size and prints its shape\n"
+             "(nodes, leaves by depth and side), circles per leaf (min, mean, median, p90,\n"
+             "p99, max, empty leaves), pairs and replication (pairs per visible circle),\n"
+             "and the build time: on the GPU the median per stage of 10 builds after 3\n"
+             "warm-up builds, on the CPU the median wall time of 3 host-oracle builds.\n",
+    .notes = "Both builders make the same index, so only the times and the device memory\n"
+             "depend on --device. JSON: docs/cli.md lists the keys (schema_version 1).\n"
+             "\n"
+             "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write an\n"
+             "output, 5 no usable GPU (--device gpu), 6 out of memory, 7 CUDA error.\n",
+    .run = run_stats,
+};
