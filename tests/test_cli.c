@@ -15,6 +15,9 @@
 #include <sys/wait.h>
 
 #include "quadrender/gpu.h"
+#include "quadrender/index.h"
+#include "quadrender/scene.h"
+#include "quadrender/stats.h"
 #include "test_util.h"
 
 /* ---- running the binary ---------------------------------------------------- */
@@ -189,13 +192,13 @@ Test(cli, help)
     const char *forms[] = {"--help", "-h"};
     for (int i = 0; i < 2; i++) {
         cr_assert_eq(RUN(forms[i]), 0, "%s: stderr: %s", forms[i], R.err);
-        const char *cmds[] = {"render", "dump", "scenes"};
-        for (int k = 0; k < 3; k++)
+        const char *cmds[] = {"render", "check", "stats", "dump", "scenes"};
+        for (int k = 0; k < 5; k++)
             cr_expect(strstr(R.out, cmds[k]), "%s does not mention %s", forms[i], cmds[k]);
         cr_expect(strstr(R.out, "Exit codes"));
     }
-    const char *cmds[] = {"render", "dump", "scenes"};
-    for (int k = 0; k < 3; k++) {
+    const char *cmds[] = {"render", "check", "stats", "dump", "scenes"};
+    for (int k = 0; k < 5; k++) {
         cr_expect_eq(RUN(cmds[k], "--help"), 0, "%s --help: %s", cmds[k], R.err);
         char usage[64];
         snprintf(usage, sizeof usage, "Usage: quadrender %s", cmds[k]);
@@ -203,6 +206,13 @@ Test(cli, help)
     }
     cr_expect_eq(RUN("render", "--help"), 0);
     cr_expect(strstr(R.out, "--width") && strstr(R.out, "--frames") && strstr(R.out, "--device"));
+    cr_expect(strstr(R.out, "--exact") && strstr(R.out, "--fast") && strstr(R.out, "--capacity") &&
+                  strstr(R.out, "--min-leaf") && strstr(R.out, "--max-depth"),
+              "%s", R.out);
+    cr_expect_eq(RUN("stats", "--help"), 0);
+    cr_expect(strstr(R.out, "--json") && strstr(R.out, "--picture-mode") &&
+                  strstr(R.out, "(default 1024)") && strstr(R.out, "--capacity"),
+              "%s", R.out);
     /* no command at all: the usage, on stderr, as an error */
     cr_expect_eq(RUN_IN(NULL, NULL), 2);
     cr_expect(strstr(R.err, "Usage: quadrender"));
@@ -381,7 +391,8 @@ static void expect_usage_cases(const usage_case *cases, size_t n)
                   cases[i].args[1] ? cases[i].args[1] : "", cases[i].args[2] ? cases[i].args[2] : "",
                   cases[i].args[3] ? cases[i].args[3] : "", R.code);
         const char *a0 = cases[i].args[0];
-        bool is_cmd = !strcmp(a0, "render") || !strcmp(a0, "dump") || !strcmp(a0, "scenes");
+        bool is_cmd = !strcmp(a0, "render") || !strcmp(a0, "dump") || !strcmp(a0, "scenes") ||
+                      !strcmp(a0, "check") || !strcmp(a0, "stats");
         const char *cmd = is_cmd ? a0 : NULL;
         expect_usage_error(cmd, cases[i].what);
     }
@@ -536,4 +547,367 @@ Test(cli, stdout_write_error)
     stdout_to = NULL;
     cr_expect_eq(R.code, 4, "%s", R.err);
     cr_expect(strstr(R.err, "standard output"), "%s", R.err);
+}
+
+/* ---- the GPU, check, stats ------------------------------------------------------------ */
+
+Test(cli, render_auto_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    const char *out = qr_test_tmp("auto.ppm");
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "-o", out), 0, "%s", R.err);
+    char why[700];
+    snprintf(why, sizeof why, "quadrender: no usable GPU (%s): rendering on the CPU\n", err.msg);
+    cr_expect_eq(strncmp(R.err, why, strlen(why)), 0, "expected '%s' first, got %s", why, R.err);
+    cr_expect(strstr(R.err, "rgb (3 circles) 8x8 frame 0 on the CPU -> "), "%s", R.err);
+    /* the mode flags are accepted; on the CPU they change nothing */
+    const char *exact = qr_test_tmp("exact.ppm");
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "--exact", "--capacity", "1", "-o", exact), 0,
+                 "%s", R.err);
+    cr_expect(same_bytes(out, exact));
+}
+
+Test(cli, check_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    cr_expect_eq(RUN("check", "rgb", "-s", "16"), 5, "%s", R.err);
+    cr_expect_eq(count_lines(R.err), 1, "%s", R.err);
+    cr_expect(strstr(R.err, "check needs a GPU") && strstr(R.err, err.msg), "%s", R.err);
+    cr_expect_str_eq(R.out, "");
+    /* a bad command line is still a bad command line */
+    cr_expect_eq(RUN("check"), 2, "%s", R.err);
+}
+
+Test(cli, stats_device_gpu_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    cr_expect_eq(RUN("stats", "rgb", "-s", "16", "--device", "gpu"), 5, "%s", R.err);
+    cr_expect_eq(count_lines(R.err), 1, "%s", R.err);
+    cr_expect(strstr(R.err, "--device gpu") && strstr(R.err, err.msg), "%s", R.err);
+    cr_expect_eq(RUN("stats", "rgb", "-s", "16"), 0, "%s", R.err);
+    cr_expect(strstr(R.err, "no usable GPU (") && strstr(R.err, "building the index on the CPU"),
+              "%s", R.err);
+}
+
+/* The number on the human-readable line "  LABEL   VALUE ..." ("max", not
+ * "max depth": the label is followed by spaces and a number). */
+static double stats_value(const char *out, const char *label)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n  %s ", label);
+    for (const char *at = strstr(out, key); at; at = strstr(at + 1, key)) {
+        const char *v = at + strlen(key);
+        while (*v == ' ')
+            v++;
+        double x;
+        if ((*v == '-' || (*v >= '0' && *v <= '9')) && sscanf(v, "%lf", &x) == 1)
+            return x;
+    }
+    cr_assert_fail("no '%s' line with a number in:\n%s", label, out);
+    return 0;
+}
+
+Test(cli, stats_rgb)
+{
+    /* at 64 x 64 the default minimum leaf (64) makes the root the only leaf,
+     * holding all three circles */
+    cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu"), 0, "%s", R.err);
+    cr_expect(strstr(R.out, "rgb (3 circles), 64x64, frame 0"), "%s", R.out);
+    cr_expect_eq(stats_value(R.out, "nodes"), 1);
+    cr_expect_eq(stats_value(R.out, "leaves"), 1);
+    cr_expect_eq(stats_value(R.out, "max depth"), 0);
+    cr_expect_eq(stats_value(R.out, "pairs"), 3);
+    cr_expect_eq(stats_value(R.out, "visible"), 3);
+    cr_expect_eq(stats_value(R.out, "culled"), 0);
+    cr_expect_eq(stats_value(R.out, "replication"), 1);
+    cr_expect(strstr(R.out, " ms"), "no build time: %s", R.out);
+
+    /* capacity 1 splits down to 16-pixel leaves: 1 + 4 + 16 nodes. The
+     * circles (x = 0.4, 0.5, 0.6; y = 0.5; r = 0.3) span pixels 6..44,
+     * 12..51 and 19..57 across and 12..51 up, so the four columns of leaves
+     * hold 2, 3, 3 and 2 circles in every row: 40 pairs. */
+    cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--capacity", "1",
+                     "--min-leaf", "16"),
+                 0, "%s", R.err);
+    cr_expect_eq(stats_value(R.out, "nodes"), 21);
+    cr_expect_eq(stats_value(R.out, "leaves"), 16);
+    cr_expect_eq(stats_value(R.out, "max depth"), 2);
+    cr_expect_eq(stats_value(R.out, "pairs"), 40);
+    cr_expect_eq(stats_value(R.out, "min"), 2);
+    cr_expect_eq(stats_value(R.out, "max"), 3);
+    cr_expect_eq(stats_value(R.out, "median"), 2.5);
+    /* --max-depth 1 stops at 32-pixel leaves */
+    cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--capacity", "1",
+                     "--min-leaf", "16", "--max-depth", "1"),
+                 0, "%s", R.err);
+    cr_expect_eq(stats_value(R.out, "leaves"), 4);
+}
+
+/* ---- a small JSON reader: validates the whole text and finds one value by
+ * its path ("tree.leaves", "tree.leaves_per_depth.0") */
+
+typedef struct json_cursor {
+    const char *p;
+    const char *want;  /* path looked for */
+    const char *found; /* where its value starts */
+} json_cursor;
+
+static void json_ws(json_cursor *c)
+{
+    while (*c->p == ' ' || *c->p == '\n' || *c->p == '\t' || *c->p == '\r')
+        c->p++;
+}
+
+static bool json_string(json_cursor *c)
+{
+    if (*c->p != '"')
+        return false;
+    for (c->p++; *c->p && *c->p != '"'; c->p++) {
+        if ((unsigned char)*c->p < 0x20)
+            return false;
+        if (*c->p == '\\' && !*++c->p)
+            return false;
+    }
+    if (*c->p != '"')
+        return false;
+    c->p++;
+    return true;
+}
+
+static bool json_value(json_cursor *c, const char *path)
+{
+    json_ws(c);
+    if (strcmp(path, c->want) == 0)
+        c->found = c->p;
+    char sub[256];
+    if (*c->p == '{' || *c->p == '[') {
+        bool object = *c->p == '{';
+        char close = object ? '}' : ']';
+        c->p++;
+        json_ws(c);
+        if (*c->p == close) {
+            c->p++;
+            return true;
+        }
+        for (int i = 0;; i++) {
+            if (object) {
+                json_ws(c);
+                const char *key = c->p;
+                if (!json_string(c))
+                    return false;
+                snprintf(sub, sizeof sub, "%s%s%.*s", path, path[0] ? "." : "",
+                         (int)(c->p - key - 2), key + 1);
+                json_ws(c);
+                if (*c->p++ != ':')
+                    return false;
+            } else {
+                snprintf(sub, sizeof sub, "%s%s%d", path, path[0] ? "." : "", i);
+            }
+            if (!json_value(c, sub))
+                return false;
+            json_ws(c);
+            if (*c->p == ',') {
+                c->p++;
+                continue;
+            }
+            return *c->p++ == close;
+        }
+    }
+    if (*c->p == '"')
+        return json_string(c);
+    const char *words[] = {"true", "false", "null"};
+    for (int k = 0; k < 3; k++)
+        if (strncmp(c->p, words[k], strlen(words[k])) == 0) {
+            c->p += strlen(words[k]);
+            return true;
+        }
+    /* a number: strtod also takes "inf" and "nan", which JSON does not */
+    if (*c->p != '-' && (*c->p < '0' || *c->p > '9'))
+        return false;
+    char *end;
+    strtod(c->p, &end);
+    c->p = end;
+    return true;
+}
+
+/* Where the value at `path` starts (NULL if absent); asserts the text is one
+ * valid JSON value. */
+static const char *json_find(const char *text, const char *path)
+{
+    json_cursor c = {text, path, NULL};
+    bool ok = json_value(&c, "");
+    json_ws(&c);
+    cr_assert(ok && *c.p == '\0', "invalid JSON near '%.30s':\n%s", c.p, text);
+    return c.found;
+}
+
+static double json_number(const char *text, const char *path)
+{
+    const char *v = json_find(text, path);
+    cr_assert(v, "no %s in:\n%s", path, text);
+    cr_assert(*v == '-' || (*v >= '0' && *v <= '9'), "%s is not a number: %.20s", path, v);
+    return strtod(v, NULL);
+}
+
+/* The statistics the library computes for a host build of the scene. */
+static void host_stats(const char *name, int64_t frame, int size, qr_index_stats *s)
+{
+    qr_error err;
+    qr_scene *scene = NULL;
+    qr_index *ix = NULL;
+    cr_assert_eq(qr_scene_builtin(name, 0, &scene, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_seek_frame(scene, frame, &err), QR_OK, "%s", err.msg);
+    qr_index_params p;
+    qr_index_params_default(&p);
+    cr_assert_eq(qr_index_build_host(scene, size, size, NULL, &p, &ix, &err), QR_OK, "%s",
+                 err.msg);
+    cr_assert_eq(qr_index_stats_compute(ix, scene->n, s, &err), QR_OK, "%s", err.msg);
+    qr_index_free(ix);
+    qr_scene_free(scene);
+}
+
+Test(cli, stats_json_stdout)
+{
+    cr_assert_eq(RUN("stats", "rand10k", "--device", "cpu", "--json", "-"), 0, "%s", R.err);
+    /* stdout is the JSON alone */
+    cr_expect_eq(json_number(R.out, "schema_version"), 1);
+    const char *keys[] = {"scene.name", "scene.circles", "scene.seed", "scene.frame",
+                          "image.width", "image.height", "params.capacity", "params.min_leaf",
+                          "params.max_depth", "device.kind", "tree.root_size", "tree.nodes",
+                          "tree.leaves", "tree.max_depth", "tree.leaves_per_depth.0",
+                          "tree.leaves_per_side.0.side", "circles_per_leaf.min",
+                          "circles_per_leaf.mean", "circles_per_leaf.median",
+                          "circles_per_leaf.p90", "circles_per_leaf.p99", "circles_per_leaf.max",
+                          "circles_per_leaf.empty_leaves", "circles.visible", "circles.culled",
+                          "circles.pairs", "circles.replication", "build_ms.total",
+                          "build_ms.timed_builds"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        cr_expect(json_find(R.out, keys[k]), "no %s in:\n%s", keys[k], R.out);
+    cr_expect_eq(strncmp(json_find(R.out, "scene.name"), "\"rand10k\"", 9), 0);
+    cr_expect_eq(strncmp(json_find(R.out, "device.kind"), "\"cpu\"", 5), 0);
+    cr_expect(!json_find(R.out, "device.index_bytes"), "no device memory on the CPU");
+    cr_expect_eq(json_number(R.out, "scene.circles"), 10000);
+    cr_expect_eq(json_number(R.out, "image.width"), 1024);
+
+    qr_index_stats s;
+    host_stats("rand10k", 0, 1024, &s);
+    cr_expect_eq(json_number(R.out, "tree.leaves"), s.leaves);
+    cr_expect_eq(json_number(R.out, "tree.nodes"), s.nodes);
+    cr_expect_eq(json_number(R.out, "circles.pairs"), (double)s.pairs);
+    cr_expect_eq(json_number(R.out, "circles.visible"), s.visible);
+    cr_expect_eq(json_number(R.out, "circles_per_leaf.max"), s.max_per_leaf);
+    cr_expect_eq(json_number(R.out, "circles_per_leaf.median"), s.median_per_leaf);
+}
+
+Test(cli, stats_json_file)
+{
+    /* an animated scene: the index is of frame 2's state (3 steps) */
+    const char *json = qr_test_tmp("stats.json");
+    cr_assert_eq(RUN("stats", "hypnosis", "-s", "256", "--frame", "2", "--device", "cpu",
+                     "--json", json),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.out, "hypnosis (25 circles), 256x256, frame 2"), "human output: %s",
+              R.out);
+    char *text = read_file(json, NULL);
+    cr_assert(text, "no %s", json);
+    qr_index_stats s;
+    host_stats("hypnosis", 2, 256, &s);
+    cr_expect_eq(json_number(text, "circles.pairs"), (double)s.pairs);
+    cr_expect_eq(json_number(text, "tree.leaves"), s.leaves);
+    cr_expect_eq(json_number(text, "scene.frame"), 2);
+    free(text);
+
+    /* an unwritable JSON path fails before any work, and writes nothing */
+    const char *dir = tmp_dir("stats-out");
+    cr_expect_eq(RUN("stats", "rgb", "--device", "cpu", "--json", join(dir, "no/s.json")), 4,
+                 "%s", R.err);
+    cr_expect(strstr(R.err, "no/s.json"), "%s", R.err);
+    cr_expect_str_eq(R.out, "");
+}
+
+/* Width and height from a PNG's IHDR chunk. */
+static void png_size(const char *path, int *w, int *h)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)read_file(path, &len);
+    cr_assert(d, "cannot read %s", path);
+    cr_assert(len > 24 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(d + 12, "IHDR", 4) == 0,
+              "%s is not a PNG", path);
+    *w = (int)((unsigned)d[16] << 24 | (unsigned)d[17] << 16 | (unsigned)d[18] << 8 | d[19]);
+    *h = (int)((unsigned)d[20] << 24 | (unsigned)d[21] << 16 | (unsigned)d[22] << 8 | d[23]);
+    free(d);
+}
+
+Test(cli, stats_picture)
+{
+    const char *png = qr_test_tmp("leaves.png");
+    cr_assert_eq(RUN("stats", "rand10k", "-s", "64", "--device", "cpu", "--min-leaf", "16",
+                     "--capacity", "100", "--picture", png),
+                 0, "%s", R.err);
+    int w, h;
+    png_size(png, &w, &h);
+    cr_expect(w == 64 && h == 64, "%dx%d", w, h);
+
+    const char *heat = qr_test_tmp("heat.png");
+    cr_assert_eq(RUN("stats", "rand10k", "--width", "40", "--height", "24", "--device", "cpu",
+                     "--picture", heat, "--picture-mode", "heat"),
+                 0, "%s", R.err);
+    png_size(heat, &w, &h);
+    cr_expect(w == 40 && h == 24, "%dx%d", w, h);
+
+    /* the boundaries are drawn over the render: the picture differs from it */
+    const char *ppm = qr_test_tmp("leaves.ppm"), *plain = qr_test_tmp("plain.ppm");
+    cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--min-leaf", "16",
+                     "--capacity", "1", "--picture", ppm),
+                 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rgb", "-s", "64", "--device", "cpu", "-o", plain), 0, "%s", R.err);
+    cr_expect(!same_bytes(ppm, plain));
+    int pw, ph;
+    unsigned char *px = read_ppm(ppm, &pw, &ph);
+    /* the PPM's top row first: the bottom-left pixel (0, 0) lies on the
+     * boundary of the first leaf, white blended 70% towards dark red */
+    const unsigned char *bl = px + (size_t)(ph - 1) * pw * 3;
+    cr_expect(bl[0] > bl[1] && bl[1] < 100 && bl[1] == bl[2], "bottom-left %d %d %d", bl[0], bl[1],
+              bl[2]);
+}
+
+Test(cli, usage_stats_and_check)
+{
+    const usage_case cases[] = {
+        {{"stats", "rgb", "--capacity", "0"}, "--capacity"},
+        {{"stats", "rgb", "--capacity", "1073741825"}, "--capacity"},
+        {{"stats", "rgb", "--capacity", "-1"}, "--capacity"},
+        {{"stats", "rgb", "--min-leaf", "48"}, "--min-leaf"},
+        {{"stats", "rgb", "--min-leaf", "8"}, "--min-leaf"},
+        {{"stats", "rgb", "--min-leaf", "65536"}, "--min-leaf"},
+        {{"stats", "rgb", "--max-depth", "16"}, "--max-depth"},
+        {{"stats", "rgb", "--max-depth", "x"}, "--max-depth"},
+        {{"stats", "rgb", "--device", "tpu"}, "--device"},
+        {{"stats", "rgb", "--picture", "x.jpg"}, "--picture"},
+        {{"stats", "rgb", "--picture-mode", "heat"}, "--picture"},
+        {{"stats", "rgb", "--picture", "x.png", "--picture-mode", "hot"}, "--picture-mode"},
+        {{"stats", "rgb", "-s", "64", "--width", "64"}, "-s"},
+        {{"stats", "rgb", "--json"}, "--json"},
+        {{"stats"}, "SCENE"},
+        {{"render", "rgb", "--capacity", "0"}, "--capacity"},
+        {{"render", "rgb", "--min-leaf", "100"}, "--min-leaf"},
+        {{"render", "rgb", "--max-depth", "99"}, "--max-depth"},
+        {{"render", "rgb", "--exact", "--fast"}, "--exact"},
+        {{"render", "rgb", "--exact=1"}, "--exact"},
+        {{"check", "rgb", "--capacity", "abc"}, "--capacity"},
+        {{"check", "rgb", "--min-leaf", "32768x"}, "--min-leaf"},
+        {{"check", "rgb", "--device", "cpu"}, "'--device'"},
+        {{"check", "rgb", "extra"}, "'extra'"},
+        {{"check"}, "SCENE"},
+    };
+    expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
+    RUN("stats", "rgb", "--min-leaf", "48");
+    cr_expect_str_eq(R.err, "quadrender: --min-leaf: expected a power of two from 16 to 32768, "
+                            "got '48'\nTry 'quadrender stats --help'.\n");
 }
