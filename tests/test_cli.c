@@ -258,7 +258,8 @@ Test(cli, render_rgb_ppm)
     char *data = read_file(out, NULL);
     cr_expect_eq(memcmp(data, "P6\n64 64\n255\n", 13), 0, "header: %.13s", data);
     free(data);
-    cr_expect(strstr(R.err, "rgb (3 circles) 64x64 frame 0 on the CPU -> "), "%s", R.err);
+    /* "on the GPU" where there is one (auto) */
+    cr_expect(strstr(R.err, "rgb (3 circles) 64x64 frame 0 on the "), "%s", R.err);
     cr_expect(strstr(R.err, "render "), "no stage times: %s", R.err);
 
     cr_assert_eq(RUN("render", "rgb", "--width", "40", "--height", "24", "-o", out), 0, "%s",
@@ -910,4 +911,108 @@ Test(cli, usage_stats_and_check)
     RUN("stats", "rgb", "--min-leaf", "48");
     cr_expect_str_eq(R.err, "quadrender: --min-leaf: expected a power of two from 16 to 32768, "
                             "got '48'\nTry 'quadrender stats --help'.\n");
+}
+
+/* ---- on a GPU (skipped without one) ------------------------------------------------------ */
+
+/* Two PPMs of the same size whose bytes differ by at most `tol`. */
+static void expect_ppm_close(const char *a, const char *b, int tol)
+{
+    int wa, ha, wb, hb;
+    unsigned char *pa = read_ppm(a, &wa, &ha), *pb = read_ppm(b, &wb, &hb);
+    cr_assert(wa == wb && ha == hb, "%s %dx%d, %s %dx%d", a, wa, ha, b, wb, hb);
+    for (size_t i = 0; i < (size_t)wa * ha * 3; i++)
+        cr_assert(abs((int)pa[i] - (int)pb[i]) <= tol, "%s and %s differ at byte %zu: %d %d", a,
+                  b, i, pa[i], pb[i]);
+}
+
+Test(cli, gpu_render_matches_cpu, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = tmp_dir("gpu-render");
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--exact", "-o",
+                     join(dir, "g.ppm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "quadrender: rendering on the GPU (") && strstr(R.err, "exact mode"),
+              "%s", R.err);
+    cr_expect(strstr(R.err, " frame 0 on the GPU -> ") && strstr(R.err, "upload ") &&
+                  strstr(R.err, "index ") && strstr(R.err, " on the GPU, download "),
+              "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "cpu",
+                     "-o", join(dir, "c.ppm")),
+                 0, "%s", R.err);
+    cr_expect(same_bytes(join(dir, "g.ppm"), join(dir, "c.ppm")), "exact GPU render differs");
+    /* fast mode is within 1e-5: a byte may land one lower or higher */
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "gpu",
+                     "-o", join(dir, "f.ppm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "fast mode"), "%s", R.err);
+    expect_ppm_close(join(dir, "f.ppm"), join(dir, "c.ppm"), 1);
+
+    /* a sequence stepped on the device, starting past frame 0 */
+    const char *scenes[] = {"hypnosis", "fireworks", "bouncingballs"};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(RUN("render", scenes[k], "-s", "160", "--frames", "2:4", "--exact", "--device",
+                         "gpu", "-o", join(dir, "g.ppm")),
+                     0, "%s", R.err);
+        cr_expect(strstr(R.err, "3 frames in ") && strstr(R.err, "per frame on the GPU"), "%s",
+                  R.err);
+        cr_assert_eq(RUN("render", scenes[k], "-s", "160", "--frames", "2:4", "--device", "cpu",
+                         "-o", join(dir, "c.ppm")),
+                     0, "%s", R.err);
+        for (int f = 2; f <= 4; f++) {
+            char g[32], c[32];
+            snprintf(g, sizeof g, "g_%04d.ppm", f);
+            snprintf(c, sizeof c, "c_%04d.ppm", f);
+            cr_expect(same_bytes(join(dir, g), join(dir, c)), "%s frame %d differs", scenes[k], f);
+        }
+    }
+}
+
+Test(cli, gpu_check, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    cr_assert_eq(RUN("check", "rand10k", "-s", "256"), 0, "%s%s", R.out, R.err);
+    cr_expect_eq(count_lines(R.out), 5, "title, header, two rows, verdict:\n%s", R.out);
+    cr_expect(strstr(R.out, "\nexact ") && strstr(R.out, "\nfast ") && strstr(R.out, "\nPASS\n"),
+              "%s", R.out);
+    cr_expect(strstr(R.out, "bit-identical  PASS"), "%s", R.out);
+    cr_assert_eq(RUN("check", "snow", "-s", "256", "--frame", "3"), 0, "%s%s", R.out, R.err);
+    cr_assert_eq(RUN("check", "rgb", "--width", "333", "--height", "77", "--capacity", "1",
+                     "--min-leaf", "16"),
+                 0, "%s%s", R.out, R.err);
+}
+
+Test(cli, gpu_stats, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    cr_assert_eq(RUN("stats", "rand100k", "--device", "gpu", "--json", "-"), 0, "%s", R.err);
+    cr_expect_eq(strncmp(json_find(R.out, "device.kind"), "\"gpu\"", 5), 0, "%s", R.out);
+    cr_expect_gt(json_number(R.out, "device.index_bytes"), 0);
+    cr_expect_eq(json_number(R.out, "build_ms.timed_builds"), 10);
+    cr_expect_eq(json_number(R.out, "build_ms.warmup_builds"), 3);
+    const char *stages[] = {"boxes", "tree", "count", "scan", "emit", "sort", "total"};
+    for (int k = 0; k < 7; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "build_ms.%s", stages[k]);
+        cr_expect_geq(json_number(R.out, key), 0, "%s", key);
+    }
+    /* the GPU's index is the host oracle's */
+    qr_index_stats s;
+    host_stats("rand100k", 0, 1024, &s);
+    cr_expect_eq(json_number(R.out, "tree.leaves"), s.leaves);
+    cr_expect_eq(json_number(R.out, "tree.nodes"), s.nodes);
+    cr_expect_eq(json_number(R.out, "circles.pairs"), (double)s.pairs);
+    cr_expect_eq(json_number(R.out, "circles.visible"), s.visible);
+    cr_expect_eq(json_number(R.out, "circles_per_leaf.median"), s.median_per_leaf);
+
+    const char *png = qr_test_tmp("gpu-leaves.png");
+    cr_assert_eq(RUN("stats", "hypnosis", "-s", "128", "--frame", "5", "--picture", png), 0, "%s",
+                 R.err);
+    cr_expect(strstr(R.err, "building the index on the GPU ("), "%s", R.err);
+    cr_expect(strstr(R.out, "median of 10 builds after 3 warm-up"), "%s", R.out);
+    cr_expect(strstr(R.out, "\ndevice memory\n"), "%s", R.out);
+    int w, h;
+    png_size(png, &w, &h);
+    cr_expect(w == 128 && h == 128, "%dx%d", w, h);
 }
