@@ -650,6 +650,27 @@ Test(cli, stats_rgb)
     cr_expect_eq(stats_value(R.out, "leaves"), 4);
 }
 
+/* --index grid is the uniform grid: every leaf a --tile square, whatever
+ * the circles; nonsense combinations are usage errors. */
+Test(cli, stats_grid)
+{
+    cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--index", "grid"), 0, "%s", R.err);
+    cr_expect(strstr(R.out, "uniform grid of 16 px tiles"), "%s", R.out);
+    cr_expect_eq(stats_value(R.out, "leaves"), 16);
+    cr_expect_eq(stats_value(R.out, "pairs"), 40); /* as capacity 1 above: every 16 px tile */
+    cr_assert_eq(RUN("stats", "rgb", "-s", "100", "--device", "cpu", "--index", "grid", "--tile", "32"),
+                 0, "%s", R.err);
+    cr_expect_eq(stats_value(R.out, "leaves"), 16); /* 4 x 4 tiles, the last row and column clipped */
+    const usage_case cases[] = {
+        {{"stats", "rgb", "--tile", "32", NULL}, "--tile"},
+        {{"stats", "rgb", "--index", "grid", "--capacity", "8", NULL}, "--capacity"},
+        {{"stats", "rgb", "--index", "grid", "--min-leaf", "32", NULL}, "--min-leaf"},
+        {{"stats", "rgb", "--index", "octree", NULL}, "--index"},
+        {{"render", "rgb", "--index", "grid", "--tile", "24", NULL}, "--tile"},
+    };
+    expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* ---- a small JSON reader: validates the whole text and finds one value by
  * its path ("tree.leaves", "tree.leaves_per_depth.0") */
 

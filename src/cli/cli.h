@@ -144,11 +144,14 @@ void cli_scene_opts_init(cli_opt *opts, cli_scene_opts *s);
  * --width/--height (usage error, CLI_EXIT_USAGE). */
 int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opts *s);
 
-/* The index options: --capacity, --min-leaf, --max-depth, in that order,
- * parsed into *p, which starts from qr_index_params_default (shown in the
- * help). */
-#define CLI_INDEX_NOPTS 3
+/* The index options: --capacity, --min-leaf, --max-depth, --index, --tile,
+ * in that order, parsed into *p, which starts from qr_index_params_default
+ * (shown in the help). After cli_parse, cli_index_opts_finish turns
+ * `--index grid --tile N` into a uniform index of N-pixel leaves and rejects
+ * combinations that mean nothing (CLI_EXIT_USAGE). */
+#define CLI_INDEX_NOPTS 5
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p);
+int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_params *p);
 
 const char *cli_set_capacity(const char *text, void *dest);  /* int32_t, 1..2^30 */
 const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^4..2^15 */

@@ -67,6 +67,19 @@ const char *cli_set_max_depth(const char *text, void *dest)
     return NULL;
 }
 
+/* --index: "quadtree" or "grid" into qr_index_params.uniform */
+static const char *set_index_kind(const char *text, void *dest)
+{
+    if (!strcmp(text, "quadtree")) *(int32_t *)dest = 0;
+    else if (!strcmp(text, "grid")) *(int32_t *)dest = 1;
+    else return "'quadtree' or 'grid'";
+    return NULL;
+}
+
+/* --tile: the grid's tile side, applied by cli_index_opts_finish (one
+ * process parses one command line). */
+static int32_t grid_tile = 16;
+
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
 {
     qr_index_params_default(p);
@@ -83,8 +96,26 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
         {"--capacity", NULL, "N", cli_set_capacity, &p->capacity, cap_help, 0},
         {"--min-leaf", NULL, "N", cli_set_min_leaf, &p->min_leaf, leaf_help, 0},
         {"--max-depth", NULL, "N", cli_set_max_depth, &p->max_depth, depth_help, 0},
+        {"--index", NULL, "KIND", set_index_kind, &p->uniform,
+         "quadtree (default), or grid: the classic uniform grid of --tile tiles", 0},
+        {"--tile", NULL, "N", cli_set_min_leaf, &grid_tile,
+         "grid tile side with --index grid, a power of two from 16 (default 16)", 0},
     };
     memcpy(opts, o, sizeof o);
+}
+
+int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_params *p)
+{
+    if (!p->uniform) {
+        if (opts[4].given)
+            return cli_usage_error(cmd, "--tile: only with --index grid");
+        return CLI_EXIT_OK;
+    }
+    if (opts[0].given || opts[1].given)
+        return cli_usage_error(cmd, "%s: not with --index grid (its tiles are set by --tile)",
+                               opts[0].given ? "--capacity" : "--min-leaf");
+    p->min_leaf = grid_tile;
+    return CLI_EXIT_OK;
 }
 
 /* ---- device ---------------------------------------------------------------------------- */

@@ -100,6 +100,8 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
         return rc;
     if (npos == 0)
         return cli_usage_error(cmd, "check: missing SCENE (a built-in name or a .circles/.par file)");
+    if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &params)) != CLI_EXIT_OK)
+        return rc;
     if ((rc = cli_scene_opts_finish(cmd, &opts[O_SCENE], &so)) != CLI_EXIT_OK)
         return rc;
 

@@ -147,6 +147,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         return rc;
     if (npos == 0)
         return cli_usage_error(cmd, "render: missing SCENE (a built-in name or a .circles/.par file)");
+    if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &params)) != CLI_EXIT_OK)
+        return rc;
     if ((rc = cli_scene_opts_finish(cmd, &opts[O_SCENE], &so)) != CLI_EXIT_OK)
         return rc;
     if (opts[O_SCENE + CLI_SO_FRAME].given && opts[O_FRAMES].given)

@@ -233,8 +233,11 @@ static void print_human(const qr_index_stats *s, const qr_stats_context *c, cons
 {
     printf("%s (%d circles), %dx%d, frame %lld, seed %u\n", c->scene, c->circles, c->width,
            c->height, (long long)c->frame, c->seed);
-    printf("index: capacity %d, min leaf %d px, max depth %d; built on %s\n", c->params.capacity,
-           c->params.min_leaf, c->params.max_depth, where);
+    if (c->params.uniform)
+        printf("index: uniform grid of %d px tiles; built on %s\n", c->params.min_leaf, where);
+    else
+        printf("index: quadtree, capacity %d, min leaf %d px, max depth %d; built on %s\n",
+               c->params.capacity, c->params.min_leaf, c->params.max_depth, where);
     printf("\ntree\n");
     row_int("root side", s->root_size, "px");
     row_int("nodes", s->nodes, NULL);
@@ -334,6 +337,8 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         return rc;
     if (npos == 0)
         return cli_usage_error(cmd, "stats: missing SCENE (a built-in name or a .circles/.par file)");
+    if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &params)) != CLI_EXIT_OK)
+        return rc;
     if ((rc = cli_scene_opts_finish(cmd, &opts[O_SCENE], &so)) != CLI_EXIT_OK)
         return rc;
     if (opts[O_PICTURE_MODE].given && !picture)
