@@ -1,22 +1,25 @@
-/* render_gpu.cu — the GPU renderer: one thread block per 16 x 16 pixel tile,
- * four pixels per thread, colour in registers, one global write per pixel.
+/* render_gpu.cu — the GPU renderer: one thread block per 32 x 32 pixel
+ * region, four pixels per thread, colour in registers, one global write per
+ * pixel (clear and render are one pass).
  *
- * A tile lies inside one quadtree leaf. The block walks the leaf's list in
- * batches of 64 circles: each thread fetches one circle (two 16-byte loads
- * of the packed scene), keeps it only if its pixel box meets the tile, and a
- * block scan compacts the survivors into shared memory in list order — the
- * leaf list is refined to the tile inside the kernel, which is what lets
- * leaves be larger than tiles. Then every thread runs over the staged
- * circles for its column of 4 pixels.
+ * The region's 16 x 16 tiles lie inside quadtree leaves (usually one). The
+ * block walks the leaf's list in batches of 256 circles: each thread fetches
+ * one circle (a 16-byte load of the packed scene), keeps it only if its pixel
+ * box meets the region, and a block scan compacts the survivors into shared
+ * memory in list order, with their box as row and column bit masks — the leaf
+ * list is refined inside the kernel, which is what lets leaves be larger than
+ * the region. Each warp (16 x 8 pixels) then picks, with one ballot per 32
+ * staged circles, those touching its pixels, and each thread shades its
+ * column of four pixels.
  *
  *   exact: back to front, the reference blend with the reference operations
  *          (circle_math.h): bit-identical to qr_render_cpu on flat scenes.
  *   fast:  the same lists front to back with transmittance T: C += T*a*c,
  *          T *= 1-a. Whatever lies behind can move a channel by at most
- *          T * color_span, so a pixel stops once that is <= tol/2, and the
- *          block stops once all its pixels have; the remaining T then takes
- *          the background colour. Snow and flat shading are separate kernel
- *          instances.
+ *          T * color_span, so a pixel stops once that is <= tol/2, a warp once
+ *          all its pixels have, and the block once all of them have; the
+ *          remaining T then takes the background colour.
+ * Snow and flat shading are separate kernel instances.
  */
 #include "quadtree/quadtree_gpu.h"
 #include "common/circle_math.h"
@@ -26,10 +29,14 @@
 #include <cub/block/block_scan.cuh>
 #include <stdlib.h>
 
-/* Each thread shades a column of RT_ROWS pixels: the circle's dx and dx*dx
- * are then computed once for all of them. 64 threads cover a 16 x 16 tile. */
+/* A block shades a 32 x 32 pixel region: 8 warps of 16 x 8 pixels, each
+ * thread a column of RT_ROWS = 4 pixels (so a circle's dx and dx*dx serve
+ * four pixels). */
+#define RB_SIDE 32
 #define RT_ROWS 4
-#define RT_THREADS (QR_TILE * QR_TILE / RT_ROWS)
+#define RT_THREADS (RB_SIDE * RB_SIDE / RT_ROWS)
+#define RW_W 16 /* warp region */
+#define RW_H 8
 
 typedef cub::BlockScan<int, RT_THREADS> render_scan;
 
@@ -43,10 +50,53 @@ struct qr_gpu_renderer {
     qr_render_mode last_mode;
 };
 
-/* Bits lo..hi-1 of a 16-bit tile row or column mask (0 <= lo <= hi <= 16). */
+/* Bits lo..hi-1 of a 32-bit row or column mask (0 <= lo < hi <= 32). */
 __device__ __forceinline__ uint32_t span_mask(int lo, int hi)
 {
-    return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+    return (hi >= 32 ? 0xffffffffu : (1u << hi) - 1u) & ~((1u << lo) - 1u);
+}
+
+/* Blends circle k of the staged batch into this thread's column of pixels
+ * (rows = which of its RT_ROWS pixels the circle's box holds). */
+template <bool EXACT, bool SNOW>
+__device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t rows, float cx,
+                                      const float *cy, float (*c)[4], float *T, float stop,
+                                      uint32_t &live)
+{
+    const float dx = QR_SUB(sp.x, cx);
+    const float dx2 = QR_MUL(dx, dx);
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        if (!((rows >> r) & 1u)) continue;
+        const float dy = QR_SUB(sp.y, cy[r]);
+        const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
+        if (!(d2 <= sp.z)) continue;
+        if (SNOW) {
+            float alpha, cr, cg, cb;
+            qr_shade_snow(d2, sp.w, sc.w, &alpha, &cr, &cg, &cb);
+            if (EXACT) {
+                qr_blend(alpha, cr, cg, cb, c[r]);
+            } else {
+                const float w = T[r] * alpha;
+                c[r][0] += w * cr;
+                c[r][1] += w * cg;
+                c[r][2] += w * cb;
+                T[r] *= 1.0f - alpha;
+            }
+        } else if (EXACT) {
+            /* qr_blend with alpha = 0.5: alpha*colour was staged */
+            c[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, c[r][0]));
+            c[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, c[r][1]));
+            c[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, c[r][2]));
+            c[r][3] = QR_ADD(c[r][3], 0.5f);
+        } else {
+            c[r][0] += T[r] * sc.x;
+            c[r][1] += T[r] * sc.y;
+            c[r][2] += T[r] * sc.z;
+            T[r] *= 0.5f;
+        }
+        if (!EXACT && T[r] <= stop) live &= ~(1u << r);
+    }
 }
 
 template <bool EXACT, bool SNOW>
@@ -54,114 +104,120 @@ __global__ void __launch_bounds__(RT_THREADS)
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
          float color_span, float4 *__restrict__ image)
 {
-    /* staged circles of the current batch, in list order */
+    /* the staged circles of the current batch, in list order */
     __shared__ float4 s_pos[RT_THREADS];  /* x, y, r*r, r */
     __shared__ float4 s_col[RT_THREADS];  /* flat: 0.5*(r, g, b); snow: -, -, -, z */
-    __shared__ uint32_t s_mask[RT_THREADS]; /* the circle's pixel box inside the tile:
-                                               column bits | row bits << 16 */
+    __shared__ uint2 s_mask[RT_THREADS];  /* the circle's pixel box inside the block region
+                                             and the current leaf: column bits, row bits */
     __shared__ typename render_scan::TempStorage scan_tmp;
 
     const qr_tree_geom &g = v.geom;
-    const int tile = blockIdx.x;
-    const int tx0 = g.region.x0 + (tile % g.tiles_x) * QR_TILE;
-    const int ty0 = g.region.y0 + (tile / g.tiles_x) * QR_TILE;
-    const int lx = threadIdx.x % QR_TILE, ly0 = (threadIdx.x / QR_TILE) * RT_ROWS;
-    const int px = tx0 + lx;
+    const int blocks_x = (g.tiles_x + 1) / 2;
+    const int bx0 = g.region.x0 + (blockIdx.x % blocks_x) * RB_SIDE;
+    const int by0 = g.region.y0 + (blockIdx.x / blocks_x) * RB_SIDE;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wx = (warp & 1) * RW_W, wy = (warp >> 1) * RW_H;
+    const int lx = wx + (lane % RW_W), ly0 = wy + (lane / RW_W) * RT_ROWS;
+    const int px = bx0 + lx;
     const float inv_h = 1.0f / (float)g.height;
     const float cx = qr_pixel_center(px, 1.0f / (float)g.width);
     float cy[RT_ROWS], bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
-        cy[r] = qr_pixel_center(ty0 + ly0 + r, inv_h);
-        bg[r] = SNOW ? qr_snow_shade_row(ty0 + ly0 + r, g.height) : 1.0f;
+        cy[r] = qr_pixel_center(by0 + ly0 + r, inv_h);
+        bg[r] = SNOW ? qr_snow_shade_row(by0 + ly0 + r, g.height) : 1.0f;
         c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
         c[r][3] = 1.0f;
         T[r] = 1.0f;
     }
-    const qr_leaf leaf = v.leaves[v.tile_leaf[tile]];
-    const int32_t *list = v.lists + leaf.offset;
     const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
     uint32_t live = (1u << RT_ROWS) - 1; /* fast: rows that can still change */
 
-    const int count = leaf.count;
-    const int batches = (count + RT_THREADS - 1) / RT_THREADS;
-    for (int bi = 0; bi < batches; bi++) {
-        /* exact walks the list first to last, fast last to first */
-        const int base = (EXACT ? bi : batches - 1 - bi) * RT_THREADS;
-        const int j = base + threadIdx.x;
-        uint32_t mask = 0;
-        float4 p, cl;
-        if (j < count) {
-            int32_t id = list[j];
-            p = pos[id];
-            cl = col[id];
-            qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
-            int x0 = max(b.x0 - tx0, 0), x1 = min(b.x1 - tx0, QR_TILE);
-            int y0 = max(b.y0 - ty0, 0), y1 = min(b.y1 - ty0, QR_TILE);
-            if (x0 < x1 && y0 < y1) mask = span_mask(x0, x1) | (span_mask(y0, y1) << 16);
-        }
-        int slot, kept;
-        render_scan(scan_tmp).ExclusiveSum(mask != 0, slot, kept);
-        if (mask) {
-            s_pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
-            s_col[slot] = SNOW ? make_float4(0.0f, 0.0f, 0.0f, p.z)
-                               : make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y),
-                                             QR_MUL(0.5f, cl.z), 0.0f);
-            s_mask[slot] = mask;
-        }
-        __syncthreads();
-        for (int k0 = 0; k0 < kept && live; k0++) {
-            const int k = EXACT ? k0 : kept - 1 - k0;
-            const uint32_t m = s_mask[k];
-            /* the reference only shades pixels inside the circle's box */
-            uint32_t rows = ((m >> lx) & 1u) ? (m >> (16 + ly0)) & live : 0u;
-            if (!rows) continue;
-            const float4 sp = s_pos[k];
-            const float4 sc = s_col[k];
-            const float dx = QR_SUB(sp.x, cx);
-            const float dx2 = QR_MUL(dx, dx);
-#pragma unroll
-            for (int r = 0; r < RT_ROWS; r++) {
-                if (!((rows >> r) & 1u)) continue;
-                const float dy = QR_SUB(sp.y, cy[r]);
-                const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
-                if (!(d2 <= sp.z)) continue;
-                if (SNOW) {
-                    float alpha, cr, cg, cb;
-                    qr_shade_snow(d2, sp.w, sc.w, &alpha, &cr, &cg, &cb);
-                    if (EXACT) {
-                        qr_blend(alpha, cr, cg, cb, c[r]);
-                    } else {
-                        const float w = T[r] * alpha;
-                        c[r][0] += w * cr;
-                        c[r][1] += w * cg;
-                        c[r][2] += w * cb;
-                        T[r] *= 1.0f - alpha;
-                    }
-                } else if (EXACT) {
-                    /* qr_blend with alpha = 0.5: alpha*colour was staged */
-                    c[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, c[r][0]));
-                    c[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, c[r][1]));
-                    c[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, c[r][2]));
-                    c[r][3] = QR_ADD(c[r][3], 0.5f);
-                } else {
-                    c[r][0] += T[r] * sc.x;
-                    c[r][1] += T[r] * sc.y;
-                    c[r][2] += T[r] * sc.z;
-                    T[r] *= 0.5f;
-                }
-                if (!EXACT && T[r] <= stop) live &= ~(1u << r);
+    /* The region's up to four 16 x 16 tiles may lie in different leaves: each
+     * distinct leaf's list is walked for the pixels that leaf holds, so every
+     * pixel still sees exactly its own leaf's list, in order. */
+    const int tx = (bx0 - g.region.x0) / QR_TILE, ty = (by0 - g.region.y0) / QR_TILE;
+    int32_t leaf_ids[4];
+    int nleaf = 0;
+    for (int k = 0; k < 4; k++) {
+        const int ttx = tx + (k & 1), tty = ty + (k >> 1);
+        if (ttx >= g.tiles_x || tty >= g.tiles_y) continue;
+        const int32_t id = v.tile_leaf[tty * g.tiles_x + ttx];
+        bool seen = false;
+        for (int m = 0; m < nleaf; m++) seen |= leaf_ids[m] == id;
+        if (!seen) leaf_ids[nleaf++] = id;
+    }
+    for (int li = 0; li < nleaf; li++) {
+        const qr_leaf leaf = v.leaves[leaf_ids[li]];
+        const int32_t *list = v.lists + leaf.offset;
+        /* this leaf's part of the region, block-local */
+        const int cx0 = max(leaf.rect.x0 - bx0, 0), cx1 = min(leaf.rect.x1 - bx0, RB_SIDE);
+        const int cy0 = max(leaf.rect.y0 - by0, 0), cy1 = min(leaf.rect.y1 - by0, RB_SIDE);
+        /* which of this thread's pixels the leaf holds */
+        const uint32_t mine = lx >= cx0 && lx < cx1 ? (span_mask(cy0, cy1) >> ly0) & ((1u << RT_ROWS) - 1) : 0u;
+        const int count = leaf.count;
+        const int batches = (count + RT_THREADS - 1) / RT_THREADS;
+        for (int bi = 0; bi < batches; bi++) {
+            /* exact walks the list first to last, fast last to first */
+            const int base = (EXACT ? bi : batches - 1 - bi) * RT_THREADS;
+            const int j = base + threadIdx.x;
+            uint2 mask = make_uint2(0, 0);
+            float4 p;
+            int32_t id = 0;
+            if (j < count) {
+                id = list[j];
+                p = pos[id];
+                qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
+                int x0 = max(b.x0 - bx0, cx0), x1 = min(b.x1 - bx0, cx1);
+                int y0 = max(b.y0 - by0, cy0), y1 = min(b.y1 - by0, cy1);
+                if (x0 < x1 && y0 < y1) mask = make_uint2(span_mask(x0, x1), span_mask(y0, y1));
             }
-        }
-        if (EXACT) {
+            int slot, kept;
+            render_scan(scan_tmp).ExclusiveSum(mask.x != 0, slot, kept);
+            if (mask.x) {
+                /* colour only for circles that touch the region: when leaves
+                 * are much larger than the region most list entries do not */
+                const float4 cl = SNOW ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id];
+                s_pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
+                s_col[slot] = SNOW ? make_float4(0.0f, 0.0f, 0.0f, p.z)
+                                   : make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y),
+                                                 QR_MUL(0.5f, cl.z), 0.0f);
+                s_mask[slot] = mask;
+            }
             __syncthreads();
-        } else if (__syncthreads_and(live == 0)) {
-            break;
+            /* Each warp picks, 32 at a time, the staged circles that touch its
+             * 16 x 8 pixels (one ballot), and shades only those, in order. */
+            const int chunks = (kept + 31) / 32;
+            for (int ci = 0; ci < chunks; ci++) {
+                if (!EXACT && !__any_sync(0xffffffffu, live & mine)) break;
+                const int chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
+                const int k = chunk + lane;
+                bool hit = false;
+                if (k < kept) {
+                    const uint2 m = s_mask[k];
+                    hit = ((m.x >> wx) & 0xffffu) && ((m.y >> wy) & 0xffu);
+                }
+                uint32_t bits = __ballot_sync(0xffffffffu, hit);
+                while (bits) {
+                    const int b = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
+                    bits &= ~(1u << b);
+                    const uint2 m = s_mask[chunk + b];
+                    const uint32_t rows = ((m.x >> lx) & 1u) ? (m.y >> ly0) & live : 0u;
+                    if (rows & ((1u << RT_ROWS) - 1))
+                        shade<EXACT, SNOW>(s_pos[chunk + b], s_col[chunk + b],
+                                           rows & ((1u << RT_ROWS) - 1), cx, cy, c, T, stop, live);
+                }
+            }
+            if (EXACT) {
+                __syncthreads();
+            } else if (__syncthreads_and((live & mine) == 0)) {
+                break;
+            }
         }
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
-        const int py = ty0 + ly0 + r;
+        const int py = by0 + ly0 + r;
         if (px >= g.region.x1 || py >= g.region.y1) continue;
         if (!EXACT) {
             c[r][0] += T[r] * bg[r];
@@ -236,7 +292,7 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
     if (st) return st;
     if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[1], 0));
     qr_index_view v = qr_gpu_index_view(r->index);
-    int tiles = v.geom.tiles_x * v.geom.tiles_y;
+    int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
     const bool snow = scene->shading == QR_SHADE_SNOW;
     if (mode == QR_RENDER_EXACT) {
         if (snow)
