@@ -100,7 +100,7 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
 }
 
 template <bool EXACT, bool SNOW>
-__global__ void __launch_bounds__(RT_THREADS)
+__global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
          float color_span, float4 *__restrict__ image)
 {
