@@ -72,6 +72,7 @@ Test(gpu_index, random_scenes)
             p.capacity = (int32_t)(1 + (seed * 37 + k) % 200);
             p.min_leaf = 16 << ((seed + k) % 3);
             p.max_depth = (int32_t)((seed + 2 * k) % 9);
+            p.max_leaf = (seed + k) % 4 == 0 ? 0 : 16 << ((seed + k) % 4);
             char what[128];
             snprintf(what, sizeof what, "random seed %llu %dx%d cap %d leaf %d depth %d",
                      (unsigned long long)seed, sizes[k][0], sizes[k][1], p.capacity, p.min_leaf,

@@ -111,7 +111,7 @@ static qr_scene *random_scene(uint64_t seed, int32_t n)
 static qr_index_params params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                               int32_t uniform)
 {
-    qr_index_params p = {capacity, min_leaf, max_depth, uniform};
+    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0};
     return p;
 }
 
@@ -313,6 +313,8 @@ static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const
             cr_assert_fail("%s: %s: uniform mode left a splittable leaf", ctx, lc);
         if (!p->uniform && may_split && l->count > p->capacity)
             cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
+        if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
+            cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
         if (l->depth > 0 && !p->uniform) {
             const int32_t ps = 2 * side;
             qr_rect par;
@@ -323,7 +325,7 @@ static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const
             int32_t c = 0;
             for (int32_t i = 0; i < n; i++)
                 c += vis[i] && rects_meet(boxes[i], par);
-            if (c <= p->capacity)
+            if (c <= p->capacity && !(p->max_leaf && ps > p->max_leaf))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
         }
@@ -1039,6 +1041,28 @@ Test(index_host, builtin_rand10k) { check_builtin("rand10k"); }
 Test(index_host, builtin_biglittle) { check_builtin("biglittle"); }
 Test(index_host, builtin_pattern) { check_builtin("pattern"); }
 
+/* max_leaf: a sparse scene still gets leaves no larger than max_leaf, and
+ * with no limit the same scene keeps its big leaves. */
+Test(index_host, max_leaf_bounds_leaf_size)
+{
+    qr_scene *s = random_scene(3, 40);
+    qr_index_params p = params(1000, 16, 15, 0);
+    p.max_leaf = 64;
+    check(s, 512, 384, NULL, &p);
+    qr_index *ix = build(s, 512, 384, NULL, &p);
+    for (int32_t i = 0; i < ix->num_leaves; i++)
+        cr_assert((ix->root_size >> ix->leaves[i].depth) <= 64, "leaf %d of side %d", i,
+                  ix->root_size >> ix->leaves[i].depth);
+    cr_assert_eq(ix->num_leaves, 8 * 6, "512 x 384 in 64 px leaves");
+    qr_index_free(ix);
+    p.max_leaf = 0;
+    ix = build(s, 512, 384, NULL, &p);
+    cr_assert_eq(ix->num_leaves, 1, "with no limit the root holds all 40 circles: %d leaves",
+                 ix->num_leaves);
+    qr_index_free(ix);
+    qr_scene_free(s);
+}
+
 Test(index_host, random_scenes)
 {
     const int32_t sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}, {2048, 64}, {96, 96}};
@@ -1050,6 +1074,7 @@ Test(index_host, random_scenes)
             p.min_leaf = 16 << ((seed + (uint64_t)k) % 3);
             p.max_depth = (int32_t)((seed + 2 * (uint64_t)k) % 16);
             p.uniform = (seed + (uint64_t)k) % 5 == 0;
+            p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
             const int32_t w = sizes[k][0], h = sizes[k][1];
             check(s, w, h, NULL, &p);
             qr_rect region = RECT(w / 7, w - w / 5, h / 3, h - h / 9);

@@ -5,7 +5,8 @@
  * leaf holds the list of circles whose pixel box (qr_circle_pixbox, the
  * reference renderer's conservative box) meets it, in ascending circle index
  * (= drawing order). A node is split while it holds more than `capacity`
- * circles, is larger than `min_leaf` pixels and is shallower than `max_depth`.
+ * circles (or is larger than `max_leaf`), is larger than `min_leaf` pixels and
+ * is shallower than `max_depth`.
  *
  * Geometry: the root is the square of side S = the smallest power of two that
  * is >= max(region width, region height, min_leaf), anchored at the region's
@@ -43,6 +44,10 @@ typedef struct qr_index_params {
     int32_t max_depth; /* deepest level (root = 0), <= QR_MAX_DEPTH_LIMIT */
     int32_t uniform;   /* nonzero: ignore capacity and split every node down to
                           min_leaf — the classic uniform grid of min_leaf tiles */
+    int32_t max_leaf;  /* largest leaf side in pixels: larger nodes split whatever
+                          they hold (a power of two >= min_leaf; 0 = no limit).
+                          The render kernel re-reads a leaf's list once per 32 x 32
+                          region, so huge leaves cost more than they save. */
 } qr_index_params;
 
 /* Defaults chosen by measurement (docs/benchmarks.md). */

@@ -80,12 +80,24 @@ static const char *set_index_kind(const char *text, void *dest)
  * process parses one command line). */
 static int32_t grid_tile = 16;
 
+const char *cli_set_max_leaf(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 32768, &v) || (v != 0 && (v < QR_TILE || (v & (v - 1)))))
+        return "0, or a power of two from 16 to 32768";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
 {
     qr_index_params_default(p);
     /* the help shows the library's defaults, whatever they are now; one
      * process parses one command line, so static buffers do */
-    static char cap_help[96], leaf_help[96], depth_help[96];
+    static char cap_help[96], leaf_help[96], depth_help[96], max_leaf_help[96];
+    snprintf(max_leaf_help, sizeof max_leaf_help,
+             "largest index leaf side, a power of two from 16, or 0 for no limit (default %d)",
+             p->max_leaf);
     snprintf(cap_help, sizeof cap_help, "split index nodes holding more than N circles (default %d)",
              p->capacity);
     snprintf(leaf_help, sizeof leaf_help,
@@ -100,6 +112,7 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
          "quadtree (default), or grid: the classic uniform grid of --tile tiles", 0},
         {"--tile", NULL, "N", cli_set_min_leaf, &grid_tile,
          "grid tile side with --index grid, a power of two from 16 (default 16)", 0},
+        {"--max-leaf", NULL, "N", cli_set_max_leaf, &p->max_leaf, max_leaf_help, 0},
     };
     memcpy(opts, o, sizeof o);
 }
@@ -111,9 +124,9 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
             return cli_usage_error(cmd, "--tile: only with --index grid");
         return CLI_EXIT_OK;
     }
-    if (opts[0].given || opts[1].given)
+    if (opts[0].given || opts[1].given || opts[5].given)
         return cli_usage_error(cmd, "%s: not with --index grid (its tiles are set by --tile)",
-                               opts[0].given ? "--capacity" : "--min-leaf");
+                               opts[0].given ? "--capacity" : opts[1].given ? "--min-leaf" : "--max-leaf");
     p->min_leaf = grid_tile;
     return CLI_EXIT_OK;
 }

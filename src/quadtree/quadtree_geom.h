@@ -74,7 +74,8 @@ QR_HD int qr_node_may_split(int side, int depth, const qr_index_params *p)
 /* Whether a node holding `count` circles splits. */
 QR_HD int qr_node_splits(int side, int depth, long long count, const qr_index_params *p)
 {
-    return qr_node_may_split(side, depth, p) && (p->uniform || count > p->capacity);
+    return qr_node_may_split(side, depth, p) &&
+           (p->uniform || count > p->capacity || (p->max_leaf && side > p->max_leaf));
 }
 
 #endif

@@ -11,15 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Chosen by the sweep in docs/benchmarks.md: leaves of at least 64 pixels
- * holding up to 1024 circles keep the pair count (build time) low, and the
- * render kernel refines each leaf list to its 16 x 16 tiles. */
+/* Chosen by measurement (docs/benchmarks.md): leaves of 64 to 128 pixels
+ * holding up to 1024 circles keep the pair count (build time) low, the render
+ * kernel refines each leaf list to its 32 x 32 regions, and no leaf is so
+ * large that re-reading its list per region costs more than a split. */
 void qr_index_params_default(qr_index_params *p)
 {
     p->capacity = 1024;
     p->min_leaf = 64;
     p->max_depth = QR_MAX_DEPTH_LIMIT;
     p->uniform = 0;
+    p->max_leaf = 128;
 }
 
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
@@ -31,6 +33,13 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
         return qr_fail(err, QR_ERR_INVALID,
                        "minimum leaf size must be a power of two from %d to 32768 (got %d)",
                        QR_TILE, p->min_leaf);
+    /* a max_leaf below min_leaf just means every leaf is min_leaf */
+    if (p->max_leaf != 0 && (p->max_leaf < QR_TILE || p->max_leaf > 32768 ||
+                             (p->max_leaf & (p->max_leaf - 1))))
+        return qr_fail(err, QR_ERR_INVALID,
+                       "maximum leaf size must be 0 (no limit) or a power of two from %d to 32768 "
+                       "(got %d)",
+                       QR_TILE, p->max_leaf);
     if (p->max_depth < 0 || p->max_depth > QR_MAX_DEPTH_LIMIT)
         return qr_fail(err, QR_ERR_INVALID, "maximum depth must be from 0 to %d (got %d)",
                        QR_MAX_DEPTH_LIMIT, p->max_depth);
