@@ -199,6 +199,10 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON ('-' = stdout)", 0},
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV ('-' = stdout)", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
+        {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, "quadtree: split nodes holding more than N circles", 0},
+        {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, "quadtree: smallest leaf side", 0},
+        {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, "quadtree: largest leaf side (0: no limit)", 0},
+        {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, "quadtree: deepest level", 0},
     };
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     char *pos[64];
