@@ -278,15 +278,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         }
         for (int z = 0; z < sizes.n && rc == CLI_EXIT_OK; z++) {
             const int size = sizes.item[z];
-            double cpu_ms = -1;
-            if (cpu) {
-                qr_image *img = NULL;
-                if (qr_image_create(size, size, &img, &err) == QR_OK) {
-                    double t0 = cli_now_ms();
-                    if (qr_render_cpu(scene, img, &err) == QR_OK) cpu_ms = cli_now_ms() - t0;
-                    qr_image_free(img);
-                }
-            }
+            const int first_row = nrows;
             qr_gpu_renderer *r = NULL;
             if (qr_gpu_renderer_create(size, size, &r, &err) != QR_OK) {
                 rc = cli_fail(&err, CLI_PHASE_RUN);
@@ -307,7 +299,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                     row->size = size;
                     row->exact = !strcmp(modes.item[m], "exact");
                     row->grid_tile = tile;
-                    row->cpu_ms = row->exact ? cpu_ms : -1;
+                    row->cpu_ms = -1;
                     if (progress)
                         fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total, scene->name,
                                 size, tile ? "grid" : "quadtree", modes.item[m]);
@@ -318,6 +310,19 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                 }
             }
             qr_gpu_renderer_destroy(r);
+            /* the CPU reference comes after the GPU measurements: a GPU left
+             * idle for seconds would start them at lowered clocks */
+            if (cpu && rc == CLI_EXIT_OK) {
+                qr_image *img = NULL;
+                double cpu_ms = -1;
+                if (qr_image_create(size, size, &img, &err) == QR_OK) {
+                    double t0 = cli_now_ms();
+                    if (qr_render_cpu(scene, img, &err) == QR_OK) cpu_ms = cli_now_ms() - t0;
+                    qr_image_free(img);
+                }
+                for (int i = first_row; i < nrows; i++)
+                    if (rows[i].exact) rows[i].cpu_ms = cpu_ms;
+            }
         }
         qr_gpu_scene_free(gs);
         qr_scene_free(scene);

@@ -11,17 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Chosen by measurement (docs/benchmarks.md): leaves of 64 to 128 pixels
- * holding up to 1024 circles keep the pair count (build time) low, the render
- * kernel refines each leaf list to its 32 x 32 regions, and no leaf is so
- * large that re-reading its list per region costs more than a split. */
+/* Chosen by measurement (docs/benchmarks.md): leaves of at least 64 pixels
+ * holding up to 1024 circles keep the pair count (build time) low, and the
+ * render kernel refines each leaf list to its 32 x 32 regions. A leaf size
+ * limit (128 or 256) measured no better on the scored scenes, so none. */
 void qr_index_params_default(qr_index_params *p)
 {
     p->capacity = 1024;
     p->min_leaf = 64;
     p->max_depth = QR_MAX_DEPTH_LIMIT;
     p->uniform = 0;
-    p->max_leaf = 128;
+    p->max_leaf = 0;
 }
 
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
