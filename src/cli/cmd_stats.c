@@ -233,12 +233,13 @@ static void print_human(const qr_index_stats *s, const qr_stats_context *c, cons
 {
     printf("%s (%d circles), %dx%d, frame %lld, seed %u\n", c->scene, c->circles, c->width,
            c->height, (long long)c->frame, c->seed);
+    char max_leaf[32] = "none";
+    if (c->params.max_leaf) snprintf(max_leaf, sizeof max_leaf, "%d px", c->params.max_leaf);
     if (c->params.uniform)
         printf("index: uniform grid of %d px tiles; built on %s\n", c->params.min_leaf, where);
     else
-        printf("index: quadtree, capacity %d, leaves %d to %d px, max depth %d; built on %s\n",
-               c->params.capacity, c->params.min_leaf, c->params.max_leaf, c->params.max_depth,
-               where);
+        printf("index: quadtree, capacity %d, min leaf %d px, max leaf %s, max depth %d; built on %s\n",
+               c->params.capacity, c->params.min_leaf, max_leaf, c->params.max_depth, where);
     printf("\ntree\n");
     row_int("root side", s->root_size, "px");
     row_int("nodes", s->nodes, NULL);
