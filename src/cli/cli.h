@@ -158,6 +158,14 @@ const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^4..2^
 const char *cli_set_max_depth(const char *text, void *dest); /* int32_t, 0..15 */
 const char *cli_set_max_leaf(const char *text, void *dest);  /* int32_t, 0 or 2^4..2^15 */
 
+/* Parses a command taking one SCENE with the scene options at opts[o_scene]
+ * and the index options at opts[o_index] (both already initialised): runs
+ * cli_parse, requires the SCENE, and finishes both option groups. Answers
+ * CLI_PARSE_OK (and *scene), CLI_PARSE_HELP, or an exit code. */
+int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_scene, int o_index,
+                            int argc, char **argv, cli_scene_opts *so, qr_index_params *params,
+                            const char **scene);
+
 /* Where a command runs, decided from --device before any work is done. */
 typedef struct cli_device_choice {
     bool gpu;          /* run on the GPU */

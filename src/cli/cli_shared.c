@@ -185,3 +185,25 @@ double cli_median(double *v, int n)
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+/* ---- commands on one scene ------------------------------------------------------- */
+
+int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_scene, int o_index,
+                            int argc, char **argv, cli_scene_opts *so, qr_index_params *params,
+                            const char **scene)
+{
+    char *pos[1];
+    int npos;
+    int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 1, &npos);
+    if (rc != CLI_PARSE_OK)
+        return rc;
+    if (npos == 0)
+        return cli_usage_error(cmd, "%s: missing SCENE (a built-in name or a .circles/.par file)",
+                               cmd->name);
+    if ((rc = cli_index_opts_finish(cmd, &opts[o_index], params)) != CLI_EXIT_OK)
+        return rc;
+    if ((rc = cli_scene_opts_finish(cmd, &opts[o_scene], so)) != CLI_EXIT_OK)
+        return rc;
+    *scene = pos[0];
+    return CLI_PARSE_OK;
+}

@@ -91,18 +91,12 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     cli_opt opts[O_COUNT];
     cli_scene_opts_init(&opts[O_SCENE], &so);
     cli_index_opts_init(&opts[O_INDEX], &params);
-    char *pos[1];
-    int npos;
-    int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
+    const char *scene_arg = NULL;
+    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
+                                     &params, &scene_arg);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
     if (rc != CLI_PARSE_OK)
-        return rc;
-    if (npos == 0)
-        return cli_usage_error(cmd, "check: missing SCENE (a built-in name or a .circles/.par file)");
-    if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &params)) != CLI_EXIT_OK)
-        return rc;
-    if ((rc = cli_scene_opts_finish(cmd, &opts[O_SCENE], &so)) != CLI_EXIT_OK)
         return rc;
 
     qr_error err;
@@ -117,7 +111,7 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     qr_gpu_renderer *r = NULL;
     qr_image *exact = NULL, *fast = NULL, *cpu = NULL;
     double t0 = cli_now_ms();
-    if (qr_scene_load(pos[0], so.seed, &scene, &err) != QR_OK)
+    if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double t1 = cli_now_ms();
     fprintf(stderr, "quadrender: check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d)\n",

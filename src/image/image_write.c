@@ -57,6 +57,25 @@ qr_status qr_image_write(const qr_image *img, const char *path, qr_error *err)
 
 /* ---- PPM ------------------------------------------------------------------ */
 
+/* The start every writer shares: a valid image, a one-row buffer of
+ * row_bytes, and the temporary file. On failure nothing is left behind. */
+static qr_status begin_write(const qr_image *img, const char *path, size_t row_bytes,
+                             unsigned char **row, qr_atomic_file *af, qr_error *err)
+{
+    qr_status st = check_image(img, path, err);
+    if (st != QR_OK)
+        return st;
+    *row = malloc(row_bytes);
+    if (!*row)
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a row of %s", row_bytes, path);
+    st = qr_atomic_open(af, path, err);
+    if (st != QR_OK) {
+        free(*row);
+        *row = NULL;
+    }
+    return st;
+}
+
 static void row_to_bytes(const float *src, int32_t width, unsigned char *dst)
 {
     for (int32_t i = 0; i < width; i++) {
@@ -68,20 +87,12 @@ static void row_to_bytes(const float *src, int32_t width, unsigned char *dst)
 
 qr_status qr_image_write_ppm(const qr_image *img, const char *path, qr_error *err)
 {
-    qr_status st = check_image(img, path, err);
+    const size_t row_bytes = (size_t)img->width * 3;
+    unsigned char *row;
+    qr_atomic_file af;
+    qr_status st = begin_write(img, path, row_bytes, &row, &af, err);
     if (st != QR_OK)
         return st;
-    size_t row_bytes = (size_t)img->width * 3;
-    unsigned char *row = malloc(row_bytes);
-    if (!row)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a row of %s", row_bytes, path);
-
-    qr_atomic_file af;
-    st = qr_atomic_open(&af, path, err);
-    if (st != QR_OK) {
-        free(row);
-        return st;
-    }
     /* Byte for byte the header the CS149 tool writes. */
     errno = 0;
     if (fprintf(af.fp, "P6\n%ld %ld\n255\n", (long)img->width, (long)img->height) < 0) {
@@ -115,20 +126,12 @@ static void put_f32_le(unsigned char *dst, float v)
 
 qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *err)
 {
-    qr_status st = check_image(img, path, err);
+    const size_t row_bytes = (size_t)img->width * 3 * 4;
+    unsigned char *row;
+    qr_atomic_file af;
+    qr_status st = begin_write(img, path, row_bytes, &row, &af, err);
     if (st != QR_OK)
         return st;
-    size_t row_bytes = (size_t)img->width * 3 * 4;
-    unsigned char *row = malloc(row_bytes);
-    if (!row)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a row of %s", row_bytes, path);
-
-    qr_atomic_file af;
-    st = qr_atomic_open(&af, path, err);
-    if (st != QR_OK) {
-        free(row);
-        return st;
-    }
     errno = 0;
     if (fprintf(af.fp, "PF\n%ld %ld\n-1.0\n", (long)img->width, (long)img->height) < 0) {
         free(row);
@@ -216,20 +219,12 @@ static int png_encode(png_structp png, png_infop info, const qr_image *img, unsi
 
 qr_status qr_image_write_png(const qr_image *img, const char *path, qr_error *err)
 {
-    qr_status st = check_image(img, path, err);
+    const size_t row_bytes = (size_t)img->width * 3;
+    unsigned char *row;
+    qr_atomic_file af;
+    qr_status st = begin_write(img, path, row_bytes, &row, &af, err);
     if (st != QR_OK)
         return st;
-    size_t row_bytes = (size_t)img->width * 3;
-    unsigned char *row = malloc(row_bytes);
-    if (!row)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a row of %s", row_bytes, path);
-
-    qr_atomic_file af;
-    st = qr_atomic_open(&af, path, err);
-    if (st != QR_OK) {
-        free(row);
-        return st;
-    }
     png_sink sink = {.fp = af.fp, .io_errno = 0, .msg = ""};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, png_on_error,
                                               png_on_warning);
