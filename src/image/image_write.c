@@ -58,13 +58,17 @@ qr_status qr_image_write(const qr_image *img, const char *path, qr_error *err)
 /* ---- PPM ------------------------------------------------------------------ */
 
 /* The start every writer shares: a valid image, a one-row buffer of
- * row_bytes, and the temporary file. On failure nothing is left behind. */
-static qr_status begin_write(const qr_image *img, const char *path, size_t row_bytes,
-                             unsigned char **row, qr_atomic_file *af, qr_error *err)
+ * width * pixel_bytes (its size in *row_bytes), and the temporary file. On
+ * failure nothing is left behind. */
+static qr_status begin_write(const qr_image *img, const char *path, size_t pixel_bytes,
+                             unsigned char **row, size_t *row_bytes_out, qr_atomic_file *af,
+                             qr_error *err)
 {
     qr_status st = check_image(img, path, err);
     if (st != QR_OK)
         return st;
+    const size_t row_bytes = (size_t)img->width * pixel_bytes;
+    *row_bytes_out = row_bytes;
     *row = malloc(row_bytes);
     if (!*row)
         return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a row of %s", row_bytes, path);
@@ -87,10 +91,10 @@ static void row_to_bytes(const float *src, int32_t width, unsigned char *dst)
 
 qr_status qr_image_write_ppm(const qr_image *img, const char *path, qr_error *err)
 {
-    const size_t row_bytes = (size_t)img->width * 3;
+    size_t row_bytes;
     unsigned char *row;
     qr_atomic_file af;
-    qr_status st = begin_write(img, path, row_bytes, &row, &af, err);
+    qr_status st = begin_write(img, path, 3, &row, &row_bytes, &af, err);
     if (st != QR_OK)
         return st;
     /* Byte for byte the header the CS149 tool writes. */
@@ -126,10 +130,10 @@ static void put_f32_le(unsigned char *dst, float v)
 
 qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *err)
 {
-    const size_t row_bytes = (size_t)img->width * 3 * 4;
+    size_t row_bytes;
     unsigned char *row;
     qr_atomic_file af;
-    qr_status st = begin_write(img, path, row_bytes, &row, &af, err);
+    qr_status st = begin_write(img, path, 3 * 4, &row, &row_bytes, &af, err);
     if (st != QR_OK)
         return st;
     errno = 0;
@@ -219,10 +223,10 @@ static int png_encode(png_structp png, png_infop info, const qr_image *img, unsi
 
 qr_status qr_image_write_png(const qr_image *img, const char *path, qr_error *err)
 {
-    const size_t row_bytes = (size_t)img->width * 3;
+    size_t row_bytes;
     unsigned char *row;
     qr_atomic_file af;
-    qr_status st = begin_write(img, path, row_bytes, &row, &af, err);
+    qr_status st = begin_write(img, path, 3, &row, &row_bytes, &af, err);
     if (st != QR_OK)
         return st;
     png_sink sink = {.fp = af.fp, .io_errno = 0, .msg = ""};
