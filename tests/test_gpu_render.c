@@ -177,3 +177,45 @@ Test(gpu_render, animation_steps_match_the_cpu)
         qr_scene_free(cpu);
     }
 }
+
+/* One renderer, scenes whose pair counts grow and shrink: a build that runs
+ * ahead into buffers sized for a smaller scene must notice, build again and
+ * render again; one into larger buffers pads the unused slots. Every image
+ * stays bit-identical to the CPU, every index equal to the oracle. */
+Test(gpu_render, list_buffers_grow_and_shrink)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"rgb", "rand10k", "rand1M", "rand100k", "pattern", "biglittle", "rgb"};
+    qr_error err;
+    qr_gpu_renderer *r = NULL;
+    qr_image *img = NULL;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    QR_CHECK(err, qr_gpu_renderer_create(640, 480, &r, &err));
+    QR_CHECK(err, qr_image_create(640, 480, &img, &err));
+    for (int k = 0; k < 7; k++) {
+        qr_scene *s = gpu_test_scene(names[k], 0);
+        qr_gpu_scene *gs = NULL;
+        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        for (int rep = 0; rep < 2; rep++) {
+            QR_CHECK(err, qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err));
+            QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+            qr_image *ref = cpu_render_image(s, 640, 480);
+            long long bad;
+            image_max_diff(img, ref, 1, &bad);
+            cr_assert(bad < 0, "%s (render %d after %s): differs from the CPU at pixel %lld",
+                      names[k], rep, k ? names[k - 1] : "nothing", bad);
+            qr_image_free(ref);
+            qr_index *dev = NULL, *host = NULL;
+            QR_CHECK(err, qr_gpu_index_download(qr_gpu_renderer_index(r), &dev, &err));
+            QR_CHECK(err, qr_index_build_host(s, 640, 480, NULL, &p, &host, &err));
+            assert_same_index(dev, host, names[k]);
+            qr_index_free(dev);
+            qr_index_free(host);
+        }
+        qr_gpu_scene_free(gs);
+        qr_scene_free(s);
+    }
+    qr_image_free(img);
+    qr_gpu_renderer_destroy(r);
+}

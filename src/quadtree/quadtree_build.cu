@@ -52,6 +52,19 @@ struct qr_gpu_index {
     int timing;
     cudaEvent_t ev[EV_N];
     qr_build_timing last_timing;
+    /* a build under way (qr_gpu_index_start .. qr_gpu_index_finish) */
+    int pending;
+    cudaEvent_t done;
+    struct readback {
+        qr_build_scalars scalars;
+        long long last_offset;
+        uint32_t last_count;
+    } *rb; /* pinned host memory */
+    const qr_gpu_scene *scene;
+    int32_t width, height;
+    int has_region;
+    qr_rect region;
+    qr_index_params params;
 };
 
 /* Carves aligned sub-buffers out of one allocation: call once with base NULL
@@ -124,7 +137,8 @@ extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
     /* Everything runs on the legacy default stream, so scene steps, builds
      * and renders are ordered without any explicit synchronisation. */
     ix->stream = 0;
-    cudaError_t e = cudaSuccess;
+    cudaError_t e = cudaEventCreateWithFlags(&ix->done, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaMallocHost((void **)&ix->rb, sizeof *ix->rb);
     for (int k = 0; k < EV_N && e == cudaSuccess; k++) e = cudaEventCreate(&ix->ev[k]);
     if (e != cudaSuccess) {
         qr_gpu_index_destroy(ix);
@@ -141,6 +155,8 @@ extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
     cudaFree(ix->pairs);
     for (int k = 0; k < EV_N; k++)
         if (ix->ev[k]) cudaEventDestroy(ix->ev[k]);
+    if (ix->done) cudaEventDestroy(ix->done);
+    cudaFreeHost(ix->rb);
     free(ix);
 }
 
@@ -226,28 +242,29 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
 #define REC(k) \
     do { if (ix->timing) QR_CUDA_TRY(err, cudaEventRecord(ix->ev[k], ix->stream)); } while (0)
 
-extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
-                                        int32_t height, const qr_rect *region,
-                                        const qr_index_params *params, qr_error *err)
+/* Sort bits for keys below `leaves` (0: nothing to sort). */
+static int key_bits(long long leaves)
 {
-    ix->built = 0;
-    qr_tree_geom g;
-    qr_status st = make_geom(width, height, region, params, &g, err);
-    if (st) return st;
-    st = ensure_fixed(ix, &g, scene->n, err);
-    if (st) return st;
+    int bits = 0;
+    while (bits < 31 && (1LL << bits) < leaves) bits++;
+    return bits;
+}
+
+/* Stages up to the pair slots: boxes, tree, count, scan. */
+static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
+                              qr_error *err)
+{
     cudaStream_t s = ix->stream;
     const int32_t n = scene->n;
-
     REC(EV_START);
-    const size_t hist_bytes = 4 * (size_t)(g.gx + 1) * (g.gy + 1) * sizeof(uint32_t);
+    const size_t hist_bytes = 4 * (size_t)(g->gx + 1) * (g->gy + 1) * sizeof(uint32_t);
     QR_CUDA_TRY(err, cudaMemsetAsync(ix->scalars, 0, (char *)ix->hist + hist_bytes - (char *)ix->scalars, s));
-    QR_CUDA_TRY(err, qr_launch_boxes(scene, &g, ix->boxes, ix->hist, ix->scalars, s));
+    QR_CUDA_TRY(err, qr_launch_boxes(scene, g, ix->boxes, ix->hist, ix->scalars, s));
     REC(EV_BOXES);
-    QR_CUDA_TRY(err, qr_launch_tree(&g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
+    QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
                                     ix->leaves, ix->tile_leaf, ix->scalars, s));
     REC(EV_TREE);
-    QR_CUDA_TRY(err, qr_launch_count(n, &g, ix->boxes, ix->tile_leaf, ix->counts, s));
+    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->counts, s));
     REC(EV_COUNT);
     if (n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
@@ -256,64 +273,174 @@ extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *sc
                                                         n, s));
     }
     REC(EV_SCAN);
-    /* The one read-back: how many pairs the tree implies (to size the lists),
-     * plus the scan's total as an internal consistency check. */
-    long long tail[2] = {0, 0};
-    uint32_t last_count = 0;
-    QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->result, ix->scalars, sizeof ix->result,
+    return QR_OK;
+}
+
+/* The scalars, and the scan's total as a consistency check, into pinned
+ * host memory (so the copies do not wait for the host). */
+static qr_status launch_readback(qr_gpu_index *ix, int32_t n, qr_error *err)
+{
+    cudaStream_t s = ix->stream;
+    QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->rb->scalars, ix->scalars, sizeof(qr_build_scalars),
                                      cudaMemcpyDeviceToHost, s));
+    ix->rb->last_offset = 0;
+    ix->rb->last_count = 0;
     if (n > 0) {
-        QR_CUDA_TRY(err, cudaMemcpyAsync(&tail[0], ix->offsets + n - 1, sizeof(long long),
+        QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->rb->last_offset, ix->offsets + n - 1, sizeof(long long),
                                          cudaMemcpyDeviceToHost, s));
-        QR_CUDA_TRY(err, cudaMemcpyAsync(&last_count, ix->counts + n - 1, sizeof(uint32_t),
+        QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->rb->last_count, ix->counts + n - 1, sizeof(uint32_t),
                                          cudaMemcpyDeviceToHost, s));
     }
-    QR_CUDA_TRY(err, cudaStreamSynchronize(s));
-    if (ix->result.overflow)
-        return qr_fail(err, QR_ERR_CUDA, "internal error: the quadtree outgrew its %d-node bound",
-                       g.max_nodes);
-    tail[1] = tail[0] + last_count;
-    const long long pairs = ix->result.num_pairs;
-    if (n > 0 && tail[1] != pairs)
-        return qr_fail(err, QR_ERR_CUDA,
-                       "internal error: the tree holds %lld pairs but the circles emit %lld", pairs,
-                       tail[1]);
-    st = ensure_pairs(ix, pairs, err);
-    if (st) return st;
-    QR_CUDA_TRY(err, qr_launch_emit(n, &g, ix->boxes, ix->tile_leaf, ix->offsets, pairs, ix->keys[0],
+    return QR_OK;
+}
+
+/* Stages from the pairs on: emit `items` slots (the exact count, or the
+ * whole buffer padded with keys that sort last) and sort `bits` key bits. */
+static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, long long items,
+                             int pad, int bits, qr_error *err)
+{
+    cudaStream_t s = ix->stream;
+    QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->offsets, items, ix->keys[0],
                                     ix->vals[0], ix->scalars, s));
+    if (pad && bits > 0)
+        QR_CUDA_TRY(err, qr_launch_pad(ix->keys[0], items, (1 << bits) - 1, ix->scalars, s));
     REC(EV_EMIT);
-    /* Sort only the bits a leaf number can have; with one leaf the pairs are
-     * already the list. */
-    int bits = 0;
-    while (bits < 31 && (1LL << bits) < ix->result.num_leaves) bits++;
     ix->lists = ix->vals[0];
-    if (bits > 0 && pairs > 1) {
+    if (bits > 0 && items > 1) {
         cub::DoubleBuffer<int32_t> k(ix->keys[0], ix->keys[1]), v(ix->vals[0], ix->vals[1]);
         size_t bytes = ix->sort_tmp_bytes;
-        QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, pairs, 0, bits, s));
+        QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, 0, bits, s));
         ix->lists = v.Current();
     }
     REC(EV_SORT);
-    REC(EV_END);
-    /* No wait here: count and emit run the same per-circle code, and the
-     * scan total was checked against the tree above, so emit stays inside
-     * the pair buffers; the render that follows is queued right behind. */
-    if (ix->timing) {
-        QR_CUDA_TRY(err, cudaEventSynchronize(ix->ev[EV_END]));
-        qr_build_timing *t = &ix->last_timing;
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->boxes_ms, ix->ev[EV_START], ix->ev[EV_BOXES]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->tree_ms, ix->ev[EV_BOXES], ix->ev[EV_TREE]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->count_ms, ix->ev[EV_TREE], ix->ev[EV_COUNT]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_COUNT], ix->ev[EV_SCAN]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->emit_ms, ix->ev[EV_SCAN], ix->ev[EV_EMIT]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->sort_ms, ix->ev[EV_EMIT], ix->ev[EV_SORT]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));
-    }
+    return QR_OK;
+}
+
+/* Checks the read-back of a finished build. */
+static qr_status check_readback(const qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, qr_error *err)
+{
+    const qr_build_scalars *r = &ix->rb->scalars;
+    if (r->overflow)
+        return qr_fail(err, QR_ERR_CUDA, "internal error: the quadtree outgrew its %d-node bound",
+                       g->max_nodes);
+    const long long total = ix->rb->last_offset + ix->rb->last_count;
+    if (n > 0 && total != r->num_pairs)
+        return qr_fail(err, QR_ERR_CUDA,
+                       "internal error: the tree holds %lld pairs but the circles emit %lld",
+                       r->num_pairs, total);
+    return QR_OK;
+}
+
+/* Two ways to build. Exact: read the pair count back between the scan and
+ * the emit, size the lists to it and sort exactly those pairs — a host round
+ * trip in the middle of the build, during which the GPU waits. Ahead: once
+ * the lists have buffers, trust them, emit into them, pad the unused tail
+ * with keys that sort after every leaf, sort the whole buffer, and check
+ * afterwards (finish_build) that the pairs fit; if not, build again exactly.
+ * Leaves never outnumber the min_leaf cells, so their key bits are known
+ * before the tree is. */
+static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
+                             int32_t height, const qr_rect *region, const qr_index_params *params,
+                             int exact_sizing, qr_error *err)
+{
+    if (ix->pending) /* an unchecked build: let it finish before reusing its buffers */
+        QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
+    ix->built = 0;
+    ix->pending = 0;
+    qr_tree_geom g;
+    qr_status st = make_geom(width, height, region, params, &g, err);
+    if (st) return st;
+    st = ensure_fixed(ix, &g, scene->n, err);
+    if (st) return st;
+    const int32_t n = scene->n;
     ix->geom = g;
     ix->n = n;
+    st = launch_front(ix, scene, &g, err);
+    if (st) return st;
+    if (!exact_sizing && ix->pairs) {
+        st = launch_back(ix, &g, n, ix->pair_cap, 1, key_bits((long long)g.gx * g.gy), err);
+        if (st) return st;
+        st = launch_readback(ix, n, err);
+        if (st) return st;
+        REC(EV_END);
+        QR_CUDA_TRY(err, cudaEventRecord(ix->done, ix->stream));
+        ix->pending = 1;
+        return QR_OK;
+    }
+    st = launch_readback(ix, n, err);
+    if (st) return st;
+    QR_CUDA_TRY(err, cudaStreamSynchronize(ix->stream));
+    st = check_readback(ix, &g, n, err);
+    if (st) return st;
+    const long long pairs = ix->rb->scalars.num_pairs;
+    st = ensure_pairs(ix, pairs, err);
+    if (st) return st;
+    st = launch_back(ix, &g, n, pairs, 0, key_bits(ix->rb->scalars.num_leaves), err);
+    if (st) return st;
+    REC(EV_END);
+    QR_CUDA_TRY(err, cudaEventRecord(ix->done, ix->stream));
+    ix->pending = 1;
+    return QR_OK;
+}
+
+static qr_status read_timing(qr_gpu_index *ix, qr_error *err)
+{
+    if (!ix->timing) return QR_OK;
+    qr_build_timing *t = &ix->last_timing;
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->boxes_ms, ix->ev[EV_START], ix->ev[EV_BOXES]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->tree_ms, ix->ev[EV_BOXES], ix->ev[EV_TREE]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->count_ms, ix->ev[EV_TREE], ix->ev[EV_COUNT]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_COUNT], ix->ev[EV_SCAN]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->emit_ms, ix->ev[EV_SCAN], ix->ev[EV_EMIT]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->sort_ms, ix->ev[EV_EMIT], ix->ev[EV_SORT]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));
+    return QR_OK;
+}
+
+qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
+                             int32_t height, const qr_rect *region, const qr_index_params *params,
+                             qr_error *err)
+{
+    ix->scene = scene;
+    ix->width = width;
+    ix->height = height;
+    ix->has_region = region != NULL;
+    if (region) ix->region = *region;
+    ix->params = *params;
+    return start_build(ix, scene, width, height, region, params, 0, err);
+}
+
+qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err)
+{
+    *rebuilt = 0;
+    if (!ix->pending) return qr_fail(err, QR_ERR_INVALID, "no GPU index build under way");
+    QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
+    ix->pending = 0;
+    qr_status st = check_readback(ix, &ix->geom, ix->n, err);
+    if (st) return st;
+    if (ix->rb->scalars.num_pairs > ix->pair_cap || ix->rb->scalars.bad_emit) {
+        /* the lists outgrew their buffers: build again, sized exactly */
+        st = start_build(ix, ix->scene, ix->width, ix->height, ix->has_region ? &ix->region : NULL,
+                         &ix->params, 1, err);
+        if (st) return st;
+        QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
+        ix->pending = 0;
+        *rebuilt = 1;
+    }
+    ix->result = ix->rb->scalars;
+    st = read_timing(ix, err);
+    if (st) return st;
     ix->built = 1;
     return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
+                                        int32_t height, const qr_rect *region,
+                                        const qr_index_params *params, qr_error *err)
+{
+    int rebuilt;
+    qr_status st = qr_gpu_index_start(ix, scene, width, height, region, params, err);
+    return st ? st : qr_gpu_index_finish(ix, &rebuilt, err);
 }
 
 extern "C" qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err)
@@ -333,6 +460,8 @@ qr_index_view qr_gpu_index_view(const qr_gpu_index *ix)
     v.tile_leaf = ix->tile_leaf;
     v.num_leaves = ix->result.num_leaves;
     v.num_pairs = ix->result.num_pairs;
+    v.scalars = ix->scalars;
+    v.capacity = ix->pair_cap;
     return v;
 }
 

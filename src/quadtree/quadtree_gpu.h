@@ -11,6 +11,8 @@
  *   scan    per circle: first pair slot (CUB exclusive scan, 64-bit)
  *   emit    per circle: (leaf, circle) pairs, in circle order
  *   sort    stable CUB radix sort on the leaf bits in use: lists ascending
+ * Once the list buffers exist, the build runs without waiting for the host
+ * (see start_build in quadtree_build.cu).
  */
 #ifndef QR_QUADTREE_GPU_H
 #define QR_QUADTREE_GPU_H
@@ -60,6 +62,11 @@ struct qr_index_view {
     const int32_t *tile_leaf; /* tiles_y * tiles_x, row-major from the bottom */
     int32_t num_leaves;
     long long num_pairs;
+    /* A kernel queued behind a build that has not been checked yet must not
+     * trust the lists when the pairs outgrew the buffers (the build is then
+     * redone): it returns at once when scalars->num_pairs > capacity. */
+    const qr_build_scalars *scalars;
+    long long capacity;
 };
 
 /* Launchers (quadtree_kernels.cu); each checks its launch. */
@@ -75,6 +82,20 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            const int32_t *tile_leaf, const long long *offsets, long long num_pairs,
                            int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
                            cudaStream_t st);
+
+/* Pads keys[P..items) with `pad` (P = scalars->num_pairs, read on the device). */
+cudaError_t qr_launch_pad(int32_t *keys, long long items, int32_t pad,
+                          const qr_build_scalars *scalars, cudaStream_t st);
+
+/* A build in two halves, so that the renderer can queue its kernel right
+ * behind the build and check it afterwards: start queues every stage;
+ * finish waits, checks, and (rarely: when the lists outgrew their buffers)
+ * builds again, setting *rebuilt — the caller must then redo what it queued
+ * behind the first attempt. qr_gpu_index_build is start + finish. */
+qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
+                             int32_t height, const qr_rect *region, const qr_index_params *params,
+                             qr_error *err);
+qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err);
 
 /* Upper bound on the nodes of any tree over this geometry. */
 int32_t qr_tree_max_nodes(const qr_tree_geom *g);

@@ -392,6 +392,25 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
     return cudaGetLastError();
 }
 
+/* ---- pad: unused pair slots sort after every leaf ------------------------- */
+
+__global__ void k_pad(int32_t *keys, long long items, int32_t pad, const qr_build_scalars *scalars)
+{
+    const long long first = scalars->num_pairs;
+    for (long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < items;
+         i += (long long)gridDim.x * blockDim.x)
+        keys[i] = pad;
+}
+
+cudaError_t qr_launch_pad(int32_t *keys, long long items, int32_t pad,
+                          const qr_build_scalars *scalars, cudaStream_t st)
+{
+    long long blocks = (items + 255) / 256;
+    k_pad<<<(int)(blocks > 1024 ? 1024 : (blocks < 1 ? 1 : blocks)), 256, 0, st>>>(keys, items, pad,
+                                                                                  scalars);
+    return cudaGetLastError();
+}
+
 int32_t qr_tree_max_nodes(const qr_tree_geom *g)
 {
     long long total = 0;

@@ -111,6 +111,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
                                              and the current leaf: column bits, row bits */
     __shared__ typename render_scan::TempStorage scan_tmp;
 
+    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int blocks_x = (g.tiles_x + 1) / 2;
     const int bx0 = g.region.x0 + (blockIdx.x % blocks_x) * RB_SIDE;
@@ -283,13 +284,42 @@ extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
     return (size_t)r->width * r->height * sizeof(float4) + qr_gpu_index_device_bytes(r->index);
 }
 
+static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
+                               qr_error *err);
+
 extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                    const qr_index_params *params, qr_render_mode mode,
                                    qr_error *err)
 {
     if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[0], 0));
-    qr_status st = qr_gpu_index_build(r->index, scene, r->width, r->height, NULL, params, err);
+    /* the render is queued right behind the build, which is checked after */
+    qr_status st = qr_gpu_index_start(r->index, scene, r->width, r->height, NULL, params, err);
     if (st) return st;
+    st = launch_render(r, scene, mode, err);
+    if (st) return st;
+    int rebuilt = 0;
+    st = qr_gpu_index_finish(r->index, &rebuilt, err);
+    if (st) return st;
+    if (rebuilt) {
+        st = launch_render(r, scene, mode, err);
+        if (st) return st;
+    }
+    r->last_mode = mode;
+    if (r->timing) {
+        QR_CUDA_TRY(err, cudaEventRecord(r->ev[2], 0));
+        QR_CUDA_TRY(err, cudaEventSynchronize(r->ev[2]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.render_ms, r->ev[1], r->ev[2]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.frame_ms, r->ev[0], r->ev[2]));
+        st = qr_gpu_index_timing(r->index, &r->last.build, err);
+        if (st) return st;
+    }
+    return QR_OK;
+}
+
+/* Queues the render kernel for the index's current build. */
+static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
+                               qr_error *err)
+{
     if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[1], 0));
     qr_index_view v = qr_gpu_index_view(r->index);
     int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
@@ -306,15 +336,6 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
             k_render<false, false><<<tiles, RT_THREADS>>>(v, scene->pos, scene->col, scene->color_span, r->image);
     }
     QR_CUDA_TRY(err, cudaGetLastError());
-    r->last_mode = mode;
-    if (r->timing) {
-        QR_CUDA_TRY(err, cudaEventRecord(r->ev[2], 0));
-        QR_CUDA_TRY(err, cudaEventSynchronize(r->ev[2]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.render_ms, r->ev[1], r->ev[2]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.frame_ms, r->ev[0], r->ev[2]));
-        st = qr_gpu_index_timing(r->index, &r->last.build, err);
-        if (st) return st;
-    }
     return QR_OK;
 }
 
