@@ -54,6 +54,8 @@ struct qr_gpu_index {
     qr_build_timing last_timing;
     /* a build under way (qr_gpu_index_start .. qr_gpu_index_finish) */
     int pending;
+    long long items;      /* pair slots the build emits and sorts (<= pair_cap) */
+    long long last_pairs; /* pairs of the last finished build */
     cudaEvent_t done;
     struct readback {
         qr_build_scalars scalars;
@@ -334,9 +336,10 @@ static qr_status check_readback(const qr_gpu_index *ix, const qr_tree_geom *g, i
 /* Two ways to build. Exact: read the pair count back between the scan and
  * the emit, size the lists to it and sort exactly those pairs — a host round
  * trip in the middle of the build, during which the GPU waits. Ahead: once
- * the lists have buffers, trust them, emit into them, pad the unused tail
- * with keys that sort after every leaf, sort the whole buffer, and check
- * afterwards (finish_build) that the pairs fit; if not, build again exactly.
+ * the lists have buffers, expect about as many pairs as the last build had
+ * (a quarter more), emit into that many slots, pad the unused tail with keys
+ * that sort after every leaf, sort them, and check afterwards
+ * (qr_gpu_index_finish) that the pairs fit; if not, build again exactly.
  * Leaves never outnumber the min_leaf cells, so their key bits are known
  * before the tree is. */
 static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
@@ -358,7 +361,11 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     st = launch_front(ix, scene, &g, err);
     if (st) return st;
     if (!exact_sizing && ix->pairs) {
-        st = launch_back(ix, &g, n, ix->pair_cap, 1, key_bits((long long)g.gx * g.gy), err);
+        /* expect about as many pairs as last time: sorting the whole buffer
+         * (sized by the largest build so far) would cost more than the wait */
+        long long items = ix->last_pairs + ix->last_pairs / 4 + 1024;
+        ix->items = items < ix->pair_cap ? items : ix->pair_cap;
+        st = launch_back(ix, &g, n, ix->items, 1, key_bits((long long)g.gx * g.gy), err);
         if (st) return st;
         st = launch_readback(ix, n, err);
         if (st) return st;
@@ -375,6 +382,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     const long long pairs = ix->rb->scalars.num_pairs;
     st = ensure_pairs(ix, pairs, err);
     if (st) return st;
+    ix->items = pairs;
     st = launch_back(ix, &g, n, pairs, 0, key_bits(ix->rb->scalars.num_leaves), err);
     if (st) return st;
     REC(EV_END);
@@ -418,7 +426,7 @@ qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err)
     ix->pending = 0;
     qr_status st = check_readback(ix, &ix->geom, ix->n, err);
     if (st) return st;
-    if (ix->rb->scalars.num_pairs > ix->pair_cap || ix->rb->scalars.bad_emit) {
+    if (ix->rb->scalars.num_pairs > ix->items || ix->rb->scalars.bad_emit) {
         /* the lists outgrew their buffers: build again, sized exactly */
         st = start_build(ix, ix->scene, ix->width, ix->height, ix->has_region ? &ix->region : NULL,
                          &ix->params, 1, err);
@@ -428,6 +436,7 @@ qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err)
         *rebuilt = 1;
     }
     ix->result = ix->rb->scalars;
+    ix->last_pairs = ix->result.num_pairs;
     st = read_timing(ix, err);
     if (st) return st;
     ix->built = 1;
@@ -461,7 +470,7 @@ qr_index_view qr_gpu_index_view(const qr_gpu_index *ix)
     v.num_leaves = ix->result.num_leaves;
     v.num_pairs = ix->result.num_pairs;
     v.scalars = ix->scalars;
-    v.capacity = ix->pair_cap;
+    v.capacity = ix->items;
     return v;
 }
 
