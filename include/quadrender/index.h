@@ -84,6 +84,11 @@ typedef struct qr_index {
 /* The rectangle for the whole image. */
 qr_rect qr_rect_full(int32_t width, int32_t height);
 
+/* Checks the parameters, the image size and the region (NULL = the whole
+ * image) of a build, as both builders do; *region_out gets the region. */
+qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *region,
+                               const qr_index_params *params, qr_rect *region_out, qr_error *err);
+
 /* Builds the index on the host (the oracle). region NULL = whole image. */
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
                               const qr_rect *region, const qr_index_params *params,

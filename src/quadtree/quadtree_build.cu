@@ -175,15 +175,9 @@ extern "C" size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix)
 static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
                            const qr_index_params *params, qr_tree_geom *g, qr_error *err)
 {
-    qr_status st = qr_index_params_check(params, err);
+    qr_rect reg;
+    qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
     if (st) return st;
-    if (width < 1 || height < 1 || width > 32768 || height > 32768)
-        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
-    qr_rect reg = region ? *region : qr_rect_full(width, height);
-    if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||
-        reg.y0 >= reg.y1)
-        return qr_fail(err, QR_ERR_INVALID, "region [%d,%d)x[%d,%d) is not inside %dx%d", reg.x0,
-                       reg.x1, reg.y0, reg.y1, width, height);
     memset(g, 0, sizeof *g);
     g->width = width;
     g->height = height;

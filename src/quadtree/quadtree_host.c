@@ -52,6 +52,22 @@ qr_rect qr_rect_full(int32_t width, int32_t height)
     return r;
 }
 
+qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *region,
+                               const qr_index_params *params, qr_rect *region_out, qr_error *err)
+{
+    qr_status st = qr_index_params_check(params, err);
+    if (st) return st;
+    if (width < 1 || height < 1 || width > 32768 || height > 32768)
+        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
+    qr_rect reg = region ? *region : qr_rect_full(width, height);
+    if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||
+        reg.y0 >= reg.y1)
+        return qr_fail(err, QR_ERR_INVALID, "region [%d,%d)x[%d,%d) is not inside %dx%d",
+                       reg.x0, reg.x1, reg.y0, reg.y1, width, height);
+    *region_out = reg;
+    return QR_OK;
+}
+
 int qr_index_circle_box(const qr_scene *s, int32_t i, int32_t width, int32_t height,
                         const qr_rect *region, qr_rect *box)
 {
@@ -149,15 +165,9 @@ qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t heig
                               qr_index **out, qr_error *err)
 {
     *out = NULL;
-    qr_status st = qr_index_params_check(params, err);
+    qr_rect reg;
+    qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
     if (st) return st;
-    if (width < 1 || height < 1 || width > 32768 || height > 32768)
-        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
-    qr_rect reg = region ? *region : qr_rect_full(width, height);
-    if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||
-        reg.y0 >= reg.y1)
-        return qr_fail(err, QR_ERR_INVALID, "region [%d,%d)x[%d,%d) is not inside %dx%d",
-                       reg.x0, reg.x1, reg.y0, reg.y1, width, height);
 
     int32_t n = scene->n;
     qr_rect *boxes = malloc((size_t)(n ? n : 1) * sizeof *boxes);
