@@ -93,7 +93,7 @@ static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, siz
     ix->offsets = (long long *)carve(&c, nn * sizeof(long long));
     /* scalars and histograms side by side: one memset clears both */
     ix->scalars = (qr_build_scalars *)carve(&c, sizeof(qr_build_scalars));
-    ix->hist = (uint32_t *)carve(&c, 4 * (size_t)(g->gx + 1) * (g->gy + 1) * sizeof(uint32_t));
+    ix->hist = (uint32_t *)carve(&c, qr_hist_words(g) * sizeof(uint32_t));
     ix->nodes = (qr_dnode *)carve(&c, (size_t)g->max_nodes * sizeof(qr_dnode));
     ix->ncount = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
     ix->nleaves = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
@@ -253,7 +253,7 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     cudaStream_t s = ix->stream;
     const int32_t n = scene->n;
     REC(EV_START);
-    const size_t hist_bytes = 4 * (size_t)(g->gx + 1) * (g->gy + 1) * sizeof(uint32_t);
+    const size_t hist_bytes = qr_hist_words(g) * sizeof(uint32_t);
     QR_CUDA_TRY(err, cudaMemsetAsync(ix->scalars, 0, (char *)ix->hist + hist_bytes - (char *)ix->scalars, s));
     QR_CUDA_TRY(err, qr_launch_boxes(scene, g, ix->boxes, ix->hist, ix->scalars, s));
     REC(EV_BOXES);

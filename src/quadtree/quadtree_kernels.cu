@@ -25,6 +25,10 @@ __device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, size
 {
     int X0 = (b.x0 - g.region.x0) / g.cell, X1 = (b.x1 - g.region.x0 + g.cell - 1) / g.cell;
     int Y0 = (b.y0 - g.region.y0) / g.cell, Y1 = (b.y1 - g.region.y0 + g.cell - 1) / g.cell;
+    if (X1 == X0 + 1 && Y1 == Y0 + 1) { /* most small circles: one cell */
+        atomicAdd(&h[4 * plane + (size_t)Y0 * g.gx + X0], 1u);
+        return;
+    }
     atomicAdd(&h[0 * plane + (size_t)Y1 * w1 + X1], 1u);
     atomicAdd(&h[1 * plane + (size_t)(g.gy - Y0) * w1 + X1], 1u);
     atomicAdd(&h[2 * plane + (size_t)Y1 * w1 + (g.gx - X0)], 1u);
@@ -45,7 +49,7 @@ __global__ void k_boxes(int32_t n, const float *__restrict__ xs, const float *__
     const int w1 = g.gx + 1;
     const size_t plane = (size_t)w1 * (g.gy + 1);
     if (SHARED) {
-        for (size_t k = threadIdx.x; k < 4 * plane; k += blockDim.x) s_hist[k] = 0;
+        for (size_t k = threadIdx.x; k < qr_hist_words(&g); k += blockDim.x) s_hist[k] = 0;
         if (threadIdx.x == 0) s_visible = 0;
         __syncthreads();
     }
@@ -71,7 +75,7 @@ __global__ void k_boxes(int32_t n, const float *__restrict__ xs, const float *__
     if ((threadIdx.x & 31) == 0) atomicAdd(&s_visible, visible);
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(&scalars->visible, s_visible);
-    for (size_t k = threadIdx.x; k < 4 * plane; k += blockDim.x)
+    for (size_t k = threadIdx.x; k < qr_hist_words(&g); k += blockDim.x)
         if (s_hist[k]) atomicAdd(&hist[k], s_hist[k]);
 }
 
@@ -84,7 +88,7 @@ cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort
     if (s->n == 0) return cudaSuccess;
     const int threads = 256;
     int blocks = (int)((s->n + threads - 1) / threads);
-    size_t smem = 4 * (size_t)(g->gx + 1) * (g->gy + 1) * sizeof(uint32_t);
+    size_t smem = qr_hist_words(g) * sizeof(uint32_t);
     /* privatize only when there are enough circles per block to pay for
      * clearing and flushing the shared copy */
     if (smem <= QR_BOXES_SMEM_MAX && s->n > 64 * 1024) {
@@ -149,6 +153,23 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     const int tid = threadIdx.x;
     const int w1 = g.gx + 1, h1 = g.gy + 1;
 
+    /* Boxes within one cell (x, y) were counted once: add them to the corner
+     * planes at X1 = x+1, Y1 = y+1, X0 = x, Y0 = y. Distinct cells touch
+     * distinct entries of each plane, so no two threads collide. */
+    {
+        const uint32_t *single = hist + 4 * (size_t)w1 * h1;
+        for (int c = tid; c < g.gx * g.gy; c += QR_TREE_THREADS) {
+            const uint32_t v = single[c];
+            if (!v) continue;
+            const int x = c % g.gx, y = c / g.gx;
+            const size_t plane = (size_t)w1 * h1;
+            hist[0 * plane + (size_t)(y + 1) * w1 + (x + 1)] += v;
+            hist[1 * plane + (size_t)(g.gy - y) * w1 + (x + 1)] += v;
+            hist[2 * plane + (size_t)(y + 1) * w1 + (g.gx - x)] += v;
+            hist[3 * plane + (size_t)(g.gy - y) * w1 + (g.gx - x)] += v;
+        }
+        __syncthreads();
+    }
     /* 2-D inclusive prefix sums of the four histograms, in place. */
     for (int t = tid; t < 4 * h1; t += QR_TREE_THREADS) {
         uint32_t *row = hist + (size_t)(t / h1) * w1 * h1 + (size_t)(t % h1) * w1;
@@ -274,6 +295,14 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         lf.count = ncount[i];
         lf.offset = 0;
         leaves[id] = lf;
+        /* its tiles in the tile -> leaf map: plain stores, no waiting (a leaf
+         * of the whole 1024^2 image is 4096 of them, a few microseconds) */
+        const int tx0 = (lf.rect.x0 - g.region.x0) / QR_TILE;
+        const int tx1 = (lf.rect.x1 - g.region.x0 + QR_TILE - 1) / QR_TILE;
+        const int ty0 = (lf.rect.y0 - g.region.y0) / QR_TILE;
+        const int ty1 = (lf.rect.y1 - g.region.y0 + QR_TILE - 1) / QR_TILE;
+        for (int ty = ty0; ty < ty1; ty++)
+            for (int tx = tx0; tx < tx1; tx++) tile_leaf[ty * g.tiles_x + tx] = id;
     }
     __syncthreads();
 
@@ -288,20 +317,6 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         __syncthreads();
     }
 
-    /* Tile -> leaf: walk down from the root to the leaf holding the tile. */
-    for (int32_t t = tid; t < g.tiles_x * g.tiles_y; t += QR_TREE_THREADS) {
-        int px = g.region.x0 + (t % g.tiles_x) * QR_TILE, py = g.region.y0 + (t / g.tiles_x) * QR_TILE;
-        int32_t i = 0;
-        qr_dnode nd = nodes[0];
-        while (nd.first_child >= 0) {
-            int d = nd.depth_mask & 0xff, half = (g.root >> d) >> 1;
-            int k = (px >= (nd.xy & 0xffff) + half) | ((py >= (nd.xy >> 16) + half) << 1);
-            int rank = __popc((nd.depth_mask >> 8) & ((1 << k) - 1));
-            i = nd.first_child + rank;
-            nd = nodes[i];
-        }
-        tile_leaf[t] = nd.leaf;
-    }
     if (tid == 0) {
         scalars->num_nodes = num_nodes;
         scalars->num_leaves = num_leaves;
