@@ -97,13 +97,10 @@ qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
                              qr_error *err);
 qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err);
 
-/* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes,
- * then one gx x gy plane counting boxes that lie within a single cell (one
- * atomic instead of four; the tree stage spreads them into the corner
- * planes). */
+/* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes. */
 __host__ __device__ inline size_t qr_hist_words(const qr_tree_geom *g)
 {
-    return 4 * (size_t)(g->gx + 1) * (g->gy + 1) + (size_t)g->gx * g->gy;
+    return 4 * (size_t)(g->gx + 1) * (g->gy + 1);
 }
 
 /* Upper bound on the nodes of any tree over this geometry. */

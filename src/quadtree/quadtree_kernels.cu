@@ -25,10 +25,6 @@ __device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, size
 {
     int X0 = (b.x0 - g.region.x0) / g.cell, X1 = (b.x1 - g.region.x0 + g.cell - 1) / g.cell;
     int Y0 = (b.y0 - g.region.y0) / g.cell, Y1 = (b.y1 - g.region.y0 + g.cell - 1) / g.cell;
-    if (X1 == X0 + 1 && Y1 == Y0 + 1) { /* most small circles: one cell */
-        atomicAdd(&h[4 * plane + (size_t)Y0 * g.gx + X0], 1u);
-        return;
-    }
     atomicAdd(&h[0 * plane + (size_t)Y1 * w1 + X1], 1u);
     atomicAdd(&h[1 * plane + (size_t)(g.gy - Y0) * w1 + X1], 1u);
     atomicAdd(&h[2 * plane + (size_t)Y1 * w1 + (g.gx - X0)], 1u);
@@ -140,6 +136,27 @@ __device__ int32_t node_count(const uint32_t *P, const qr_tree_geom &g, int32_t 
     return (int32_t)c;
 }
 
+/* Tiles of a leaf rectangle, and writing its leaf number into the tile map
+ * (threads `first`, `first + stride`, ... share the work). */
+#define QR_BIG_LEAVES 256
+
+__device__ __forceinline__ int leaf_tiles(const qr_rect &r, const qr_tree_geom &g)
+{
+    const int tw = (r.x1 - g.region.x0 + QR_TILE - 1) / QR_TILE - (r.x0 - g.region.x0) / QR_TILE;
+    const int th = (r.y1 - g.region.y0 + QR_TILE - 1) / QR_TILE - (r.y0 - g.region.y0) / QR_TILE;
+    return tw * th;
+}
+
+__device__ __forceinline__ void fill_tiles(int32_t *tile_leaf, const qr_tree_geom &g, const qr_rect &r,
+                                           int32_t id, int first, int stride)
+{
+    const int tx0 = (r.x0 - g.region.x0) / QR_TILE;
+    const int ty0 = (r.y0 - g.region.y0) / QR_TILE;
+    const int tw = (r.x1 - g.region.x0 + QR_TILE - 1) / QR_TILE - tx0;
+    const int n = leaf_tiles(r, g);
+    for (int t = first; t < n; t += stride) tile_leaf[(ty0 + t / tw) * g.tiles_x + tx0 + t % tw] = id;
+}
+
 __global__ void __launch_bounds__(QR_TREE_THREADS)
 k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t *nleaves,
        int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars)
@@ -150,26 +167,10 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     } scan_tmp;
     __shared__ int32_t level_begin[QR_MAX_DEPTH_LIMIT + 3];
     __shared__ int32_t overflow;
+    __shared__ int32_t big[QR_BIG_LEAVES], nbig;
     const int tid = threadIdx.x;
     const int w1 = g.gx + 1, h1 = g.gy + 1;
 
-    /* Boxes within one cell (x, y) were counted once: add them to the corner
-     * planes at X1 = x+1, Y1 = y+1, X0 = x, Y0 = y. Distinct cells touch
-     * distinct entries of each plane, so no two threads collide. */
-    {
-        const uint32_t *single = hist + 4 * (size_t)w1 * h1;
-        for (int c = tid; c < g.gx * g.gy; c += QR_TREE_THREADS) {
-            const uint32_t v = single[c];
-            if (!v) continue;
-            const int x = c % g.gx, y = c / g.gx;
-            const size_t plane = (size_t)w1 * h1;
-            hist[0 * plane + (size_t)(y + 1) * w1 + (x + 1)] += v;
-            hist[1 * plane + (size_t)(g.gy - y) * w1 + (x + 1)] += v;
-            hist[2 * plane + (size_t)(y + 1) * w1 + (g.gx - x)] += v;
-            hist[3 * plane + (size_t)(g.gy - y) * w1 + (g.gx - x)] += v;
-        }
-        __syncthreads();
-    }
     /* 2-D inclusive prefix sums of the four histograms, in place. */
     for (int t = tid; t < 4 * h1; t += QR_TREE_THREADS) {
         uint32_t *row = hist + (size_t)(t / h1) * w1 * h1 + (size_t)(t % h1) * w1;
@@ -188,6 +189,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         level_begin[0] = 0;
         level_begin[1] = 1;
         overflow = 0;
+        nbig = 0;
     }
     __syncthreads();
     const int32_t visible = scalars->visible;
@@ -295,15 +297,17 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         lf.count = ncount[i];
         lf.offset = 0;
         leaves[id] = lf;
-        /* its tiles in the tile -> leaf map: plain stores, no waiting (a leaf
-         * of the whole 1024^2 image is 4096 of them, a few microseconds) */
-        const int tx0 = (lf.rect.x0 - g.region.x0) / QR_TILE;
-        const int tx1 = (lf.rect.x1 - g.region.x0 + QR_TILE - 1) / QR_TILE;
-        const int ty0 = (lf.rect.y0 - g.region.y0) / QR_TILE;
-        const int ty1 = (lf.rect.y1 - g.region.y0 + QR_TILE - 1) / QR_TILE;
-        for (int ty = ty0; ty < ty1; ty++)
-            for (int tx = tx0; tx < tx1; tx++) tile_leaf[ty * g.tiles_x + tx] = id;
+        /* its tiles in the tile -> leaf map: plain stores, no walk down the
+         * tree. A big leaf is left to the whole block (below). */
+        int slot = QR_BIG_LEAVES;
+        if (leaf_tiles(lf.rect, g) > 64 && (slot = atomicAdd(&nbig, 1)) < QR_BIG_LEAVES)
+            big[slot] = id;
+        else
+            fill_tiles(tile_leaf, g, lf.rect, id, 0, 1);
     }
+    __syncthreads();
+    for (int k = 0; k < min(nbig, QR_BIG_LEAVES); k++)
+        fill_tiles(tile_leaf, g, leaves[big[k]].rect, big[k], tid, QR_TREE_THREADS);
     __syncthreads();
 
     /* List offsets: exclusive scan of the leaf counts in leaf order. */
