@@ -331,7 +331,7 @@ static qr_status check_readback(const qr_gpu_index *ix, const qr_tree_geom *g, i
  * the emit, size the lists to it and sort exactly those pairs — a host round
  * trip in the middle of the build, during which the GPU waits. Ahead: once
  * the lists have buffers, expect about as many pairs as the last build had
- * (a quarter more), emit into that many slots, pad the unused tail with keys
+ * (a sixteenth more), emit into that many slots, pad the unused tail with keys
  * that sort after every leaf, sort them, and check afterwards
  * (qr_gpu_index_finish) that the pairs fit; if not, build again exactly.
  * Leaves never outnumber the min_leaf cells, so their key bits are known
@@ -355,9 +355,11 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     st = launch_front(ix, scene, &g, err);
     if (st) return st;
     if (!exact_sizing && ix->pairs) {
-        /* expect about as many pairs as last time: sorting the whole buffer
-         * (sized by the largest build so far) would cost more than the wait */
-        long long items = ix->last_pairs + ix->last_pairs / 4 + 1024;
+        /* expect about as many pairs as last time (every padded slot is
+         * sorted too, so the margin is small; a build that outgrows it is
+         * redone): sorting the whole buffer, sized by the largest build so
+         * far, would cost more than the wait */
+        long long items = ix->last_pairs + ix->last_pairs / 16 + 1024;
         ix->items = items < ix->pair_cap ? items : ix->pair_cap;
         st = launch_back(ix, &g, n, ix->items, 1, key_bits((long long)g.gx * g.gy), err);
         if (st) return st;
