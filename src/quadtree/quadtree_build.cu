@@ -260,7 +260,7 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
                                     ix->leaves, ix->tile_leaf, ix->scalars, s));
     REC(EV_TREE);
-    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->counts, s));
+    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s));
     REC(EV_COUNT);
     if (n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
@@ -296,7 +296,7 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n,
                              int pad, int bits, qr_error *err)
 {
     cudaStream_t s = ix->stream;
-    QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->offsets, items, ix->keys[0],
+    QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets, items, ix->keys[0],
                                     ix->vals[0], ix->scalars, s));
     if (pad && bits > 0)
         QR_CUDA_TRY(err, qr_launch_pad(ix->keys[0], items, (1 << bits) - 1, ix->scalars, s));

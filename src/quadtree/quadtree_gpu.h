@@ -77,9 +77,11 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
                            cudaStream_t st);
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                            const int32_t *tile_leaf, uint32_t *counts, cudaStream_t st);
+                            const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
+                            cudaStream_t st);
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                           const int32_t *tile_leaf, const long long *offsets, long long num_pairs,
+                           const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
+                           long long num_pairs,
                            int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
                            cudaStream_t st);
 

@@ -349,9 +349,9 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
  * neighbour inside the box belongs to the same leaf. */
 template <bool EMIT>
 __global__ void k_cells(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ boxes,
-                        const int32_t *__restrict__ tile_leaf, uint32_t *counts,
-                        const long long *__restrict__ offsets, long long num_pairs, int32_t *keys,
-                        int32_t *vals, qr_build_scalars *scalars)
+                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+                        uint32_t *counts, const long long *__restrict__ offsets, long long num_pairs,
+                        int32_t *keys, int32_t *vals, qr_build_scalars *scalars)
 {
     const int tpc = g.cell / QR_TILE; /* tiles per cell side */
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -361,24 +361,29 @@ __global__ void k_cells(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ b
             const long long out = EMIT ? offsets[i] : 0;
             const int X0 = (b.x - g.region.x0) / g.cell, X1 = (b.z - g.region.x0 + g.cell - 1) / g.cell;
             const int Y0 = (b.y - g.region.y0) / g.cell, Y1 = (b.w - g.region.y0 + g.cell - 1) / g.cell;
+            /* a wide box steps from leaf to leaf along a row, not cell by cell */
+            const bool wide = X1 - X0 > 2;
             for (int cy = Y0; cy < Y1; cy++) {
                 const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
                 const int32_t *below = row - (size_t)tpc * g.tiles_x;
                 int32_t left = -1;
-                for (int cx = X0; cx < X1; cx++) {
+                for (int cx = X0; cx < X1;) {
                     const int32_t leaf = row[cx * tpc];
                     const bool first = leaf != left && (cy == Y0 || below[cx * tpc] != leaf);
                     left = leaf;
-                    if (!first) continue;
-                    if (EMIT) {
-                        if (out + c < num_pairs) {
-                            keys[out + c] = leaf;
-                            vals[out + c] = i;
-                        } else {
-                            scalars->bad_emit = 1;
+                    if (first) {
+                        if (EMIT) {
+                            if (out + c < num_pairs) {
+                                keys[out + c] = leaf;
+                                vals[out + c] = i;
+                            } else {
+                                scalars->bad_emit = 1;
+                            }
                         }
+                        c++;
                     }
-                    c++;
+                    const int next = wide ? (leaves[leaf].rect.x1 - g.region.x0 + g.cell - 1) / g.cell : 0;
+                    cx = next > cx ? next : cx + 1;
                 }
             }
         }
@@ -393,20 +398,22 @@ static int cell_blocks(int32_t n)
 }
 
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                            const int32_t *tile_leaf, uint32_t *counts, cudaStream_t st)
+                            const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
+                            cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    k_cells<false><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, counts, NULL, 0, NULL,
-                                                   NULL, NULL);
+    k_cells<false><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, leaves, counts, NULL, 0,
+                                                   NULL, NULL, NULL);
     return cudaGetLastError();
 }
 
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                           const int32_t *tile_leaf, const long long *offsets, long long num_pairs,
-                           int32_t *keys, int32_t *vals, qr_build_scalars *scalars, cudaStream_t st)
+                           const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
+                           long long num_pairs, int32_t *keys, int32_t *vals,
+                           qr_build_scalars *scalars, cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    k_cells<true><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, NULL, offsets, num_pairs,
+    k_cells<true><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, leaves, NULL, offsets, num_pairs,
                                                   keys, vals, scalars);
     return cudaGetLastError();
 }
