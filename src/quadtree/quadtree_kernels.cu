@@ -366,11 +366,9 @@ __global__ void k_cells(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ b
             for (int cy = Y0; cy < Y1; cy++) {
                 const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
                 const int32_t *below = row - (size_t)tpc * g.tiles_x;
-                int32_t left = -1;
+                int32_t left = -1, leaf = row[X0 * tpc];
                 for (int cx = X0; cx < X1;) {
-                    const int32_t leaf = row[cx * tpc];
                     const bool first = leaf != left && (cy == Y0 || below[cx * tpc] != leaf);
-                    left = leaf;
                     if (first) {
                         if (EMIT) {
                             if (out + c < num_pairs) {
@@ -382,8 +380,17 @@ __global__ void k_cells(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ b
                         }
                         c++;
                     }
-                    const int next = wide ? (leaves[leaf].rect.x1 - g.region.x0 + g.cell - 1) / g.cell : 0;
-                    cx = next > cx ? next : cx + 1;
+                    /* the next cell's leaf; if it is this one again, the leaf
+                     * spans several cells: jump past its right edge */
+                    int nx = cx + 1;
+                    int32_t next = nx < X1 ? row[nx * tpc] : -1;
+                    if (wide && next == leaf) {
+                        nx = (leaves[leaf].rect.x1 - g.region.x0 + g.cell - 1) / g.cell;
+                        next = nx < X1 ? row[nx * tpc] : -1;
+                    }
+                    left = leaf;
+                    leaf = next;
+                    cx = nx;
                 }
             }
         }
