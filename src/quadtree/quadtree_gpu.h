@@ -23,7 +23,7 @@
 #include "quadrender/gpu.h"
 #include "scene/scene_gpu.h"
 
-/* A node as the tree walk reads it: one 16-byte load. */
+/* A node of the tree as the tree stage stores it (one 16-byte record). */
 struct qr_dnode {
     int32_t xy;          /* x | y << 16, absolute pixels of the bottom-left corner */
     int32_t first_child; /* index of the first existing child, -1 for a leaf */
