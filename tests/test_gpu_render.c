@@ -219,3 +219,63 @@ Test(gpu_render, list_buffers_grow_and_shrink)
     qr_image_free(img);
     qr_gpu_renderer_destroy(r);
 }
+
+/* Builds after the first run as one CUDA graph. Over an animated sequence
+ * (pair counts drift, so the graph is kept, updated or recaptured) every
+ * graph build must equal the host oracle and render the same bytes as
+ * direct launches, with per-stage timing on (event nodes in the graph). */
+Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"fireworks", "snow", "bouncingballs"};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    p.capacity = 64; /* a deeper, changing tree */
+    p.min_leaf = 16;
+    for (int k = 0; k < 3; k++) {
+        qr_error err;
+        qr_scene *cpu = gpu_test_scene(names[k], 0);
+        qr_gpu_scene *gs = NULL;
+        qr_gpu_renderer *rg = NULL, *rd = NULL;
+        qr_image *a = NULL, *b = NULL;
+        QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
+        QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rg, &err));
+        QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rd, &err));
+        qr_gpu_index_set_graph(qr_gpu_renderer_index(rd), 0);
+        qr_gpu_renderer_set_timing(rg, 1);
+        QR_CHECK(err, qr_image_create(300, 200, &a, &err));
+        QR_CHECK(err, qr_image_create(300, 200, &b, &err));
+        int graphs = 0;
+        for (int frame = 0; frame < 40; frame++) {
+            const qr_render_mode mode = frame % 2 ? QR_RENDER_FAST : QR_RENDER_EXACT;
+            QR_CHECK(err, qr_gpu_render(rg, gs, &p, mode, &err));
+            graphs += qr_gpu_index_uses_graph(qr_gpu_renderer_index(rg));
+            qr_frame_timing t;
+            QR_CHECK(err, qr_gpu_renderer_timing(rg, &t, &err));
+            cr_assert(t.frame_ms > 0 && t.build.total_ms > 0 && t.render_ms > 0,
+                      "%s frame %d: timing %g %g %g", names[k], frame, t.frame_ms,
+                      t.build.total_ms, t.render_ms);
+            QR_CHECK(err, qr_gpu_renderer_download(rg, a, &err));
+            QR_CHECK(err, qr_gpu_render(rd, gs, &p, mode, &err));
+            cr_assert(!qr_gpu_index_uses_graph(qr_gpu_renderer_index(rd)));
+            QR_CHECK(err, qr_gpu_renderer_download(rd, b, &err));
+            cr_assert(memcmp(a->rgba, b->rgba, (size_t)300 * 200 * 16) == 0,
+                      "%s frame %d: graph and direct renders differ", names[k], frame);
+            qr_index *dev = NULL, *host = NULL;
+            QR_CHECK(err, qr_gpu_index_download(qr_gpu_renderer_index(rg), &dev, &err));
+            QR_CHECK(err, qr_index_build_host(cpu, 300, 200, NULL, &p, &host, &err));
+            assert_same_index(dev, host, names[k]);
+            qr_index_free(dev);
+            qr_index_free(host);
+            qr_scene_step(cpu);
+            QR_CHECK(err, qr_gpu_scene_step(gs, &err));
+        }
+        cr_assert(graphs >= 30, "%s: only %d of 40 builds ran as a graph", names[k], graphs);
+        qr_image_free(a);
+        qr_image_free(b);
+        qr_gpu_renderer_destroy(rg);
+        qr_gpu_renderer_destroy(rd);
+        qr_gpu_scene_free(gs);
+        qr_scene_free(cpu);
+    }
+}

@@ -88,6 +88,14 @@ qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error
 void qr_gpu_index_set_timing(qr_gpu_index *ix, int on);
 qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err);
 
+/* Once a first build has sized the lists, later builds are queued as one
+ * CUDA graph (default on): a build is a chain of about a dozen short kernels,
+ * and launched one by one they wait on the host. Off: direct launches, for
+ * comparison. qr_gpu_index_uses_graph says whether the last build ran as a
+ * graph (a CUDA that cannot capture it falls back to direct launches). */
+void qr_gpu_index_set_graph(qr_gpu_index *ix, int on);
+int qr_gpu_index_uses_graph(const qr_gpu_index *ix);
+
 /* Device bytes held by the index now. */
 size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix);
 

@@ -182,7 +182,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64}, 3};
     set_index_list("quadtree,grid", &indexes);
     set_mode_list("fast,exact", &modes);
-    int frames = 20, warmup = 5, cpu = 0;
+    int frames = 20, warmup = 5, cpu = 0, direct = 0;
     uint32_t seed = 0;
     const char *json = NULL, *csv = NULL, *plot = NULL;
     qr_index_params qp;
@@ -196,6 +196,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--warmup", NULL, "N", set_count0, &warmup, "untimed frames first (default 5)", 0},
         {"--seed", NULL, "N", cli_set_seed, &seed, "seed of the built-in scenes (default 0)", 0},
         {"--cpu", NULL, NULL, NULL, &cpu, "also time the CPU reference renderer (one frame)", 0},
+        {"--direct", NULL, NULL, NULL, &direct, "launch build stages one by one, not as a CUDA graph", 0},
         {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON ('-' = stdout)", 0},
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV ('-' = stdout)", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
@@ -236,18 +237,18 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     printf("# quadrender bench, %s\n# %s (sm_%d%d, %d SMs, %.1f GiB), max clocks: SM %d MHz, memory %d MHz\n"
            "# driver CUDA %d.%d, runtime %d.%d, build %s, %d warm-up + %d timed frames, "
-           "scene on the GPU, image left on the GPU\n",
+           "builds launched %s, scene on the GPU, image left on the GPU\n",
            date, gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.mem_total / 1073741824.0,
            gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version / 1000,
            gpu.driver_version % 1000 / 10, gpu.runtime_version / 1000, gpu.runtime_version % 1000 / 10,
-           QR_BUILD_TYPE, warmup, frames);
+           QR_BUILD_TYPE, warmup, frames, direct ? "directly" : "as a CUDA graph");
     char header_json[1024];
     snprintf(header_json, sizeof header_json,
              "{\"date\": \"%s\", \"gpu\": \"%s\", \"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, "
              "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
-             "\"frames\": %d, \"seed\": %u}",
+             "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\"}",
              date, gpu.name, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version,
-             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed);
+             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph");
 
     int want_q = 0, want_g = 0;
     for (int i = 0; i < indexes.n; i++) {
@@ -285,6 +286,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                 break;
             }
             qr_gpu_renderer_set_timing(r, 1);
+            qr_gpu_index_set_graph(qr_gpu_renderer_index(r), !direct);
             for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++) {
                 qr_index_params p = qp;
                 int tile = 0;

@@ -17,6 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the launches of an ahead build bake into its graph. */
+struct build_key {
+    qr_tree_geom geom;
+    const float *x, *y, *r;
+    int32_t n;
+    void *fixed, *pairs;
+    long long pair_cap, items;
+    int bits, timing;
+};
+
 enum { EV_START, EV_BOXES, EV_TREE, EV_COUNT, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
 
 struct qr_gpu_index {
@@ -67,6 +77,14 @@ struct qr_gpu_index {
     int has_region;
     qr_rect region;
     qr_index_params params;
+    /* the ahead build as a CUDA graph (see run_ahead) */
+    int use_graph;    /* on by default */
+    int graph_failed; /* a capture failed: direct launches from then on */
+    int ran_graph;    /* the last build ran as a graph */
+    int capturing;
+    cudaGraphExec_t graph;
+    build_key graph_key;
+    const int32_t *graph_lists; /* where the graph's sort leaves the lists */
 };
 
 /* Carves aligned sub-buffers out of one allocation: call once with base NULL
@@ -136,10 +154,13 @@ extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
     *out = NULL;
     qr_gpu_index *ix = (qr_gpu_index *)calloc(1, sizeof *ix);
     if (!ix) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    /* Everything runs on the legacy default stream, so scene steps, builds
-     * and renders are ordered without any explicit synchronisation. */
-    ix->stream = 0;
-    cudaError_t e = cudaEventCreateWithFlags(&ix->done, cudaEventDisableTiming);
+    /* A stream of our own, since the legacy default stream cannot be
+     * captured into a graph. It is a blocking stream, so it stays ordered
+     * with the scene's uploads and steps on the default stream without any
+     * explicit synchronisation. */
+    ix->use_graph = 1;
+    cudaError_t e = cudaStreamCreate(&ix->stream);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ix->done, cudaEventDisableTiming);
     if (e == cudaSuccess) e = cudaMallocHost((void **)&ix->rb, sizeof *ix->rb);
     for (int k = 0; k < EV_N && e == cudaSuccess; k++) e = cudaEventCreate(&ix->ev[k]);
     if (e != cudaSuccess) {
@@ -153,6 +174,8 @@ extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
 extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
 {
     if (!ix) return;
+    if (ix->graph) cudaGraphExecDestroy(ix->graph);
+    if (ix->stream) cudaStreamDestroy(ix->stream);
     cudaFree(ix->fixed);
     cudaFree(ix->pairs);
     for (int k = 0; k < EV_N; k++)
@@ -165,6 +188,22 @@ extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
 extern "C" void qr_gpu_index_set_timing(qr_gpu_index *ix, int on)
 {
     ix->timing = on;
+}
+
+extern "C" void qr_gpu_index_set_graph(qr_gpu_index *ix, int on)
+{
+    ix->use_graph = on;
+    ix->graph_failed = 0;
+}
+
+extern "C" int qr_gpu_index_uses_graph(const qr_gpu_index *ix)
+{
+    return ix->ran_graph;
+}
+
+cudaStream_t qr_gpu_index_stream(const qr_gpu_index *ix)
+{
+    return ix->stream;
 }
 
 extern "C" size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix)
@@ -235,8 +274,14 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
     return QR_OK;
 }
 
-#define REC(k) \
-    do { if (ix->timing) QR_CUDA_TRY(err, cudaEventRecord(ix->ev[k], ix->stream)); } while (0)
+/* Stage events; inside a capture they become event nodes of the graph. */
+#define REC(k)                                                                                  \
+    do {                                                                                        \
+        if (ix->timing)                                                                         \
+            QR_CUDA_TRY(err, cudaEventRecordWithFlags(ix->ev[k], ix->stream,                    \
+                                                      ix->capturing ? cudaEventRecordExternal   \
+                                                                    : cudaEventRecordDefault)); \
+    } while (0)
 
 /* Sort bits for keys below `leaves` (0: nothing to sort). */
 static int key_bits(long long leaves)
@@ -327,11 +372,118 @@ static qr_status check_readback(const qr_gpu_index *ix, const qr_tree_geom *g, i
     return QR_OK;
 }
 
+/* Every stage of an ahead build, queued on the index's stream. */
+static qr_status enqueue_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
+                               int bits, qr_error *err)
+{
+    qr_status st = launch_front(ix, scene, g, err);
+    if (!st) st = launch_back(ix, g, scene->n, ix->items, 1, bits, err);
+    if (!st) st = launch_readback(ix, scene->n, err);
+    if (st) return st;
+    REC(EV_END);
+    return QR_OK;
+}
+
+/* Captures enqueue_ahead into a graph and makes ix->graph run it (updating
+ * the executable graph in place when only parameters changed). Any failure
+ * leaves the stream out of capture and returns non-zero; the caller then
+ * queues the stages directly. */
+static int capture_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g, int bits)
+{
+    qr_error scratch;
+    cudaGraph_t graph = NULL;
+    if (cudaStreamBeginCapture(ix->stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        cudaGetLastError();
+        return 1;
+    }
+    ix->capturing = 1;
+    qr_status st = enqueue_ahead(ix, scene, g, bits, &scratch);
+    ix->capturing = 0;
+    cudaError_t e = cudaStreamEndCapture(ix->stream, &graph);
+    if (st || e != cudaSuccess) {
+        if (graph) cudaGraphDestroy(graph);
+        cudaGetLastError();
+        return 1;
+    }
+    cudaGraphExecUpdateResultInfo info;
+    if (!ix->graph || cudaGraphExecUpdate(ix->graph, graph, &info) != cudaSuccess) {
+        cudaGetLastError();
+        if (ix->graph) cudaGraphExecDestroy(ix->graph);
+        ix->graph = NULL;
+        e = cudaGraphInstantiate(&ix->graph, graph, 0);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            ix->graph = NULL;
+        }
+    }
+    cudaGraphDestroy(graph);
+    return ix->graph == NULL;
+}
+
+/* Queues an ahead build. A build is a chain of a dozen short kernels, CUB's
+ * included; launched one by one, small scenes wait on the host's launch
+ * latency more than on the GPU. So the chain is captured once into a CUDA
+ * graph and relaunched whole while nothing that the launches bake in changes
+ * (geometry, buffers, item count, sort bits: graph_key); a change recaptures
+ * and updates the graph in place. The scene's data is read when the graph
+ * runs, so animation does not invalidate it. */
+static qr_status run_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
+                           int bits, qr_error *err)
+{
+    build_key k;
+    memset(&k, 0, sizeof k); /* padding too: keys are compared bytewise */
+    k.geom = *g;
+    k.x = scene->x;
+    k.y = scene->y;
+    k.r = scene->r;
+    k.n = scene->n;
+    k.fixed = ix->fixed;
+    k.pairs = ix->pairs;
+    k.pair_cap = ix->pair_cap;
+    k.items = ix->items;
+    k.bits = bits;
+    k.timing = ix->timing;
+    if (ix->use_graph && !ix->graph_failed) {
+        int ready = ix->graph && memcmp(&k, &ix->graph_key, sizeof k) == 0;
+        if (!ready) {
+            memset(&ix->graph_key, 0, sizeof ix->graph_key);
+            if (capture_ahead(ix, scene, g, bits) == 0) {
+                ix->graph_key = k;
+                ix->graph_lists = ix->lists;
+                ready = 1;
+            } else {
+                ix->graph_failed = 1; /* this CUDA cannot capture it: stay direct */
+            }
+        }
+        if (ready) {
+            /* the graph's view of the lists is the capture's (same buffers and
+             * sort bits give the same buffer) */
+            QR_CUDA_TRY(err, cudaGraphLaunch(ix->graph, ix->stream));
+            ix->lists = ix->graph_lists;
+            ix->ran_graph = 1;
+            return QR_OK;
+        }
+    }
+    return enqueue_ahead(ix, scene, g, bits, err);
+}
+
+/* Pair slots an ahead build emits and sorts: about as many as the last build
+ * had, a sixteenth more (every slot is sorted, so the margin is small; a
+ * build that outgrows it is redone). Kept while the pairs drift only a little,
+ * so that an animated scene does not change the graph every frame. */
+static long long ahead_items(const qr_gpu_index *ix)
+{
+    const long long p = ix->last_pairs;
+    long long items = ix->items;
+    if (!(items >= p + p / 32 + 256 && items <= p + p / 8 + 2048)) items = p + p / 16 + 1024;
+    return items < ix->pair_cap ? items : ix->pair_cap;
+}
+
 /* Two ways to build. Exact: read the pair count back between the scan and
  * the emit, size the lists to it and sort exactly those pairs — a host round
  * trip in the middle of the build, during which the GPU waits. Ahead: once
  * the lists have buffers, expect about as many pairs as the last build had
- * (a sixteenth more), emit into that many slots, pad the unused tail with keys
+ * (ahead_items), emit into that many slots, pad the unused tail with keys
  * that sort after every leaf, sort them, and check afterwards
  * (qr_gpu_index_finish) that the pairs fit; if not, build again exactly.
  * Leaves never outnumber the min_leaf cells, so their key bits are known
@@ -344,6 +496,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
         QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
     ix->built = 0;
     ix->pending = 0;
+    ix->ran_graph = 0;
     qr_tree_geom g;
     qr_status st = make_geom(width, height, region, params, &g, err);
     if (st) return st;
@@ -352,24 +505,16 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     const int32_t n = scene->n;
     ix->geom = g;
     ix->n = n;
-    st = launch_front(ix, scene, &g, err);
-    if (st) return st;
     if (!exact_sizing && ix->pairs) {
-        /* expect about as many pairs as last time (every padded slot is
-         * sorted too, so the margin is small; a build that outgrows it is
-         * redone): sorting the whole buffer, sized by the largest build so
-         * far, would cost more than the wait */
-        long long items = ix->last_pairs + ix->last_pairs / 16 + 1024;
-        ix->items = items < ix->pair_cap ? items : ix->pair_cap;
-        st = launch_back(ix, &g, n, ix->items, 1, key_bits((long long)g.gx * g.gy), err);
+        ix->items = ahead_items(ix);
+        st = run_ahead(ix, scene, &g, key_bits((long long)g.gx * g.gy), err);
         if (st) return st;
-        st = launch_readback(ix, n, err);
-        if (st) return st;
-        REC(EV_END);
         QR_CUDA_TRY(err, cudaEventRecord(ix->done, ix->stream));
         ix->pending = 1;
         return QR_OK;
     }
+    st = launch_front(ix, scene, &g, err);
+    if (st) return st;
     st = launch_readback(ix, n, err);
     if (st) return st;
     QR_CUDA_TRY(err, cudaStreamSynchronize(ix->stream));

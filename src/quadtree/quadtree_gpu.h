@@ -99,6 +99,9 @@ qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
                              qr_error *err);
 qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err);
 
+/* The stream every build (and the renderer behind it) runs on. */
+cudaStream_t qr_gpu_index_stream(const qr_gpu_index *ix);
+
 /* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes. */
 __host__ __device__ inline size_t qr_hist_words(const qr_tree_geom *g)
 {

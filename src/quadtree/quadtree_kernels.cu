@@ -19,48 +19,85 @@
  * give exact answers. Four (gx+1) x (gy+1) histograms, with the "greater or
  * equal" axes mirrored so that every query becomes a 2-D prefix sum:
  *   H1[X1][Y1]  H2[X1][gy-Y0]  H3[gx-X0][Y1]  H4[gx-X0][gy-Y0]
- * Whatever a circle's size, it costs four atomics. */
-__device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, size_t plane, int w1,
+ * Whatever a circle's size, it costs four atomics.
+ *
+ * The cell is a power of two (qr_index_params_check) and a box is clipped to
+ * the region, so the offsets are non-negative and a shift by cs = log2(cell)
+ * is the division (an integer division by a run-time value costs some twenty
+ * instructions, four times per circle). Images are at most 32768 pixels a
+ * side, so every index fits in an int. */
+__device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, int cs, int plane, int w1,
                                         const qr_rect &b)
 {
-    int X0 = (b.x0 - g.region.x0) / g.cell, X1 = (b.x1 - g.region.x0 + g.cell - 1) / g.cell;
-    int Y0 = (b.y0 - g.region.y0) / g.cell, Y1 = (b.y1 - g.region.y0 + g.cell - 1) / g.cell;
-    atomicAdd(&h[0 * plane + (size_t)Y1 * w1 + X1], 1u);
-    atomicAdd(&h[1 * plane + (size_t)(g.gy - Y0) * w1 + X1], 1u);
-    atomicAdd(&h[2 * plane + (size_t)Y1 * w1 + (g.gx - X0)], 1u);
-    atomicAdd(&h[3 * plane + (size_t)(g.gy - Y0) * w1 + (g.gx - X0)], 1u);
+    int X0 = (b.x0 - g.region.x0) >> cs, X1 = (b.x1 - g.region.x0 + g.cell - 1) >> cs;
+    int Y0 = (b.y0 - g.region.y0) >> cs, Y1 = (b.y1 - g.region.y0 + g.cell - 1) >> cs;
+    atomicAdd(&h[0 * plane + Y1 * w1 + X1], 1u);
+    atomicAdd(&h[1 * plane + (g.gy - Y0) * w1 + X1], 1u);
+    atomicAdd(&h[2 * plane + Y1 * w1 + (g.gx - X0)], 1u);
+    atomicAdd(&h[3 * plane + (g.gy - Y0) * w1 + (g.gx - X0)], 1u);
 }
+
+/* Circles per thread per grid-stride step. The kernel is latency bound (three
+ * loads, then arithmetic and atomics that wait on them), so a thread issues
+ * the loads of several circles, a grid stride apart (each load still
+ * coalesced), before working on the first. A grid as large as n leaves one
+ * circle per thread, as before. */
+#define QR_BOXES_ILP 4
+#define QR_BOXES_SHARED_THREADS 512
 
 /* SHARED: the block counts into its own copy of the histograms in shared
  * memory and adds the non-zero entries to the global ones at the end — far
- * fewer global atomics when many circles fall into few cells (micro2M). */
+ * fewer global atomics when many circles fall into few cells (micro2M).
+ * The counts and the visible total are sums of ones, so neither the order of
+ * the circles nor their split over threads changes any result. */
 template <bool SHARED>
-__global__ void k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
-                        const float *__restrict__ rs, qr_tree_geom g, ushort4 *boxes,
-                        uint32_t *hist, qr_build_scalars *scalars)
+__global__ void __launch_bounds__(QR_BOXES_SHARED_THREADS, 2)
+k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
+        const float *__restrict__ rs, qr_tree_geom g, ushort4 *__restrict__ boxes, uint32_t *hist,
+        qr_build_scalars *scalars)
 {
     extern __shared__ uint32_t s_hist[];
     __shared__ int32_t s_visible;
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
     const int w1 = g.gx + 1;
-    const size_t plane = (size_t)w1 * (g.gy + 1);
+    const int plane = w1 * (g.gy + 1);
+    const int cs = __ffs(g.cell) - 1;
     if (SHARED) {
-        for (size_t k = threadIdx.x; k < qr_hist_words(&g); k += blockDim.x) s_hist[k] = 0;
+        for (int k = threadIdx.x; k < 4 * plane; k += blockDim.x) s_hist[k] = 0;
         if (threadIdx.x == 0) s_visible = 0;
         __syncthreads();
     }
     int32_t visible = 0;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        qr_rect b;
-        int vis = qr_cull_circle(xs[i], ys[i], rs[i], g.width, g.height, inv_w, inv_h, g.region, &b);
-        visible += vis;
-        if (!vis) {
-            boxes[i] = make_ushort4(0, 0, 0, 0);
-            continue;
+    /* 64-bit positions: base + ILP strides must not wrap for n near 2^31 */
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x + threadIdx.x; base < n;
+         base += QR_BOXES_ILP * stride) {
+        float x[QR_BOXES_ILP], y[QR_BOXES_ILP], r[QR_BOXES_ILP];
+#pragma unroll
+        for (int k = 0; k < QR_BOXES_ILP; k++) {
+            const long long i = base + k * stride;
+            x[k] = y[k] = r[k] = 0.0f;
+            if (i < n) {
+                x[k] = xs[i];
+                y[k] = ys[i];
+                r[k] = rs[i];
+            }
         }
-        boxes[i] = make_ushort4((unsigned short)b.x0, (unsigned short)b.y0, (unsigned short)b.x1,
-                                (unsigned short)b.y1);
-        add_box(SHARED ? s_hist : hist, g, plane, w1, b);
+#pragma unroll
+        for (int k = 0; k < QR_BOXES_ILP; k++) {
+            const long long i = base + k * stride;
+            if (i >= n) break;
+            qr_rect b;
+            int vis = qr_cull_circle(x[k], y[k], r[k], g.width, g.height, inv_w, inv_h, g.region, &b);
+            visible += vis;
+            if (!vis) {
+                boxes[i] = make_ushort4(0, 0, 0, 0);
+                continue;
+            }
+            boxes[i] = make_ushort4((unsigned short)b.x0, (unsigned short)b.y0, (unsigned short)b.x1,
+                                    (unsigned short)b.y1);
+            add_box(SHARED ? s_hist : hist, g, cs, plane, w1, b);
+        }
     }
     /* visible circles: warp sums, then one atomic per warp (or block) */
     for (int o = 16; o > 0; o >>= 1) visible += __shfl_down_sync(0xffffffffu, visible, o);
@@ -71,7 +108,7 @@ __global__ void k_boxes(int32_t n, const float *__restrict__ xs, const float *__
     if ((threadIdx.x & 31) == 0) atomicAdd(&s_visible, visible);
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(&scalars->visible, s_visible);
-    for (size_t k = threadIdx.x; k < qr_hist_words(&g); k += blockDim.x)
+    for (int k = threadIdx.x; k < 4 * plane; k += blockDim.x)
         if (s_hist[k]) atomicAdd(&hist[k], s_hist[k]);
 }
 
@@ -82,8 +119,6 @@ cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort
                             uint32_t *hist, qr_build_scalars *scalars, cudaStream_t st)
 {
     if (s->n == 0) return cudaSuccess;
-    const int threads = 256;
-    int blocks = (int)((s->n + threads - 1) / threads);
     size_t smem = qr_hist_words(g) * sizeof(uint32_t);
     /* privatize only when there are enough circles per block to pay for
      * clearing and flushing the shared copy */
@@ -95,19 +130,35 @@ cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort
         int dev = 0;
         if (cudaGetDevice(&dev) == cudaSuccess)
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        /* Every block flushes its whole histogram with global atomics, so the
+         * block count stays at two per SM (as many as 96 KiB histograms
+         * allow); the latency is hidden by larger blocks and QR_BOXES_ILP. */
+        const int threads = QR_BOXES_SHARED_THREADS;
+        int blocks = (int)((s->n + threads - 1) / threads);
         if (blocks > 2 * sms) blocks = 2 * sms;
         k_boxes<true><<<blocks, threads, smem, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
     } else {
+        const int threads = 256;
+        int blocks = (int)((s->n + threads - 1) / threads);
         if (blocks > 132 * 16) blocks = 132 * 16;
         k_boxes<false><<<blocks, threads, 0, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
     }
     return cudaGetLastError();
 }
 
-/* ---- tree: one block decides the whole tree ------------------------------ */
+/* ---- tree: one block decides the whole tree ------------------------------
+ *
+ * One block, so the stage is a chain of dependent steps and its time is their
+ * latency. When they fit, the histograms and the node arrays live in dynamic
+ * shared memory (qr_launch_tree decides): every step that re-reads what the
+ * block has just written then costs a shared-memory round trip, not an L2
+ * one. The kernel reaches both through generic pointers, so one body serves
+ * either placement. */
 
-typedef cub::BlockScan<int, QR_TREE_THREADS> tree_scan_int;
-typedef cub::BlockScan<long long, QR_TREE_THREADS> tree_scan_ll;
+/* Warp-scan block scans: the default raking ones need enough registers at
+ * 1024 threads that the kernel spilled to local memory. */
+typedef cub::BlockScan<int, QR_TREE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> tree_scan_int;
+typedef cub::BlockScan<long long, QR_TREE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> tree_scan_ll;
 
 __device__ __forceinline__ uint32_t hist_at(const uint32_t *h, const qr_tree_geom &g, int plane,
                                             int x, int y)
@@ -136,6 +187,45 @@ __device__ int32_t node_count(const uint32_t *P, const qr_tree_geom &g, int32_t 
     return (int32_t)c;
 }
 
+/* Inclusive prefix sums, in place, along `lines` lines of `len` words: line t
+ * starts at (t / per) * plane + (t % per) * lstep, its words estep apart.
+ * One thread walking a whole line is a chain of len dependent steps; here a
+ * group of G lanes (a power of two, as many as keep the lines within one pass
+ * of the block) shares a line: each lane sums its run of consecutive words,
+ * the group scans the run totals with shuffles, and each lane then writes its
+ * run's running sums. Sums are mod 2^32, so the grouping changes no value.
+ * Called by the whole block; whole warps loop together, so the full-mask
+ * shuffles are legal. */
+__device__ void scan_lines(uint32_t *h, int lines, int len, int per, size_t plane, int lstep,
+                           int estep)
+{
+    int lg = 5; /* G = 1 << lg */
+    while (lg > 0 && (lines << lg > QR_TREE_THREADS || (1 << lg) >= 2 * len)) lg--;
+    const int G = 1 << lg, run = (len + G - 1) / G;
+    const int work = ((lines << lg) + 31) & ~31;
+    for (int t = threadIdx.x; t < work; t += QR_TREE_THREADS) {
+        const int line = t >> lg, j = t & (G - 1);
+        const bool live = line < lines;
+        uint32_t *p = h + (size_t)(line / per) * plane + (size_t)(line % per) * lstep;
+        const int lo = min(j * run, len), hi = min(lo + run, len);
+        uint32_t own = 0;
+        if (G > 1 && live)
+            for (int k = lo; k < hi; k++) own += p[(size_t)k * estep];
+        uint32_t incl = own;
+        for (int o = 1; o < G; o <<= 1) {
+            uint32_t v = __shfl_up_sync(0xffffffffu, incl, o, G);
+            if (j >= o) incl += v;
+        }
+        if (live) {
+            uint32_t acc = incl - own; /* the runs before this lane's */
+            for (int k = lo; k < hi; k++) {
+                acc += p[(size_t)k * estep];
+                p[(size_t)k * estep] = acc;
+            }
+        }
+    }
+}
+
 /* Tiles of a leaf rectangle, and writing its leaf number into the tile map
  * (threads `first`, `first + stride`, ... share the work). */
 #define QR_BIG_LEAVES 256
@@ -157,9 +247,16 @@ __device__ __forceinline__ void fill_tiles(int32_t *tile_leaf, const qr_tree_geo
     for (int t = first; t < n; t += stride) tile_leaf[(ty0 + t / tw) * g.tiles_x + tx0 + t % tw] = id;
 }
 
+/* smem_hist: the histograms are copied into dynamic shared memory and summed
+ * there; the global buffer keeps the raw counts (no later stage reads it).
+ * smem_nodes: nodes, ncount, nleaves and nfirst (max_nodes each, after the
+ * histograms when those are there too), plus each leaf's count by leaf
+ * number, live in shared memory; the node arrays are copied out at the end,
+ * so the global buffers end up as the all-global path leaves them. */
 __global__ void __launch_bounds__(QR_TREE_THREADS)
 k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t *nleaves,
-       int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars)
+       int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
+       int smem_hist, int smem_nodes)
 {
     __shared__ union {
         typename tree_scan_int::TempStorage i;
@@ -168,31 +265,52 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     __shared__ int32_t level_begin[QR_MAX_DEPTH_LIMIT + 3];
     __shared__ int32_t overflow;
     __shared__ int32_t big[QR_BIG_LEAVES], nbig;
+    /* the big leaves' rectangles too, so that filling their tiles does not
+     * wait on an L2 load of each leaf */
+    __shared__ qr_rect big_rect[QR_BIG_LEAVES];
+    extern __shared__ uint4 dyn_smem[]; /* uint4: 16-byte aligned */
     const int tid = threadIdx.x;
     const int w1 = g.gx + 1, h1 = g.gy + 1;
+    const size_t words = qr_hist_words(&g);
+    /* issued first, so that its latency hides behind the copy and the sums */
+    const int32_t visible = scalars->visible;
 
-    /* 2-D inclusive prefix sums of the four histograms, in place. */
-    for (int t = tid; t < 4 * h1; t += QR_TREE_THREADS) {
-        uint32_t *row = hist + (size_t)(t / h1) * w1 * h1 + (size_t)(t % h1) * w1;
-        uint32_t acc = 0;
-        for (int x = 0; x < w1; x++) { acc += row[x]; row[x] = acc; }
+    uint32_t *P = hist;
+    qr_dnode *N = nodes;
+    int32_t *C = ncount, *NL = nleaves, *NF = nfirst, *LC = NULL;
+    if (smem_hist) {
+        P = (uint32_t *)dyn_smem;
+        /* words is a multiple of 4 (four planes); the buffer is carved at 256 bytes */
+        if (((uintptr_t)hist & 15) == 0)
+            for (size_t k = tid; k < words / 4; k += QR_TREE_THREADS)
+                dyn_smem[k] = ((const uint4 *)hist)[k];
+        else
+            for (size_t k = tid; k < words; k += QR_TREE_THREADS) P[k] = hist[k];
+    }
+    if (smem_nodes) {
+        /* words * 4 bytes is a multiple of 16, so the records stay aligned */
+        N = (qr_dnode *)(dyn_smem + (smem_hist ? words / 4 : 0));
+        C = (int32_t *)(N + g.max_nodes);
+        NL = C + g.max_nodes;
+        NF = NL + g.max_nodes;
+        LC = NF + g.max_nodes;
     }
     __syncthreads();
-    for (int t = tid; t < 4 * w1; t += QR_TREE_THREADS) {
-        uint32_t *col = hist + (size_t)(t / w1) * w1 * h1 + (t % w1);
-        uint32_t acc = 0;
-        for (int y = 0; y < h1; y++) { acc += col[(size_t)y * w1]; col[(size_t)y * w1] = acc; }
-    }
+
+    /* 2-D inclusive prefix sums of the four histograms, in place: rows, then
+     * columns. */
+    scan_lines(P, 4 * h1, w1, h1, (size_t)w1 * h1, w1, 1);
+    __syncthreads();
+    scan_lines(P, 4 * w1, h1, w1, (size_t)w1 * h1, 1, w1);
     if (tid == 0) {
         qr_dnode root = {g.region.x0 | (g.region.y0 << 16), -1, -1, 0};
-        nodes[0] = root;
+        N[0] = root;
         level_begin[0] = 0;
         level_begin[1] = 1;
         overflow = 0;
         nbig = 0;
     }
     __syncthreads();
-    const int32_t visible = scalars->visible;
 
     /* Level by level: count, decide, append children (scan-derived slots,
      * so the layout is deterministic). */
@@ -208,12 +326,12 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
             qr_dnode nd;
             int x = 0, y = 0;
             if (i < end) {
-                nd = nodes[i];
+                nd = N[i];
                 x = nd.xy & 0xffff;
                 y = nd.xy >> 16;
-                int32_t c = node_count(hist, g, visible, (x - g.region.x0) / g.cell,
+                int32_t c = node_count(P, g, visible, (x - g.region.x0) / g.cell,
                                        (y - g.region.y0) / g.cell, side / g.cell);
-                ncount[i] = c;
+                C[i] = c;
                 if (qr_node_splits(side, depth, c, &g.params))
                     for (int k = 0; k < 4; k++)
                         if (x + (k & 1) * half < g.region.x1 && y + (k >> 1) * half < g.region.y1)
@@ -228,13 +346,13 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 } else {
                     nd.first_child = first;
                     nd.depth_mask = depth | (mask << 8);
-                    nodes[i] = nd;
+                    N[i] = nd;
                     int j = 0;
                     for (int k = 0; k < 4; k++)
                         if (mask & (1 << k)) {
                             int cx = x + (k & 1) * half, cy = y + (k >> 1) * half;
                             qr_dnode ch = {cx | (cy << 16), -1, -1, depth + 1};
-                            nodes[first + j++] = ch;
+                            N[first + j++] = ch;
                         }
                 }
             }
@@ -247,6 +365,8 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     }
     const int levels = depth; /* levels 0 .. levels-1 hold nodes */
     const int32_t num_nodes = level_begin[levels];
+    /* Cannot happen (max_nodes bounds every tree); the build then fails, so
+     * the node arrays are left as they are. */
     if (overflow) {
         if (tid == 0) scalars->overflow = 1;
         return;
@@ -256,36 +376,36 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
      * child's first leaf top-down (children in BL, BR, TL, TR order). */
     for (int d = levels - 1; d >= 0; d--) {
         for (int32_t i = level_begin[d] + tid; i < level_begin[d + 1]; i += QR_TREE_THREADS) {
-            qr_dnode nd = nodes[i];
+            qr_dnode nd = N[i];
             int32_t c = 1;
             if (nd.first_child >= 0) {
                 c = 0;
-                for (int j = 0; j < __popc(nd.depth_mask >> 8); j++) c += nleaves[nd.first_child + j];
+                for (int j = 0; j < __popc(nd.depth_mask >> 8); j++) c += NL[nd.first_child + j];
             }
-            nleaves[i] = c;
+            NL[i] = c;
         }
         __syncthreads();
     }
-    if (tid == 0) nfirst[0] = 0;
+    if (tid == 0) NF[0] = 0;
     __syncthreads();
     for (int d = 0; d < levels; d++) {
         for (int32_t i = level_begin[d] + tid; i < level_begin[d + 1]; i += QR_TREE_THREADS) {
-            qr_dnode nd = nodes[i];
+            qr_dnode nd = N[i];
             if (nd.first_child < 0) continue;
-            int32_t run = nfirst[i];
+            int32_t run = NF[i];
             for (int j = 0; j < __popc(nd.depth_mask >> 8); j++) {
-                nfirst[nd.first_child + j] = run;
-                run += nleaves[nd.first_child + j];
+                NF[nd.first_child + j] = run;
+                run += NL[nd.first_child + j];
             }
         }
         __syncthreads();
     }
-    const int32_t num_leaves = nleaves[0];
+    const int32_t num_leaves = NL[0];
     for (int32_t i = tid; i < num_nodes; i += QR_TREE_THREADS) {
-        qr_dnode nd = nodes[i];
+        qr_dnode nd = N[i];
         if (nd.first_child >= 0) continue;
-        int32_t id = nfirst[i];
-        nodes[i].leaf = id;
+        int32_t id = NF[i];
+        N[i].leaf = id;
         int d = nd.depth_mask & 0xff, side = g.root >> d;
         int x = nd.xy & 0xffff, y = nd.xy >> 16;
         qr_leaf lf;
@@ -294,27 +414,40 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         lf.rect.x1 = min(x + side, g.region.x1);
         lf.rect.y1 = min(y + side, g.region.y1);
         lf.depth = d;
-        lf.count = ncount[i];
+        lf.count = C[i];
         lf.offset = 0;
         leaves[id] = lf;
+        if (LC) LC[id] = lf.count;
         /* its tiles in the tile -> leaf map: plain stores, no walk down the
          * tree. A big leaf is left to the whole block (below). */
         int slot = QR_BIG_LEAVES;
-        if (leaf_tiles(lf.rect, g) > 64 && (slot = atomicAdd(&nbig, 1)) < QR_BIG_LEAVES)
+        if (leaf_tiles(lf.rect, g) > 64 && (slot = atomicAdd(&nbig, 1)) < QR_BIG_LEAVES) {
             big[slot] = id;
-        else
+            big_rect[slot] = lf.rect;
+        } else {
             fill_tiles(tile_leaf, g, lf.rect, id, 0, 1);
+        }
     }
     __syncthreads();
+    /* The node arrays are final: out to their global buffers (stores only,
+     * nothing waits on them). */
+    if (smem_nodes)
+        for (int32_t i = tid; i < num_nodes; i += QR_TREE_THREADS) {
+            nodes[i] = N[i];
+            ncount[i] = C[i];
+            nleaves[i] = NL[i];
+            nfirst[i] = NF[i];
+        }
     for (int k = 0; k < min(nbig, QR_BIG_LEAVES); k++)
-        fill_tiles(tile_leaf, g, leaves[big[k]].rect, big[k], tid, QR_TREE_THREADS);
-    __syncthreads();
+        fill_tiles(tile_leaf, g, big_rect[k], big[k], tid, QR_TREE_THREADS);
 
-    /* List offsets: exclusive scan of the leaf counts in leaf order. */
+    /* List offsets: exclusive scan of the leaf counts in leaf order (from
+     * shared memory when the node arrays are there: no L2 round trip for the
+     * leaves just stored). */
     long long carry = 0;
     for (int32_t base = 0; base < num_leaves; base += QR_TREE_THREADS) {
         int32_t i = base + tid;
-        long long c = i < num_leaves ? leaves[i].count : 0, pre, total;
+        long long c = i < num_leaves ? (LC ? LC[i] : leaves[i].count) : 0, pre, total;
         tree_scan_ll(scan_tmp.ll).ExclusiveSum(c, pre, total);
         if (i < num_leaves) leaves[i].offset = carry + pre;
         carry += total;
@@ -329,13 +462,39 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     }
 }
 
+/* k_tree may take the opt-in maximum of shared memory per block (227 KiB on
+ * sm_90) less its static part. */
 cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *nodes,
                            int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
                            cudaStream_t st)
 {
-    k_tree<<<1, QR_TREE_THREADS, 0, st>>>(*g, hist, nodes, node_count, node_nleaves, node_first,
-                                          leaves, tile_leaf, scalars);
+    cudaFuncAttributes fa;
+    cudaError_t e = cudaFuncGetAttributes(&fa, k_tree);
+    if (e != cudaSuccess) return e;
+    int dev = 0, optin = 48 * 1024;
+    if (cudaGetDevice(&dev) == cudaSuccess)
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    const size_t budget = (size_t)optin > fa.sharedSizeBytes ? (size_t)optin - fa.sharedSizeBytes : 0;
+    /* The histograms first: the level loop reads eight words per node. */
+    const size_t hist_bytes = qr_hist_words(g) * sizeof(uint32_t);
+    const size_t node_bytes = (size_t)g->max_nodes * (sizeof(qr_dnode) + 4 * sizeof(int32_t));
+    size_t smem = 0;
+    int smem_hist = 0, smem_nodes = 0;
+    if (hist_bytes <= budget) {
+        smem_hist = 1;
+        smem = hist_bytes;
+    }
+    if (smem + node_bytes <= budget) {
+        smem_nodes = 1;
+        smem += node_bytes;
+    }
+    /* always the same value, so a launch captured earlier never finds the
+     * limit below what it was captured with */
+    e = cudaFuncSetAttribute(k_tree, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)budget);
+    if (e != cudaSuccess) return e;
+    k_tree<<<1, QR_TREE_THREADS, smem, st>>>(*g, hist, nodes, node_count, node_nleaves, node_first,
+                                             leaves, tile_leaf, scalars, smem_hist, smem_nodes);
     return cudaGetLastError();
 }
 

@@ -291,7 +291,8 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
                                    const qr_index_params *params, qr_render_mode mode,
                                    qr_error *err)
 {
-    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[0], 0));
+    cudaStream_t s = qr_gpu_index_stream(r->index);
+    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[0], s));
     /* the render is queued right behind the build, which is checked after */
     qr_status st = qr_gpu_index_start(r->index, scene, r->width, r->height, NULL, params, err);
     if (st) return st;
@@ -306,7 +307,6 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
     }
     r->last_mode = mode;
     if (r->timing) {
-        QR_CUDA_TRY(err, cudaEventRecord(r->ev[2], 0));
         QR_CUDA_TRY(err, cudaEventSynchronize(r->ev[2]));
         QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.render_ms, r->ev[1], r->ev[2]));
         QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.frame_ms, r->ev[0], r->ev[2]));
@@ -316,26 +316,30 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
     return QR_OK;
 }
 
-/* Queues the render kernel for the index's current build. */
+/* Queues the render kernel for the index's current build, between the
+ * render's two timing events (the frame ends when the render does, not when
+ * the host gets round to checking the build). */
 static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
                                qr_error *err)
 {
-    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[1], 0));
+    cudaStream_t s = qr_gpu_index_stream(r->index);
+    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[1], s));
     qr_index_view v = qr_gpu_index_view(r->index);
     int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
     const bool snow = scene->shading == QR_SHADE_SNOW;
     if (mode == QR_RENDER_EXACT) {
         if (snow)
-            k_render<true, true><<<tiles, RT_THREADS>>>(v, scene->pos, scene->col, scene->color_span, r->image);
+            k_render<true, true><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
         else
-            k_render<true, false><<<tiles, RT_THREADS>>>(v, scene->pos, scene->col, scene->color_span, r->image);
+            k_render<true, false><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
     } else {
         if (snow)
-            k_render<false, true><<<tiles, RT_THREADS>>>(v, scene->pos, scene->col, scene->color_span, r->image);
+            k_render<false, true><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
         else
-            k_render<false, false><<<tiles, RT_THREADS>>>(v, scene->pos, scene->col, scene->color_span, r->image);
+            k_render<false, false><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
     }
     QR_CUDA_TRY(err, cudaGetLastError());
+    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[2], s));
     return QR_OK;
 }
 
