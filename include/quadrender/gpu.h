@@ -65,8 +65,7 @@ typedef struct qr_gpu_index qr_gpu_index;
 typedef struct qr_build_timing {
     float boxes_ms;  /* cull, pixel boxes, corner histograms */
     float tree_ms;   /* prefix sums, node splits, leaf numbering, tile map */
-    float count_ms;  /* leaves per circle */
-    float scan_ms;   /* per-circle pair offsets */
+    float scan_ms;   /* leaves per circle, counted inside the scan of pair offsets */
     float emit_ms;   /* (leaf, circle) pairs */
     float sort_ms;   /* stable radix sort by leaf */
     float total_ms;  /* first event to last, including the scalar read-back */

@@ -142,9 +142,8 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
         qr_frame_timing t;
         st = qr_gpu_renderer_timing(r, &t, err);
         if (st) continue;
-        const double s[BENCH_NSTAGES - 1] = {t.build.boxes_ms, t.build.tree_ms, t.build.count_ms,
-                                             t.build.scan_ms,  t.build.emit_ms, t.build.sort_ms,
-                                             t.render_ms};
+        const double s[BENCH_NSTAGES - 1] = {t.build.boxes_ms, t.build.tree_ms, t.build.scan_ms,
+                                             t.build.emit_ms,  t.build.sort_ms, t.render_ms};
         double sum = 0;
         for (int k = 0; k < BENCH_NSTAGES - 1; k++) {
             stage[k * frames + f] = s[k];

@@ -27,7 +27,7 @@ struct build_key {
     int bits, timing;
 };
 
-enum { EV_START, EV_BOXES, EV_TREE, EV_COUNT, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
+enum { EV_START, EV_BOXES, EV_TREE, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
 
 struct qr_gpu_index {
     cudaStream_t stream;
@@ -35,8 +35,7 @@ struct qr_gpu_index {
     void *fixed;
     size_t fixed_bytes;
     ushort4 *boxes;
-    uint32_t *counts;
-    long long *offsets;
+    long long *offsets; /* per work slot (qr_cell_rows), plus the total */
     uint32_t *hist;
     qr_dnode *nodes;
     int32_t *ncount, *nleaves, *nfirst;
@@ -67,11 +66,7 @@ struct qr_gpu_index {
     long long items;      /* pair slots the build emits and sorts (<= pair_cap) */
     long long last_pairs; /* pairs of the last finished build */
     cudaEvent_t done;
-    struct readback {
-        qr_build_scalars scalars;
-        long long last_offset;
-        uint32_t last_count;
-    } *rb; /* pinned host memory */
+    qr_build_readback *rb, *rb_dev; /* mapped pinned host memory; its device address */
     const qr_gpu_scene *scene;
     int32_t width, height;
     int has_region;
@@ -107,8 +102,7 @@ static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, siz
     carver c = {base, 0};
     size_t nn = n ? (size_t)n : 1;
     ix->boxes = (ushort4 *)carve(&c, nn * sizeof(ushort4));
-    ix->counts = (uint32_t *)carve(&c, nn * sizeof(uint32_t));
-    ix->offsets = (long long *)carve(&c, nn * sizeof(long long));
+    ix->offsets = (long long *)carve(&c, (nn * qr_cell_rows(n) + 1) * sizeof(long long));
     /* scalars and histograms side by side: one memset clears both */
     ix->scalars = (qr_build_scalars *)carve(&c, sizeof(qr_build_scalars));
     ix->hist = (uint32_t *)carve(&c, qr_hist_words(g) * sizeof(uint32_t));
@@ -161,7 +155,8 @@ extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
     ix->use_graph = 1;
     cudaError_t e = cudaStreamCreate(&ix->stream);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ix->done, cudaEventDisableTiming);
-    if (e == cudaSuccess) e = cudaMallocHost((void **)&ix->rb, sizeof *ix->rb);
+    if (e == cudaSuccess) e = cudaHostAlloc((void **)&ix->rb, sizeof *ix->rb, cudaHostAllocMapped);
+    if (e == cudaSuccess) e = cudaHostGetDevicePointer((void **)&ix->rb_dev, ix->rb, 0);
     for (int k = 0; k < EV_N && e == cudaSuccess; k++) e = cudaEventCreate(&ix->ev[k]);
     if (e != cudaSuccess) {
         qr_gpu_index_destroy(ix);
@@ -237,9 +232,7 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
 static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, qr_error *err)
 {
     size_t scan_bytes = 0;
-    QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan_bytes, (const uint32_t *)NULL,
-                                                    (long long *)NULL, cuda::std::plus<long long>(),
-                                                    (long long)0, n ? n : 1, ix->stream));
+    QR_CUDA_TRY(err, qr_count_scan(NULL, &scan_bytes, n, g, NULL, NULL, NULL, NULL, ix->stream));
     size_t need = plan_fixed(ix, g, n, scan_bytes, NULL);
     if (need > ix->fixed_bytes) {
         cudaFree(ix->fixed);
@@ -291,7 +284,7 @@ static int key_bits(long long leaves)
     return bits;
 }
 
-/* Stages up to the pair slots: boxes, tree, count, scan. */
+/* Stages up to the pair slots: boxes, tree, count + scan. */
 static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
                               qr_error *err)
 {
@@ -305,33 +298,22 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
                                     ix->leaves, ix->tile_leaf, ix->scalars, s));
     REC(EV_TREE);
-    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s));
-    REC(EV_COUNT);
     if (n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
-        QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(ix->scan_tmp, bytes, ix->counts, ix->offsets,
-                                                        cuda::std::plus<long long>(), (long long)0,
-                                                        n, s));
+        QR_CUDA_TRY(err, qr_count_scan(ix->scan_tmp, &bytes, n, g, ix->boxes, ix->tile_leaf,
+                                       ix->leaves, ix->offsets, s));
     }
     REC(EV_SCAN);
     return QR_OK;
 }
 
-/* The scalars, and the scan's total as a consistency check, into pinned
- * host memory (so the copies do not wait for the host). */
+/* The scalars, and the scan's total as a consistency check, written by one
+ * small kernel straight into mapped host memory: a kernel node is cheaper in
+ * a graph than copy-engine transfers. */
 static qr_status launch_readback(qr_gpu_index *ix, int32_t n, qr_error *err)
 {
-    cudaStream_t s = ix->stream;
-    QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->rb->scalars, ix->scalars, sizeof(qr_build_scalars),
-                                     cudaMemcpyDeviceToHost, s));
-    ix->rb->last_offset = 0;
-    ix->rb->last_count = 0;
-    if (n > 0) {
-        QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->rb->last_offset, ix->offsets + n - 1, sizeof(long long),
-                                         cudaMemcpyDeviceToHost, s));
-        QR_CUDA_TRY(err, cudaMemcpyAsync(&ix->rb->last_count, ix->counts + n - 1, sizeof(uint32_t),
-                                         cudaMemcpyDeviceToHost, s));
-    }
+    const long long *total = n > 0 ? ix->offsets + (size_t)n * qr_cell_rows(n) : NULL;
+    QR_CUDA_TRY(err, qr_launch_readback(ix->scalars, total, ix->rb_dev, ix->stream));
     return QR_OK;
 }
 
@@ -364,8 +346,8 @@ static qr_status check_readback(const qr_gpu_index *ix, const qr_tree_geom *g, i
     if (r->overflow)
         return qr_fail(err, QR_ERR_CUDA, "internal error: the quadtree outgrew its %d-node bound",
                        g->max_nodes);
-    const long long total = ix->rb->last_offset + ix->rb->last_count;
-    if (n > 0 && total != r->num_pairs)
+    const long long total = ix->rb->total;
+    if (total != r->num_pairs)
         return qr_fail(err, QR_ERR_CUDA,
                        "internal error: the tree holds %lld pairs but the circles emit %lld",
                        r->num_pairs, total);
@@ -538,8 +520,7 @@ static qr_status read_timing(qr_gpu_index *ix, qr_error *err)
     qr_build_timing *t = &ix->last_timing;
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->boxes_ms, ix->ev[EV_START], ix->ev[EV_BOXES]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->tree_ms, ix->ev[EV_BOXES], ix->ev[EV_TREE]));
-    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->count_ms, ix->ev[EV_TREE], ix->ev[EV_COUNT]));
-    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_COUNT], ix->ev[EV_SCAN]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_TREE], ix->ev[EV_SCAN]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->emit_ms, ix->ev[EV_SCAN], ix->ev[EV_EMIT]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->sort_ms, ix->ev[EV_EMIT], ix->ev[EV_SORT]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));

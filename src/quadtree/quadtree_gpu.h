@@ -7,8 +7,9 @@
  *   tree    one block: 2-D prefix sums of the histograms, then level by level
  *           every node's exact circle count by inclusion-exclusion, splits,
  *           depth-first leaf numbering, list offsets, tile -> leaf map
- *   count   per circle: leaves its box meets (min_leaf cells via the tile map)
- *   scan    per circle: first pair slot (CUB exclusive scan, 64-bit)
+ *   scan    per circle (or per few cell rows of one): leaves its box meets
+ *           (min_leaf cells via the tile map), counted inside a CUB exclusive
+ *           scan (64-bit) that yields each one's first pair slot
  *   emit    per circle: (leaf, circle) pairs, in circle order
  *   sort    stable CUB radix sort on the leaf bits in use: lists ascending
  * Once the list buffers exist, the build runs without waiting for the host
@@ -40,6 +41,12 @@ struct qr_build_scalars {
     int32_t overflow;
     int32_t bad_emit;
     long long num_pairs;
+};
+
+/* What the host reads after a build: the scalars and the scan's total. */
+struct qr_build_readback {
+    qr_build_scalars scalars;
+    long long total;
 };
 
 /* Geometry of one build, fixed before any kernel runs. */
@@ -76,14 +83,21 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
                            int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
                            cudaStream_t st);
-cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                            const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
-                            cudaStream_t st);
+/* Count + scan in one: offsets[t] = first pair slot of work slot t, for the
+ * n * qr_cell_rows(n) slots, and offsets[slots] = the total. With tmp NULL,
+ * only sets *tmp_bytes (CUB's two-phase call). */
+cudaError_t qr_count_scan(void *tmp, size_t *tmp_bytes, int32_t n, const qr_tree_geom *g,
+                          const ushort4 *boxes, const int32_t *tile_leaf, const qr_leaf *leaves,
+                          long long *offsets, cudaStream_t st);
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            long long num_pairs,
                            int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
                            cudaStream_t st);
+
+/* Copies the scalars and *total (0 when NULL) into out (host-mapped). */
+cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *total,
+                               qr_build_readback *out, cudaStream_t st);
 
 /* Pads keys[P..items) with `pad` (P = scalars->num_pairs, read on the device). */
 cudaError_t qr_launch_pad(int32_t *keys, long long items, int32_t pad,
@@ -101,6 +115,16 @@ qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err);
 
 /* The stream every build (and the renderer behind it) runs on. */
 cudaStream_t qr_gpu_index_stream(const qr_gpu_index *ix);
+
+/* Cell rows per work slot of the count and emit stages: 1 for many
+ * circles, up to 8 when few would leave the GPU idle (n * R stays below
+ * 2^18 whenever R > 1). */
+static inline int qr_cell_rows(int32_t n)
+{
+    int R = 1;
+    while (R < 8 && (long long)n * R < 131072) R *= 2;
+    return R;
+}
 
 /* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes. */
 __host__ __device__ inline size_t qr_hist_words(const qr_tree_geom *g)

@@ -5,6 +5,9 @@
 #include "quadtree/quadtree_geom.h"
 
 #include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #define QR_TREE_THREADS 1024
 
@@ -498,79 +501,114 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
     return cudaGetLastError();
 }
 
-/* ---- count and emit: the leaves a circle's box meets ----------------------
+/* ---- count + scan, emit: the leaves a circle's box meets ------------------
  *
  * Rather than walking the tree (a chain of dependent loads, and one thread
  * stuck with every leaf of a big circle), a circle visits the min_leaf cells
  * its box covers and looks each one's leaf up in the tile map: independent,
  * cached loads. Leaf and box are rectangles, so their intersection has one
  * bottom-left cell: a cell counts iff neither its left nor its lower
- * neighbour inside the box belongs to the same leaf. */
-template <bool EMIT>
-__global__ void k_cells(int32_t n, qr_tree_geom g, const ushort4 *__restrict__ boxes,
-                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
-                        uint32_t *counts, const long long *__restrict__ offsets, long long num_pairs,
-                        int32_t *keys, int32_t *vals, qr_build_scalars *scalars)
+ * neighbour inside the box belongs to the same leaf.
+ *
+ * Work unit: a slot t = i * R + j, circle i's cell rows j, j + R, j + 2R, ...
+ * (R = qr_cell_rows(n)). Few circles (biglittle's 10 000 big ones) would
+ * leave most of the GPU idle with one thread per circle; R > 1 spreads their
+ * rows. A circle's pairs may come out in any fixed order (its leaves are
+ * distinct keys, and the sort is stable across circles), so the rows need no
+ * coordination beyond the scan over slots. */
+template <class F>
+__device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ushort4 b,
+                                                const int32_t *__restrict__ tile_leaf,
+                                                const qr_leaf *__restrict__ leaves, int j, int R,
+                                                F leaf_found)
 {
+    if (!(b.x < b.z)) return 0;
     const int tpc = g.cell / QR_TILE; /* tiles per cell side */
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const ushort4 b = boxes[i];
-        uint32_t c = 0;
-        if (b.x < b.z) {
-            const long long out = EMIT ? offsets[i] : 0;
-            const int X0 = (b.x - g.region.x0) / g.cell, X1 = (b.z - g.region.x0 + g.cell - 1) / g.cell;
-            const int Y0 = (b.y - g.region.y0) / g.cell, Y1 = (b.w - g.region.y0 + g.cell - 1) / g.cell;
-            /* a wide box steps from leaf to leaf along a row, not cell by cell */
-            const bool wide = X1 - X0 > 2;
-            for (int cy = Y0; cy < Y1; cy++) {
-                const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
-                const int32_t *below = row - (size_t)tpc * g.tiles_x;
-                int32_t left = -1, leaf = row[X0 * tpc];
-                for (int cx = X0; cx < X1;) {
-                    const bool first = leaf != left && (cy == Y0 || below[cx * tpc] != leaf);
-                    if (first) {
-                        if (EMIT) {
-                            if (out + c < num_pairs) {
-                                keys[out + c] = leaf;
-                                vals[out + c] = i;
-                            } else {
-                                scalars->bad_emit = 1;
-                            }
-                        }
-                        c++;
-                    }
-                    /* the next cell's leaf; if it is this one again, the leaf
-                     * spans several cells: jump past its right edge */
-                    int nx = cx + 1;
-                    int32_t next = nx < X1 ? row[nx * tpc] : -1;
-                    if (wide && next == leaf) {
-                        nx = (leaves[leaf].rect.x1 - g.region.x0 + g.cell - 1) / g.cell;
-                        next = nx < X1 ? row[nx * tpc] : -1;
-                    }
-                    left = leaf;
-                    leaf = next;
-                    cx = nx;
-                }
+    const int X0 = (b.x - g.region.x0) / g.cell, X1 = (b.z - g.region.x0 + g.cell - 1) / g.cell;
+    const int Y0 = (b.y - g.region.y0) / g.cell, Y1 = (b.w - g.region.y0 + g.cell - 1) / g.cell;
+    /* a wide box steps from leaf to leaf along a row, not cell by cell */
+    const bool wide = X1 - X0 > 2;
+    uint32_t c = 0;
+    for (int cy = Y0 + j; cy < Y1; cy += R) {
+        const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
+        const int32_t *below = row - (size_t)tpc * g.tiles_x;
+        int32_t left = -1, leaf = row[X0 * tpc];
+        for (int cx = X0; cx < X1;) {
+            if (leaf != left && (cy == Y0 || below[cx * tpc] != leaf)) leaf_found(c++, leaf);
+            /* the next cell's leaf; if it is this one again, the leaf spans
+             * several cells: jump past its right edge */
+            int nx = cx + 1;
+            int32_t next = nx < X1 ? row[nx * tpc] : -1;
+            if (wide && next == leaf) {
+                nx = (leaves[leaf].rect.x1 - g.region.x0 + g.cell - 1) / g.cell;
+                next = nx < X1 ? row[nx * tpc] : -1;
             }
+            left = leaf;
+            leaf = next;
+            cx = nx;
         }
-        if (!EMIT) counts[i] = c;
     }
+    return c;
 }
 
-static int cell_blocks(int32_t n)
+struct ignore_leaf {
+    __device__ void operator()(uint32_t, int32_t) const {}
+};
+
+/* The scan's input: slot t's pair count, computed as CUB loads it (so the
+ * counts never go through memory); slots past the last count 0, so that the
+ * scan's last output is the total. */
+struct slot_count {
+    qr_tree_geom g;
+    const ushort4 *boxes;
+    const int32_t *tile_leaf;
+    const qr_leaf *leaves;
+    int32_t slots;
+    int R;
+    __device__ uint32_t operator()(int32_t t) const
+    {
+        if (t >= slots) return 0;
+        return cell_leaves(g, boxes[t / R], tile_leaf, leaves, t % R, R, ignore_leaf());
+    }
+};
+
+typedef thrust::transform_iterator<slot_count, thrust::counting_iterator<int32_t>, uint32_t> count_iter;
+
+static count_iter counts_of(const qr_tree_geom *g, int32_t n, const ushort4 *boxes,
+                            const int32_t *tile_leaf, const qr_leaf *leaves)
 {
-    int blocks = (int)((n + 255) / 256);
-    return blocks > 132 * 16 ? 132 * 16 : (blocks < 1 ? 1 : blocks);
+    const int R = qr_cell_rows(n);
+    slot_count f = {*g, boxes, tile_leaf, leaves, n * R, R};
+    return count_iter(thrust::counting_iterator<int32_t>(0), f);
 }
 
-cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
-                            const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
-                            cudaStream_t st)
+cudaError_t qr_count_scan(void *tmp, size_t *tmp_bytes, int32_t n, const qr_tree_geom *g,
+                          const ushort4 *boxes, const int32_t *tile_leaf, const qr_leaf *leaves,
+                          long long *offsets, cudaStream_t st)
 {
-    if (n == 0) return cudaSuccess;
-    k_cells<false><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, leaves, counts, NULL, 0,
-                                                   NULL, NULL, NULL);
-    return cudaGetLastError();
+    const int32_t slots = n * qr_cell_rows(n);
+    return cub::DeviceScan::ExclusiveScan(tmp, *tmp_bytes, counts_of(g, n, boxes, tile_leaf, leaves),
+                                          offsets, cuda::std::plus<long long>(), (long long)0,
+                                          slots + 1, st);
+}
+
+__global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                       const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+                       const long long *__restrict__ offsets, long long num_pairs, int32_t *keys,
+                       int32_t *vals, qr_build_scalars *scalars)
+{
+    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x) {
+        const int32_t i = t / R;
+        const long long out = offsets[t];
+        cell_leaves(g, boxes[i], tile_leaf, leaves, t % R, R, [&](uint32_t k, int32_t leaf) {
+            if (out + k < num_pairs) {
+                keys[out + k] = leaf;
+                vals[out + k] = i;
+            } else {
+                scalars->bad_emit = 1;
+            }
+        });
+    }
 }
 
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
@@ -579,8 +617,28 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            qr_build_scalars *scalars, cudaStream_t st)
 {
     if (n == 0) return cudaSuccess;
-    k_cells<true><<<cell_blocks(n), 256, 0, st>>>(n, *g, boxes, tile_leaf, leaves, NULL, offsets, num_pairs,
-                                                  keys, vals, scalars);
+    const int R = qr_cell_rows(n);
+    const int32_t slots = n * R;
+    int blocks = (int)((slots + 255) / 256);
+    if (blocks > 132 * 32) blocks = 132 * 32;
+    k_emit<<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, num_pairs, keys,
+                                   vals, scalars);
+    return cudaGetLastError();
+}
+
+/* ---- readback ------------------------------------------------------------ */
+
+__global__ void k_readback(const qr_build_scalars *scalars, const long long *total,
+                           qr_build_readback *out)
+{
+    out->scalars = *scalars;
+    out->total = total ? *total : 0;
+}
+
+cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *total,
+                               qr_build_readback *out, cudaStream_t st)
+{
+    k_readback<<<1, 1, 0, st>>>(scalars, total, out);
     return cudaGetLastError();
 }
 
