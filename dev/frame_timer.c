@@ -50,7 +50,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", err.msg);
             return 1;
         }
-        qr_gpu_renderer_set_timing(r, 1);
+        qr_gpu_renderer_set_timing(r, QR_TIMING_STAGES);
         for (int mode = 1; mode >= 0; mode--) {
             float *t[10];
             for (int k = 0; k < 10; k++) t[k] = calloc(frames, sizeof(float));
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
                 if (f < 0) continue;
                 qr_frame_timing ft;
                 qr_gpu_renderer_timing(r, &ft, &err);
-                t[0][f] = ft.build.boxes_ms; t[1][f] = ft.build.tree_ms; t[2][f] = 0.0f; /* count: now inside scan */
+                t[0][f] = ft.build.boxes_ms; t[1][f] = ft.build.tree_ms; t[2][f] = ft.build.count_ms;
                 t[3][f] = ft.build.scan_ms; t[4][f] = ft.build.emit_ms; t[5][f] = ft.build.sort_ms;
                 t[6][f] = ft.build.total_ms; t[7][f] = ft.render_ms; t[8][f] = ft.frame_ms;
             }

@@ -84,7 +84,7 @@ Test(bench, json_is_balanced_and_versioned)
         cr_assert(depth >= 0 && square >= 0);
     }
     cr_assert(depth == 0 && square == 0, "unbalanced JSON:\n%s", text);
-    cr_assert(strstr(text, "\"schema_version\": 2") != NULL);
+    cr_assert(strstr(text, "\"schema_version\": 1") != NULL);
     cr_assert(strstr(text, "\"index\": \"grid16\"") != NULL);
     cr_assert(strstr(text, "\"cpu_ms\": 12.500") != NULL);
     cr_assert(strstr(text, "\"replication\": 1.8000") != NULL, "%s", text);

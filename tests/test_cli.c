@@ -798,7 +798,7 @@ Test(cli, stats_json_stdout)
 {
     cr_assert_eq(RUN("stats", "rand10k", "--device", "cpu", "--json", "-"), 0, "%s", R.err);
     /* stdout is the JSON alone */
-    cr_expect_eq(json_number(R.out, "schema_version"), 2);
+    cr_expect_eq(json_number(R.out, "schema_version"), 1);
     const char *keys[] = {"scene.name", "scene.circles", "scene.seed", "scene.frame",
                           "image.width", "image.height", "params.capacity", "params.min_leaf",
                           "params.max_depth", "device.kind", "tree.root_size", "tree.nodes",
@@ -1012,8 +1012,8 @@ Test(cli, gpu_stats, .timeout = 300)
     cr_expect_gt(json_number(R.out, "device.index_bytes"), 0);
     cr_expect_eq(json_number(R.out, "build_ms.timed_builds"), 10);
     cr_expect_eq(json_number(R.out, "build_ms.warmup_builds"), 3);
-    const char *stages[] = {"boxes", "tree", "scan", "emit", "sort", "total"};
-    for (int k = 0; k < 6; k++) {
+    const char *stages[] = {"boxes", "tree", "count", "scan", "emit", "sort", "total"};
+    for (int k = 0; k < 7; k++) {
         char key[32];
         snprintf(key, sizeof key, "build_ms.%s", stages[k]);
         cr_expect_geq(json_number(R.out, key), 0, "%s", key);

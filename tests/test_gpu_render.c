@@ -242,7 +242,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rg, &err));
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rd, &err));
         qr_gpu_index_set_graph(qr_gpu_renderer_index(rd), 0);
-        qr_gpu_renderer_set_timing(rg, 1);
+        qr_gpu_renderer_set_timing(rg, QR_TIMING_STAGES);
         QR_CHECK(err, qr_image_create(300, 200, &a, &err));
         QR_CHECK(err, qr_image_create(300, 200, &b, &err));
         int graphs = 0;

@@ -60,12 +60,23 @@ qr_status qr_gpu_scene_step(qr_gpu_scene *gs, qr_error *err);
  * build; it grows them only when a build needs more. */
 typedef struct qr_gpu_index qr_gpu_index;
 
+/* What a timed build or frame records with CUDA events. Every event is a
+ * node of the build's graph and costs about a microsecond, so a frame timed
+ * stage by stage takes longer than one timed as a whole: time frames with
+ * QR_TIMING_TOTALS and stages, separately, with QR_TIMING_STAGES. */
+typedef enum qr_timing {
+    QR_TIMING_OFF = 0,
+    QR_TIMING_TOTALS = 1, /* build, render and frame totals only */
+    QR_TIMING_STAGES = 2  /* also every build stage */
+} qr_timing;
+
 /* Build time per stage, in milliseconds (CUDA events), of the last build
- * made with timing enabled. */
+ * made with timing enabled (stages 0 unless QR_TIMING_STAGES). */
 typedef struct qr_build_timing {
     float boxes_ms;  /* cull, pixel boxes, corner histograms */
     float tree_ms;   /* prefix sums, node splits, leaf numbering, tile map */
-    float scan_ms;   /* leaves per circle, counted inside the scan of pair offsets */
+    float count_ms;  /* leaves per circle */
+    float scan_ms;   /* per-circle pair offsets */
     float emit_ms;   /* (leaf, circle) pairs */
     float sort_ms;   /* stable radix sort by leaf */
     float total_ms;  /* first event to last, including the scalar read-back */
@@ -83,8 +94,8 @@ qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
 /* Copies the last build back into a host qr_index (free with qr_index_free). */
 qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error *err);
 
-/* Record per-stage CUDA events in subsequent builds (adds a little overhead). */
-void qr_gpu_index_set_timing(qr_gpu_index *ix, int on);
+/* Record CUDA events in subsequent builds (see qr_timing). */
+void qr_gpu_index_set_timing(qr_gpu_index *ix, qr_timing level);
 qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err);
 
 /* Once a first build has sized the lists, later builds are queued as one
@@ -131,7 +142,7 @@ qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
  * left at 1: only colour is computed. */
 qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err);
 
-void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, int on);
+void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 
 /* The index of the last render (for statistics). */

@@ -77,7 +77,7 @@ typedef struct qr_stats_context {
 qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
                                     const qr_stats_context *ctx, qr_error *err);
 
-#define QR_STATS_SCHEMA_VERSION 2
+#define QR_STATS_SCHEMA_VERSION 1
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
 /* Stages of one frame, in pipeline order; "other" is what the frame took
  * beyond the sum of the stages (launch gaps, the scalar read-back). */
 enum {
-    BENCH_BOXES, BENCH_TREE, BENCH_SCAN, BENCH_EMIT, BENCH_SORT, BENCH_RENDER,
+    BENCH_BOXES, BENCH_TREE, BENCH_COUNT, BENCH_SCAN, BENCH_EMIT, BENCH_SORT, BENCH_RENDER,
     BENCH_OTHER, BENCH_NSTAGES
 };
 extern const char *const bench_stage_names[BENCH_NSTAGES];

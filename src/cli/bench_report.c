@@ -8,8 +8,8 @@
 #include "cli/bench.h"
 #include "common/atomic_file.h"
 
-const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree",   "scan", "emit",
-                                                      "sort",  "render", "other"};
+const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree", "count", "scan",
+                                                      "emit",  "sort", "render", "other"};
 
 const char *bench_index_name(const bench_row *r, char *buf, size_t len)
 {
@@ -100,7 +100,7 @@ qr_status bench_write_json(const char *path, const char *header_json, const benc
     FILE *f;
     qr_status st = open_out(path, &af, &f, err);
     if (st) return st;
-    fprintf(f, "{\n  \"schema_version\": 2,\n  \"header\": %s,\n  \"results\": [\n", header_json);
+    fprintf(f, "{\n  \"schema_version\": 1,\n  \"header\": %s,\n  \"results\": [\n", header_json);
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         char name[32];
@@ -153,8 +153,8 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
 
 /* ---- SVG ------------------------------------------------------------------ */
 
-static const char *const stage_colors[BENCH_NSTAGES] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f",
-                                                        "#edc948", "#b07aa1", "#bab0ac"};
+static const char *const stage_colors[BENCH_NSTAGES] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                                        "#59a14f", "#edc948", "#b07aa1", "#bab0ac"};
 
 qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
                           qr_error *err)

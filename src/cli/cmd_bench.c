@@ -128,36 +128,52 @@ static bench_stats stats_of(double *v, int n)
     return s;
 }
 
-/* One (scene, size, index, mode) measurement. */
+/* One (scene, size, index, mode) measurement: `frames` frames timed whole
+ * (frame, build and render totals), then as many timed stage by stage —
+ * separately, because every stage event is one more node in the build's
+ * graph and would lengthen the frames it times. */
 static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_index_params *p,
                          int exact, int warmup, int frames, bench_row *row, qr_error *err)
 {
     double *v = malloc(sizeof(double) * frames * (BENCH_NSTAGES + 2));
     if (!v) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
     double *frame = v, *build = v + frames, *stage = v + 2 * frames;
+    const qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
     qr_status st = QR_OK;
+    qr_gpu_renderer_set_timing(r, QR_TIMING_TOTALS);
     for (int f = -warmup; f < frames && !st; f++) {
-        st = qr_gpu_render(r, gs, p, exact ? QR_RENDER_EXACT : QR_RENDER_FAST, err);
+        st = qr_gpu_render(r, gs, p, mode, err);
         if (st || f < 0) continue;
         qr_frame_timing t;
         st = qr_gpu_renderer_timing(r, &t, err);
-        if (st) continue;
-        const double s[BENCH_NSTAGES - 1] = {t.build.boxes_ms, t.build.tree_ms, t.build.scan_ms,
-                                             t.build.emit_ms,  t.build.sort_ms, t.render_ms};
-        double sum = 0;
-        for (int k = 0; k < BENCH_NSTAGES - 1; k++) {
-            stage[k * frames + f] = s[k];
-            sum += s[k];
-        }
-        stage[BENCH_OTHER * frames + f] = t.frame_ms > sum ? t.frame_ms - sum : 0;
         frame[f] = t.frame_ms;
         build[f] = t.build.total_ms;
+        stage[BENCH_RENDER * frames + f] = t.render_ms;
     }
     if (!st) {
         row->frames = frames;
         row->frame = stats_of(frame, frames);
         row->build = stats_of(build, frames);
-        for (int k = 0; k < BENCH_NSTAGES; k++) row->stage[k] = stats_of(stage + k * frames, frames).median;
+    }
+    /* stage by stage; the render and the frame's rest ("other") come from
+     * the frames timed whole */
+    qr_gpu_renderer_set_timing(r, QR_TIMING_STAGES);
+    for (int f = -2; f < frames && !st; f++) {
+        st = qr_gpu_render(r, gs, p, mode, err);
+        if (st || f < 0) continue;
+        qr_frame_timing t;
+        st = qr_gpu_renderer_timing(r, &t, err);
+        const double s[BENCH_RENDER] = {t.build.boxes_ms, t.build.tree_ms, t.build.count_ms,
+                                        t.build.scan_ms,  t.build.emit_ms, t.build.sort_ms};
+        for (int k = 0; k < BENCH_RENDER; k++) stage[k * frames + f] = s[k];
+    }
+    if (!st) {
+        for (int k = 0; k < BENCH_OTHER; k++) row->stage[k] = stats_of(stage + k * frames, frames).median;
+        /* whatever the median frame holds beyond the stages' medians: launch
+         * gaps, the read-back, the events themselves */
+        double sum = 0;
+        for (int k = 0; k < BENCH_OTHER; k++) sum += row->stage[k];
+        row->stage[BENCH_OTHER] = row->frame.median > sum ? row->frame.median - sum : 0;
         qr_index *ix = NULL;
         st = qr_gpu_index_download(qr_gpu_renderer_index(r), &ix, err);
         if (!st) {
@@ -284,7 +300,6 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                 rc = cli_fail(&err, CLI_PHASE_RUN);
                 break;
             }
-            qr_gpu_renderer_set_timing(r, 1);
             qr_gpu_index_set_graph(qr_gpu_renderer_index(r), !direct);
             for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++) {
                 qr_index_params p = qp;

@@ -59,7 +59,7 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
         st = qr_gpu_renderer_create(width, height, &ctx->r, err);
     if (st != QR_OK)
         return st;
-    qr_gpu_renderer_set_timing(ctx->r, 1);
+    qr_gpu_renderer_set_timing(ctx->r, QR_TIMING_TOTALS);
     ctx->gpu_steps = scene->steps;
     ctx->upload_ms = cli_now_ms() - t0;
     return QR_OK;

@@ -54,8 +54,8 @@ static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int3
         st = qr_gpu_index_create(&gix, err);
     if (st != QR_OK)
         return st;
-    qr_gpu_index_set_timing(gix, 1);
-    double v[6][GPU_TIMED];
+    qr_gpu_index_set_timing(gix, QR_TIMING_STAGES);
+    double v[7][GPU_TIMED];
     for (int i = 0; i < GPU_WARMUP + GPU_TIMED && st == QR_OK; i++) {
         qr_build_timing t;
         st = qr_gpu_index_build(gix, *gs, w, h, NULL, p, err);
@@ -63,17 +63,19 @@ static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int3
             st = qr_gpu_index_timing(gix, &t, err);
         if (st != QR_OK || i < GPU_WARMUP)
             continue;
-        const float stage[6] = {t.boxes_ms, t.tree_ms, t.scan_ms, t.emit_ms, t.sort_ms, t.total_ms};
-        for (int k = 0; k < 6; k++)
+        const float stage[7] = {t.boxes_ms, t.tree_ms, t.count_ms, t.scan_ms,
+                                t.emit_ms,  t.sort_ms, t.total_ms};
+        for (int k = 0; k < 7; k++)
             v[k][i - GPU_WARMUP] = stage[k];
     }
     if (st == QR_OK)
         st = qr_gpu_index_download(gix, ix, err);
     if (st == QR_OK) {
         /* medians stage by stage: they need not add up to the total's */
-        float *m[6] = {&ctx->build.boxes_ms, &ctx->build.tree_ms, &ctx->build.scan_ms,
-                       &ctx->build.emit_ms,  &ctx->build.sort_ms, &ctx->build.total_ms};
-        for (int k = 0; k < 6; k++)
+        float *m[7] = {&ctx->build.boxes_ms, &ctx->build.tree_ms, &ctx->build.count_ms,
+                       &ctx->build.scan_ms,  &ctx->build.emit_ms, &ctx->build.sort_ms,
+                       &ctx->build.total_ms};
+        for (int k = 0; k < 7; k++)
             *m[k] = (float)cli_median(v[k], GPU_TIMED);
         ctx->timed_builds = GPU_TIMED;
         ctx->warmup_builds = GPU_WARMUP;
@@ -263,10 +265,11 @@ static void print_human(const qr_index_stats *s, const qr_stats_context *c, cons
     if (c->has_stages) {
         printf("\nbuild time, median of %d builds after %d warm-up (CUDA events)\n",
                c->timed_builds, c->warmup_builds);
-        const char *names[] = {"boxes", "tree", "scan", "emit", "sort", "total"};
-        const float v[] = {c->build.boxes_ms, c->build.tree_ms, c->build.scan_ms,
-                           c->build.emit_ms,  c->build.sort_ms, c->build.total_ms};
-        for (int k = 0; k < 6; k++)
+        const char *names[] = {"boxes", "tree", "count", "scan", "emit", "sort", "total"};
+        const float v[] = {c->build.boxes_ms, c->build.tree_ms, c->build.count_ms,
+                           c->build.scan_ms,  c->build.emit_ms, c->build.sort_ms,
+                           c->build.total_ms};
+        for (int k = 0; k < 7; k++)
             row_num(names[k], v[k], 3, "ms");
         printf("\ndevice memory\n");
         row_num("index", (double)c->device_bytes / (1024.0 * 1024.0), 1, "MiB");
@@ -421,7 +424,7 @@ const cli_cmd cli_cmd_stats = {
              "and the build time: on the GPU the median per stage of 10 builds after 3\n"
              "warm-up builds, on the CPU the median wall time of 3 host-oracle builds.\n",
     .notes = "Both builders make the same index, so only the times and the device memory\n"
-             "depend on --device. JSON: docs/cli.md lists the keys (schema_version 2).\n"
+             "depend on --device. JSON: docs/cli.md lists the keys (schema_version 1).\n"
              "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write an\n"
              "output, 5 no usable GPU (--device gpu), 6 out of memory, 7 CUDA error.\n",

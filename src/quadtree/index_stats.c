@@ -228,10 +228,10 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
                     "\"warmup_builds\": %d",
                 ctx->timed_builds, ctx->warmup_builds);
         if (ctx->has_stages) {
-            const char *names[] = {"boxes", "tree", "scan", "emit", "sort"};
-            const float v[] = {ctx->build.boxes_ms, ctx->build.tree_ms, ctx->build.scan_ms,
-                               ctx->build.emit_ms, ctx->build.sort_ms};
-            for (int k = 0; k < 5; k++) {
+            const char *names[] = {"boxes", "tree", "count", "scan", "emit", "sort"};
+            const float v[] = {ctx->build.boxes_ms, ctx->build.tree_ms, ctx->build.count_ms,
+                               ctx->build.scan_ms,  ctx->build.emit_ms, ctx->build.sort_ms};
+            for (int k = 0; k < 6; k++) {
                 fprintf(fp, ", \"%s\": ", names[k]);
                 json_number(fp, v[k]);
             }

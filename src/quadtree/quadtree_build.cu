@@ -27,7 +27,7 @@ struct build_key {
     int bits, timing;
 };
 
-enum { EV_START, EV_BOXES, EV_TREE, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
+enum { EV_START, EV_BOXES, EV_TREE, EV_COUNT, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
 
 struct qr_gpu_index {
     cudaStream_t stream;
@@ -35,7 +35,8 @@ struct qr_gpu_index {
     void *fixed;
     size_t fixed_bytes;
     ushort4 *boxes;
-    long long *offsets; /* per work slot (qr_cell_rows), plus the total */
+    uint32_t *counts;   /* per work slot (qr_cell_rows) */
+    long long *offsets;
     uint32_t *hist;
     qr_dnode *nodes;
     int32_t *ncount, *nleaves, *nfirst;
@@ -58,7 +59,7 @@ struct qr_gpu_index {
     const int32_t *lists; /* vals[0] or vals[1], after the sort */
     int built;
     /* timing */
-    int timing;
+    qr_timing timing;
     cudaEvent_t ev[EV_N];
     qr_build_timing last_timing;
     /* a build under way (qr_gpu_index_start .. qr_gpu_index_finish) */
@@ -101,8 +102,10 @@ static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, siz
 {
     carver c = {base, 0};
     size_t nn = n ? (size_t)n : 1;
+    const size_t slots = nn * qr_cell_rows(n);
     ix->boxes = (ushort4 *)carve(&c, nn * sizeof(ushort4));
-    ix->offsets = (long long *)carve(&c, (nn * qr_cell_rows(n) + 1) * sizeof(long long));
+    ix->counts = (uint32_t *)carve(&c, slots * sizeof(uint32_t));
+    ix->offsets = (long long *)carve(&c, slots * sizeof(long long));
     /* scalars and histograms side by side: one memset clears both */
     ix->scalars = (qr_build_scalars *)carve(&c, sizeof(qr_build_scalars));
     ix->hist = (uint32_t *)carve(&c, qr_hist_words(g) * sizeof(uint32_t));
@@ -180,9 +183,9 @@ extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
     free(ix);
 }
 
-extern "C" void qr_gpu_index_set_timing(qr_gpu_index *ix, int on)
+extern "C" void qr_gpu_index_set_timing(qr_gpu_index *ix, qr_timing level)
 {
-    ix->timing = on;
+    ix->timing = level;
 }
 
 extern "C" void qr_gpu_index_set_graph(qr_gpu_index *ix, int on)
@@ -232,7 +235,10 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
 static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, qr_error *err)
 {
     size_t scan_bytes = 0;
-    QR_CUDA_TRY(err, qr_count_scan(NULL, &scan_bytes, n, g, NULL, NULL, NULL, NULL, ix->stream));
+    QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan_bytes, (const uint32_t *)NULL,
+                                                    (long long *)NULL, cuda::std::plus<long long>(),
+                                                    (long long)0, n ? n * qr_cell_rows(n) : 1,
+                                                    ix->stream));
     size_t need = plan_fixed(ix, g, n, scan_bytes, NULL);
     if (need > ix->fixed_bytes) {
         cudaFree(ix->fixed);
@@ -270,7 +276,8 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
 /* Stage events; inside a capture they become event nodes of the graph. */
 #define REC(k)                                                                                  \
     do {                                                                                        \
-        if (ix->timing)                                                                         \
+        if (ix->timing == QR_TIMING_STAGES ||                                                   \
+            (ix->timing && ((k) == EV_START || (k) == EV_END)))                                 \
             QR_CUDA_TRY(err, cudaEventRecordWithFlags(ix->ev[k], ix->stream,                    \
                                                       ix->capturing ? cudaEventRecordExternal   \
                                                                     : cudaEventRecordDefault)); \
@@ -284,7 +291,7 @@ static int key_bits(long long leaves)
     return bits;
 }
 
-/* Stages up to the pair slots: boxes, tree, count + scan. */
+/* Stages up to the pair slots: boxes, tree, count, scan. */
 static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
                               qr_error *err)
 {
@@ -298,10 +305,13 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
                                     ix->leaves, ix->tile_leaf, ix->scalars, s));
     REC(EV_TREE);
+    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s));
+    REC(EV_COUNT);
     if (n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
-        QR_CUDA_TRY(err, qr_count_scan(ix->scan_tmp, &bytes, n, g, ix->boxes, ix->tile_leaf,
-                                       ix->leaves, ix->offsets, s));
+        QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(ix->scan_tmp, bytes, ix->counts, ix->offsets,
+                                                        cuda::std::plus<long long>(), (long long)0,
+                                                        n * qr_cell_rows(n), s));
     }
     REC(EV_SCAN);
     return QR_OK;
@@ -312,8 +322,9 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
  * a graph than copy-engine transfers. */
 static qr_status launch_readback(qr_gpu_index *ix, int32_t n, qr_error *err)
 {
-    const long long *total = n > 0 ? ix->offsets + (size_t)n * qr_cell_rows(n) : NULL;
-    QR_CUDA_TRY(err, qr_launch_readback(ix->scalars, total, ix->rb_dev, ix->stream));
+    const size_t last = n > 0 ? (size_t)n * qr_cell_rows(n) - 1 : 0;
+    QR_CUDA_TRY(err, qr_launch_readback(ix->scalars, n > 0 ? ix->offsets + last : NULL,
+                                        ix->counts + last, ix->rb_dev, ix->stream));
     return QR_OK;
 }
 
@@ -424,7 +435,7 @@ static qr_status run_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr
     k.pair_cap = ix->pair_cap;
     k.items = ix->items;
     k.bits = bits;
-    k.timing = ix->timing;
+    k.timing = (int)ix->timing;
     if (ix->use_graph && !ix->graph_failed) {
         int ready = ix->graph && memcmp(&k, &ix->graph_key, sizeof k) == 0;
         if (!ready) {
@@ -518,12 +529,15 @@ static qr_status read_timing(qr_gpu_index *ix, qr_error *err)
 {
     if (!ix->timing) return QR_OK;
     qr_build_timing *t = &ix->last_timing;
+    memset(t, 0, sizeof *t);
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));
+    if (ix->timing != QR_TIMING_STAGES) return QR_OK;
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->boxes_ms, ix->ev[EV_START], ix->ev[EV_BOXES]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->tree_ms, ix->ev[EV_BOXES], ix->ev[EV_TREE]));
-    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_TREE], ix->ev[EV_SCAN]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->count_ms, ix->ev[EV_TREE], ix->ev[EV_COUNT]));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->scan_ms, ix->ev[EV_COUNT], ix->ev[EV_SCAN]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->emit_ms, ix->ev[EV_SCAN], ix->ev[EV_EMIT]));
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->sort_ms, ix->ev[EV_EMIT], ix->ev[EV_SORT]));
-    QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));
     return QR_OK;
 }
 

@@ -7,9 +7,9 @@
  *   tree    one block: 2-D prefix sums of the histograms, then level by level
  *           every node's exact circle count by inclusion-exclusion, splits,
  *           depth-first leaf numbering, list offsets, tile -> leaf map
- *   scan    per circle (or per few cell rows of one): leaves its box meets
- *           (min_leaf cells via the tile map), counted inside a CUB exclusive
- *           scan (64-bit) that yields each one's first pair slot
+ *   count   per circle (or per few cell rows of one): leaves its box meets
+ *           (min_leaf cells via the tile map)
+ *   scan    first pair slot of each (CUB exclusive scan, 64-bit)
  *   emit    per circle: (leaf, circle) pairs, in circle order
  *   sort    stable CUB radix sort on the leaf bits in use: lists ascending
  * Once the list buffers exist, the build runs without waiting for the host
@@ -83,21 +83,21 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
                            int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
                            cudaStream_t st);
-/* Count + scan in one: offsets[t] = first pair slot of work slot t, for the
- * n * qr_cell_rows(n) slots, and offsets[slots] = the total. With tmp NULL,
- * only sets *tmp_bytes (CUB's two-phase call). */
-cudaError_t qr_count_scan(void *tmp, size_t *tmp_bytes, int32_t n, const qr_tree_geom *g,
-                          const ushort4 *boxes, const int32_t *tile_leaf, const qr_leaf *leaves,
-                          long long *offsets, cudaStream_t st);
+/* Pairs per work slot (n * qr_cell_rows(n) slots: circle t / R, its cell
+ * rows t % R, t % R + R, ...). */
+cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                            const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
+                            cudaStream_t st);
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            long long num_pairs,
                            int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
                            cudaStream_t st);
 
-/* Copies the scalars and *total (0 when NULL) into out (host-mapped). */
-cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *total,
-                               qr_build_readback *out, cudaStream_t st);
+/* Copies the scalars and the scan's total, *last_offset + *last_count (0
+ * when NULL), into out (host-mapped). */
+cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
+                               const uint32_t *last_count, qr_build_readback *out, cudaStream_t st);
 
 /* Pads keys[P..items) with `pad` (P = scalars->num_pairs, read on the device). */
 cudaError_t qr_launch_pad(int32_t *keys, long long items, int32_t pad,

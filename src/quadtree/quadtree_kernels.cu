@@ -5,9 +5,6 @@
 #include "quadtree/quadtree_geom.h"
 
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_scan.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #define QR_TREE_THREADS 1024
 
@@ -501,7 +498,7 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
     return cudaGetLastError();
 }
 
-/* ---- count + scan, emit: the leaves a circle's box meets ------------------
+/* ---- count, emit: the leaves a circle's box meets --------------------------
  *
  * Rather than walking the tree (a chain of dependent loads, and one thread
  * stuck with every leaf of a big circle), a circle visits the min_leaf cells
@@ -515,7 +512,9 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
  * leave most of the GPU idle with one thread per circle; R > 1 spreads their
  * rows. A circle's pairs may come out in any fixed order (its leaves are
  * distinct keys, and the sort is stable across circles), so the rows need no
- * coordination beyond the scan over slots. */
+ * coordination beyond the scan over slots. (Counting inside the scan, as the
+ * input iterator of CUB's scan, measured slower: its tiles of many items per
+ * thread leave few blocks for biglittle's few slots.) */
 template <class F>
 __device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ushort4 b,
                                                 const int32_t *__restrict__ tile_leaf,
@@ -555,41 +554,28 @@ struct ignore_leaf {
     __device__ void operator()(uint32_t, int32_t) const {}
 };
 
-/* The scan's input: slot t's pair count, computed as CUB loads it (so the
- * counts never go through memory); slots past the last count 0, so that the
- * scan's last output is the total. */
-struct slot_count {
-    qr_tree_geom g;
-    const ushort4 *boxes;
-    const int32_t *tile_leaf;
-    const qr_leaf *leaves;
-    int32_t slots;
-    int R;
-    __device__ uint32_t operator()(int32_t t) const
-    {
-        if (t >= slots) return 0;
-        return cell_leaves(g, boxes[t / R], tile_leaf, leaves, t % R, R, ignore_leaf());
-    }
-};
-
-typedef thrust::transform_iterator<slot_count, thrust::counting_iterator<int32_t>, uint32_t> count_iter;
-
-static count_iter counts_of(const qr_tree_geom *g, int32_t n, const ushort4 *boxes,
-                            const int32_t *tile_leaf, const qr_leaf *leaves)
+__global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+                        uint32_t *counts)
 {
-    const int R = qr_cell_rows(n);
-    slot_count f = {*g, boxes, tile_leaf, leaves, n * R, R};
-    return count_iter(thrust::counting_iterator<int32_t>(0), f);
+    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
+        counts[t] = cell_leaves(g, boxes[t / R], tile_leaf, leaves, t % R, R, ignore_leaf());
 }
 
-cudaError_t qr_count_scan(void *tmp, size_t *tmp_bytes, int32_t n, const qr_tree_geom *g,
-                          const ushort4 *boxes, const int32_t *tile_leaf, const qr_leaf *leaves,
-                          long long *offsets, cudaStream_t st)
+static int slot_blocks(int32_t slots)
 {
-    const int32_t slots = n * qr_cell_rows(n);
-    return cub::DeviceScan::ExclusiveScan(tmp, *tmp_bytes, counts_of(g, n, boxes, tile_leaf, leaves),
-                                          offsets, cuda::std::plus<long long>(), (long long)0,
-                                          slots + 1, st);
+    int blocks = (int)((slots + 255) / 256);
+    return blocks > 132 * 16 ? 132 * 16 : (blocks < 1 ? 1 : blocks);
+}
+
+cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                            const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
+                            cudaStream_t st)
+{
+    if (n == 0) return cudaSuccess;
+    const int R = qr_cell_rows(n);
+    k_count<<<slot_blocks(n * R), 256, 0, st>>>(n * R, R, *g, boxes, tile_leaf, leaves, counts);
+    return cudaGetLastError();
 }
 
 __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
@@ -619,26 +605,24 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
     if (n == 0) return cudaSuccess;
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
-    int blocks = (int)((slots + 255) / 256);
-    if (blocks > 132 * 32) blocks = 132 * 32;
-    k_emit<<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, num_pairs, keys,
+    k_emit<<<slot_blocks(slots), 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, num_pairs, keys,
                                    vals, scalars);
     return cudaGetLastError();
 }
 
 /* ---- readback ------------------------------------------------------------ */
 
-__global__ void k_readback(const qr_build_scalars *scalars, const long long *total,
-                           qr_build_readback *out)
+__global__ void k_readback(const qr_build_scalars *scalars, const long long *last_offset,
+                           const uint32_t *last_count, qr_build_readback *out)
 {
     out->scalars = *scalars;
-    out->total = total ? *total : 0;
+    out->total = last_offset ? *last_offset + *last_count : 0;
 }
 
-cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *total,
-                               qr_build_readback *out, cudaStream_t st)
+cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
+                               const uint32_t *last_count, qr_build_readback *out, cudaStream_t st)
 {
-    k_readback<<<1, 1, 0, st>>>(scalars, total, out);
+    k_readback<<<1, 1, 0, st>>>(scalars, last_offset, last_count, out);
     return cudaGetLastError();
 }
 

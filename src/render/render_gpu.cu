@@ -44,7 +44,7 @@ struct qr_gpu_renderer {
     int32_t width, height;
     float4 *image; /* width * height, row 0 = bottom */
     qr_gpu_index *index;
-    int timing;
+    qr_timing timing;
     cudaEvent_t ev[3];
     qr_frame_timing last;
     qr_render_mode last_mode;
@@ -268,10 +268,10 @@ extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
     free(r);
 }
 
-extern "C" void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, int on)
+extern "C" void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level)
 {
-    r->timing = on;
-    qr_gpu_index_set_timing(r->index, on);
+    r->timing = level;
+    qr_gpu_index_set_timing(r->index, level);
 }
 
 extern "C" qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r)
