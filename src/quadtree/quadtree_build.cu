@@ -328,16 +328,17 @@ static qr_status launch_readback(qr_gpu_index *ix, int32_t n, qr_error *err)
     return QR_OK;
 }
 
-/* Stages from the pairs on: emit `items` slots (the exact count, or the
- * whole buffer padded with keys that sort last) and sort `bits` key bits. */
+/* Stages from the pairs on: emit `items` slots (the exact count; or, ahead,
+ * more, the unused ones padded with keys that sort last, and the read-back
+ * written by the emit kernel itself) and sort `bits` key bits. */
 static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, long long items,
-                             int pad, int bits, qr_error *err)
+                             int ahead, int bits, qr_error *err)
 {
     cudaStream_t s = ix->stream;
-    QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets, items, ix->keys[0],
-                                    ix->vals[0], ix->scalars, s));
-    if (pad && bits > 0)
-        QR_CUDA_TRY(err, qr_launch_pad(ix->keys[0], items, (1 << bits) - 1, ix->scalars, s));
+    const int32_t pad_key = ahead && bits > 0 ? (1 << bits) - 1 : -1;
+    QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
+                                    ix->counts, items, pad_key, ix->keys[0], ix->vals[0], ix->scalars,
+                                    ahead ? ix->rb_dev : NULL, s));
     REC(EV_EMIT);
     ix->lists = ix->vals[0];
     if (bits > 0 && items > 1) {
@@ -371,7 +372,6 @@ static qr_status enqueue_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, cons
 {
     qr_status st = launch_front(ix, scene, g, err);
     if (!st) st = launch_back(ix, g, scene->n, ix->items, 1, bits, err);
-    if (!st) st = launch_readback(ix, scene->n, err);
     if (st) return st;
     REC(EV_END);
     return QR_OK;

@@ -40,6 +40,7 @@ struct qr_build_scalars {
     int32_t max_depth;
     int32_t overflow;
     int32_t bad_emit;
+    uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
     long long num_pairs;
 };
 
@@ -88,20 +89,20 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                             const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
                             cudaStream_t st);
+/* (leaf, circle) pairs of every work slot at its scanned offset, in circle
+ * order; slots past `items` only set scalars->bad_emit. Ahead builds also
+ * pad keys[num_pairs..items) with pad_key (< 0: no padding) and write the
+ * read-back into rb (NULL: none) once every block is done. */
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
-                           long long num_pairs,
-                           int32_t *keys, int32_t *vals, qr_build_scalars *scalars,
+                           const uint32_t *counts, long long items, int32_t pad_key, int32_t *keys,
+                           int32_t *vals, qr_build_scalars *scalars, qr_build_readback *rb,
                            cudaStream_t st);
 
 /* Copies the scalars and the scan's total, *last_offset + *last_count (0
  * when NULL), into out (host-mapped). */
 cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
                                const uint32_t *last_count, qr_build_readback *out, cudaStream_t st);
-
-/* Pads keys[P..items) with `pad` (P = scalars->num_pairs, read on the device). */
-cudaError_t qr_launch_pad(int32_t *keys, long long items, int32_t pad,
-                          const qr_build_scalars *scalars, cudaStream_t st);
 
 /* A build in two halves, so that the renderer can queue its kernel right
  * behind the build and check it afterwards: start queues every stage;

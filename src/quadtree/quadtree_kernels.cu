@@ -578,16 +578,21 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
     return cudaGetLastError();
 }
 
+/* Emit, then (ahead builds) the two small jobs that would otherwise be
+ * kernels of their own in the build's chain: pad the unused slots
+ * [num_pairs, items) with pad_key (< 0: none), and, in the last block to
+ * finish, write the read-back (rb non-NULL). */
 __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
-                       const long long *__restrict__ offsets, long long num_pairs, int32_t *keys,
-                       int32_t *vals, qr_build_scalars *scalars)
+                       const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
+                       long long items, int32_t pad_key, int32_t *keys, int32_t *vals,
+                       qr_build_scalars *scalars, qr_build_readback *rb)
 {
     for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x) {
         const int32_t i = t / R;
         const long long out = offsets[t];
         cell_leaves(g, boxes[i], tile_leaf, leaves, t % R, R, [&](uint32_t k, int32_t leaf) {
-            if (out + k < num_pairs) {
+            if (out + k < items) {
                 keys[out + k] = leaf;
                 vals[out + k] = i;
             } else {
@@ -595,18 +600,43 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
             }
         });
     }
+    if (pad_key >= 0)
+        for (long long k = scalars->num_pairs + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+             k < items; k += (long long)gridDim.x * blockDim.x)
+            keys[k] = pad_key;
+    if (!rb) return;
+    /* last block out: every block's stores are ordered before its ticket
+     * (barrier, then a device-wide fence), so the last one sees them all */
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(&scalars->blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        __threadfence();
+        /* word by word through volatile loads: nothing cached from before */
+        const volatile uint32_t *src = (const volatile uint32_t *)scalars;
+        uint32_t *dst = (uint32_t *)&rb->scalars;
+        for (int k = 0; k < (int)(sizeof *scalars / 4); k++) dst[k] = src[k];
+        rb->total = slots ? offsets[slots - 1] + counts[slots - 1] : 0;
+    }
 }
 
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
-                           long long num_pairs, int32_t *keys, int32_t *vals,
-                           qr_build_scalars *scalars, cudaStream_t st)
+                           const uint32_t *counts, long long items, int32_t pad_key, int32_t *keys,
+                           int32_t *vals, qr_build_scalars *scalars, qr_build_readback *rb,
+                           cudaStream_t st)
 {
-    if (n == 0) return cudaSuccess;
+    if (n == 0 && pad_key < 0 && !rb) return cudaSuccess;
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
-    k_emit<<<slot_blocks(slots), 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, num_pairs, keys,
-                                   vals, scalars);
+    int blocks = slot_blocks(slots);
+    if (pad_key >= 0 && items / 256 > blocks) blocks = (int)(items / 256 < 132 * 16 ? items / 256 : 132 * 16);
+    k_emit<<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, counts, items,
+                                   pad_key, keys, vals, scalars, rb);
     return cudaGetLastError();
 }
 
@@ -623,25 +653,6 @@ cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long 
                                const uint32_t *last_count, qr_build_readback *out, cudaStream_t st)
 {
     k_readback<<<1, 1, 0, st>>>(scalars, last_offset, last_count, out);
-    return cudaGetLastError();
-}
-
-/* ---- pad: unused pair slots sort after every leaf ------------------------- */
-
-__global__ void k_pad(int32_t *keys, long long items, int32_t pad, const qr_build_scalars *scalars)
-{
-    const long long first = scalars->num_pairs;
-    for (long long i = first + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < items;
-         i += (long long)gridDim.x * blockDim.x)
-        keys[i] = pad;
-}
-
-cudaError_t qr_launch_pad(int32_t *keys, long long items, int32_t pad,
-                          const qr_build_scalars *scalars, cudaStream_t st)
-{
-    long long blocks = (items + 255) / 256;
-    k_pad<<<(int)(blocks > 1024 ? 1024 : (blocks < 1 ? 1 : blocks)), 256, 0, st>>>(keys, items, pad,
-                                                                                  scalars);
     return cudaGetLastError();
 }
 
