@@ -49,7 +49,7 @@ struct qr_gpu_index {
     void *pairs;
     size_t pairs_bytes;
     long long pair_cap;
-    int32_t *keys[2], *vals[2];
+    int32_t *keys[2], *vals[2]; /* keys: 16-bit when the leaf numbers fit */
     void *sort_tmp;
     size_t sort_tmp_bytes;
     /* last build */
@@ -257,9 +257,13 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
     if (pairs <= ix->pair_cap && ix->pairs) return QR_OK;
     long long cap = pairs + pairs / 4 + 1024;
     size_t sort_bytes = 0;
+    size_t bytes16 = 0;
     cub::DoubleBuffer<int32_t> k(NULL, NULL), v(NULL, NULL);
+    cub::DoubleBuffer<uint16_t> k16(NULL, NULL);
     QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, k, v, cap, 0, 32,
                                                      ix->stream));
+    QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, bytes16, k16, v, cap, 0, 16, ix->stream));
+    if (bytes16 > sort_bytes) sort_bytes = bytes16;
     size_t need = plan_pairs(ix, cap, sort_bytes, NULL);
     cudaFree(ix->pairs);
     ix->pairs = NULL;
@@ -336,15 +340,24 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n,
 {
     cudaStream_t s = ix->stream;
     const int32_t pad_key = ahead && bits > 0 ? (1 << bits) - 1 : -1;
+    /* 16-bit keys when the leaf numbers fit: the sort moves a third fewer
+     * bytes (2 + 4 per pair instead of 4 + 4) */
+    const int key_bytes = bits <= 16 ? 2 : 4;
     QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
-                                    ix->counts, items, pad_key, ix->keys[0], ix->vals[0], ix->scalars,
-                                    ahead ? ix->rb_dev : NULL, s));
+                                    ix->counts, items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
+                                    ix->scalars, ahead ? ix->rb_dev : NULL, s));
     REC(EV_EMIT);
     ix->lists = ix->vals[0];
     if (bits > 0 && items > 1) {
-        cub::DoubleBuffer<int32_t> k(ix->keys[0], ix->keys[1]), v(ix->vals[0], ix->vals[1]);
+        cub::DoubleBuffer<int32_t> v(ix->vals[0], ix->vals[1]);
         size_t bytes = ix->sort_tmp_bytes;
-        QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, 0, bits, s));
+        if (key_bytes == 2) {
+            cub::DoubleBuffer<uint16_t> k((uint16_t *)ix->keys[0], (uint16_t *)ix->keys[1]);
+            QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, 0, bits, s));
+        } else {
+            cub::DoubleBuffer<int32_t> k(ix->keys[0], ix->keys[1]);
+            QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, 0, bits, s));
+        }
         ix->lists = v.Current();
     }
     REC(EV_SORT);

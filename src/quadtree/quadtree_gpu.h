@@ -90,14 +90,14 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
                             const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
                             cudaStream_t st);
 /* (leaf, circle) pairs of every work slot at its scanned offset, in circle
- * order; slots past `items` only set scalars->bad_emit. Ahead builds also
+ * order, keys of key_bytes (2 or 4) bytes; slots past `items` only set scalars->bad_emit. Ahead builds also
  * pad keys[num_pairs..items) with pad_key (< 0: no padding) and write the
  * read-back into rb (NULL: none) once every block is done. */
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
-                           const uint32_t *counts, long long items, int32_t pad_key, int32_t *keys,
-                           int32_t *vals, qr_build_scalars *scalars, qr_build_readback *rb,
-                           cudaStream_t st);
+                           const uint32_t *counts, long long items, int32_t pad_key, void *keys,
+                           int key_bytes, int32_t *vals, qr_build_scalars *scalars,
+                           qr_build_readback *rb, cudaStream_t st);
 
 /* Copies the scalars and the scan's total, *last_offset + *last_count (0
  * when NULL), into out (host-mapped). */

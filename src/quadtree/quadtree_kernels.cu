@@ -562,10 +562,12 @@ __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__r
         counts[t] = cell_leaves(g, boxes[t / R], tile_leaf, leaves, t % R, R, ignore_leaf());
 }
 
+/* One slot per thread: the loads of a slot wait on one another (box, tile
+ * map, offsets), so latency is hidden by many threads, not by loops. */
 static int slot_blocks(int32_t slots)
 {
     int blocks = (int)((slots + 255) / 256);
-    return blocks > 132 * 16 ? 132 * 16 : (blocks < 1 ? 1 : blocks);
+    return blocks < 1 ? 1 : blocks;
 }
 
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
@@ -582,10 +584,11 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
  * kernels of their own in the build's chain: pad the unused slots
  * [num_pairs, items) with pad_key (< 0: none), and, in the last block to
  * finish, write the read-back (rb non-NULL). */
+template <class Key>
 __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
                        const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
-                       long long items, int32_t pad_key, int32_t *keys, int32_t *vals,
+                       long long items, int32_t pad_key, Key *keys, int32_t *vals,
                        qr_build_scalars *scalars, qr_build_readback *rb)
 {
     for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x) {
@@ -593,7 +596,7 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
         const long long out = offsets[t];
         cell_leaves(g, boxes[i], tile_leaf, leaves, t % R, R, [&](uint32_t k, int32_t leaf) {
             if (out + k < items) {
-                keys[out + k] = leaf;
+                keys[out + k] = (Key)leaf;
                 vals[out + k] = i;
             } else {
                 scalars->bad_emit = 1;
@@ -603,7 +606,7 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
     if (pad_key >= 0)
         for (long long k = scalars->num_pairs + blockIdx.x * (long long)blockDim.x + threadIdx.x;
              k < items; k += (long long)gridDim.x * blockDim.x)
-            keys[k] = pad_key;
+            keys[k] = (Key)pad_key;
     if (!rb) return;
     /* last block out: every block's stores are ordered before its ticket
      * (barrier, then a device-wide fence), so the last one sees them all */
@@ -626,17 +629,21 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
 
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
-                           const uint32_t *counts, long long items, int32_t pad_key, int32_t *keys,
-                           int32_t *vals, qr_build_scalars *scalars, qr_build_readback *rb,
-                           cudaStream_t st)
+                           const uint32_t *counts, long long items, int32_t pad_key, void *keys,
+                           int key_bytes, int32_t *vals, qr_build_scalars *scalars,
+                           qr_build_readback *rb, cudaStream_t st)
 {
     if (n == 0 && pad_key < 0 && !rb) return cudaSuccess;
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
     int blocks = slot_blocks(slots);
     if (pad_key >= 0 && items / 256 > blocks) blocks = (int)(items / 256 < 132 * 16 ? items / 256 : 132 * 16);
-    k_emit<<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, counts, items,
-                                   pad_key, keys, vals, scalars, rb);
+    if (key_bytes == 2)
+        k_emit<uint16_t><<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, counts,
+                                                 items, pad_key, (uint16_t *)keys, vals, scalars, rb);
+    else
+        k_emit<int32_t><<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, counts,
+                                                items, pad_key, (int32_t *)keys, vals, scalars, rb);
     return cudaGetLastError();
 }
 
