@@ -38,10 +38,11 @@ QR_HD int qr_cull_circle(float x, float y, float r, int width, int height, float
     if (x1 - x0 <= QR_CULL_TEST_SIDE && y1 - y0 <= QR_CULL_TEST_SIDE) {
         float r2 = QR_MUL(r, r);
         int hit = 0;
-        for (int py = y0; py < y1; py++) {
+        /* stops at the first covered centre: most small circles cover one */
+        for (int py = y0; py < y1 && !hit; py++) {
             float cy = qr_pixel_center(py, inv_h);
-            for (int px = x0; px < x1; px++)
-                hit |= qr_dist2(x, y, qr_pixel_center(px, inv_w), cy) <= r2;
+            for (int px = x0; px < x1 && !hit; px++)
+                hit = qr_dist2(x, y, qr_pixel_center(px, inv_w), cy) <= r2;
         }
         if (!hit)
             return 0;
