@@ -1,5 +1,6 @@
 /* quadtree_build.cu — orchestration of the GPU quadtree build: memory plan,
- * stage launches, the one scalar read-back, timing. Kernels live in
+ * stage launches and the CUDA graph that replays them, the one scalar
+ * read-back, timing. Kernels live in
  * quadtree_kernels.cu; the stages are described in quadtree_gpu.h.
  *
  * Memory: buffers that scale with the circle count and the image are carved
