@@ -120,3 +120,52 @@ Test(gpu_index, empty_and_all_culled)
     check_index(s, 256, 256, NULL, &p, "all off-screen");
     qr_scene_free(s);
 }
+
+/* With the GPU full, an image and an index that do not fit fail with
+ * QR_ERR_GPU_NOMEM and a message naming the bytes needed — no crash — and
+ * the index object stays usable: once memory is free the next build equals
+ * the oracle. It takes the whole GPU, so CTest runs it alone (RUN_SERIAL). */
+Test(gpu_index, out_of_memory, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = gpu_test_scene("rand1M", 0);
+    qr_gpu_scene *gs = NULL;
+    qr_gpu_index *ix = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_index_create(&ix, &err));
+
+    /* 1 GiB images until one does not fit */
+    enum { MAX_HOGS = 512 };
+    qr_gpu_renderer *hog[MAX_HOGS];
+    int nhog = 0;
+    qr_status st = QR_OK;
+    while (nhog < MAX_HOGS && (st = qr_gpu_renderer_create(8192, 8192, &hog[nhog], &err)) == QR_OK)
+        nhog++;
+    cr_assert_eq(st, QR_ERR_GPU_NOMEM, "after %d images: %s", nhog, err.msg);
+    cr_assert(strstr(err.msg, "bytes of GPU memory") != NULL, "%s", err.msg);
+
+    /* an index whose lists alone need gigabytes: a circle meets ~600
+     * 16-pixel leaves at 16384 x 16384 */
+    qr_index_params p;
+    qr_index_params_default(&p);
+    p.capacity = 1;
+    p.min_leaf = 16;
+    st = qr_gpu_index_build(ix, gs, 16384, 16384, NULL, &p, &err);
+    cr_assert_eq(st, QR_ERR_GPU_NOMEM, "status %d: %s", (int)st, err.msg);
+    cr_assert(strstr(err.msg, "the index needs") && strstr(err.msg, "bytes of GPU memory"), "%s",
+              err.msg);
+
+    while (nhog > 0) qr_gpu_renderer_destroy(hog[--nhog]);
+    qr_index_params_default(&p);
+    QR_CHECK(err, qr_gpu_index_build(ix, gs, 1024, 1024, NULL, &p, &err));
+    qr_index *dev = NULL, *host = NULL;
+    QR_CHECK(err, qr_gpu_index_download(ix, &dev, &err));
+    QR_CHECK(err, qr_index_build_host(s, 1024, 1024, NULL, &p, &host, &err));
+    assert_same_index(dev, host, "after running out of memory");
+    qr_index_free(dev);
+    qr_index_free(host);
+    qr_gpu_index_destroy(ix);
+    qr_gpu_scene_free(gs);
+    qr_scene_free(s);
+}
