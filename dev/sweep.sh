@@ -1,10 +1,18 @@
 #!/bin/bash
 # Index parameter sweep on the device (after dev/device_run.sh built build-dev):
-# frame time per scene and mode for capacities x minimum leaf sizes.
+# `quadrender bench` (frames timed whole) of the scored scenes, quadtree only,
+# for minimum leaf sizes x capacities x split costs; one CSV with the three
+# parameters in front. Usage: dev/sweep.sh ["32 64"] ["1024"] ["0 10 20"]
 OUT=${OUT:-/tmp/out}
-for leaf in 16 32 64; do
-  for cap in 256 1024 4096 16384; do
-    ./build-dev/dev/frame_timer -n 15 --cap $cap --leaf $leaf rand10k rand100k biglittle rand1M micro2M \
-      | awk -v c=$cap -v l=$leaf 'NR>2 {printf "leaf %3d cap %6d %-10s %-5s build %7.4f render %7.4f frame %7.4f pairs %8d\n", l, c, $1, $2, $9, $10, $11, $15}'
+leaves=${1:-"16 32 64"}
+caps=${2:-"256 1024 4096 16384"}
+costs=${3:-"0"}
+for leaf in $leaves; do
+  for cap in $caps; do
+    for cost in $costs; do
+      ./build-dev/quadrender bench --index quadtree --frames 15 --warmup 3 --min-leaf $leaf \
+        --capacity $cap --split-cost $cost --csv - > /tmp/sweep_one.txt 2>/dev/null
+      awk -v l=$leaf -v c=$cap -v k=$cost -F, 'NF > 15 && $1 != "scene" {print l "," c "," k "," $0}' /tmp/sweep_one.txt
+    done
   done
-done | tee "$OUT/sweep.txt"
+done > "$OUT/sweep.csv"

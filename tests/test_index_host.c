@@ -111,7 +111,7 @@ static qr_scene *random_scene(uint64_t seed, int32_t n)
 static qr_index_params params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                               int32_t uniform)
 {
-    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0};
+    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0};
     return p;
 }
 
@@ -201,6 +201,31 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The split_cost rule, written out from its definition in index.h: regions
+ * reading a leaf of side s are max(1, s / 32)^2. */
+static int split_pays(int32_t side, long long count, long long children, int32_t cost)
+{
+    long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
+    return 100 * (children - count) < cost * (r * r * count - rh * rh * children);
+}
+
+/* Visible circles summed over the existing children of the node at (x0, y0)
+ * of this side (brute force). */
+static long long children_sum(const qr_rect *boxes, const unsigned char *vis, int32_t n,
+                              qr_rect reg, int32_t x0, int32_t y0, int32_t side)
+{
+    long long sum = 0;
+    const int32_t half = side / 2;
+    for (int k = 0; k < 4; k++) {
+        qr_rect c = {x0 + (k & 1) * half, y0 + (k >> 1) * half, 0, 0};
+        if (c.x0 >= reg.x1 || c.y0 >= reg.y1) continue;
+        c.x1 = c.x0 + half;
+        c.y1 = c.y0 + half;
+        for (int32_t i = 0; i < n; i++) sum += vis[i] && rects_meet(boxes[i], c);
+    }
+    return sum;
+}
+
 /* Builds the index and checks every invariant against brute force; returns
  * the index for further checks (free it with qr_index_free). */
 static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
@@ -209,9 +234,9 @@ static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const
     qr_rect reg = region ? *region : qr_rect_full(w, h);
     char ctx[256];
     snprintf(ctx, sizeof ctx,
-             "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d%s",
+             "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d cost %d%s",
              s->name[0] ? s->name : "scene", s->n, w, h, reg.x0, reg.x1, reg.y0, reg.y1,
-             p->capacity, p->min_leaf, p->max_depth, p->uniform ? " uniform" : "");
+             p->capacity, p->min_leaf, p->max_depth, p->split_cost, p->uniform ? " uniform" : "");
     qr_index *ix = build(s, w, h, region, p);
     const int32_t n = s->n, rw = reg.x1 - reg.x0, rh = reg.y1 - reg.y0;
 
@@ -311,7 +336,11 @@ static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const
         const int may_split = side > p->min_leaf && l->depth < p->max_depth;
         if (p->uniform && may_split)
             cr_assert_fail("%s: %s: uniform mode left a splittable leaf", ctx, lc);
-        if (!p->uniform && may_split && l->count > p->capacity)
+        const int weighed = p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf);
+        if (!p->uniform && may_split && l->count > p->capacity &&
+            !(weighed && !split_pays(side, l->count,
+                                     children_sum(boxes, vis, n, reg, q.x0, q.y0, side),
+                                     p->split_cost)))
             cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
         if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
             cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
@@ -328,6 +357,12 @@ static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const
             if (c <= p->capacity && !(p->max_leaf && ps > p->max_leaf))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
+            const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
+            if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) &&
+                !split_pays(ps, c, cc, p->split_cost))
+                cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though it does not pay "
+                               "(%d circles, children %lld)",
+                               ctx, lc, par.x0, par.x1, par.y0, par.y1, c, cc);
         }
         for (int32_t d = 0; d < l->depth; d++) {
             const int32_t as = root >> d;
@@ -945,6 +980,11 @@ Test(index_host, invalid_params)
     expect_invalid(s, 64, 64, NULL, params(4, 65536, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, params(4, 16, 16, 0), "depth");
     expect_invalid(s, 64, 64, NULL, params(4, 16, -1, 0), "depth");
+    qr_index_params cost = ok;
+    cost.split_cost = -1;
+    expect_invalid(s, 64, 64, NULL, cost, "split cost");
+    cost.split_cost = 1001;
+    expect_invalid(s, 64, 64, NULL, cost, "split cost");
     expect_invalid(s, 0, 64, NULL, ok, "size");
     expect_invalid(s, 64, 0, NULL, ok, "size");
     expect_invalid(s, -5, 64, NULL, ok, "size");
@@ -1063,6 +1103,41 @@ Test(index_host, max_leaf_bounds_leaf_size)
     qr_scene_free(s);
 }
 
+/* The split_cost rule on a scene worked by hand: 128 x 128, capacity 1,
+ * min_leaf 16; one circle covering everything and one 2-pixel circle. The
+ * root holds C = 2; its children C' = 4 + 1 = 5. A split pays iff
+ *   100 * (5 - 2) < cost * (16 * 2 - 4 * 5) = 12 * cost,   i.e. cost > 25.
+ * Two far-apart small circles instead: C' = C = 2, it pays for any cost > 0. */
+Test(index_host, split_cost_rule)
+{
+    qr_scene *s = scene_new(2);
+    set_circle(s, 0, 0.5f, 0.5f, 1.0f);
+    set_circle(s, 1, 0.1f, 0.1f, 0.008f); /* pixel box [11,14)^2 at 128 */
+    qr_index_params p = params(1, 16, 15, 0);
+    const int32_t costs[] = {1, 25, 26, 1000};
+    const int32_t leaves[] = {1, 1, 0, 0}; /* 0: split */
+    for (int k = 0; k < 4; k++) {
+        p.split_cost = costs[k];
+        qr_index *ix = check_invariants(s, 128, 128, NULL, &p);
+        if (leaves[k])
+            cr_assert_eq(ix->num_leaves, 1, "cost %d: the root should stay a leaf", costs[k]);
+        else
+            cr_assert_gt(ix->num_leaves, 1, "cost %d: the root should split", costs[k]);
+        qr_index_free(ix);
+    }
+    /* capacity alone splits it down to min_leaf around the small circle */
+    p.split_cost = 0;
+    qr_index *ix = check_invariants(s, 128, 128, NULL, &p);
+    cr_assert_gt(ix->num_leaves, 4);
+    qr_index_free(ix);
+    set_circle(s, 0, 0.9f, 0.9f, 0.008f);
+    p.split_cost = 1;
+    ix = check_invariants(s, 128, 128, NULL, &p);
+    cr_assert_gt(ix->num_leaves, 1, "two separate small circles: splitting costs nothing");
+    qr_index_free(ix);
+    qr_scene_free(s);
+}
+
 Test(index_host, random_scenes)
 {
     const int32_t sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}, {2048, 64}, {96, 96}};
@@ -1075,6 +1150,7 @@ Test(index_host, random_scenes)
             p.max_depth = (int32_t)((seed + 2 * (uint64_t)k) % 16);
             p.uniform = (seed + (uint64_t)k) % 5 == 0;
             p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
+            p.split_cost = (seed + (uint64_t)k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + (uint64_t)k) % 41));
             const int32_t w = sizes[k][0], h = sizes[k][1];
             check(s, w, h, NULL, &p);
             qr_rect region = RECT(w / 7, w - w / 5, h / 3, h - h / 9);

@@ -6,7 +6,8 @@
  * reference renderer's conservative box) meets it, in ascending circle index
  * (= drawing order). A node is split while it holds more than `capacity`
  * circles (or is larger than `max_leaf`), is larger than `min_leaf` pixels and
- * is shallower than `max_depth`.
+ * is shallower than `max_depth` — and, with a `split_cost`, only where the
+ * split pays (qr_index_params below).
  *
  * Geometry: the root is the square of side S = the smallest power of two that
  * is >= max(region width, region height, min_leaf), anchored at the region's
@@ -35,6 +36,9 @@ extern "C" {
 
 /* Side of the render kernel's pixel tile; leaves are never smaller. */
 #define QR_TILE 16
+/* Side of the render kernel's block region: a leaf's list is read once by
+ * every region it covers. */
+#define QR_REGION 32
 /* Deepest tree the builders support (root = depth 0). */
 #define QR_MAX_DEPTH_LIMIT 15
 
@@ -48,6 +52,16 @@ typedef struct qr_index_params {
                           they hold (a power of two >= min_leaf; 0 = no limit).
                           The render kernel re-reads a leaf's list once per 32 x 32
                           region, so huge leaves cost more than they save. */
+    int32_t split_cost; /* 0: split by capacity alone. Else a node over capacity
+                          splits only if the pairs its children add cost less
+                          than the list reads they save the render kernel:
+                            100 * (C' - C) < split_cost * (R(s) * C - R(s/2) * C')
+                          C: the node's circles, C': its children's summed,
+                          R(s) = max(1, s / QR_REGION)^2 regions reading a leaf
+                          of side s. split_cost is the cost of one list read
+                          by a region in percent of one pair (0..1000). Small
+                          circles (micro2M) split almost for free; big ones
+                          (biglittle) keep larger leaves. */
 } qr_index_params;
 
 /* Defaults chosen by measurement (docs/benchmarks.md). */

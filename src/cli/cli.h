@@ -145,11 +145,11 @@ void cli_scene_opts_init(cli_opt *opts, cli_scene_opts *s);
 int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opts *s);
 
 /* The index options: --capacity, --min-leaf, --max-depth, --index, --tile,
- * --max-leaf, in that order, parsed into *p, which starts from qr_index_params_default
+ * --max-leaf, --split-cost, in that order, parsed into *p, which starts from qr_index_params_default
  * (shown in the help). After cli_parse, cli_index_opts_finish turns
  * `--index grid --tile N` into a uniform index of N-pixel leaves and rejects
  * combinations that mean nothing (CLI_EXIT_USAGE). */
-#define CLI_INDEX_NOPTS 6
+#define CLI_INDEX_NOPTS 7
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p);
 int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_params *p);
 
@@ -157,6 +157,7 @@ const char *cli_set_capacity(const char *text, void *dest);  /* int32_t, 1..2^30
 const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^4..2^15 */
 const char *cli_set_max_depth(const char *text, void *dest); /* int32_t, 0..15 */
 const char *cli_set_max_leaf(const char *text, void *dest);  /* int32_t, 0 or 2^4..2^15 */
+const char *cli_set_split_cost(const char *text, void *dest); /* int32_t, 0..1000 */
 
 /* Parses a command taking one SCENE with the scene options at opts[o_scene]
  * and the index options at opts[o_index] (both already initialised): runs

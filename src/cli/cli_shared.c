@@ -89,12 +89,25 @@ const char *cli_set_max_leaf(const char *text, void *dest)
     return NULL;
 }
 
+const char *cli_set_split_cost(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 1000, &v))
+        return "an integer from 0 to 1000";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
 {
     qr_index_params_default(p);
     /* the help shows the library's defaults, whatever they are now; one
      * process parses one command line, so static buffers do */
-    static char cap_help[96], leaf_help[96], depth_help[96], max_leaf_help[96];
+    static char cap_help[96], leaf_help[96], depth_help[96], max_leaf_help[96], cost_help[128];
+    snprintf(cost_help, sizeof cost_help,
+             "split nodes over capacity only where it pays: a list read in %% of a pair "
+             "(0: capacity alone; default %d)",
+             p->split_cost);
     snprintf(max_leaf_help, sizeof max_leaf_help,
              "largest index leaf side, a power of two from 16, or 0 for no limit (default %d)",
              p->max_leaf);
@@ -113,6 +126,7 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
         {"--tile", NULL, "N", cli_set_min_leaf, &grid_tile,
          "grid tile side with --index grid, a power of two from 16 (default 16)", 0},
         {"--max-leaf", NULL, "N", cli_set_max_leaf, &p->max_leaf, max_leaf_help, 0},
+        {"--split-cost", NULL, "N", cli_set_split_cost, &p->split_cost, cost_help, 0},
     };
     memcpy(opts, o, sizeof o);
 }
@@ -124,9 +138,12 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
             return cli_usage_error(cmd, "--tile: only with --index grid");
         return CLI_EXIT_OK;
     }
-    if (opts[0].given || opts[1].given || opts[5].given)
+    if (opts[0].given || opts[1].given || opts[5].given || opts[6].given)
         return cli_usage_error(cmd, "%s: not with --index grid (its tiles are set by --tile)",
-                               opts[0].given ? "--capacity" : opts[1].given ? "--min-leaf" : "--max-leaf");
+                               opts[0].given   ? "--capacity"
+                               : opts[1].given ? "--min-leaf"
+                               : opts[5].given ? "--max-leaf"
+                                               : "--split-cost");
     p->min_leaf = grid_tile;
     return CLI_EXIT_OK;
 }

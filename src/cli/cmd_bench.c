@@ -218,6 +218,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, "quadtree: split nodes holding more than N circles", 0},
         {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, "quadtree: smallest leaf side", 0},
         {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, "quadtree: largest leaf side (0: no limit)", 0},
+        {"--split-cost", NULL, "N", cli_set_split_cost, &qp.split_cost, "quadtree: split only where it pays (0: capacity alone)", 0},
         {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, "quadtree: deepest level", 0},
     };
     const int nopts = (int)(sizeof opts / sizeof opts[0]);

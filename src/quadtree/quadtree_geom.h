@@ -72,11 +72,35 @@ QR_HD int qr_node_may_split(int side, int depth, const qr_index_params *p)
     return side > p->min_leaf && depth < p->max_depth;
 }
 
-/* Whether a node holding `count` circles splits. */
+/* Whether a node holding `count` circles splits by the capacity rules (a
+ * weighed split must also pay: qr_split_pays). */
 QR_HD int qr_node_splits(int side, int depth, long long count, const qr_index_params *p)
 {
     return qr_node_may_split(side, depth, p) &&
            (p->uniform || count > p->capacity || (p->max_leaf && side > p->max_leaf));
+}
+
+/* Whether a split of a node of this side is weighed by split_cost (not when
+ * it is forced: uniform grid, or larger than max_leaf). */
+QR_HD int qr_split_weighed(int side, const qr_index_params *p)
+{
+    return p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf);
+}
+
+/* Regions of the render kernel that read the list of a leaf of this side. */
+QR_HD long long qr_leaf_regions(int side)
+{
+    long long r = side > QR_REGION ? side / QR_REGION : 1;
+    return r * r;
+}
+
+/* The split rule of qr_index_params.split_cost, in integers (both builders
+ * decide alike): count = the node's circles, children = the sum of its
+ * children's. At most 2^31 * 2^20 * 1000 < 2^61: no overflow. */
+QR_HD int qr_split_pays(int side, long long count, long long children, const qr_index_params *p)
+{
+    return 100 * (children - count) <
+           p->split_cost * (qr_leaf_regions(side) * count - qr_leaf_regions(side / 2) * children);
 }
 
 #endif

@@ -22,6 +22,7 @@ void qr_index_params_default(qr_index_params *p)
     p->max_depth = QR_MAX_DEPTH_LIMIT;
     p->uniform = 0;
     p->max_leaf = 0;
+    p->split_cost = 0;
 }
 
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
@@ -40,6 +41,9 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
                        "maximum leaf size must be 0 (no limit) or a power of two from %d to 32768 "
                        "(got %d)",
                        QR_TILE, p->max_leaf);
+    if (p->split_cost < 0 || p->split_cost > 1000)
+        return qr_fail(err, QR_ERR_INVALID, "split cost must be from 0 to 1000 (got %d)",
+                       p->split_cost);
     if (p->max_depth < 0 || p->max_depth > QR_MAX_DEPTH_LIMIT)
         return qr_fail(err, QR_ERR_INVALID, "maximum depth must be from 0 to %d (got %d)",
                        QR_MAX_DEPTH_LIMIT, p->max_depth);
@@ -145,6 +149,20 @@ static void build_node(builder *bd, int x0, int y0, int side, int depth, const i
         return;
     }
     int half = side / 2;
+    if (qr_split_weighed(side, bd->p)) {
+        /* the children's counts first: the split may not pay */
+        long long children = 0;
+        for (int k = 0; k < 4; k++) {
+            int cx = x0 + (k & 1) * half, cy = y0 + (k >> 1) * half;
+            if (cx >= bd->region.x1 || cy >= bd->region.y1) continue;
+            for (int32_t j = 0; j < n; j++)
+                children += meets(&bd->boxes[ids[j]], cx, cy, cx + half, cy + half);
+        }
+        if (!qr_split_pays(side, n, children, bd->p)) {
+            add_leaf(bd, x0, y0, side, depth, ids, n);
+            return;
+        }
+    }
     int32_t *sub = malloc((size_t)(n ? n : 1) * sizeof *sub);
     if (!sub) { bd->oom = 1; return; }
     for (int k = 0; k < 4 && !bd->oom; k++) {

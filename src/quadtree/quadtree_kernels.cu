@@ -337,10 +337,19 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 int32_t c = node_count(P, g, visible, (x - g.region.x0) >> cs,
                                        (y - g.region.y0) >> cs, side >> cs);
                 C[i] = c;
-                if (qr_node_splits(side, depth, c, &g.params))
-                    for (int k = 0; k < 4; k++)
-                        if (x + (k & 1) * half < g.region.x1 && y + (k >> 1) * half < g.region.y1)
-                            mask |= 1 << k;
+                if (qr_node_splits(side, depth, c, &g.params)) {
+                    long long children = 0;
+                    for (int k = 0; k < 4; k++) {
+                        const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;
+                        if (kx >= g.region.x1 || ky >= g.region.y1) continue;
+                        mask |= 1 << k;
+                        if (qr_split_weighed(side, &g.params))
+                            children += node_count(P, g, visible, (kx - g.region.x0) >> cs,
+                                                   (ky - g.region.y0) >> cs, half >> cs);
+                    }
+                    if (qr_split_weighed(side, &g.params) && !qr_split_pays(side, c, children, &g.params))
+                        mask = 0;
+                }
             }
             int pre, total;
             tree_scan_int(scan_tmp.i).ExclusiveSum(__popc(mask), pre, total);

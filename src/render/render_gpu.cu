@@ -32,7 +32,7 @@
 /* A block shades a 32 x 32 pixel region: 8 warps of 16 x 8 pixels, each
  * thread a column of RT_ROWS = 4 pixels (so a circle's dx and dx*dx serve
  * four pixels). */
-#define RB_SIDE 32
+#define RB_SIDE QR_REGION /* 32 */
 #define RT_ROWS 4
 #define RT_THREADS (RB_SIDE * RB_SIDE / RT_ROWS)
 #define RW_W 16 /* warp region */
