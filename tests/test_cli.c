@@ -634,7 +634,7 @@ Test(cli, stats_rgb)
      * 12..51 and 19..57 across and 12..51 up, so the four columns of leaves
      * hold 2, 3, 3 and 2 circles in every row: 40 pairs. */
     cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--capacity", "1",
-                     "--min-leaf", "16"),
+                     "--min-leaf", "16", "--split-cost", "0"),
                  0, "%s", R.err);
     cr_expect_eq(stats_value(R.out, "nodes"), 21);
     cr_expect_eq(stats_value(R.out, "leaves"), 16);
@@ -645,9 +645,21 @@ Test(cli, stats_rgb)
     cr_expect_eq(stats_value(R.out, "median"), 2.5);
     /* --max-depth 1 stops at 32-pixel leaves */
     cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--capacity", "1",
-                     "--min-leaf", "16", "--max-depth", "1"),
+                     "--min-leaf", "16", "--max-depth", "1", "--split-cost", "0"),
                  0, "%s", R.err);
     cr_expect_eq(stats_value(R.out, "leaves"), 4);
+    /* with the default split cost (5) the root does not split: each of the
+     * three circles meets all four children (C = 3, C' = 12), and
+     * 100 * 9 < 5 * (4 * 3 - 1 * 12) is false */
+    cr_assert_eq(RUN("stats", "rgb", "-s", "64", "--device", "cpu", "--capacity", "1",
+                     "--min-leaf", "16"),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.out, "split cost 5"), "%s", R.out);
+    cr_expect_eq(stats_value(R.out, "leaves"), 1);
+    cr_expect_eq(RUN("stats", "rgb", "--device", "cpu", "--split-cost", "1001"), 2);
+    cr_expect(strstr(R.err, "--split-cost"), "%s", R.err);
+    cr_expect_eq(RUN("stats", "rgb", "--device", "cpu", "--index", "grid", "--split-cost", "9"),
+                 2);
 }
 
 /* --index grid is the uniform grid: every leaf a --tile square, whatever

@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Chosen by measurement (docs/benchmarks.md): leaves of at least 64 pixels
- * holding up to 1024 circles keep the pair count (build time) low, and the
- * render kernel refines each leaf list to its 32 x 32 regions. A leaf size
- * limit (128 or 256) measured no better on the scored scenes, so none. */
+/* Chosen by measurement (docs/benchmarks.md, dev/sweep.sh): leaves of at
+ * least 64 pixels holding up to 1024 circles keep the pair count (build
+ * time) low, and the render kernel refines each leaf list to its 32 x 32
+ * regions. Split cost 5 keeps 128-pixel leaves where circles are big
+ * (rand100k, biglittle: 10-15% faster frames) and changes nothing where they
+ * are small; 32-pixel leaves (micro2M's best) cost the other scenes more
+ * than they gain. A leaf size limit measured no better, so none. */
 void qr_index_params_default(qr_index_params *p)
 {
     p->capacity = 1024;
@@ -22,7 +25,7 @@ void qr_index_params_default(qr_index_params *p)
     p->max_depth = QR_MAX_DEPTH_LIMIT;
     p->uniform = 0;
     p->max_leaf = 0;
-    p->split_cost = 0;
+    p->split_cost = 5;
 }
 
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
