@@ -152,6 +152,7 @@ Test(gpu_index, out_of_memory, .timeout = 300)
     qr_index_params_default(&p);
     p.capacity = 1;
     p.min_leaf = 16;
+    p.split_cost = 0; /* capacity alone: split down to 16 pixels everywhere */
     st = qr_gpu_index_build(ix, gs, 16384, 16384, NULL, &p, &err);
     cr_assert_eq(st, QR_ERR_GPU_NOMEM, "status %d: %s", (int)st, err.msg);
     cr_assert(strstr(err.msg, "the index needs") && strstr(err.msg, "bytes of GPU memory"), "%s",
