@@ -258,13 +258,18 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
            gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version / 1000,
            gpu.driver_version % 1000 / 10, gpu.runtime_version / 1000, gpu.runtime_version % 1000 / 10,
            QR_BUILD_TYPE, warmup, frames, direct ? "directly" : "as a CUDA graph");
+    printf("# quadtree: capacity %d, min leaf %d px, max leaf %d px (0: none), split cost %d, "
+           "max depth %d\n",
+           qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
     char header_json[1024];
     snprintf(header_json, sizeof header_json,
              "{\"date\": \"%s\", \"gpu\": \"%s\", \"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, "
              "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
-             "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\"}",
+             "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\", \"quadtree\": {\"capacity\": %d, "
+             "\"min_leaf\": %d, \"max_leaf\": %d, \"split_cost\": %d, \"max_depth\": %d}}",
              date, gpu.name, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version,
-             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph");
+             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
+             qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
 
     int want_q = 0, want_g = 0;
     for (int i = 0; i < indexes.n; i++) {
