@@ -91,6 +91,16 @@ QR_HD void qr_blend(float alpha, float r, float g, float b, float *px)
     px[3] = QR_ADD(px[3], alpha);
 }
 
+/* Snow's peak alpha for a circle at depth z: half of 0.6 + 0.4 (1 - z),
+ * clamped to [0, 1]. */
+QR_HD float qr_snow_peak_alpha(float z)
+{
+    float a = QR_ADD(0.6f, QR_MUL(0.4f, QR_SUB(1.0f, z)));
+    a = a > 1.0f ? 1.0f : a;
+    a = a < 0.0f ? 0.0f : a;
+    return QR_MUL(0.5f, a);
+}
+
 /* Snow shading of a covered sample at squared distance d2 from a circle of
  * radius rad and depth z: colour from the 5-entry ramp, alpha with a
  * Gaussian falloff. The device build uses the GPU's sqrtf/expf (within 1e-5). */
@@ -111,11 +121,7 @@ QR_HD void qr_shade_snow(float d2, float rad, float z, float *alpha, float *r, f
     *r = QR_ADD(QR_MUL(one_minus_w, r0), QR_MUL(w, r1));
     *g = QR_ADD(QR_MUL(one_minus_w, g0), QR_MUL(w, g1));
     *b = QR_ADD(QR_MUL(one_minus_w, 1.0f), QR_MUL(w, 1.0f));
-    float max_alpha = QR_ADD(0.6f, QR_MUL(0.4f, QR_SUB(1.0f, z)));
-    max_alpha = max_alpha > 1.0f ? 1.0f : max_alpha;
-    max_alpha = max_alpha < 0.0f ? 0.0f : max_alpha;
-    max_alpha = QR_MUL(0.5f, max_alpha);
-    *alpha = QR_MUL(max_alpha, expf(QR_MUL(QR_MUL(-4.0f, t), t)));
+    *alpha = QR_MUL(qr_snow_peak_alpha(z), expf(QR_MUL(QR_MUL(-4.0f, t), t)));
 }
 
 /* Background of row j (0 = bottom) for snow: 0.4 + 0.45 * (H - j) / H. */

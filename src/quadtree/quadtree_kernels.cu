@@ -597,6 +597,18 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
     return cudaGetLastError();
 }
 
+/* The read-back: the scalars (word by word through volatile loads, so that
+ * nothing cached from before is copied) and the scan's total, *last_offset +
+ * *last_count (0 when last_offset is NULL), into host-mapped memory. */
+__device__ void write_readback(const qr_build_scalars *scalars, const long long *last_offset,
+                               const uint32_t *last_count, qr_build_readback *out)
+{
+    const volatile uint32_t *src = (const volatile uint32_t *)scalars;
+    uint32_t *dst = (uint32_t *)&out->scalars;
+    for (int k = 0; k < (int)(sizeof *scalars / 4); k++) dst[k] = src[k];
+    out->total = last_offset ? *last_offset + *last_count : 0;
+}
+
 /* Emit, then (ahead builds) the two small jobs that would otherwise be
  * kernels of their own in the build's chain: pad the unused slots
  * [num_pairs, items) with pad_key (< 0: none), and, in the last block to
@@ -637,11 +649,7 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
     __syncthreads();
     if (last && threadIdx.x == 0) {
         __threadfence();
-        /* word by word through volatile loads: nothing cached from before */
-        const volatile uint32_t *src = (const volatile uint32_t *)scalars;
-        uint32_t *dst = (uint32_t *)&rb->scalars;
-        for (int k = 0; k < (int)(sizeof *scalars / 4); k++) dst[k] = src[k];
-        rb->total = slots ? offsets[slots - 1] + counts[slots - 1] : 0;
+        write_readback(scalars, slots ? offsets + slots - 1 : NULL, counts + slots - 1, rb);
     }
 }
 
@@ -670,8 +678,7 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
 __global__ void k_readback(const qr_build_scalars *scalars, const long long *last_offset,
                            const uint32_t *last_count, qr_build_readback *out)
 {
-    out->scalars = *scalars;
-    out->total = last_offset ? *last_offset + *last_count : 0;
+    write_readback(scalars, last_offset, last_count, out);
 }
 
 cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,

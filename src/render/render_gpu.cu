@@ -204,9 +204,8 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
                 s_pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
                 if (SNOW) {
                     /* fast mode's per-circle shading terms (shade_snow_fast) */
-                    const float peak = EXACT ? 0.0f
-                                             : 0.5f * fminf(fmaxf(0.6f + 0.4f * (1.0f - p.z), 0.0f), 1.0f);
-                    s_col[slot] = make_float4(EXACT ? 0.0f : 1.0f / p.w, peak, 0.0f, p.z);
+                    s_col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p.z)
+                                        : make_float4(1.0f / p.w, qr_snow_peak_alpha(p.z), 0.0f, p.z);
                 } else {
                     s_col[slot] = make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y),
                                               QR_MUL(0.5f, cl.z), 0.0f);
