@@ -1,7 +1,8 @@
 /* frame_timer.c — development timer: per-stage GPU frame times for a list of
  * scenes (CUDA events, warm-up, median/min/max of N frames). Not part of the
  * product; `quadrender bench` is. Usage: frame_timer [-n frames] [-s size]
- * [--cap C] [--leaf L] [--uniform] scene... */
+ * [--cap C] [--leaf L] [--uniform] [--window W] scene... (W: exact mode's
+ * first window, 0 for whole lists) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static float median(float *v, int n)
 
 int main(int argc, char **argv)
 {
-    int frames = 30, size = 1024;
+    int frames = 30, size = 1024, window = QR_EXACT_WINDOW;
     qr_index_params p;
     qr_index_params_default(&p);
     int first = 1;
@@ -33,12 +34,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[first], "--cap")) p.capacity = atoi(argv[++first]);
         else if (!strcmp(argv[first], "--leaf")) p.min_leaf = atoi(argv[++first]);
         else if (!strcmp(argv[first], "--uniform")) p.uniform = 1;
+        else if (!strcmp(argv[first], "--window")) window = atoi(argv[++first]);
     }
     qr_error err;
     qr_gpu_info info;
     if (qr_gpu_probe(&info, &err)) { fprintf(stderr, "%s\n", err.msg); return 1; }
-    printf("# %s, %dx%d, cap %d leaf %d uniform %d, median of %d frames (min..max)\n", info.name,
-           size, size, p.capacity, p.min_leaf, p.uniform, frames);
+    printf("# %s, %dx%d, cap %d leaf %d uniform %d, exact window %d, median of %d frames (min..max)\n",
+           info.name, size, size, p.capacity, p.min_leaf, p.uniform, window, frames);
     printf("%-12s %-5s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %7s %8s\n", "scene", "mode", "boxes", "tree",
            "count", "scan", "emit", "sort", "build", "render", "frame", "frame.min", "leaves", "pairs");
     for (int a = first; a < argc; a++) {
@@ -51,6 +53,7 @@ int main(int argc, char **argv)
             return 1;
         }
         qr_gpu_renderer_set_timing(r, QR_TIMING_STAGES);
+        qr_gpu_renderer_set_exact_window(r, window);
         for (int mode = 1; mode >= 0; mode--) {
             float *t[10];
             for (int k = 0; k < 10; k++) t[k] = calloc(frames, sizeof(float));

@@ -279,3 +279,53 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
         qr_scene_free(cpu);
     }
 }
+
+/* Exact mode's windows (render_gpu.cu): whatever the first window, from one
+ * circle (almost every pixel doubles it many times over) to whole lists,
+ * the image is the full walk's to the bit, alpha included, and the CPU's.
+ * Random scenes have colours in [-0.5, 1.5], whose values near zero make the
+ * two runs meet late. */
+static qr_image *render_window(const qr_scene *s, int w, int h, int window)
+{
+    qr_error err;
+    qr_gpu_scene *gs = NULL;
+    qr_gpu_renderer *r = NULL;
+    qr_image *img = NULL;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
+    qr_gpu_renderer_set_exact_window(r, window);
+    QR_CHECK(err, qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err));
+    QR_CHECK(err, qr_image_create(w, h, &img, &err));
+    QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+    qr_gpu_renderer_destroy(r);
+    qr_gpu_scene_free(gs);
+    return img;
+}
+
+Test(gpu_render, exact_windows_equal_the_full_walk, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"rand100k", "biglittle", "rand1M", "micro2M", "random 3", "random 7"};
+    const int windows[] = {1, 3, 20, QR_EXACT_WINDOW, 100000};
+    for (int n = 0; n < 6; n++) {
+        qr_scene *s = n < 4 ? gpu_test_scene(names[n], 0) : random_scene(n == 4 ? 3 : 7, 9000);
+        const int w = n % 2 ? 333 : 800, h = n % 2 ? 777 : 600;
+        qr_image *full = render_window(s, w, h, 0);
+        qr_image *cpu = cpu_render_image(s, w, h);
+        long long bad;
+        image_max_diff(full, cpu, 1, &bad);
+        cr_assert(bad < 0, "%s: the full walk differs from the CPU at pixel %lld", names[n], bad);
+        for (int k = 0; k < 5; k++) {
+            qr_image *img = render_window(s, w, h, windows[k]);
+            image_max_diff(img, full, 1, &bad);
+            cr_assert(bad < 0, "%s, first window %d: differs from the full walk at pixel %lld",
+                      names[n], windows[k], bad);
+            qr_image_free(img);
+        }
+        qr_image_free(full);
+        qr_image_free(cpu);
+        qr_scene_free(s);
+    }
+}

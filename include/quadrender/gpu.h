@@ -145,6 +145,15 @@ qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_e
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 
+/* Exact mode on flat scenes blends, per pixel, only a window of its last
+ * covering circles, run from both ends of the colour range; equal runs are
+ * provably the full walk's result to the bit, unequal ones double the window
+ * (docs/architecture.md). Sets the first window (default QR_EXACT_WINDOW);
+ * 0 walks every list whole, as snow scenes always do. Any window gives the
+ * same image; only the time changes. */
+#define QR_EXACT_WINDOW 48
+void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window);
+
 /* The index of the last render (for statistics). */
 qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
 

@@ -48,6 +48,7 @@ struct qr_gpu_renderer {
     cudaEvent_t ev[3];
     qr_frame_timing last;
     qr_render_mode last_mode;
+    int exact_window; /* exact mode's first window; 0: walk whole lists */
 };
 
 /* Bits lo..hi-1 of a 32-bit row or column mask (0 <= lo < hi <= 32). */
@@ -121,46 +122,94 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
     }
 }
 
-template <bool EXACT, bool SNOW>
-__global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
-k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
-         float color_span, float4 *__restrict__ image)
-{
-    /* the staged circles of the current batch, in list order */
-    __shared__ float4 s_pos[RT_THREADS];  /* x, y, r*r, r */
-    __shared__ float4 s_col[RT_THREADS];  /* flat: 0.5*(r, g, b); snow: 1/r, peak alpha (fast), -, z */
-    __shared__ uint2 s_mask[RT_THREADS];  /* the circle's pixel box inside the block region
-                                             and the current leaf: column bits, row bits */
-    __shared__ typename render_scan::TempStorage scan_tmp;
+/* One batch of a leaf list staged in shared memory, in list order. */
+struct stage_mem {
+    float4 pos[RT_THREADS];  /* x, y, r*r, r */
+    float4 col[RT_THREADS];  /* flat: 0.5*(r, g, b); snow: 1/r, peak alpha (fast), -, z */
+    uint2 mask[RT_THREADS];  /* the circle's pixel box inside the block region and the
+                                current leaf: column bits, row bits */
+    typename render_scan::TempStorage scan;
+};
 
-    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
+/* Where a block is and which leaf part of its region it is walking. */
+struct region_ctx {
+    int bx0, by0;           /* the region's first pixel */
+    int cx0, cx1, cy0, cy1; /* the leaf's part of the region, block-local */
+};
+
+/* Stages batch bi (list entries bi*RT_THREADS ...) of a leaf list: each
+ * thread fetches one circle, keeps it only if its pixel box meets the leaf's
+ * part of the region, and a block scan compacts the survivors in list order.
+ * Returns how many were kept (the same on every thread). The caller
+ * synchronizes before reading the staged batch. Deterministic: the same
+ * batch stages the same circles in the same slots every time, so a slot's
+ * ordinal bi*RT_THREADS + slot orders circles as the list does. */
+template <bool EXACT, bool SNOW>
+__device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, int count, int bi,
+                                           const float4 *__restrict__ pos,
+                                           const float4 *__restrict__ col, const qr_tree_geom &g,
+                                           const region_ctx &rc)
+{
+    const int j = bi * RT_THREADS + threadIdx.x;
+    uint2 mask = make_uint2(0, 0);
+    float4 p;
+    int32_t id = 0;
+    if (j < count) {
+        id = list[j];
+        p = pos[id];
+        qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
+        int x0 = max(b.x0 - rc.bx0, rc.cx0), x1 = min(b.x1 - rc.bx0, rc.cx1);
+        int y0 = max(b.y0 - rc.by0, rc.cy0), y1 = min(b.y1 - rc.by0, rc.cy1);
+        if (x0 < x1 && y0 < y1) mask = make_uint2(span_mask(x0, x1), span_mask(y0, y1));
+    }
+    int slot, kept;
+    render_scan(sm.scan).ExclusiveSum(mask.x != 0, slot, kept);
+    if (mask.x) {
+        /* colour only for circles that touch the region: when leaves are
+         * much larger than the region most list entries do not */
+        const float4 cl = SNOW ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id];
+        sm.pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
+        if (SNOW) {
+            /* fast mode's per-circle shading terms (shade_snow_fast) */
+            sm.col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p.z)
+                                 : make_float4(1.0f / p.w, qr_snow_peak_alpha(p.z), 0.0f, p.z);
+        } else {
+            sm.col[slot] = make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y), QR_MUL(0.5f, cl.z), 0.0f);
+        }
+        sm.mask[slot] = mask;
+    }
+    return kept;
+}
+
+/* The block's place: region origin, this thread's pixels, the leaves that
+ * hold the region's up to four 16 x 16 tiles. */
+struct block_setup {
+    int bx0, by0, wx, wy, lx, ly0, px;
+    float cx, cy[RT_ROWS];
+};
+
+/* Fills b and the region's distinct leaves (returns how many, 1 to 4; the
+ * ids stay out of b, which must live in registers). */
+__device__ __forceinline__ int setup_block(const qr_index_view &v, block_setup &b, int32_t leaf_ids[4])
+{
     const qr_tree_geom &g = v.geom;
     const int blocks_x = (g.tiles_x + 1) / 2;
-    const int bx0 = g.region.x0 + (blockIdx.x % blocks_x) * RB_SIDE;
-    const int by0 = g.region.y0 + (blockIdx.x / blocks_x) * RB_SIDE;
+    b.bx0 = g.region.x0 + (blockIdx.x % blocks_x) * RB_SIDE;
+    b.by0 = g.region.y0 + (blockIdx.x / blocks_x) * RB_SIDE;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wx = (warp & 1) * RW_W, wy = (warp >> 1) * RW_H;
-    const int lx = wx + (lane % RW_W), ly0 = wy + (lane / RW_W) * RT_ROWS;
-    const int px = bx0 + lx;
+    b.wx = (warp & 1) * RW_W;
+    b.wy = (warp >> 1) * RW_H;
+    b.lx = b.wx + (lane % RW_W);
+    b.ly0 = b.wy + (lane / RW_W) * RT_ROWS;
+    b.px = b.bx0 + b.lx;
     const float inv_h = 1.0f / (float)g.height;
-    const float cx = qr_pixel_center(px, 1.0f / (float)g.width);
-    float cy[RT_ROWS], bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
+    b.cx = qr_pixel_center(b.px, 1.0f / (float)g.width);
 #pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        cy[r] = qr_pixel_center(by0 + ly0 + r, inv_h);
-        bg[r] = SNOW ? qr_snow_shade_row(by0 + ly0 + r, g.height) : 1.0f;
-        c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
-        c[r][3] = 1.0f;
-        T[r] = 1.0f;
-    }
-    const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
-    uint32_t live = (1u << RT_ROWS) - 1; /* fast: rows that can still change */
-
-    /* The region's up to four 16 x 16 tiles may lie in different leaves: each
-     * distinct leaf's list is walked for the pixels that leaf holds, so every
-     * pixel still sees exactly its own leaf's list, in order. */
-    const int tx = (bx0 - g.region.x0) / QR_TILE, ty = (by0 - g.region.y0) / QR_TILE;
-    int32_t leaf_ids[4];
+    for (int r = 0; r < RT_ROWS; r++) b.cy[r] = qr_pixel_center(b.by0 + b.ly0 + r, inv_h);
+    /* The region's tiles may lie in different leaves: each distinct leaf's
+     * list is walked for the pixels that leaf holds, so every pixel still
+     * sees exactly its own leaf's list, in order. */
+    const int tx = (b.bx0 - g.region.x0) / QR_TILE, ty = (b.by0 - g.region.y0) / QR_TILE;
     int nleaf = 0;
     for (int k = 0; k < 4; k++) {
         const int ttx = tx + (k & 1), tty = ty + (k >> 1);
@@ -170,48 +219,54 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
         for (int m = 0; m < nleaf; m++) seen |= leaf_ids[m] == id;
         if (!seen) leaf_ids[nleaf++] = id;
     }
+    return nleaf;
+}
+
+/* This leaf's part of the region, and which of this thread's pixels it holds. */
+__device__ __forceinline__ uint32_t leaf_part(const qr_leaf &leaf, const block_setup &b, region_ctx &rc)
+{
+    rc.bx0 = b.bx0;
+    rc.by0 = b.by0;
+    rc.cx0 = max(leaf.rect.x0 - b.bx0, 0);
+    rc.cx1 = min(leaf.rect.x1 - b.bx0, RB_SIDE);
+    rc.cy0 = max(leaf.rect.y0 - b.by0, 0);
+    rc.cy1 = min(leaf.rect.y1 - b.by0, RB_SIDE);
+    return b.lx >= rc.cx0 && b.lx < rc.cx1 ? (span_mask(rc.cy0, rc.cy1) >> b.ly0) & ((1u << RT_ROWS) - 1) : 0u;
+}
+
+template <bool EXACT, bool SNOW>
+__global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
+k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
+         float color_span, float4 *__restrict__ image)
+{
+    __shared__ stage_mem sm;
+    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
+    const qr_tree_geom &g = v.geom;
+    block_setup b;
+    int32_t leaf_ids[4];
+    const int nleaf = setup_block(v, b, leaf_ids);
+    const int lane = threadIdx.x % 32;
+    float bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        bg[r] = SNOW ? qr_snow_shade_row(b.by0 + b.ly0 + r, g.height) : 1.0f;
+        c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
+        c[r][3] = 1.0f;
+        T[r] = 1.0f;
+    }
+    const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
+    uint32_t live = (1u << RT_ROWS) - 1; /* fast: rows that can still change */
+
     for (int li = 0; li < nleaf; li++) {
         const qr_leaf leaf = v.leaves[leaf_ids[li]];
         const int32_t *list = v.lists + leaf.offset;
-        /* this leaf's part of the region, block-local */
-        const int cx0 = max(leaf.rect.x0 - bx0, 0), cx1 = min(leaf.rect.x1 - bx0, RB_SIDE);
-        const int cy0 = max(leaf.rect.y0 - by0, 0), cy1 = min(leaf.rect.y1 - by0, RB_SIDE);
-        /* which of this thread's pixels the leaf holds */
-        const uint32_t mine = lx >= cx0 && lx < cx1 ? (span_mask(cy0, cy1) >> ly0) & ((1u << RT_ROWS) - 1) : 0u;
-        const int count = leaf.count;
-        const int batches = (count + RT_THREADS - 1) / RT_THREADS;
+        region_ctx rc;
+        const uint32_t mine = leaf_part(leaf, b, rc);
+        const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
         for (int bi = 0; bi < batches; bi++) {
             /* exact walks the list first to last, fast last to first */
-            const int base = (EXACT ? bi : batches - 1 - bi) * RT_THREADS;
-            const int j = base + threadIdx.x;
-            uint2 mask = make_uint2(0, 0);
-            float4 p;
-            int32_t id = 0;
-            if (j < count) {
-                id = list[j];
-                p = pos[id];
-                qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
-                int x0 = max(b.x0 - bx0, cx0), x1 = min(b.x1 - bx0, cx1);
-                int y0 = max(b.y0 - by0, cy0), y1 = min(b.y1 - by0, cy1);
-                if (x0 < x1 && y0 < y1) mask = make_uint2(span_mask(x0, x1), span_mask(y0, y1));
-            }
-            int slot, kept;
-            render_scan(scan_tmp).ExclusiveSum(mask.x != 0, slot, kept);
-            if (mask.x) {
-                /* colour only for circles that touch the region: when leaves
-                 * are much larger than the region most list entries do not */
-                const float4 cl = SNOW ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id];
-                s_pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
-                if (SNOW) {
-                    /* fast mode's per-circle shading terms (shade_snow_fast) */
-                    s_col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p.z)
-                                        : make_float4(1.0f / p.w, qr_snow_peak_alpha(p.z), 0.0f, p.z);
-                } else {
-                    s_col[slot] = make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y),
-                                              QR_MUL(0.5f, cl.z), 0.0f);
-                }
-                s_mask[slot] = mask;
-            }
+            const int kept = stage_batch<EXACT, SNOW>(sm, list, leaf.count,
+                                                      EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
             __syncthreads();
             /* Each warp picks, 32 at a time, the staged circles that touch its
              * 16 x 8 pixels (one ballot), and shades only those, in order. */
@@ -222,18 +277,18 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
                 const int k = chunk + lane;
                 bool hit = false;
                 if (k < kept) {
-                    const uint2 m = s_mask[k];
-                    hit = ((m.x >> wx) & 0xffffu) && ((m.y >> wy) & 0xffu);
+                    const uint2 m = sm.mask[k];
+                    hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
                 }
                 uint32_t bits = __ballot_sync(0xffffffffu, hit);
                 while (bits) {
-                    const int b = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
-                    bits &= ~(1u << b);
-                    const uint2 m = s_mask[chunk + b];
-                    const uint32_t rows = ((m.x >> lx) & 1u) ? (m.y >> ly0) & live : 0u;
+                    const int bb = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
+                    bits &= ~(1u << bb);
+                    const uint2 m = sm.mask[chunk + bb];
+                    const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & live : 0u;
                     if (rows & ((1u << RT_ROWS) - 1))
-                        shade<EXACT, SNOW>(s_pos[chunk + b], s_col[chunk + b],
-                                           rows & ((1u << RT_ROWS) - 1), cx, cy, c, T, stop, live);
+                        shade<EXACT, SNOW>(sm.pos[chunk + bb], sm.col[chunk + bb],
+                                           rows & ((1u << RT_ROWS) - 1), b.cx, b.cy, c, T, stop, live);
                 }
             }
             if (EXACT) {
@@ -245,14 +300,258 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
-        const int py = by0 + ly0 + r;
-        if (px >= g.region.x1 || py >= g.region.y1) continue;
+        const int py = b.by0 + b.ly0 + r;
+        if (b.px >= g.region.x1 || py >= g.region.y1) continue;
         if (!EXACT) {
             c[r][0] += T[r] * bg[r];
             c[r][1] += T[r] * bg[r];
             c[r][2] += T[r] * bg[r];
         }
-        image[(size_t)py * g.width + px] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
+        image[(size_t)py * g.width + b.px] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
+    }
+}
+
+/* ---- exact mode by windows ---------------------------------------------
+ * A flat blend c' = fl(h + fl(0.5 c)), h = fl(0.5 colour), is monotone in c
+ * (round to nearest is monotone) and halves any gap between two inputs. So
+ * the colour a pixel ends with depends, to the last bit, only on its last
+ * few dozen covering circles: run those circles' blends from the lowest and
+ * the highest value the colour can have had before them (every colour value
+ * and the background lie in [lo_bound, hi_bound]); every true starting
+ * colour lies between the two runs, so if the runs end equal, the true one
+ * ends there too ("coupling from the past"). A pixel therefore
+ *   1. walks its list front to back, only testing coverage, until it has
+ *      found `window` covering circles (the window's start), or the list ends
+ *      (the window is the whole list and starts from the background: exact);
+ *   2. blends the window back to front, the reference operations on both
+ *      runs; equal runs are the answer; if any channel's runs differ the
+ *      window doubles and the pixel goes again (by 2^-(window - 26) odds).
+ * Alpha is 1 + 0.5 N over the N covering circles (exact in float for
+ * N < 2^22): N comes from per-row coverage spans counted in a difference
+ * array, a few tests per circle and row instead of one per pixel. */
+
+#define RW_MAX_WINDOW (1 << 24)
+
+/* The exact coverage test of the circle at sp for the pixel centre (x, y0)
+ * where dy2 = fl(dy*dy) of its row: the shading's qr_dist2 <= r*r. */
+__device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
+{
+    const float dx = QR_SUB(sp.x, x);
+    return QR_ADD(QR_MUL(dx, dx), dy2) <= sp.z;
+}
+
+/* Adds the covered pixels of the circle sp in block-local row `row`, columns
+ * [x0, x1) (its box there), to the row's difference array. In a row the
+ * covered columns form one interval: fl(dx*dx) grows with |dx| and |dx| is
+ * unimodal along the row, all roundings being monotone. The interval is
+ * estimated with a square root, widened, and trimmed with the exact test
+ * from both ends, so it is exact whatever the estimate's error. */
+__device__ __forceinline__ void count_span(const float4 sp, int row, int x0, int x1, float y,
+                                           int bx0, int width, float inv_w, int (*diff)[RB_SIDE + 1])
+{
+    const float dy = QR_SUB(sp.y, y);
+    const float dy2 = QR_MUL(dy, dy);
+    if (!(dy2 <= sp.z)) return; /* fl(dx*dx + dy2) >= dy2 */
+    const float half = sqrtf(sp.z - dy2) * (float)width;
+    const float fx = sp.x * (float)width - 0.5f - (float)bx0;
+    const float slack = 2.0f + 1e-3f * sp.w * (float)width;
+    const float fa = floorf(fx - half - slack), fb = ceilf(fx + half + slack) + 1.0f;
+    int a = x0, b = x1; /* and so when the estimate is NaN (huge coordinates) */
+    if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
+    if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
+    while (a < b && !covers(sp, qr_pixel_center(bx0 + a, inv_w), dy2)) a++;
+    while (b > a && !covers(sp, qr_pixel_center(bx0 + b - 1, inv_w), dy2)) b--;
+    /* should the estimate ever have cut the interval, extend it */
+    while (a > x0 && covers(sp, qr_pixel_center(bx0 + a - 1, inv_w), dy2)) a--;
+    while (a < b && b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
+    if (a < b) {
+        atomicAdd(&diff[row][a], 1);
+        atomicAdd(&diff[row][b], -1);
+    }
+}
+
+__global__ void __launch_bounds__(RT_THREADS, 3)
+k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
+                float lo_bound, float hi_bound, int window, float4 *__restrict__ image)
+{
+    __shared__ stage_mem sm;
+    __shared__ int diff[RB_SIDE][RB_SIDE + 1]; /* per row: +1 where a span starts, -1 past its end */
+    __shared__ int s_first;                    /* smallest window start of the block */
+    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
+    const qr_tree_geom &g = v.geom;
+    block_setup b;
+    int32_t leaf_ids[4];
+    const int nleaf = setup_block(v, b, leaf_ids);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
+    const float span_y = qr_pixel_center(b.by0 + lane, inv_h); /* the row lane counts */
+    for (int k = threadIdx.x; k < RB_SIDE * (RB_SIDE + 1); k += RT_THREADS) (&diff[0][0])[k] = 0;
+
+    float lo[RT_ROWS][3], hi[RT_ROWS][3];
+    int found[RT_ROWS], start[RT_ROWS];
+    uint32_t spans = 0; /* pixels whose count is in diff, not in found */
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        found[r] = 0;
+        for (int ch = 0; ch < 3; ch++) lo[r][ch] = hi[r][ch] = 1.0f;
+    }
+    __syncthreads();
+
+    for (int li = 0; li < nleaf; li++) {
+        const qr_leaf leaf = v.leaves[leaf_ids[li]];
+        const int32_t *list = v.lists + leaf.offset;
+        region_ctx rc;
+        const uint32_t mine = leaf_part(leaf, b, rc);
+        const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
+        uint32_t open = mine; /* pixels still without their final colour */
+        bool counted = false;
+        for (int win = window; __syncthreads_or(open != 0); win = min(2 * win, RW_MAX_WINDOW)) {
+            /* 1. front to back: the start of each open pixel's window */
+            uint32_t live = open;
+#pragma unroll
+            for (int r = 0; r < RT_ROWS; r++) {
+                if ((open >> r) & 1u) found[r] = 0, start[r] = 0;
+            }
+            for (int bi = batches - 1; bi >= 0; bi--) {
+                const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
+                __syncthreads();
+                const int chunks = (kept + 31) / 32;
+                for (int ci = chunks - 1; ci >= 0 && __any_sync(0xffffffffu, live); ci--) {
+                    const int chunk = ci * 32, k = chunk + lane;
+                    bool hit = false;
+                    if (k < kept) {
+                        const uint2 m = sm.mask[k];
+                        hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
+                    }
+                    uint32_t bits = __ballot_sync(0xffffffffu, hit);
+                    while (bits) {
+                        const int bb = 31 - __clz(bits);
+                        bits &= ~(1u << bb);
+                        const uint2 m = sm.mask[chunk + bb];
+                        const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & live : 0u;
+                        if (!rows) continue;
+                        const float4 sp = sm.pos[chunk + bb];
+                        const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
+#pragma unroll
+                        for (int r = 0; r < RT_ROWS; r++) {
+                            if (!((rows >> r) & 1u)) continue;
+                            const float dy = QR_SUB(sp.y, b.cy[r]);
+                            if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
+                            if (++found[r] == win) {
+                                start[r] = bi * RT_THREADS + chunk + bb;
+                                live &= ~(1u << r);
+                            }
+                        }
+                    }
+                }
+                if (__syncthreads_and(live == 0)) break;
+            }
+            /* pixels still live hold fewer than `win` covering circles: their
+             * window is the whole list, from the background, and found is N */
+            const uint32_t deep = open & ~live;
+
+            /* 2. the covering counts of a leaf with deep pixels, once */
+            if (!counted && __syncthreads_or(deep != 0)) {
+                counted = true;
+                for (int bi = 0; bi < batches; bi++) {
+                    const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
+                    __syncthreads();
+                    for (int k = warp; k < kept; k += RT_THREADS / 32) {
+                        const uint2 m = sm.mask[k];
+                        if ((m.y >> lane) & 1u)
+                            count_span(sm.pos[k], lane, __ffs(m.x) - 1, 32 - __clz(m.x), span_y,
+                                       b.bx0, g.width, inv_w, diff);
+                    }
+                    __syncthreads();
+                }
+            }
+            if (counted) spans |= mine;
+
+            /* 3. back to front over the windows, both runs */
+            int first = INT_MAX;
+#pragma unroll
+            for (int r = 0; r < RT_ROWS; r++) {
+                if (!((open >> r) & 1u)) continue;
+                const bool exact_start = !((deep >> r) & 1u);
+                for (int ch = 0; ch < 3; ch++) {
+                    lo[r][ch] = exact_start ? 1.0f : lo_bound;
+                    hi[r][ch] = exact_start ? 1.0f : hi_bound;
+                }
+                first = min(first, start[r]);
+            }
+            const int wfirst = __reduce_min_sync(0xffffffffu, first);
+            if (threadIdx.x == 0) s_first = INT_MAX;
+            __syncthreads();
+            if (lane == 0) atomicMin(&s_first, wfirst);
+            __syncthreads();
+            const int bfirst = s_first;
+            for (int bi = bfirst == INT_MAX ? batches : bfirst / RT_THREADS; bi < batches; bi++) {
+                const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
+                __syncthreads();
+                const int chunks = (kept + 31) / 32;
+                for (int ci = 0; ci < chunks; ci++) {
+                    const int chunk = ci * 32, k = chunk + lane;
+                    const int ord0 = bi * RT_THREADS + chunk;
+                    if (ord0 + 31 < wfirst) continue;
+                    bool hit = false;
+                    if (k < kept) {
+                        const uint2 m = sm.mask[k];
+                        hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
+                    }
+                    uint32_t bits = __ballot_sync(0xffffffffu, hit);
+                    while (bits) {
+                        const int bb = __ffs(bits) - 1;
+                        bits &= ~(1u << bb);
+                        const uint2 m = sm.mask[chunk + bb];
+                        uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & open : 0u;
+                        if (!rows) continue;
+                        const float4 sp = sm.pos[chunk + bb], sc = sm.col[chunk + bb];
+                        const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
+#pragma unroll
+                        for (int r = 0; r < RT_ROWS; r++) {
+                            if (!((rows >> r) & 1u) || ord0 + bb < start[r]) continue;
+                            const float dy = QR_SUB(sp.y, b.cy[r]);
+                            if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
+                            /* qr_blend with alpha = 0.5: alpha*colour was staged */
+                            lo[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, lo[r][0]));
+                            lo[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, lo[r][1]));
+                            lo[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, lo[r][2]));
+                            hi[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, hi[r][0]));
+                            hi[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, hi[r][1]));
+                            hi[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, hi[r][2]));
+                        }
+                    }
+                }
+                __syncthreads();
+            }
+#pragma unroll
+            for (int r = 0; r < RT_ROWS; r++) {
+                /* bitwise equality: the runs are never NaN for finite colours */
+                if (((open >> r) & 1u) && lo[r][0] == hi[r][0] && lo[r][1] == hi[r][1] &&
+                    lo[r][2] == hi[r][2])
+                    open &= ~(1u << r);
+            }
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        const int py = b.by0 + b.ly0 + r;
+        if (b.px >= g.region.x1 || py >= g.region.y1) continue;
+        int n = found[r];
+        if ((spans >> r) & 1u) {
+            n = 0;
+            for (int k = 0; k <= b.lx; k++) n += diff[b.ly0 + r][k];
+        }
+        /* the reference adds 0.5 per covering circle to 1: exact while the
+         * sums stay below 2^22; past that, the same additions one by one */
+        float a = 1.0f;
+        if (n < (1 << 22)) {
+            a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
+        } else {
+            for (int k = 0; k < n; k++) a = QR_ADD(a, 0.5f);
+        }
+        image[(size_t)py * g.width + b.px] = make_float4(lo[r][0], lo[r][1], lo[r][2], a);
     }
 }
 
@@ -267,6 +566,7 @@ extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gp
     if (!r) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
     r->width = width;
     r->height = height;
+    r->exact_window = QR_EXACT_WINDOW;
     qr_status st = qr_gpu_index_create(&r->index, err);
     if (st) {
         free(r);
@@ -299,6 +599,11 @@ extern "C" void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level)
 {
     r->timing = level;
     qr_gpu_index_set_timing(r->index, level);
+}
+
+extern "C" void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window)
+{
+    r->exact_window = window < 0 ? 0 : (window > RW_MAX_WINDOW ? RW_MAX_WINDOW : window);
 }
 
 extern "C" qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r)
@@ -354,7 +659,13 @@ static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     qr_index_view v = qr_gpu_index_view(r->index);
     int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
     const bool snow = scene->shading == QR_SHADE_SNOW;
-    if (mode == QR_RENDER_EXACT) {
+    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite) {
+        /* the windows' runs start 1e-3 (relative) outside every value a
+         * colour can take, so rounding can never carry the true one past them */
+        const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
+        k_render_window<<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_lo - m,
+                                                     scene->color_hi + m, r->exact_window, r->image);
+    } else if (mode == QR_RENDER_EXACT) {
         if (snow)
             k_render<true, true><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
         else

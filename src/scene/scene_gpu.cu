@@ -3,6 +3,7 @@
 #include "scene/animate_step.h"
 #include "common/cuda_check.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* pos = (x, y, z, r), col = (red, green, blue, 0): what the renderer gathers. */
@@ -31,20 +32,25 @@ static int grid_for(int32_t n)
     return b < 1 ? 1 : (b > 4096 ? 4096 : b);
 }
 
-/* See qr_gpu_scene.color_span. */
-static float color_span(const qr_scene *s)
+/* See qr_gpu_scene.color_span, color_lo, color_hi and colors_finite. */
+static void color_range(const qr_scene *s, qr_gpu_scene *g)
 {
     /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
     float lo = s->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
+    int finite = 1;
     if (s->shading == QR_SHADE_FLAT)
         for (int32_t i = 0; i < s->n; i++) {
             const float c[3] = {s->red[i], s->green[i], s->blue[i]};
             for (int k = 0; k < 3; k++) {
+                finite &= isfinite(c[k]) != 0;
                 lo = c[k] < lo ? c[k] : lo;
                 hi = c[k] > hi ? c[k] : hi;
             }
         }
-    return hi - lo;
+    g->color_span = hi - lo;
+    g->color_lo = lo;
+    g->color_hi = hi;
+    g->colors_finite = finite;
 }
 
 /* Device twin of a host array: same offset inside the block. */
@@ -91,7 +97,7 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     g->y0 = twin(s, g->block, s->y0);
     g->vx0 = twin(s, g->block, s->vx0);
     g->vy0 = twin(s, g->block, s->vy0);
-    g->color_span = color_span(s);
+    color_range(s, g);
     size_t n = s->n ? (size_t)s->n : 1;
     e = cudaMalloc((void **)&g->pos, 2 * n * sizeof(float4));
     if (e != cudaSuccess) {

@@ -25,6 +25,11 @@ struct qr_gpu_scene {
     /* Fast mode's stopping bound: the largest distance, over the channels,
      * between any colour or background value and the background. */
     float color_span;
+    /* Every colour and background value lies in [color_lo, color_hi] (flat
+     * scenes; exact mode's windows start from these); colors_finite says no
+     * colour is NaN or infinite. */
+    float color_lo, color_hi;
+    int colors_finite;
 };
 
 #endif
