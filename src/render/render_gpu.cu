@@ -234,6 +234,53 @@ __device__ __forceinline__ uint32_t leaf_part(const qr_leaf &leaf, const block_s
     return b.lx >= rc.cx0 && b.lx < rc.cx1 ? (span_mask(rc.cy0, rc.cy1) >> b.ly0) & ((1u << RT_ROWS) - 1) : 0u;
 }
 
+/* Walks one leaf's list for this thread's pixels `mine` of the leaf part rc:
+ * exact first to last, fast last to first with early stop (live, T). */
+template <bool EXACT, bool SNOW>
+__device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, const int32_t *list,
+                                          const region_ctx &rc, const block_setup &b, uint32_t mine,
+                                          const float4 *__restrict__ pos,
+                                          const float4 *__restrict__ col, const qr_tree_geom &g,
+                                          float (*c)[4], float *T, float stop, uint32_t &live)
+{
+    const int lane = threadIdx.x % 32;
+    const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
+    for (int bi = 0; bi < batches; bi++) {
+        /* exact walks the list first to last, fast last to first */
+        const int kept = stage_batch<EXACT, SNOW>(sm, list, leaf.count,
+                                                  EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
+        __syncthreads();
+        /* Each warp picks, 32 at a time, the staged circles that touch its
+         * 16 x 8 pixels (one ballot), and shades only those, in order. */
+        const int chunks = (kept + 31) / 32;
+        for (int ci = 0; ci < chunks; ci++) {
+            if (!EXACT && !__any_sync(0xffffffffu, live & mine)) break;
+            const int chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
+            const int k = chunk + lane;
+            bool hit = false;
+            if (k < kept) {
+                const uint2 m = sm.mask[k];
+                hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
+            }
+            uint32_t bits = __ballot_sync(0xffffffffu, hit);
+            while (bits) {
+                const int bb = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
+                bits &= ~(1u << bb);
+                const uint2 m = sm.mask[chunk + bb];
+                const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & live : 0u;
+                if (rows)
+                    shade<EXACT, SNOW>(sm.pos[chunk + bb], sm.col[chunk + bb], rows, b.cx, b.cy, c,
+                                       T, stop, live);
+            }
+        }
+        if (EXACT) {
+            __syncthreads();
+        } else if (__syncthreads_and((live & mine) == 0)) {
+            break;
+        }
+    }
+}
+
 template <bool EXACT, bool SNOW>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
@@ -245,7 +292,6 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
     block_setup b;
     int32_t leaf_ids[4];
     const int nleaf = setup_block(v, b, leaf_ids);
-    const int lane = threadIdx.x % 32;
     float bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
@@ -255,48 +301,12 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
         T[r] = 1.0f;
     }
     const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
-    uint32_t live = (1u << RT_ROWS) - 1; /* fast: rows that can still change */
-
+    uint32_t live = (1u << RT_ROWS) - 1; /* rows that can still change (fast) */
     for (int li = 0; li < nleaf; li++) {
         const qr_leaf leaf = v.leaves[leaf_ids[li]];
-        const int32_t *list = v.lists + leaf.offset;
         region_ctx rc;
         const uint32_t mine = leaf_part(leaf, b, rc);
-        const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
-        for (int bi = 0; bi < batches; bi++) {
-            /* exact walks the list first to last, fast last to first */
-            const int kept = stage_batch<EXACT, SNOW>(sm, list, leaf.count,
-                                                      EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
-            __syncthreads();
-            /* Each warp picks, 32 at a time, the staged circles that touch its
-             * 16 x 8 pixels (one ballot), and shades only those, in order. */
-            const int chunks = (kept + 31) / 32;
-            for (int ci = 0; ci < chunks; ci++) {
-                if (!EXACT && !__any_sync(0xffffffffu, live & mine)) break;
-                const int chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
-                const int k = chunk + lane;
-                bool hit = false;
-                if (k < kept) {
-                    const uint2 m = sm.mask[k];
-                    hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
-                }
-                uint32_t bits = __ballot_sync(0xffffffffu, hit);
-                while (bits) {
-                    const int bb = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
-                    bits &= ~(1u << bb);
-                    const uint2 m = sm.mask[chunk + bb];
-                    const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & live : 0u;
-                    if (rows & ((1u << RT_ROWS) - 1))
-                        shade<EXACT, SNOW>(sm.pos[chunk + bb], sm.col[chunk + bb],
-                                           rows & ((1u << RT_ROWS) - 1), b.cx, b.cy, c, T, stop, live);
-                }
-            }
-            if (EXACT) {
-                __syncthreads();
-            } else if (__syncthreads_and((live & mine) == 0)) {
-                break;
-            }
-        }
+        walk_leaf<EXACT, SNOW>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
@@ -325,27 +335,32 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  *      (the window is the whole list and starts from the background: exact);
  *   2. blends the window back to front, the reference operations on both
  *      runs; equal runs are the answer; if any channel's runs differ the
- *      window doubles and the pixel goes again (by 2^-(window - 26) odds).
+ *      window doubles and the pixel goes again (about 2^-(window - 26) odds
+ *      per channel for colours in [0, 1]).
  * Alpha is 1 + 0.5 N over the N covering circles (exact in float for
  * N < 2^22): N comes from per-row coverage spans counted in a difference
- * array, a few tests per circle and row instead of one per pixel. */
+ * array, a few tests per circle and row instead of one per pixel.
+ * A leaf part whose circles are shallow (estimated from the first batch) is
+ * walked whole instead: windows pay only where pixels have many circles. */
 
 #define RW_MAX_WINDOW (1 << 24)
+#define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
 
-/* The exact coverage test of the circle at sp for the pixel centre (x, y0)
- * where dy2 = fl(dy*dy) of its row: the shading's qr_dist2 <= r*r. */
+/* The exact coverage test of the circle sp for a pixel at centre x in a
+ * row with dy2 = fl(dy*dy): the shading's qr_dist2 <= r*r. */
 __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
 {
     const float dx = QR_SUB(sp.x, x);
     return QR_ADD(QR_MUL(dx, dx), dy2) <= sp.z;
 }
 
-/* Adds the covered pixels of the circle sp in block-local row `row`, columns
+/* Adds the covered pixels of circle sp in block-local row `row`, columns
  * [x0, x1) (its box there), to the row's difference array. In a row the
  * covered columns form one interval: fl(dx*dx) grows with |dx| and |dx| is
  * unimodal along the row, all roundings being monotone. The interval is
- * estimated with a square root, widened, and trimmed with the exact test
- * from both ends, so it is exact whatever the estimate's error. */
+ * estimated with a square root, widened by more than the estimate's float
+ * error, then trimmed with the exact test from both ends (and extended,
+ * should an estimate ever fall short). */
 __device__ __forceinline__ void count_span(const float4 sp, int row, int x0, int x1, float y,
                                            int bx0, int width, float inv_w, int (*diff)[RB_SIDE + 1])
 {
@@ -354,48 +369,53 @@ __device__ __forceinline__ void count_span(const float4 sp, int row, int x0, int
     if (!(dy2 <= sp.z)) return; /* fl(dx*dx + dy2) >= dy2 */
     const float half = sqrtf(sp.z - dy2) * (float)width;
     const float fx = sp.x * (float)width - 0.5f - (float)bx0;
-    const float slack = 2.0f + 1e-3f * sp.w * (float)width;
-    const float fa = floorf(fx - half - slack), fb = ceilf(fx + half + slack) + 1.0f;
+    const float slack = 0.5f + 1e-3f * sp.w * (float)width;
+    const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
     int a = x0, b = x1; /* and so when the estimate is NaN (huge coordinates) */
     if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
     if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
     while (a < b && !covers(sp, qr_pixel_center(bx0 + a, inv_w), dy2)) a++;
     while (b > a && !covers(sp, qr_pixel_center(bx0 + b - 1, inv_w), dy2)) b--;
-    /* should the estimate ever have cut the interval, extend it */
-    while (a > x0 && covers(sp, qr_pixel_center(bx0 + a - 1, inv_w), dy2)) a--;
-    while (a < b && b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
     if (a < b) {
+        while (a > x0 && covers(sp, qr_pixel_center(bx0 + a - 1, inv_w), dy2)) a--;
+        while (b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
         atomicAdd(&diff[row][a], 1);
         atomicAdd(&diff[row][b], -1);
     }
 }
 
-__global__ void __launch_bounds__(RT_THREADS, 3)
+#ifndef RW_MIN_BLOCKS
+#define RW_MIN_BLOCKS 3
+#endif
+__global__ void __launch_bounds__(RT_THREADS, RW_MIN_BLOCKS)
 k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
                 float lo_bound, float hi_bound, int window, float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
     __shared__ int diff[RB_SIDE][RB_SIDE + 1]; /* per row: +1 where a span starts, -1 past its end */
+    __shared__ int row_off[RT_THREADS];        /* staged circle k's first row in the batch's rows */
     __shared__ int s_first;                    /* smallest window start of the block */
+    __shared__ int s_area;                     /* box pixels of the first batch */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     block_setup b;
     int32_t leaf_ids[4];
     const int nleaf = setup_block(v, b, leaf_ids);
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int lane = threadIdx.x % 32;
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
-    const float span_y = qr_pixel_center(b.by0 + lane, inv_h); /* the row lane counts */
     for (int k = threadIdx.x; k < RB_SIDE * (RB_SIDE + 1); k += RT_THREADS) (&diff[0][0])[k] = 0;
 
-    float lo[RT_ROWS][3], hi[RT_ROWS][3];
+    /* c: colour (the low run while windowed) and alpha; hi: the high run */
+    float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
     int found[RT_ROWS], start[RT_ROWS];
-    uint32_t spans = 0; /* pixels whose count is in diff, not in found */
+    uint32_t spans = 0;  /* pixels whose count is in diff */
+    uint32_t walked = 0; /* pixels whose leaf was walked whole (c is final) */
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
         found[r] = 0;
-        for (int ch = 0; ch < 3; ch++) lo[r][ch] = hi[r][ch] = 1.0f;
+        T[r] = 1.0f;
+        c[r][0] = c[r][1] = c[r][2] = c[r][3] = 1.0f;
     }
-    __syncthreads();
 
     for (int li = 0; li < nleaf; li++) {
         const qr_leaf leaf = v.leaves[leaf_ids[li]];
@@ -412,9 +432,25 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             for (int r = 0; r < RT_ROWS; r++) {
                 if ((open >> r) & 1u) found[r] = 0, start[r] = 0;
             }
+            bool shallow = false;
             for (int bi = batches - 1; bi >= 0; bi--) {
                 const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
-                __syncthreads();
+                if (win == window && bi == batches - 1) {
+                    /* the leaf part's depth, estimated from this batch's boxes */
+                    if (threadIdx.x == 0) s_area = 0;
+                    __syncthreads();
+                    if (threadIdx.x < kept) {
+                        const uint2 m = sm.mask[threadIdx.x];
+                        atomicAdd(&s_area, __popc(m.x) * __popc(m.y));
+                    }
+                    __syncthreads();
+                    const float part = (float)((rc.cx1 - rc.cx0) * (rc.cy1 - rc.cy0));
+                    const float in_batch = (float)(leaf.count - bi * RT_THREADS);
+                    shallow = (float)s_area * ((float)leaf.count / in_batch) < RW_DEEP * window * part;
+                    if (shallow) break;
+                } else {
+                    __syncthreads();
+                }
                 const int chunks = (kept + 31) / 32;
                 for (int ci = chunks - 1; ci >= 0 && __any_sync(0xffffffffu, live); ci--) {
                     const int chunk = ci * 32, k = chunk + lane;
@@ -446,21 +482,41 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 }
                 if (__syncthreads_and(live == 0)) break;
             }
+            if (shallow) {
+                /* the reference walk, as k_render does it */
+                __syncthreads();
+                uint32_t all = (1u << RT_ROWS) - 1;
+                walk_leaf<true, false>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
+                walked |= mine;
+                break;
+            }
             /* pixels still live hold fewer than `win` covering circles: their
              * window is the whole list, from the background, and found is N */
             const uint32_t deep = open & ~live;
 
-            /* 2. the covering counts of a leaf with deep pixels, once */
+            /* 2. the covering counts of a leaf with deep pixels, once: the
+             * batch's (circle, row) pairs spread over all threads */
             if (!counted && __syncthreads_or(deep != 0)) {
                 counted = true;
                 for (int bi = 0; bi < batches; bi++) {
                     const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
                     __syncthreads();
-                    for (int k = warp; k < kept; k += RT_THREADS / 32) {
-                        const uint2 m = sm.mask[k];
-                        if ((m.y >> lane) & 1u)
-                            count_span(sm.pos[k], lane, __ffs(m.x) - 1, 32 - __clz(m.x), span_y,
-                                       b.bx0, g.width, inv_w, diff);
+                    const int nrows = threadIdx.x < kept ? __popc(sm.mask[threadIdx.x].y) : 0;
+                    int off, total;
+                    render_scan(sm.scan).ExclusiveSum(nrows, off, total);
+                    row_off[threadIdx.x] = off;
+                    __syncthreads();
+                    for (int q = threadIdx.x; q < total; q += RT_THREADS) {
+                        int lo = 0, hi_k = kept - 1; /* last k with row_off[k] <= q */
+                        while (lo < hi_k) {
+                            const int mid = (lo + hi_k + 1) >> 1;
+                            if (row_off[mid] <= q) lo = mid;
+                            else hi_k = mid - 1;
+                        }
+                        const uint2 m = sm.mask[lo];
+                        const int row = __ffs(m.y) - 1 + (q - row_off[lo]);
+                        count_span(sm.pos[lo], row, __ffs(m.x) - 1, 32 - __clz(m.x),
+                                   qr_pixel_center(b.by0 + row, inv_h), b.bx0, g.width, inv_w, diff);
                     }
                     __syncthreads();
                 }
@@ -474,7 +530,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 if (!((open >> r) & 1u)) continue;
                 const bool exact_start = !((deep >> r) & 1u);
                 for (int ch = 0; ch < 3; ch++) {
-                    lo[r][ch] = exact_start ? 1.0f : lo_bound;
+                    c[r][ch] = exact_start ? 1.0f : lo_bound;
                     hi[r][ch] = exact_start ? 1.0f : hi_bound;
                 }
                 first = min(first, start[r]);
@@ -503,7 +559,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                         const int bb = __ffs(bits) - 1;
                         bits &= ~(1u << bb);
                         const uint2 m = sm.mask[chunk + bb];
-                        uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & open : 0u;
+                        const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & open : 0u;
                         if (!rows) continue;
                         const float4 sp = sm.pos[chunk + bb], sc = sm.col[chunk + bb];
                         const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
@@ -513,9 +569,9 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                             const float dy = QR_SUB(sp.y, b.cy[r]);
                             if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
                             /* qr_blend with alpha = 0.5: alpha*colour was staged */
-                            lo[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, lo[r][0]));
-                            lo[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, lo[r][1]));
-                            lo[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, lo[r][2]));
+                            c[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, c[r][0]));
+                            c[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, c[r][1]));
+                            c[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, c[r][2]));
                             hi[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, hi[r][0]));
                             hi[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, hi[r][1]));
                             hi[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, hi[r][2]));
@@ -526,9 +582,9 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             }
 #pragma unroll
             for (int r = 0; r < RT_ROWS; r++) {
-                /* bitwise equality: the runs are never NaN for finite colours */
-                if (((open >> r) & 1u) && lo[r][0] == hi[r][0] && lo[r][1] == hi[r][1] &&
-                    lo[r][2] == hi[r][2])
+                /* finite colours keep both runs finite, so == is bitwise */
+                if (((open >> r) & 1u) && c[r][0] == hi[r][0] && c[r][1] == hi[r][1] &&
+                    c[r][2] == hi[r][2])
                     open &= ~(1u << r);
             }
         }
@@ -538,20 +594,23 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     for (int r = 0; r < RT_ROWS; r++) {
         const int py = b.by0 + b.ly0 + r;
         if (b.px >= g.region.x1 || py >= g.region.y1) continue;
-        int n = found[r];
-        if ((spans >> r) & 1u) {
-            n = 0;
-            for (int k = 0; k <= b.lx; k++) n += diff[b.ly0 + r][k];
+        if (!((walked >> r) & 1u)) {
+            int n = found[r];
+            if ((spans >> r) & 1u) {
+                n = 0;
+                for (int k = 0; k <= b.lx; k++) n += diff[b.ly0 + r][k];
+            }
+            /* the reference adds 0.5 per covering circle to 1: exact while
+             * the sums stay below 2^22; past that, the same additions */
+            float a = 1.0f;
+            if (n < (1 << 22)) {
+                a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
+            } else {
+                for (int k = 0; k < n; k++) a = QR_ADD(a, 0.5f);
+            }
+            c[r][3] = a;
         }
-        /* the reference adds 0.5 per covering circle to 1: exact while the
-         * sums stay below 2^22; past that, the same additions one by one */
-        float a = 1.0f;
-        if (n < (1 << 22)) {
-            a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
-        } else {
-            for (int k = 0; k < n; k++) a = QR_ADD(a, 0.5f);
-        }
-        image[(size_t)py * g.width + b.px] = make_float4(lo[r][0], lo[r][1], lo[r][2], a);
+        image[(size_t)py * g.width + b.px] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
     }
 }
 
