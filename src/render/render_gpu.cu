@@ -344,6 +344,23 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * walked whole instead: windows pay only where pixels have many circles. */
 
 #define RW_MAX_WINDOW (1 << 24)
+
+#ifdef RW_PROFILE /* dev: cycles per phase, summed over blocks (thread 0) */
+__device__ unsigned long long rw_prof[8];
+#define RW_MARK(t) long long t = clock64()
+#define RW_ADD(i, t0) do { if (threadIdx.x == 0) atomicAdd(&rw_prof[i], (unsigned long long)(clock64() - (t0))); } while (0)
+#define RW_COUNT(i) do { if (threadIdx.x == 0) atomicAdd(&rw_prof[i], 1ull); } while (0)
+extern "C" void qr_dev_window_profile(unsigned long long out[8])
+{
+    cudaMemcpyFromSymbol(out, rw_prof, sizeof rw_prof);
+    unsigned long long z[8] = {0};
+    cudaMemcpyToSymbol(rw_prof, z, sizeof z);
+}
+#else
+#define RW_MARK(t)
+#define RW_ADD(i, t0)
+#define RW_COUNT(i)
+#endif
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
 
 /* The exact coverage test of the circle sp for a pixel at centre x in a
@@ -354,31 +371,62 @@ __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
     return QR_ADD(QR_MUL(dx, dx), dy2) <= sp.z;
 }
 
+/* One end of a row's covered interval. The exact boundary lies within del
+ * of e (in columns); when no integer does, the first covered column past it
+ * is ceil(e) (left end) and the last floor(e) (right end), else one exact
+ * test at the integer n decides. Returns the left end, or one past the right
+ * end. */
+__device__ __forceinline__ int span_end(float e, float del, bool left, const float4 sp, float dy2,
+                                        int bx0, float inv_w)
+{
+    const float n = rintf(e);
+    if (fabsf(e - n) > del) return left ? (int)ceilf(e) : (int)floorf(e) + 1;
+    const bool in = covers(sp, qr_pixel_center(bx0 + (int)n, inv_w), dy2);
+    return left ? (int)n + !in : (int)n + in;
+}
+
 /* Adds the covered pixels of circle sp in block-local row `row`, columns
  * [x0, x1) (its box there), to the row's difference array. In a row the
  * covered columns form one interval: fl(dx*dx) grows with |dx| and |dx| is
- * unimodal along the row, all roundings being monotone. The interval is
- * estimated with a square root, widened by more than the estimate's float
- * error, then trimmed with the exact test from both ends (and extended,
- * should an estimate ever fall short). */
+ * unimodal along the row, all roundings being monotone. Its ends come from
+ * a square root, checked with the exact test only where they fall within
+ * the float error bound `del` of a pixel centre: 4e-3 columns, plus 1e-6 of
+ * the column (the pixel centres' rounding), plus 1e-6 (rW)^2 / half-width
+ * (the rounding of dx*dx + dy*dy near r*r, ten times over). Rows within a
+ * column of the circle's top or bottom, where that bound grows, are trimmed
+ * with the exact test from a widened estimate instead. */
 __device__ __forceinline__ void count_span(const float4 sp, int row, int x0, int x1, float y,
                                            int bx0, int width, float inv_w, int (*diff)[RB_SIDE + 1])
 {
     const float dy = QR_SUB(sp.y, y);
     const float dy2 = QR_MUL(dy, dy);
     if (!(dy2 <= sp.z)) return; /* fl(dx*dx + dy2) >= dy2 */
-    const float half = sqrtf(sp.z - dy2) * (float)width;
-    const float fx = sp.x * (float)width - 0.5f - (float)bx0;
-    const float slack = 0.5f + 1e-3f * sp.w * (float)width;
-    const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
-    int a = x0, b = x1; /* and so when the estimate is NaN (huge coordinates) */
-    if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
-    if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
-    while (a < b && !covers(sp, qr_pixel_center(bx0 + a, inv_w), dy2)) a++;
-    while (b > a && !covers(sp, qr_pixel_center(bx0 + b - 1, inv_w), dy2)) b--;
+    const float w = (float)width;
+    const float half = sqrtf(sp.z - dy2) * w;
+    const float fx = sp.x * w - 0.5f - (float)bx0;
+    const float rw = sp.w * w;
+    int a, b;
+    if (half >= 1.0f && fabsf(fx) < 1e6f && rw < 1e5f) {
+        const float del = 4e-3f + 1e-6f * (fabsf(fx) + (float)bx0 + rw * rw / half);
+        a = span_end(fx - half, del, true, sp, dy2, bx0, inv_w);
+        b = span_end(fx + half, del, false, sp, dy2, bx0, inv_w);
+        a = max(a, x0);
+        b = min(b, x1);
+    } else {
+        const float slack = 1.0f + 1e-3f * rw;
+        const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
+        a = x0;
+        b = x1; /* and so when the estimate is NaN (huge coordinates) */
+        if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
+        if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
+        while (a < b && !covers(sp, qr_pixel_center(bx0 + a, inv_w), dy2)) a++;
+        while (b > a && !covers(sp, qr_pixel_center(bx0 + b - 1, inv_w), dy2)) b--;
+        if (a < b) {
+            while (a > x0 && covers(sp, qr_pixel_center(bx0 + a - 1, inv_w), dy2)) a--;
+            while (b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
+        }
+    }
     if (a < b) {
-        while (a > x0 && covers(sp, qr_pixel_center(bx0 + a - 1, inv_w), dy2)) a--;
-        while (b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
         atomicAdd(&diff[row][a], 1);
         atomicAdd(&diff[row][b], -1);
     }
@@ -393,7 +441,6 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
 {
     __shared__ stage_mem sm;
     __shared__ int diff[RB_SIDE][RB_SIDE + 1]; /* per row: +1 where a span starts, -1 past its end */
-    __shared__ int row_off[RT_THREADS];        /* staged circle k's first row in the batch's rows */
     __shared__ int s_first;                    /* smallest window start of the block */
     __shared__ int s_area;                     /* box pixels of the first batch */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
@@ -427,6 +474,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
         bool counted = false;
         for (int win = window; __syncthreads_or(open != 0); win = min(2 * win, RW_MAX_WINDOW)) {
             /* 1. front to back: the start of each open pixel's window */
+            RW_MARK(t1);
             uint32_t live = open;
 #pragma unroll
             for (int r = 0; r < RT_ROWS; r++) {
@@ -482,11 +530,15 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 }
                 if (__syncthreads_and(live == 0)) break;
             }
+            RW_ADD(0, t1);
             if (shallow) {
                 /* the reference walk, as k_render does it */
+                RW_MARK(tw);
                 __syncthreads();
                 uint32_t all = (1u << RT_ROWS) - 1;
                 walk_leaf<true, false>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
+                RW_ADD(3, tw);
+                RW_COUNT(4);
                 walked |= mine;
                 break;
             }
@@ -494,34 +546,32 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
              * window is the whole list, from the background, and found is N */
             const uint32_t deep = open & ~live;
 
-            /* 2. the covering counts of a leaf with deep pixels, once: the
-             * batch's (circle, row) pairs spread over all threads */
+            /* 2. the covering counts of a leaf with deep pixels, once */
+            RW_MARK(t2);
             if (!counted && __syncthreads_or(deep != 0)) {
                 counted = true;
+                RW_COUNT(5);
                 for (int bi = 0; bi < batches; bi++) {
                     const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
                     __syncthreads();
-                    const int nrows = threadIdx.x < kept ? __popc(sm.mask[threadIdx.x].y) : 0;
-                    int off, total;
-                    render_scan(sm.scan).ExclusiveSum(nrows, off, total);
-                    row_off[threadIdx.x] = off;
-                    __syncthreads();
-                    for (int q = threadIdx.x; q < total; q += RT_THREADS) {
-                        int lo = 0, hi_k = kept - 1; /* last k with row_off[k] <= q */
-                        while (lo < hi_k) {
-                            const int mid = (lo + hi_k + 1) >> 1;
-                            if (row_off[mid] <= q) lo = mid;
-                            else hi_k = mid - 1;
-                        }
-                        const uint2 m = sm.mask[lo];
-                        const int row = __ffs(m.y) - 1 + (q - row_off[lo]);
-                        count_span(sm.pos[lo], row, __ffs(m.x) - 1, 32 - __clz(m.x),
-                                   qr_pixel_center(b.by0 + row, inv_h), b.bx0, g.width, inv_w, diff);
+                    if (threadIdx.x < kept) {
+                        /* one circle per thread, its rows from a per-lane
+                         * offset so that lanes seldom hit one address */
+                        const uint2 m = sm.mask[threadIdx.x];
+                        const float4 sp = sm.pos[threadIdx.x];
+                        const int y0 = __ffs(m.y) - 1, nrows = 33 - __clz(m.y) - __ffs(m.y);
+                        const int x0 = __ffs(m.x) - 1, x1 = 32 - __clz(m.x);
+                        for (int i = 0, rr = lane % nrows; i < nrows; i++, rr = rr + 1 == nrows ? 0 : rr + 1)
+                            count_span(sp, y0 + rr, x0, x1, qr_pixel_center(b.by0 + y0 + rr, inv_h),
+                                       b.bx0, g.width, inv_w, diff);
                     }
                     __syncthreads();
                 }
             }
             if (counted) spans |= mine;
+            RW_ADD(1, t2);
+            RW_MARK(t3);
+            RW_COUNT(6);
 
             /* 3. back to front over the windows, both runs */
             int first = INT_MAX;
@@ -587,6 +637,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                     c[r][2] == hi[r][2])
                     open &= ~(1u << r);
             }
+            RW_ADD(2, t3);
         }
     }
     __syncthreads();
