@@ -340,8 +340,10 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * Alpha is 1 + 0.5 N over the N covering circles (exact in float for
  * N < 2^22): N comes from per-row coverage spans counted in a difference
  * array, a few tests per circle and row instead of one per pixel.
- * A leaf part whose circles are shallow (estimated from the first batch) is
- * walked whole instead: windows pay only where pixels have many circles. */
+ * A leaf part whose pixels have few circles, or whose circles are narrow
+ * (both estimated from the first batch's boxes), is walked whole instead:
+ * windows pay only where pixels have many circles and counting by rows
+ * saves many tests per row. */
 
 #define RW_MAX_WINDOW (1 << 24)
 
@@ -362,6 +364,13 @@ extern "C" void qr_dev_window_profile(unsigned long long out[8])
 #define RW_COUNT(i)
 #endif
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
+#ifndef RW_WIDE
+#define RW_WIDE 24 /* ... and its circles' boxes are over 24 columns wide in the
+                      region on average: counting costs a row, the walk a pixel */
+#endif
+#ifndef RW_UNROLL
+#define RW_UNROLL 4 /* circles a warp counts at once */
+#endif
 
 /* The exact coverage test of the circle sp for a pixel at centre x in a
  * row with dy2 = fl(dy*dy): the shading's qr_dist2 <= r*r. */
@@ -385,8 +394,8 @@ __device__ __forceinline__ int span_end(float e, float del, bool left, const flo
     return left ? (int)n + !in : (int)n + in;
 }
 
-/* Adds the covered pixels of circle sp in block-local row `row`, columns
- * [x0, x1) (its box there), to the row's difference array. In a row the
+/* The covered pixels [a, b) of circle sp in the row at height y, columns
+ * [x0, x1) (its box there); empty when a >= b. In a row the
  * covered columns form one interval: fl(dx*dx) grows with |dx| and |dx| is
  * unimodal along the row, all roundings being monotone. Its ends come from
  * a square root, checked with the exact test only where they fall within
@@ -395,12 +404,12 @@ __device__ __forceinline__ int span_end(float e, float del, bool left, const flo
  * (the rounding of dx*dx + dy*dy near r*r, ten times over). Rows within a
  * column of the circle's top or bottom, where that bound grows, are trimmed
  * with the exact test from a widened estimate instead. */
-__device__ __forceinline__ void count_span(const float4 sp, int row, int x0, int x1, float y,
-                                           int bx0, int width, float inv_w, int (*diff)[RB_SIDE + 1])
+__device__ __forceinline__ int2 covered_span(const float4 sp, int x0, int x1, float y, int bx0,
+                                             int width, float inv_w)
 {
     const float dy = QR_SUB(sp.y, y);
     const float dy2 = QR_MUL(dy, dy);
-    if (!(dy2 <= sp.z)) return; /* fl(dx*dx + dy2) >= dy2 */
+    if (!(dy2 <= sp.z)) return make_int2(0, 0); /* fl(dx*dx + dy2) >= dy2 */
     const float w = (float)width;
     const float half = sqrtf(sp.z - dy2) * w;
     const float fx = sp.x * w - 0.5f - (float)bx0;
@@ -426,10 +435,7 @@ __device__ __forceinline__ void count_span(const float4 sp, int row, int x0, int
             while (b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
         }
     }
-    if (a < b) {
-        atomicAdd(&diff[row][a], 1);
-        atomicAdd(&diff[row][b], -1);
-    }
+    return make_int2(a, b);
 }
 
 #ifndef RW_MIN_BLOCKS
@@ -442,7 +448,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     __shared__ stage_mem sm;
     __shared__ int diff[RB_SIDE][RB_SIDE + 1]; /* per row: +1 where a span starts, -1 past its end */
     __shared__ int s_first;                    /* smallest window start of the block */
-    __shared__ int s_area;                     /* box pixels of the first batch */
+    __shared__ int s_area, s_rows;             /* box pixels and rows of the first batch */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     block_setup b;
@@ -450,6 +456,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     const int nleaf = setup_block(v, b, leaf_ids);
     const int lane = threadIdx.x % 32;
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
+    const float span_y = qr_pixel_center(b.by0 + lane, inv_h); /* the row this lane counts */
     for (int k = threadIdx.x; k < RB_SIDE * (RB_SIDE + 1); k += RT_THREADS) (&diff[0][0])[k] = 0;
 
     /* c: colour (the low run while windowed) and alpha; hi: the high run */
@@ -485,16 +492,18 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
                 if (win == window && bi == batches - 1) {
                     /* the leaf part's depth, estimated from this batch's boxes */
-                    if (threadIdx.x == 0) s_area = 0;
+                    if (threadIdx.x == 0) s_area = s_rows = 0;
                     __syncthreads();
                     if (threadIdx.x < kept) {
                         const uint2 m = sm.mask[threadIdx.x];
                         atomicAdd(&s_area, __popc(m.x) * __popc(m.y));
+                        atomicAdd(&s_rows, __popc(m.y));
                     }
                     __syncthreads();
                     const float part = (float)((rc.cx1 - rc.cx0) * (rc.cy1 - rc.cy0));
                     const float in_batch = (float)(leaf.count - bi * RT_THREADS);
-                    shallow = (float)s_area * ((float)leaf.count / in_batch) < RW_DEEP * window * part;
+                    shallow = (float)s_area * ((float)leaf.count / in_batch) < RW_DEEP * window * part ||
+                              s_area < RW_WIDE * s_rows;
                     if (shallow) break;
                 } else {
                     __syncthreads();
@@ -554,16 +563,30 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 for (int bi = 0; bi < batches; bi++) {
                     const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
                     __syncthreads();
-                    if (threadIdx.x < kept) {
-                        /* one circle per thread, its rows from a per-lane
-                         * offset so that lanes seldom hit one address */
-                        const uint2 m = sm.mask[threadIdx.x];
-                        const float4 sp = sm.pos[threadIdx.x];
-                        const int y0 = __ffs(m.y) - 1, nrows = 33 - __clz(m.y) - __ffs(m.y);
-                        const int x0 = __ffs(m.x) - 1, x1 = 32 - __clz(m.x);
-                        for (int i = 0, rr = lane % nrows; i < nrows; i++, rr = rr + 1 == nrows ? 0 : rr + 1)
-                            count_span(sp, y0 + rr, x0, x1, qr_pixel_center(b.by0 + y0 + rr, inv_h),
-                                       b.bx0, g.width, inv_w, diff);
+                    /* a warp per circle, a lane per row, RW_UNROLL circles at
+                     * a time (independent chains hide each other's latency) */
+                    for (int k0 = threadIdx.x / 32; k0 < kept; k0 += RW_UNROLL * (RT_THREADS / 32)) {
+                        uint2 m[RW_UNROLL];
+                        float4 sp[RW_UNROLL];
+                        int2 ab[RW_UNROLL];
+#pragma unroll
+                        for (int u = 0; u < RW_UNROLL; u++) {
+                            const int k = k0 + u * (RT_THREADS / 32);
+                            m[u] = k < kept ? sm.mask[k] : make_uint2(0, 0);
+                            sp[u] = sm.pos[k < kept ? k : 0];
+                        }
+#pragma unroll
+                        for (int u = 0; u < RW_UNROLL; u++)
+                            ab[u] = (m[u].y >> lane) & 1u
+                                        ? covered_span(sp[u], __ffs(m[u].x) - 1, 32 - __clz(m[u].x),
+                                                       span_y, b.bx0, g.width, inv_w)
+                                        : make_int2(0, 0);
+#pragma unroll
+                        for (int u = 0; u < RW_UNROLL; u++)
+                            if (ab[u].x < ab[u].y) {
+                                atomicAdd(&diff[lane][ab[u].x], 1);
+                                atomicAdd(&diff[lane][ab[u].y], -1);
+                            }
                     }
                     __syncthreads();
                 }
