@@ -10,10 +10,6 @@
 #include "quadrender/gpu.h"
 #include "quadrender/scene.h"
 
-#ifdef RW_PROFILE
-void qr_dev_window_profile(unsigned long long out[8]);
-#endif
-
 static int cmpf(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
@@ -73,17 +69,6 @@ int main(int argc, char **argv)
                 t[3][f] = ft.build.scan_ms; t[4][f] = ft.build.emit_ms; t[5][f] = ft.build.sort_ms;
                 t[6][f] = ft.build.total_ms; t[7][f] = ft.render_ms; t[8][f] = ft.frame_ms;
             }
-#ifdef RW_PROFILE
-            if (mode == 1) {
-                unsigned long long pr[8];
-                qr_dev_window_profile(pr);
-                qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err);
-                qr_dev_window_profile(pr);
-                printf("# profile: search %.3g  spans %.3g  windows %.3g  walks %.3g Mcycles; "
-                       "walked parts %llu, counted parts %llu, rounds %llu\n",
-                       pr[0] * 1e-6, pr[1] * 1e-6, pr[2] * 1e-6, pr[3] * 1e-6, pr[4], pr[5], pr[6]);
-            }
-#endif
             qr_index *ix = NULL;
             qr_gpu_index_download(qr_gpu_renderer_index(r), &ix, &err);
             float med[9];

@@ -347,29 +347,14 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
 
 #define RW_MAX_WINDOW (1 << 24)
 
-#ifdef RW_PROFILE /* dev: cycles per phase, summed over blocks (thread 0) */
-__device__ unsigned long long rw_prof[8];
-#define RW_MARK(t) long long t = clock64()
-#define RW_ADD(i, t0) do { if (threadIdx.x == 0) atomicAdd(&rw_prof[i], (unsigned long long)(clock64() - (t0))); } while (0)
-#define RW_COUNT(i) do { if (threadIdx.x == 0) atomicAdd(&rw_prof[i], 1ull); } while (0)
-extern "C" void qr_dev_window_profile(unsigned long long out[8])
-{
-    cudaMemcpyFromSymbol(out, rw_prof, sizeof rw_prof);
-    unsigned long long z[8] = {0};
-    cudaMemcpyToSymbol(rw_prof, z, sizeof z);
-}
-#else
-#define RW_MARK(t)
-#define RW_ADD(i, t0)
-#define RW_COUNT(i)
-#endif
+
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
 #ifndef RW_WIDE
 #define RW_WIDE 24 /* ... and its circles' boxes are over 24 columns wide in the
                       region on average: counting costs a row, the walk a pixel */
 #endif
 #ifndef RW_UNROLL
-#define RW_UNROLL 4 /* circles a warp counts at once */
+#define RW_UNROLL 1 /* circles a warp counts at once (4 measured slower: spills) */
 #endif
 
 /* The exact coverage test of the circle sp for a pixel at centre x in a
@@ -479,9 +464,9 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
         const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
         uint32_t open = mine; /* pixels still without their final colour */
         bool counted = false;
-        for (int win = window; __syncthreads_or(open != 0); win = min(2 * win, RW_MAX_WINDOW)) {
+        for (int win = window, round = 0; __syncthreads_or(open != 0);
+             win = min(2 * win, RW_MAX_WINDOW), round++) {
             /* 1. front to back: the start of each open pixel's window */
-            RW_MARK(t1);
             uint32_t live = open;
 #pragma unroll
             for (int r = 0; r < RT_ROWS; r++) {
@@ -490,8 +475,10 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             bool shallow = false;
             for (int bi = batches - 1; bi >= 0; bi--) {
                 const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
-                if (win == window && bi == batches - 1) {
-                    /* the leaf part's depth, estimated from this batch's boxes */
+                if (round == 0 && bi == batches - 1) {
+                    /* the leaf part's depth, estimated from this batch's boxes
+                     * (first round only: the walk below starts from the
+                     * background, which c still holds then) */
                     if (threadIdx.x == 0) s_area = s_rows = 0;
                     __syncthreads();
                     if (threadIdx.x < kept) {
@@ -539,15 +526,11 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 }
                 if (__syncthreads_and(live == 0)) break;
             }
-            RW_ADD(0, t1);
             if (shallow) {
                 /* the reference walk, as k_render does it */
-                RW_MARK(tw);
                 __syncthreads();
                 uint32_t all = (1u << RT_ROWS) - 1;
                 walk_leaf<true, false>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
-                RW_ADD(3, tw);
-                RW_COUNT(4);
                 walked |= mine;
                 break;
             }
@@ -556,15 +539,12 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             const uint32_t deep = open & ~live;
 
             /* 2. the covering counts of a leaf with deep pixels, once */
-            RW_MARK(t2);
             if (!counted && __syncthreads_or(deep != 0)) {
                 counted = true;
-                RW_COUNT(5);
                 for (int bi = 0; bi < batches; bi++) {
                     const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
                     __syncthreads();
-                    /* a warp per circle, a lane per row, RW_UNROLL circles at
-                     * a time (independent chains hide each other's latency) */
+                    /* a warp per circle, a lane per row, RW_UNROLL circles at a time */
                     for (int k0 = threadIdx.x / 32; k0 < kept; k0 += RW_UNROLL * (RT_THREADS / 32)) {
                         uint2 m[RW_UNROLL];
                         float4 sp[RW_UNROLL];
@@ -592,9 +572,6 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 }
             }
             if (counted) spans |= mine;
-            RW_ADD(1, t2);
-            RW_MARK(t3);
-            RW_COUNT(6);
 
             /* 3. back to front over the windows, both runs */
             int first = INT_MAX;
@@ -660,7 +637,6 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                     c[r][2] == hi[r][2])
                     open &= ~(1u << r);
             }
-            RW_ADD(2, t3);
         }
     }
     __syncthreads();
@@ -792,7 +768,11 @@ static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     qr_index_view v = qr_gpu_index_view(r->index);
     int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
     const bool snow = scene->shading == QR_SHADE_SNOW;
-    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite) {
+    /* windows pay on deep scenes of wide circles (measured: rand100k,
+     * biglittle); elsewhere the whole walk is faster */
+    const float side = (float)(r->width < r->height ? r->width : r->height);
+    const bool deep = scene->depth >= RW_DEEP * r->exact_window && scene->diameter * side >= RB_SIDE;
+    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
         /* the windows' runs start 1e-3 (relative) outside every value a
          * colour can take, so rounding can never carry the true one past them */
         const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
