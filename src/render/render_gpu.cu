@@ -340,19 +340,15 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * Alpha is 1 + 0.5 N over the N covering circles (exact in float for
  * N < 2^22): N comes from per-row coverage spans counted in a difference
  * array, a few tests per circle and row instead of one per pixel.
- * A leaf part whose pixels have few circles, or whose circles are narrow
- * (both estimated from the first batch's boxes), is walked whole instead:
- * windows pay only where pixels have many circles and counting by rows
- * saves many tests per row. */
+ * Windows pay only where pixels have many circles and counting a row saves
+ * many tests: the host takes them for scenes of wide circles, deep on
+ * average (qr_gpu_scene.depth, diameter), and a leaf part whose pixels have
+ * few circles (estimated from its first batch's boxes) is walked whole. */
 
 #define RW_MAX_WINDOW (1 << 24)
 
 
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
-#ifndef RW_WIDE
-#define RW_WIDE 24 /* ... and its circles' boxes are over 24 columns wide in the
-                      region on average: counting costs a row, the walk a pixel */
-#endif
 #ifndef RW_UNROLL
 #define RW_UNROLL 1 /* circles a warp counts at once (4 measured slower: spills) */
 #endif
@@ -433,7 +429,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     __shared__ stage_mem sm;
     __shared__ int diff[RB_SIDE][RB_SIDE + 1]; /* per row: +1 where a span starts, -1 past its end */
     __shared__ int s_first;                    /* smallest window start of the block */
-    __shared__ int s_area, s_rows;             /* box pixels and rows of the first batch */
+    __shared__ int s_area;                     /* box pixels of the first batch */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     block_setup b;
@@ -479,18 +475,16 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                     /* the leaf part's depth, estimated from this batch's boxes
                      * (first round only: the walk below starts from the
                      * background, which c still holds then) */
-                    if (threadIdx.x == 0) s_area = s_rows = 0;
+                    if (threadIdx.x == 0) s_area = 0;
                     __syncthreads();
                     if (threadIdx.x < kept) {
                         const uint2 m = sm.mask[threadIdx.x];
                         atomicAdd(&s_area, __popc(m.x) * __popc(m.y));
-                        atomicAdd(&s_rows, __popc(m.y));
                     }
                     __syncthreads();
                     const float part = (float)((rc.cx1 - rc.cx0) * (rc.cy1 - rc.cy0));
                     const float in_batch = (float)(leaf.count - bi * RT_THREADS);
-                    shallow = (float)s_area * ((float)leaf.count / in_batch) < RW_DEEP * window * part ||
-                              s_area < RW_WIDE * s_rows;
+                    shallow = (float)s_area * ((float)leaf.count / in_batch) < RW_DEEP * window * part;
                     if (shallow) break;
                 } else {
                     __syncthreads();
@@ -768,10 +762,11 @@ static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     qr_index_view v = qr_gpu_index_view(r->index);
     int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
     const bool snow = scene->shading == QR_SHADE_SNOW;
-    /* windows pay on deep scenes of wide circles (measured: rand100k,
-     * biglittle); elsewhere the whole walk is faster */
+    /* windows pay on deep scenes of circles over two regions wide (measured:
+     * rand100k and biglittle gain 1.3-2.4x; rand1M, 24 and 48 pixels wide at
+     * 1024 and 2048, loses 0-7%); elsewhere the whole walk is faster */
     const float side = (float)(r->width < r->height ? r->width : r->height);
-    const bool deep = scene->depth >= RW_DEEP * r->exact_window && scene->diameter * side >= RB_SIDE;
+    const bool deep = scene->depth >= RW_DEEP * r->exact_window && scene->diameter * side >= 2 * RB_SIDE;
     if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
         /* the windows' runs start 1e-3 (relative) outside every value a
          * colour can take, so rounding can never carry the true one past them */
