@@ -234,6 +234,28 @@ __device__ __forceinline__ uint32_t leaf_part(const qr_leaf &leaf, const block_s
     return b.lx >= rc.cx0 && b.lx < rc.cx1 ? (span_mask(rc.cy0, rc.cy1) >> b.ly0) & ((1u << RT_ROWS) - 1) : 0u;
 }
 
+/* The staged circles chunk .. chunk+31 whose box touches this warp's 16 x 8
+ * pixels, as ballot bits (one per circle, the same on every lane). */
+__device__ __forceinline__ uint32_t warp_hits(const stage_mem &sm, int chunk, int kept,
+                                              const block_setup &b)
+{
+    const int k = chunk + threadIdx.x % 32;
+    bool hit = false;
+    if (k < kept) {
+        const uint2 m = sm.mask[k];
+        hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
+    }
+    return __ballot_sync(0xffffffffu, hit);
+}
+
+/* Which of this thread's pixels (bits of `pixels`) staged circle k's box holds. */
+__device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const block_setup &b,
+                                             uint32_t pixels)
+{
+    const uint2 m = sm.mask[k];
+    return ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & pixels : 0u;
+}
+
 /* Walks one leaf's list for this thread's pixels `mine` of the leaf part rc:
  * exact first to last, fast last to first with early stop (live, T). */
 template <bool EXACT, bool SNOW>
@@ -243,7 +265,6 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                                           const float4 *__restrict__ col, const qr_tree_geom &g,
                                           float (*c)[4], float *T, float stop, uint32_t &live)
 {
-    const int lane = threadIdx.x % 32;
     const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
     for (int bi = 0; bi < batches; bi++) {
         /* exact walks the list first to last, fast last to first */
@@ -256,18 +277,11 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
         for (int ci = 0; ci < chunks; ci++) {
             if (!EXACT && !__any_sync(0xffffffffu, live & mine)) break;
             const int chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
-            const int k = chunk + lane;
-            bool hit = false;
-            if (k < kept) {
-                const uint2 m = sm.mask[k];
-                hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
-            }
-            uint32_t bits = __ballot_sync(0xffffffffu, hit);
+            uint32_t bits = warp_hits(sm, chunk, kept, b);
             while (bits) {
                 const int bb = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
                 bits &= ~(1u << bb);
-                const uint2 m = sm.mask[chunk + bb];
-                const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & live : 0u;
+                const uint32_t rows = box_rows(sm, chunk + bb, b, live);
                 if (rows)
                     shade<EXACT, SNOW>(sm.pos[chunk + bb], sm.col[chunk + bb], rows, b.cx, b.cy, c,
                                        T, stop, live);
@@ -491,18 +505,12 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 }
                 const int chunks = (kept + 31) / 32;
                 for (int ci = chunks - 1; ci >= 0 && __any_sync(0xffffffffu, live); ci--) {
-                    const int chunk = ci * 32, k = chunk + lane;
-                    bool hit = false;
-                    if (k < kept) {
-                        const uint2 m = sm.mask[k];
-                        hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
-                    }
-                    uint32_t bits = __ballot_sync(0xffffffffu, hit);
+                    const int chunk = ci * 32;
+                    uint32_t bits = warp_hits(sm, chunk, kept, b);
                     while (bits) {
                         const int bb = 31 - __clz(bits);
                         bits &= ~(1u << bb);
-                        const uint2 m = sm.mask[chunk + bb];
-                        const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & live : 0u;
+                        const uint32_t rows = box_rows(sm, chunk + bb, b, live);
                         if (!rows) continue;
                         const float4 sp = sm.pos[chunk + bb];
                         const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
@@ -590,20 +598,14 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 __syncthreads();
                 const int chunks = (kept + 31) / 32;
                 for (int ci = 0; ci < chunks; ci++) {
-                    const int chunk = ci * 32, k = chunk + lane;
+                    const int chunk = ci * 32;
                     const int ord0 = bi * RT_THREADS + chunk;
                     if (ord0 + 31 < wfirst) continue;
-                    bool hit = false;
-                    if (k < kept) {
-                        const uint2 m = sm.mask[k];
-                        hit = ((m.x >> b.wx) & 0xffffu) && ((m.y >> b.wy) & 0xffu);
-                    }
-                    uint32_t bits = __ballot_sync(0xffffffffu, hit);
+                    uint32_t bits = warp_hits(sm, chunk, kept, b);
                     while (bits) {
                         const int bb = __ffs(bits) - 1;
                         bits &= ~(1u << bb);
-                        const uint2 m = sm.mask[chunk + bb];
-                        const uint32_t rows = ((m.x >> b.lx) & 1u) ? (m.y >> b.ly0) & open : 0u;
+                        const uint32_t rows = box_rows(sm, chunk + bb, b, open);
                         if (!rows) continue;
                         const float4 sp = sm.pos[chunk + bb], sc = sm.col[chunk + bb];
                         const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
