@@ -160,8 +160,9 @@ const char *cli_set_max_leaf(const char *text, void *dest);  /* int32_t, 0 or 2^
 const char *cli_set_split_cost(const char *text, void *dest); /* int32_t, 0..1000 */
 
 /* Parses a command taking one SCENE with the scene options at opts[o_scene]
- * and the index options at opts[o_index] (both already initialised): runs
- * cli_parse, requires the SCENE, and finishes both option groups. Answers
+ * and the index options at opts[o_index]: fills in both option groups (bound
+ * to so and params), runs cli_parse, requires the SCENE, and finishes both
+ * groups. Answers
  * CLI_PARSE_OK (and *scene), CLI_PARSE_HELP, or an exit code. */
 int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_scene, int o_index,
                             int argc, char **argv, cli_scene_opts *so, qr_index_params *params,

@@ -211,6 +211,8 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
 {
     char *pos[1];
     int npos;
+    cli_scene_opts_init(&opts[o_scene], so);
+    cli_index_opts_init(&opts[o_index], params);
     int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 1, &npos);
     if (rc != CLI_PARSE_OK)
         return rc;

@@ -89,8 +89,6 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     qr_index_params params;
     enum { O_SCENE, O_INDEX = O_SCENE + CLI_SCENE_NOPTS, O_COUNT = O_INDEX + CLI_INDEX_NOPTS };
     cli_opt opts[O_COUNT];
-    cli_scene_opts_init(&opts[O_SCENE], &so);
-    cli_index_opts_init(&opts[O_INDEX], &params);
     const char *scene_arg = NULL;
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
                                      &params, &scene_arg);

@@ -136,8 +136,6 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
                     "GPU: front to back with early stop, within 1e-5 (the default)"},
     };
-    cli_scene_opts_init(&opts[O_SCENE], &so);
-    cli_index_opts_init(&opts[O_INDEX], &params);
     const char *scene_arg = NULL;
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
                                      &params, &scene_arg);

@@ -330,8 +330,6 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
                             "leaves (boundaries, default) or heat (circles per leaf)"},
     };
-    cli_scene_opts_init(&opts[O_SCENE], &so);
-    cli_index_opts_init(&opts[O_INDEX], &params);
     const char *scene_arg = NULL;
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
                                      &params, &scene_arg);
