@@ -25,6 +25,7 @@
 #include "common/circle_math.h"
 #include "common/cuda_check.h"
 #include "quadrender/image.h"
+#include "render/cover_count.h"
 
 #include <cub/block/block_scan.cuh>
 #include <stdlib.h>
@@ -42,7 +43,8 @@ typedef cub::BlockScan<int, RT_THREADS> render_scan;
 
 struct qr_gpu_renderer {
     int32_t width, height;
-    float4 *image; /* width * height, row 0 = bottom */
+    float4 *image;   /* width * height, row 0 = bottom */
+    int32_t *counts; /* width * height covering circles, for exact windows; made on first use */
     qr_gpu_index *index;
     qr_timing timing;
     cudaEvent_t ev[3];
@@ -140,11 +142,12 @@ struct region_ctx {
 /* Stages batch bi (list entries bi*RT_THREADS ...) of a leaf list: each
  * thread fetches one circle, keeps it only if its pixel box meets the leaf's
  * part of the region, and a block scan compacts the survivors in list order.
- * Returns how many were kept (the same on every thread). The caller
+ * Returns how many were kept (the same on every thread). COLOR = false
+ * leaves the colours out, for walks that only test coverage. The caller
  * synchronizes before reading the staged batch. Deterministic: the same
  * batch stages the same circles in the same slots every time, so a slot's
  * ordinal bi*RT_THREADS + slot orders circles as the list does. */
-template <bool EXACT, bool SNOW>
+template <bool EXACT, bool SNOW, bool COLOR = true>
 __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, int count, int bi,
                                            const float4 *__restrict__ pos,
                                            const float4 *__restrict__ col, const qr_tree_geom &g,
@@ -167,7 +170,7 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, i
     if (mask.x) {
         /* colour only for circles that touch the region: when leaves are
          * much larger than the region most list entries do not */
-        const float4 cl = SNOW ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id];
+        const float4 cl = SNOW || !COLOR ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id];
         sm.pos[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
@@ -352,112 +355,36 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  *      window doubles and the pixel goes again (about 2^-(window - 26) odds
  *      per channel for colours in [0, 1]).
  * Alpha is 1 + 0.5 N over the N covering circles (exact in float for
- * N < 2^22): N comes from per-row coverage spans counted in a difference
- * array, a few tests per circle and row instead of one per pixel.
- * Windows pay only where pixels have many circles and counting a row saves
- * many tests: the host takes them for scenes of wide circles, deep on
- * average (qr_gpu_scene.depth, diameter), and a leaf part whose pixels have
- * few circles (estimated from its first batch's boxes) is walked whole. */
+ * N < 2^22); N comes from cover_count.cu, counted once per circle and row
+ * before this kernel runs.
+ * Windows pay only where pixels have many circles: the host takes them for
+ * deep scenes (qr_gpu_scene.depth), and a leaf part whose pixels have few
+ * circles (estimated from its first batch's boxes) is walked whole. */
 
 #define RW_MAX_WINDOW (1 << 24)
-
-
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
-#ifndef RW_UNROLL
-#define RW_UNROLL 1 /* circles a warp counts at once (4 measured slower: spills) */
+#ifndef RW_MIN_DIAMETER
+#define RW_MIN_DIAMETER (2 * RB_SIDE) /* and circles over two regions wide */
 #endif
 
-/* The exact coverage test of the circle sp for a pixel at centre x in a
- * row with dy2 = fl(dy*dy): the shading's qr_dist2 <= r*r. */
-__device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
-{
-    const float dx = QR_SUB(sp.x, x);
-    return QR_ADD(QR_MUL(dx, dx), dy2) <= sp.z;
-}
-
-/* One end of a row's covered interval. The exact boundary lies within del
- * of e (in columns); when no integer does, the first covered column past it
- * is ceil(e) (left end) and the last floor(e) (right end), else one exact
- * test at the integer n decides. Returns the left end, or one past the right
- * end. */
-__device__ __forceinline__ int span_end(float e, float del, bool left, const float4 sp, float dy2,
-                                        int bx0, float inv_w)
-{
-    const float n = rintf(e);
-    if (fabsf(e - n) > del) return left ? (int)ceilf(e) : (int)floorf(e) + 1;
-    const bool in = covers(sp, qr_pixel_center(bx0 + (int)n, inv_w), dy2);
-    return left ? (int)n + !in : (int)n + in;
-}
-
-/* The covered pixels [a, b) of circle sp in the row at height y, columns
- * [x0, x1) (its box there); empty when a >= b. In a row the
- * covered columns form one interval: fl(dx*dx) grows with |dx| and |dx| is
- * unimodal along the row, all roundings being monotone. Its ends come from
- * a square root, checked with the exact test only where they fall within
- * the float error bound `del` of a pixel centre: 4e-3 columns, plus 1e-6 of
- * the column (the pixel centres' rounding), plus 1e-6 (rW)^2 / half-width
- * (the rounding of dx*dx + dy*dy near r*r, ten times over). Rows within a
- * column of the circle's top or bottom, where that bound grows, are trimmed
- * with the exact test from a widened estimate instead. */
-__device__ __forceinline__ int2 covered_span(const float4 sp, int x0, int x1, float y, int bx0,
-                                             int width, float inv_w)
-{
-    const float dy = QR_SUB(sp.y, y);
-    const float dy2 = QR_MUL(dy, dy);
-    if (!(dy2 <= sp.z)) return make_int2(0, 0); /* fl(dx*dx + dy2) >= dy2 */
-    const float w = (float)width;
-    const float half = sqrtf(sp.z - dy2) * w;
-    const float fx = sp.x * w - 0.5f - (float)bx0;
-    const float rw = sp.w * w;
-    int a, b;
-    if (half >= 1.0f && fabsf(fx) < 1e6f && rw < 1e5f) {
-        const float del = 4e-3f + 1e-6f * (fabsf(fx) + (float)bx0 + rw * rw / half);
-        a = span_end(fx - half, del, true, sp, dy2, bx0, inv_w);
-        b = span_end(fx + half, del, false, sp, dy2, bx0, inv_w);
-        a = max(a, x0);
-        b = min(b, x1);
-    } else {
-        const float slack = 1.0f + 1e-3f * rw;
-        const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
-        a = x0;
-        b = x1; /* and so when the estimate is NaN (huge coordinates) */
-        if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
-        if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
-        while (a < b && !covers(sp, qr_pixel_center(bx0 + a, inv_w), dy2)) a++;
-        while (b > a && !covers(sp, qr_pixel_center(bx0 + b - 1, inv_w), dy2)) b--;
-        if (a < b) {
-            while (a > x0 && covers(sp, qr_pixel_center(bx0 + a - 1, inv_w), dy2)) a--;
-            while (b < x1 && covers(sp, qr_pixel_center(bx0 + b, inv_w), dy2)) b++;
-        }
-    }
-    return make_int2(a, b);
-}
-
-#ifndef RW_MIN_BLOCKS
-#define RW_MIN_BLOCKS 3
-#endif
-__global__ void __launch_bounds__(RT_THREADS, RW_MIN_BLOCKS)
+__global__ void __launch_bounds__(RT_THREADS, 3) /* 80 registers */
 k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
-                float lo_bound, float hi_bound, int window, float4 *__restrict__ image)
+                const int32_t *__restrict__ counts, float lo_bound, float hi_bound, int window,
+                float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
-    __shared__ int diff[RB_SIDE][RB_SIDE + 1]; /* per row: +1 where a span starts, -1 past its end */
-    __shared__ int s_first;                    /* smallest window start of the block */
-    __shared__ int s_area;                     /* box pixels of the first batch */
+    __shared__ int s_first; /* smallest window start of the block */
+    __shared__ int s_area;  /* box pixels of the first batch */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     block_setup b;
     int32_t leaf_ids[4];
     const int nleaf = setup_block(v, b, leaf_ids);
     const int lane = threadIdx.x % 32;
-    const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
-    const float span_y = qr_pixel_center(b.by0 + lane, inv_h); /* the row this lane counts */
-    for (int k = threadIdx.x; k < RB_SIDE * (RB_SIDE + 1); k += RT_THREADS) (&diff[0][0])[k] = 0;
 
     /* c: colour (the low run while windowed) and alpha; hi: the high run */
     float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
     int found[RT_ROWS], start[RT_ROWS];
-    uint32_t spans = 0;  /* pixels whose count is in diff */
     uint32_t walked = 0; /* pixels whose leaf was walked whole (c is final) */
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
@@ -473,7 +400,6 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
         const uint32_t mine = leaf_part(leaf, b, rc);
         const int batches = (leaf.count + RT_THREADS - 1) / RT_THREADS;
         uint32_t open = mine; /* pixels still without their final colour */
-        bool counted = false;
         for (int win = window, round = 0; __syncthreads_or(open != 0);
              win = min(2 * win, RW_MAX_WINDOW), round++) {
             /* 1. front to back: the start of each open pixel's window */
@@ -484,7 +410,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             }
             bool shallow = false;
             for (int bi = batches - 1; bi >= 0; bi--) {
-                const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
+                const int kept = stage_batch<true, false, false>(sm, list, leaf.count, bi, pos, col, g, rc);
                 if (round == 0 && bi == batches - 1) {
                     /* the leaf part's depth, estimated from this batch's boxes
                      * (first round only: the walk below starts from the
@@ -537,45 +463,10 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 break;
             }
             /* pixels still live hold fewer than `win` covering circles: their
-             * window is the whole list, from the background, and found is N */
+             * window is the whole list, from the background */
             const uint32_t deep = open & ~live;
 
-            /* 2. the covering counts of a leaf with deep pixels, once */
-            if (!counted && __syncthreads_or(deep != 0)) {
-                counted = true;
-                for (int bi = 0; bi < batches; bi++) {
-                    const int kept = stage_batch<true, false>(sm, list, leaf.count, bi, pos, col, g, rc);
-                    __syncthreads();
-                    /* a warp per circle, a lane per row, RW_UNROLL circles at a time */
-                    for (int k0 = threadIdx.x / 32; k0 < kept; k0 += RW_UNROLL * (RT_THREADS / 32)) {
-                        uint2 m[RW_UNROLL];
-                        float4 sp[RW_UNROLL];
-                        int2 ab[RW_UNROLL];
-#pragma unroll
-                        for (int u = 0; u < RW_UNROLL; u++) {
-                            const int k = k0 + u * (RT_THREADS / 32);
-                            m[u] = k < kept ? sm.mask[k] : make_uint2(0, 0);
-                            sp[u] = sm.pos[k < kept ? k : 0];
-                        }
-#pragma unroll
-                        for (int u = 0; u < RW_UNROLL; u++)
-                            ab[u] = (m[u].y >> lane) & 1u
-                                        ? covered_span(sp[u], __ffs(m[u].x) - 1, 32 - __clz(m[u].x),
-                                                       span_y, b.bx0, g.width, inv_w)
-                                        : make_int2(0, 0);
-#pragma unroll
-                        for (int u = 0; u < RW_UNROLL; u++)
-                            if (ab[u].x < ab[u].y) {
-                                atomicAdd(&diff[lane][ab[u].x], 1);
-                                atomicAdd(&diff[lane][ab[u].y], -1);
-                            }
-                    }
-                    __syncthreads();
-                }
-            }
-            if (counted) spans |= mine;
-
-            /* 3. back to front over the windows, both runs */
+            /* 2. back to front over the windows, both runs */
             int first = INT_MAX;
 #pragma unroll
             for (int r = 0; r < RT_ROWS; r++) {
@@ -635,19 +526,15 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             }
         }
     }
-    __syncthreads();
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
         const int py = b.by0 + b.ly0 + r;
         if (b.px >= g.region.x1 || py >= g.region.y1) continue;
+        const size_t at = (size_t)py * g.width + b.px;
         if (!((walked >> r) & 1u)) {
-            int n = found[r];
-            if ((spans >> r) & 1u) {
-                n = 0;
-                for (int k = 0; k <= b.lx; k++) n += diff[b.ly0 + r][k];
-            }
             /* the reference adds 0.5 per covering circle to 1: exact while
              * the sums stay below 2^22; past that, the same additions */
+            const int n = counts[at];
             float a = 1.0f;
             if (n < (1 << 22)) {
                 a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
@@ -656,7 +543,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             }
             c[r][3] = a;
         }
-        image[(size_t)py * g.width + b.px] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
+        image[at] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
     }
 }
 
@@ -696,6 +583,7 @@ extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
     for (int k = 0; k < 3; k++)
         if (r->ev[k]) cudaEventDestroy(r->ev[k]);
     cudaFree(r->image);
+    cudaFree(r->counts);
     qr_gpu_index_destroy(r->index);
     free(r);
 }
@@ -718,7 +606,9 @@ extern "C" qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r)
 
 extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
 {
-    return (size_t)r->width * r->height * sizeof(float4) + qr_gpu_index_device_bytes(r->index);
+    const size_t px = (size_t)r->width * r->height;
+    return px * sizeof(float4) + (r->counts ? px * sizeof(int32_t) : 0) +
+           qr_gpu_index_device_bytes(r->index);
 }
 
 static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
@@ -768,13 +658,27 @@ static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
      * rand100k and biglittle gain 1.3-2.4x; rand1M, 24 and 48 pixels wide at
      * 1024 and 2048, loses 0-7%); elsewhere the whole walk is faster */
     const float side = (float)(r->width < r->height ? r->width : r->height);
-    const bool deep = scene->depth >= RW_DEEP * r->exact_window && scene->diameter * side >= 2 * RB_SIDE;
+    const bool deep = scene->depth >= RW_DEEP * r->exact_window && scene->diameter * side >= RW_MIN_DIAMETER;
     if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
+        if (!r->counts) {
+            const size_t bytes = (size_t)r->width * r->height * sizeof(int32_t);
+            cudaError_t e = cudaMalloc((void **)&r->counts, bytes);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                r->counts = NULL;
+                return qr_fail(err, qr_cuda_status(e),
+                               "exact mode's coverage counts need %zu more bytes of GPU memory: %s",
+                               bytes, cudaGetErrorString(e));
+            }
+        }
+        qr_status st = qr_cover_count(&v, scene->pos, r->counts, s, err);
+        if (st) return st;
         /* the windows' runs start 1e-3 (relative) outside every value a
          * colour can take, so rounding can never carry the true one past them */
         const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
-        k_render_window<<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_lo - m,
-                                                     scene->color_hi + m, r->exact_window, r->image);
+        k_render_window<<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, r->counts,
+                                                     scene->color_lo - m, scene->color_hi + m,
+                                                     r->exact_window, r->image);
     } else if (mode == QR_RENDER_EXACT) {
         if (snow)
             k_render<true, true><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
