@@ -363,9 +363,6 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
 
 #define RW_MAX_WINDOW (1 << 24)
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
-#ifndef RW_MIN_DIAMETER
-#define RW_MIN_DIAMETER (2 * RB_SIDE) /* and circles over two regions wide */
-#endif
 
 __global__ void __launch_bounds__(RT_THREADS, 3) /* 80 registers */
 k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
@@ -654,11 +651,9 @@ static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     qr_index_view v = qr_gpu_index_view(r->index);
     int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
     const bool snow = scene->shading == QR_SHADE_SNOW;
-    /* windows pay on deep scenes of circles over two regions wide (measured:
-     * rand100k and biglittle gain 1.3-2.4x; rand1M, 24 and 48 pixels wide at
-     * 1024 and 2048, loses 0-7%); elsewhere the whole walk is faster */
-    const float side = (float)(r->width < r->height ? r->width : r->height);
-    const bool deep = scene->depth >= RW_DEEP * r->exact_window && scene->diameter * side >= RW_MIN_DIAMETER;
+    /* windows pay on deep scenes: rand100k, biglittle, littlebig and rand1M
+     * gain 1.1-2.6x at 1024 and 2048 (measured, docs/benchmarks.md) */
+    const bool deep = scene->depth >= RW_DEEP * r->exact_window;
     if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
         if (!r->counts) {
             const size_t bytes = (size_t)r->width * r->height * sizeof(int32_t);

@@ -47,7 +47,7 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
                 hi = c[k] > hi ? c[k] : hi;
             }
         }
-    double area = 0.0, diam = 0.0;
+    double area = 0.0;
     for (int32_t i = 0; i < s->n; i++) {
         /* the box inside the unit square, times pi/4 */
         const double r = fabs((double)s->r[i]);
@@ -55,10 +55,8 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
         const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
         const double a = w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
         area += a;
-        diam += a * 2.0 * r;
     }
     g->depth = (float)area;
-    g->diameter = area > 0 ? (float)(diam / area) : 0.0f;
     g->color_span = hi - lo;
     g->color_lo = lo;
     g->color_hi = hi;

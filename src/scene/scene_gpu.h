@@ -31,10 +31,9 @@ struct qr_gpu_scene {
     float color_lo, color_hi;
     int colors_finite;
     /* The scene's mean depth (circle area inside the unit square, summed:
-     * how many circles cover an average pixel) and its area-weighted mean
-     * circle diameter, in image widths: what exact mode's choice between
-     * windows and whole walks rests on. */
-    float depth, diameter;
+     * how many circles cover an average pixel): what exact mode's choice
+     * between windows and whole walks rests on. */
+    float depth;
 };
 
 #endif
