@@ -5,8 +5,9 @@
 OUT=${OUT:-/tmp/out}
 export LD_LIBRARY_PATH=$PWD/.criterion/lib
 (cd build-dev && ctest -j16 --timeout 500 > "$OUT/ctest.log" 2>&1; tail -3 "$OUT/ctest.log"; grep -E "\(Failed\)|Timeout" "$OUT/ctest.log")
-# rand100k and biglittle at these sizes take exact mode's windows
-for run in "memcheck 256 rand10k" "memcheck 1024 rand100k" "memcheck 1024 biglittle" "racecheck 256 rand10k" "racecheck 512 rand100k" "racecheck 512 biglittle"; do
+# rand100k, biglittle and rand1M at these sizes take exact mode's windows
+# (and the coverage count kernel)
+for run in "memcheck 256 rand10k" "memcheck 1024 rand100k" "memcheck 1024 biglittle" "memcheck 512 rand1M" "racecheck 256 rand10k" "racecheck 512 rand100k" "racecheck 512 biglittle" "racecheck 512 rand1M"; do
   set -- $run
   echo "== compute-sanitizer --tool $1: $3 at $2x$2 (index build + exact and fast renders)"
   timeout 240 compute-sanitizer --tool $1 --print-limit 5 ./build-dev/dev/frame_timer -n 1 -s $2 $3 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Error)" | head -4
