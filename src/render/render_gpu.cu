@@ -379,10 +379,10 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     const int nleaf = setup_block(v, b, leaf_ids);
     const int lane = threadIdx.x % 32;
 
-    /* c: colour (the low run while windowed) and alpha; hi: the high run */
+    /* c: colour (the low run while windowed; c[.][3] is the whole walk's alpha,
+     * which the count replaces); hi: the high run */
     float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
     int found[RT_ROWS], start[RT_ROWS];
-    uint32_t walked = 0; /* pixels whose leaf was walked whole (c is final) */
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
         found[r] = 0;
@@ -456,7 +456,6 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 __syncthreads();
                 uint32_t all = (1u << RT_ROWS) - 1;
                 walk_leaf<true, false>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
-                walked |= mine;
                 break;
             }
             /* pixels still live hold fewer than `win` covering circles: their
@@ -528,19 +527,17 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
         const int py = b.by0 + b.ly0 + r;
         if (b.px >= g.region.x1 || py >= g.region.y1) continue;
         const size_t at = (size_t)py * g.width + b.px;
-        if (!((walked >> r) & 1u)) {
-            /* the reference adds 0.5 per covering circle to 1: exact while
-             * the sums stay below 2^22; past that, the same additions */
-            const int n = counts[at];
-            float a = 1.0f;
-            if (n < (1 << 22)) {
-                a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
-            } else {
-                for (int k = 0; k < n; k++) a = QR_ADD(a, 0.5f);
-            }
-            c[r][3] = a;
+        /* alpha, walked or windowed: the reference adds 0.5 per covering
+         * circle to 1, exact while the sums stay below 2^22; past that, the
+         * same additions */
+        const int n = counts[at];
+        float a = 1.0f;
+        if (n < (1 << 22)) {
+            a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
+        } else {
+            for (int k = 0; k < n; k++) a = QR_ADD(a, 0.5f);
         }
-        image[at] = make_float4(c[r][0], c[r][1], c[r][2], c[r][3]);
+        image[at] = make_float4(c[r][0], c[r][1], c[r][2], a);
     }
 }
 
