@@ -28,19 +28,29 @@ static inline qr_scene *gpu_test_scene(const char *name, uint32_t seed)
     return s;
 }
 
-/* Renders `scene` (already in the wanted state) on the GPU at w x h. */
+/* Renders `scene` (already in the wanted state) on the GPU at w x h. It
+ * renders twice with one renderer and requires the same bytes: the first
+ * build sizes the lists, the second runs the way every later frame does (as
+ * a graph, or as the single-leaf kernel), so both paths meet the caller's
+ * checks. */
 static inline qr_image *gpu_render_image(const qr_scene *scene, int w, int h,
                                          const qr_index_params *params, qr_render_mode mode)
 {
     qr_error err;
     qr_gpu_scene *gs = NULL;
     qr_gpu_renderer *r = NULL;
-    qr_image *img = NULL;
+    qr_image *img = NULL, *first = NULL;
     QR_CHECK(err, qr_gpu_scene_upload(scene, &gs, &err));
     QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
+    QR_CHECK(err, qr_image_create(w, h, &first, &err));
+    QR_CHECK(err, qr_gpu_render(r, gs, params, mode, &err));
+    QR_CHECK(err, qr_gpu_renderer_download(r, first, &err));
     QR_CHECK(err, qr_gpu_render(r, gs, params, mode, &err));
     QR_CHECK(err, qr_image_create(w, h, &img, &err));
     QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+    cr_assert(memcmp(first->rgba, img->rgba, (size_t)w * h * 4 * sizeof(float)) == 0,
+              "%s %dx%d: the first and the second frame differ", scene->name, w, h);
+    qr_image_free(first);
     qr_gpu_renderer_destroy(r);
     qr_gpu_scene_free(gs);
     return img;

@@ -122,6 +122,120 @@ Test(gpu_index, empty_and_all_culled)
     qr_scene_free(s);
 }
 
+/* A scene whose tree was one leaf is built next time by one kernel
+ * (qr_launch_single_leaf). It must equal the oracle wherever it applies,
+ * including a root that holds more circles than the capacity but whose
+ * split does not pay (the split cost rule, decided inside that kernel), and
+ * hand over to the general build when the root splits after all. */
+static qr_scene *wide_circles(int n)
+{
+    qr_error err;
+    qr_scene *s = NULL;
+    QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+    for (int i = 0; i < n; i++) {
+        s->x[i] = 0.3f + 0.4f * (float)(i % 7) / 7.0f;
+        s->y[i] = 0.3f + 0.4f * (float)(i % 5) / 5.0f;
+        s->r[i] = 1.5f; /* covers the whole image */
+        s->z[i] = 0.5f;
+        s->red[i] = s->green[i] = s->blue[i] = 0.5f;
+    }
+    return s;
+}
+
+static int build_and_compare(qr_gpu_index *gi, const qr_scene *s, const qr_gpu_scene *gs, int w,
+                             int h, const qr_index_params *p, const char *what)
+{
+    qr_error err;
+    qr_index *host = NULL, *dev = NULL;
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, NULL, p, &err));
+    QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, NULL, p, &host, &err));
+    assert_same_index(dev, host, what);
+    qr_index_free(dev);
+    qr_index_free(host);
+    return qr_gpu_index_single_kernel(gi);
+}
+
+Test(gpu_index, single_leaf_kernel)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    const char *names[] = {"rgb", "rgby", "pattern", "hypnosis", "wide", "empty"};
+    /* the wide circles' root split pays unless all four children exist */
+    const int sizes[][3][2] = {{{1024, 1024}, {333, 1000}, {2048, 64}},
+                               {{1024, 1024}, {1000, 1000}, {600, 700}}};
+    for (int k = 0; k < 6; k++) {
+        qr_scene *s = NULL;
+        if (k == 4) {
+            s = wide_circles(3000); /* 3000 > capacity 1024, yet one leaf */
+        } else if (k == 5) {
+            QR_CHECK(err, qr_scene_alloc(0, QR_ANIM_NONE, &s, &err));
+        } else {
+            s = gpu_test_scene(names[k], 0);
+        }
+        qr_gpu_scene *gs = NULL;
+        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        for (int z = 0; z < 3; z++) {
+            qr_gpu_index *gi = NULL;
+            QR_CHECK(err, qr_gpu_index_create(&gi, &err));
+            char what[96];
+            for (int rep = 0; rep < 3; rep++) {
+                const int *wh = sizes[k == 4][z];
+                snprintf(what, sizeof what, "%s %dx%d build %d", names[k], wh[0], wh[1], rep);
+                const int single = build_and_compare(gi, s, gs, wh[0], wh[1], &p, what);
+                /* the first build sizes the lists the general way */
+                cr_assert_eq(single, rep == 0 ? 0 : 1, "%s: single-leaf kernel %d", what, single);
+            }
+            qr_gpu_index_destroy(gi);
+        }
+        qr_gpu_scene_free(gs);
+        qr_scene_free(s);
+    }
+}
+
+Test(gpu_index, single_leaf_kernel_hands_over)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    qr_scene *one = gpu_test_scene("rgb", 0);
+    qr_scene *many = random_scene(7, 6000); /* <= QR_SINGLE_MAX_CIRCLES, but the root splits */
+    qr_scene *wide = wide_circles(3000);
+    qr_gpu_scene *g_one = NULL, *g_many = NULL, *g_wide = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(one, &g_one, &err));
+    QR_CHECK(err, qr_gpu_scene_upload(many, &g_many, &err));
+    QR_CHECK(err, qr_gpu_scene_upload(wide, &g_wide, &err));
+    qr_gpu_index *gi = NULL;
+    QR_CHECK(err, qr_gpu_index_create(&gi, &err));
+    for (int round = 0; round < 3; round++) {
+        build_and_compare(gi, one, g_one, 640, 480, &p, "rgb");
+        cr_assert_eq(build_and_compare(gi, one, g_one, 640, 480, &p, "rgb again"), 1);
+        /* tried as one leaf, redone the general way */
+        cr_assert_eq(build_and_compare(gi, many, g_many, 640, 480, &p, "6000 circles"), -1);
+        cr_assert_eq(build_and_compare(gi, many, g_many, 640, 480, &p, "6000 again"), 0);
+        /* the split cost rule: 3000 wide circles stay one leaf; with split
+         * cost 0 the root splits (capacity alone) */
+        build_and_compare(gi, wide, g_wide, 1024, 1024, &p, "wide");
+        cr_assert_eq(build_and_compare(gi, wide, g_wide, 1024, 1024, &p, "wide again"), 1);
+        qr_index_params cap = p;
+        cap.split_cost = 0;
+        cr_assert_eq(build_and_compare(gi, wide, g_wide, 1024, 1024, &cap, "wide, cost 0"), -1);
+        /* a different geometry under a single-leaf guess */
+        build_and_compare(gi, one, g_one, 640, 480, &p, "rgb");
+        cr_assert_eq(build_and_compare(gi, one, g_one, 100, 37, &p, "rgb 100x37"), 1);
+    }
+    qr_gpu_index_destroy(gi);
+    qr_gpu_scene_free(g_one);
+    qr_gpu_scene_free(g_many);
+    qr_gpu_scene_free(g_wide);
+    qr_scene_free(one);
+    qr_scene_free(many);
+    qr_scene_free(wide);
+}
+
 /* With the GPU full, an image and an index that do not fit fail with
  * QR_ERR_GPU_NOMEM and a message naming the bytes needed — no crash — and
  * the index object stays usable: once memory is free the next build equals

@@ -106,6 +106,13 @@ qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_err
 void qr_gpu_index_set_graph(qr_gpu_index *ix, int on);
 int qr_gpu_index_uses_graph(const qr_gpu_index *ix);
 
+/* A scene whose last tree was a single leaf (few circles: rgb, pattern) is
+ * built by one kernel instead of the graph; it equals the general build and
+ * falls back to it when the root splits after all. Its time counts as the
+ * boxes stage. Says how the last build went: 1 that kernel, -1 that kernel
+ * and then the general build (the root split after all), 0 the general build. */
+int qr_gpu_index_single_kernel(const qr_gpu_index *ix);
+
 /* Device bytes held by the index now. */
 size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix);
 

@@ -78,6 +78,9 @@ struct qr_gpu_index {
     int use_graph;    /* on by default */
     int graph_failed; /* a capture failed: direct launches from then on */
     int ran_graph;    /* the last build ran as a graph */
+    int ran_single;   /* the last build: 1 the one-kernel single-leaf build, -1 that and then
+                         the general one (the root split), 0 the general one */
+    int last_single;  /* the last finished build was a single leaf */
     int capturing;
     cudaGraphExec_t graph;
     build_key graph_key;
@@ -203,6 +206,11 @@ extern "C" int qr_gpu_index_uses_graph(const qr_gpu_index *ix)
 cudaStream_t qr_gpu_index_stream(const qr_gpu_index *ix)
 {
     return ix->stream;
+}
+
+extern "C" int qr_gpu_index_single_kernel(const qr_gpu_index *ix)
+{
+    return ix->ran_single;
 }
 
 extern "C" size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix)
@@ -474,6 +482,20 @@ static qr_status run_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr
     return enqueue_ahead(ix, scene, g, bits, err);
 }
 
+/* The build of a tree that is one leaf, as one kernel (qr_launch_single_leaf).
+ * Its stage events all fall after that kernel, so its time shows as boxes. */
+static qr_status run_single(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
+                            qr_error *err)
+{
+    REC(EV_START);
+    QR_CUDA_TRY(err, qr_launch_single_leaf(scene, g, ix->items, ix->vals[0], ix->leaves,
+                                           ix->tile_leaf, ix->scalars, ix->rb_dev, ix->stream));
+    for (int k = EV_BOXES; k <= EV_END; k++) REC(k);
+    ix->lists = ix->vals[0];
+    ix->ran_single = 1;
+    return QR_OK;
+}
+
 /* Pair slots an ahead build emits and sorts: about as many as the last build
  * had, a sixteenth more (every slot is sorted, so the margin is small; a
  * build that outgrows it is redone). Kept while the pairs drift only a little,
@@ -504,6 +526,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     ix->built = 0;
     ix->pending = 0;
     ix->ran_graph = 0;
+    ix->ran_single = 0;
     qr_tree_geom g;
     qr_status st = make_geom(width, height, region, params, &g, err);
     if (st) return st;
@@ -514,7 +537,13 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     ix->n = n;
     if (!exact_sizing && ix->pairs) {
         ix->items = ahead_items(ix);
-        st = run_ahead(ix, scene, &g, key_bits((long long)g.gx * g.gy), err);
+        /* a scene whose last tree was one leaf likely stays one: try the
+         * one-kernel build (it reports when it was wrong, and the build is
+         * then redone the general way) */
+        if (ix->last_single && n <= QR_SINGLE_MAX_CIRCLES)
+            st = run_single(ix, scene, &g, err);
+        else
+            st = run_ahead(ix, scene, &g, key_bits((long long)g.gx * g.gy), err);
         if (st) return st;
         QR_CUDA_TRY(err, cudaEventRecord(ix->done, ix->stream));
         ix->pending = 1;
@@ -577,16 +606,20 @@ qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err)
     qr_status st = check_readback(ix, &ix->geom, ix->n, err);
     if (st) return st;
     if (ix->rb->scalars.num_pairs > ix->items || ix->rb->scalars.bad_emit) {
-        /* the lists outgrew their buffers: build again, sized exactly */
+        /* the lists outgrew their buffers (or a single-leaf build found
+         * the root splitting): build again, the general way, sized exactly */
+        const int tried_single = ix->ran_single;
         st = start_build(ix, ix->scene, ix->width, ix->height, ix->has_region ? &ix->region : NULL,
                          &ix->params, 1, err);
         if (st) return st;
         QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
         ix->pending = 0;
         *rebuilt = 1;
+        if (tried_single) ix->ran_single = -1;
     }
     ix->result = ix->rb->scalars;
     ix->last_pairs = ix->result.num_pairs;
+    ix->last_single = ix->result.num_leaves == 1;
     st = read_timing(ix, err);
     if (st) return st;
     ix->built = 1;

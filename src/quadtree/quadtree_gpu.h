@@ -99,6 +99,15 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            int key_bytes, int32_t *vals, qr_build_scalars *scalars,
                            qr_build_readback *rb, cudaStream_t st);
 
+/* The whole build of a tree that is one leaf, in one kernel (one block;
+ * for scenes of at most QR_SINGLE_MAX_CIRCLES). Where the root would split,
+ * or more than `items` circles are visible, it reports items + 1 pairs, so
+ * that the build is redone the general way. Writes the read-back into rb. */
+#define QR_SINGLE_MAX_CIRCLES 8192
+cudaError_t qr_launch_single_leaf(const qr_gpu_scene *s, const qr_tree_geom *g, long long items,
+                                  int32_t *vals, qr_leaf *leaves, int32_t *tile_leaf,
+                                  qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st);
+
 /* Copies the scalars and the scan's total, *last_offset + *last_count (0
  * when NULL), into out (host-mapped). */
 cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
