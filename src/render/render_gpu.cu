@@ -9,8 +9,8 @@
  * memory in list order, with their box as row and column bit masks — the leaf
  * list is refined inside the kernel, which is what lets leaves be larger than
  * the region. Each warp (16 x 8 pixels) then picks, with one ballot per 32
- * staged circles, those touching its pixels, and each thread shades its
- * column of four pixels.
+ * staged circles, those touching its pixels, and each thread shades, in
+ * order, those of them that touch its own column of four pixels.
  *
  *   exact: back to front, the reference blend with the reference operations
  *          (circle_math.h): bit-identical to qr_render_cpu on flat scenes.
@@ -251,6 +251,36 @@ __device__ __forceinline__ uint32_t warp_hits(const stage_mem &sm, int chunk, in
     return __ballot_sync(0xffffffffu, hit);
 }
 
+/* The lanes of this warp whose pixels staged circle chunk + lane touches
+ * (0 unless that circle is one of `bits`, warp_hits): lanes 0-15 are the
+ * warp's columns at rows wy..wy+3, lanes 16-31 the same at wy+4..wy+7. */
+__device__ __forceinline__ uint32_t touched_lanes(const stage_mem &sm, int chunk, uint32_t bits,
+                                                  const block_setup &b)
+{
+    const int lane = threadIdx.x % 32;
+    if (!((bits >> lane) & 1u)) return 0u;
+    const uint2 m = sm.mask[chunk + lane];
+    const uint32_t cols = (m.x >> b.wx) & 0xffffu;
+    return (((m.y >> b.wy) & 0xfu) ? cols : 0u) | (((m.y >> (b.wy + RT_ROWS)) & 0xfu) ? cols << 16 : 0u);
+}
+
+/* Transposes a 32 x 32 bit matrix held one row per lane (bit j of lane i's
+ * word = entry (i, j)): five shuffle steps, each swapping the off-diagonal
+ * blocks of every 2s x 2s block. */
+__device__ __forceinline__ uint32_t warp_transpose(uint32_t x)
+{
+    const int lane = threadIdx.x % 32;
+    const uint32_t masks[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+    for (int k = 0; k < 5; k++) {
+        const int s = 16 >> k;
+        const uint32_t m = masks[k];
+        const uint32_t p = __shfl_xor_sync(0xffffffffu, x, s);
+        x = (lane & s) ? ((p & ~m) >> s) | (x & ~m) : (x & m) | ((p & m) << s);
+    }
+    return x;
+}
+
 /* Which of this thread's pixels (bits of `pixels`) staged circle k's box holds. */
 __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const block_setup &b,
                                              uint32_t pixels)
@@ -275,12 +305,21 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                                                   EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
         __syncthreads();
         /* Each warp picks, 32 at a time, the staged circles that touch its
-         * 16 x 8 pixels (one ballot), and shades only those, in order. */
+         * 16 x 8 pixels (one ballot); each lane then shades, in order, only
+         * those that touch its own pixels. Small circles touch a few of the
+         * warp's 32 columns, and a warp stepping through them together would
+         * shade each with most lanes idle (micro2M: 0.44 -> 0.33 ms render;
+         * where circles cover whole warps it costs 3-6%, docs/benchmarks.md). */
         const int chunks = (kept + 31) / 32;
         for (int ci = 0; ci < chunks; ci++) {
             if (!EXACT && !__any_sync(0xffffffffu, live & mine)) break;
             const int chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
-            uint32_t bits = warp_hits(sm, chunk, kept, b);
+            const uint32_t hits = warp_hits(sm, chunk, kept, b);
+            if (!hits) continue;
+            /* row k of the matrix: the lanes circle chunk+k touches; column
+             * `lane`: the circles touching this lane */
+            uint32_t bits = warp_transpose(touched_lanes(sm, chunk, hits, b));
+            if (!EXACT && !(live & mine)) bits = 0;
             while (bits) {
                 const int bb = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
                 bits &= ~(1u << bb);
