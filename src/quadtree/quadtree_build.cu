@@ -46,6 +46,9 @@ struct qr_gpu_index {
     qr_build_scalars *scalars;
     void *scan_tmp;
     size_t scan_tmp_bytes;
+    int scan_sized; /* scan_bytes_for_n holds CUB's answer for scan_n circles */
+    int32_t scan_n;
+    size_t scan_bytes_for_n;
     /* pair part */
     void *pairs;
     size_t pairs_bytes;
@@ -243,11 +246,19 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
 /* Makes sure the fixed buffers fit n circles and geometry g. */
 static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, qr_error *err)
 {
-    size_t scan_bytes = 0;
-    QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan_bytes, (const uint32_t *)NULL,
-                                                    (long long *)NULL, cuda::std::plus<long long>(),
-                                                    (long long)0, n ? n * qr_cell_rows(n) : 1,
-                                                    ix->stream));
+    /* CUB's size query depends only on n; asked once per n, since a frame
+     * of a small scene is short enough for host time to show */
+    if (!ix->scan_sized || ix->scan_n != n) {
+        size_t bytes = 0;
+        QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, bytes, (const uint32_t *)NULL,
+                                                        (long long *)NULL, cuda::std::plus<long long>(),
+                                                        (long long)0, n ? n * qr_cell_rows(n) : 1,
+                                                        ix->stream));
+        ix->scan_bytes_for_n = bytes;
+        ix->scan_n = n;
+        ix->scan_sized = 1;
+    }
+    const size_t scan_bytes = ix->scan_bytes_for_n;
     size_t need = plan_fixed(ix, g, n, scan_bytes, NULL);
     if (need > ix->fixed_bytes) {
         cudaFree(ix->fixed);
