@@ -704,6 +704,9 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     for (int k = 0; k < 4; k++)
         if (g.region.x0 + (k & 1) * half < g.region.x1 && g.region.y0 + (k >> 1) * half < g.region.y1)
             exists |= 1 << k;
+    /* every tile is the one leaf's; stored whatever the outcome, since a
+     * general build that redoes this one rewrites them all */
+    for (int t = threadIdx.x; t < g.tiles_x * g.tiles_y; t += QR_SINGLE_THREADS) tile_leaf[t] = 0;
     int listed = 0;   /* visible circles so far (the same on every thread) */
     int children = 0; /* this thread's (child, box) meetings */
     for (int32_t c0 = 0; c0 < n; c0 += QR_SINGLE_THREADS * QR_SINGLE_PER_THREAD) {
@@ -755,8 +758,6 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     if (split && qr_split_weighed(g.root, &g.params) && !qr_split_pays(g.root, count, child_total, &g.params))
         split = false;
     const bool fits = !split && count <= items;
-    if (fits)
-        for (int t = threadIdx.x; t < g.tiles_x * g.tiles_y; t += QR_SINGLE_THREADS) tile_leaf[t] = 0;
     if (threadIdx.x != 0) return;
     qr_build_scalars sc = {};
     sc.visible = listed;

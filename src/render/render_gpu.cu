@@ -68,23 +68,21 @@ __device__ __forceinline__ uint32_t span_mask(int lo, int hi)
 }
 
 /* Fast mode's snow shading: qr_shade_snow's function with its per-circle
- * part staged (sc.x = 1/r, sc.y = the depth's peak alpha) and the GPU's
- * approximate square root and exponential. It stays within about 1e-6 of the
- * exact shading (the ramp and the falloff are continuous in t), inside fast
- * mode's 1e-5 (tested on every snow scene); blue is 1 all along the ramp. */
+ * part staged (sc.x = 1/r, sc.y = the depth's peak alpha), the GPU's
+ * approximate square root and exponential, and the colour ramp written as
+ * the piecewise-linear function it is (with s = 4t: red 1 - 0.2 sat(s - 1),
+ * green 1 - 0.1 (sat(s - 1) + sat(s - 3)), blue 1) instead of qr_shade_snow's
+ * selects and lerps, which round the same values differently. It stays
+ * within about 1e-6 of the exact shading, inside fast mode's 1e-5 (tested on
+ * every snow scene). */
 __device__ __forceinline__ void shade_snow_fast(float d2, const float4 sc, float *alpha, float *r,
                                                 float *g)
 {
     const float t = d2 > 0.0f ? d2 * rsqrtf(d2) * sc.x : 0.0f;
-    const float scaled = 4.0f * t;
-    const int base = scaled >= 4.0f ? 4 : (int)scaled;
-    const int next = base < 4 ? base + 1 : 4;
-    const float r0 = base < 2 ? 1.0f : 0.8f, r1 = next < 2 ? 1.0f : 0.8f;
-    const float g0 = base < 2 ? 1.0f : (base < 4 ? 0.9f : 0.8f);
-    const float g1 = next < 2 ? 1.0f : (next < 4 ? 0.9f : 0.8f);
-    const float w = scaled - (float)base;
-    *r = r0 + w * (r1 - r0);
-    *g = g0 + w * (g1 - g0);
+    const float s = 4.0f * t;
+    const float lo = __saturatef(s - 1.0f), hi = __saturatef(s - 3.0f);
+    *r = 1.0f - 0.2f * lo;
+    *g = 1.0f - 0.1f * (lo + hi);
     *alpha = sc.y * __expf(-4.0f * t * t);
 }
 
