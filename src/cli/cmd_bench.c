@@ -257,7 +257,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
            date, gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.mem_total / 1073741824.0,
            gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version / 1000,
            gpu.driver_version % 1000 / 10, gpu.runtime_version / 1000, gpu.runtime_version % 1000 / 10,
-           QR_BUILD_TYPE, warmup, frames, direct ? "directly" : "as a CUDA graph");
+           QR_BUILD_TYPE, warmup, frames,
+           direct ? "directly (a tree of one leaf: one kernel)"
+                  : "as a CUDA graph (a tree of one leaf: one kernel)");
     printf("# quadtree: capacity %d, min leaf %d px, max leaf %d px (0: none), split cost %d, "
            "max depth %d\n",
            qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
