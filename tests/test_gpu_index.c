@@ -142,18 +142,24 @@ static qr_scene *wide_circles(int n)
     return s;
 }
 
-static int build_and_compare(qr_gpu_index *gi, const qr_scene *s, const qr_gpu_scene *gs, int w,
-                             int h, const qr_index_params *p, const char *what)
+static int build_region(qr_gpu_index *gi, const qr_scene *s, const qr_gpu_scene *gs, int w, int h,
+                        const qr_rect *region, const qr_index_params *p, const char *what)
 {
     qr_error err;
     qr_index *host = NULL, *dev = NULL;
-    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, NULL, p, &err));
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
-    QR_CHECK(err, qr_index_build_host(s, w, h, NULL, p, &host, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
     assert_same_index(dev, host, what);
     qr_index_free(dev);
     qr_index_free(host);
     return qr_gpu_index_single_kernel(gi);
+}
+
+static int build_and_compare(qr_gpu_index *gi, const qr_scene *s, const qr_gpu_scene *gs, int w,
+                             int h, const qr_index_params *p, const char *what)
+{
+    return build_region(gi, s, gs, w, h, NULL, p, what);
 }
 
 Test(gpu_index, single_leaf_kernel)
@@ -187,6 +193,19 @@ Test(gpu_index, single_leaf_kernel)
                 const int single = build_and_compare(gi, s, gs, wh[0], wh[1], &p, what);
                 /* the first build sizes the lists the general way */
                 cr_assert_eq(single, rep == 0 ? 0 : 1, "%s: single-leaf kernel %d", what, single);
+            }
+            qr_gpu_index_destroy(gi);
+        }
+        /* regions: the leaf is the region, the culling the region's */
+        const qr_rect regions[] = {{0, 0, 1024, 256}, {100, 200, 357, 999}, {1023, 1023, 1024, 1024}};
+        for (int z = 0; z < 3 && k != 4; z++) {
+            qr_gpu_index *gi = NULL;
+            QR_CHECK(err, qr_gpu_index_create(&gi, &err));
+            for (int rep = 0; rep < 2; rep++) {
+                char what[96];
+                snprintf(what, sizeof what, "%s region %d build %d", names[k], z, rep);
+                const int single = build_region(gi, s, gs, 1024, 1024, &regions[z], &p, what);
+                cr_assert_eq(single, rep, "%s: single-leaf kernel %d", what, single);
             }
             qr_gpu_index_destroy(gi);
         }
