@@ -3,9 +3,9 @@
  * pixel (clear and render are one pass).
  *
  * The region's 16 x 16 tiles lie inside quadtree leaves (usually one). The
- * block walks the leaf's list in batches of 256 circles: each thread fetches
- * one circle (a 16-byte load of the packed scene), keeps it only if its pixel
- * box meets the region, and a block scan compacts the survivors into shared
+ * block walks the leaf's list in batches of 512 circles: each thread fetches
+ * two (16-byte loads of the packed scene), keeps those whose pixel box meets
+ * the region, and a block scan compacts the survivors into shared
  * memory in list order, with their box as row and column bit masks — the leaf
  * list is refined inside the kernel, which is what lets leaves be larger than
  * the region. Each warp (16 x 8 pixels) then picks, with one ballot per 32
