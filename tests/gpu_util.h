@@ -107,6 +107,20 @@ static inline void assert_same_index(const qr_index *a, const qr_index *b, const
               "%s: lists differ", what);
 }
 
+/* Asserts that gi's last build equals the host oracle's index of s. */
+static inline void assert_index_matches_oracle(const qr_gpu_index *gi, const qr_scene *s, int w,
+                                               int h, const qr_rect *region,
+                                               const qr_index_params *p, const char *what)
+{
+    qr_error err;
+    qr_index *dev = NULL, *host = NULL;
+    QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
+    assert_same_index(dev, host, what);
+    qr_index_free(dev);
+    qr_index_free(host);
+}
+
 /* xorshift for reproducible random scenes */
 static inline uint32_t rnd(uint64_t *st)
 {

@@ -206,12 +206,7 @@ Test(gpu_render, list_buffers_grow_and_shrink)
             cr_assert(bad < 0, "%s (render %d after %s): differs from the CPU at pixel %lld",
                       names[k], rep, k ? names[k - 1] : "nothing", bad);
             qr_image_free(ref);
-            qr_index *dev = NULL, *host = NULL;
-            QR_CHECK(err, qr_gpu_index_download(qr_gpu_renderer_index(r), &dev, &err));
-            QR_CHECK(err, qr_index_build_host(s, 640, 480, NULL, &p, &host, &err));
-            assert_same_index(dev, host, names[k]);
-            qr_index_free(dev);
-            qr_index_free(host);
+            assert_index_matches_oracle(qr_gpu_renderer_index(r), s, 640, 480, NULL, &p, names[k]);
         }
         qr_gpu_scene_free(gs);
         qr_scene_free(s);
@@ -263,12 +258,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
             QR_CHECK(err, qr_gpu_renderer_download(rd, b, &err));
             cr_assert(memcmp(a->rgba, b->rgba, (size_t)300 * 200 * 16) == 0,
                       "%s frame %d: graph and direct renders differ", names[k], frame);
-            qr_index *dev = NULL, *host = NULL;
-            QR_CHECK(err, qr_gpu_index_download(qr_gpu_renderer_index(rg), &dev, &err));
-            QR_CHECK(err, qr_index_build_host(cpu, 300, 200, NULL, &p, &host, &err));
-            assert_same_index(dev, host, names[k]);
-            qr_index_free(dev);
-            qr_index_free(host);
+            assert_index_matches_oracle(qr_gpu_renderer_index(rg), cpu, 300, 200, NULL, &p, names[k]);
             qr_scene_step(cpu);
             QR_CHECK(err, qr_gpu_scene_step(gs, &err));
         }
