@@ -30,11 +30,27 @@
  * is the division (an integer division by a run-time value costs some twenty
  * instructions, four times per circle). Images are at most 32768 pixels a
  * side, so every index fits in an int. */
+struct cell_box {
+    int X0, Y0, X1, Y1; /* cells [X0, X1) x [Y0, Y1) */
+};
+
+/* The cells of the pixel box [x0, x1) x [y0, y1): x0, y0 down, x1, y1 up. */
+__device__ __forceinline__ cell_box box_cells(const qr_tree_geom &g, int cs, int x0, int y0, int x1,
+                                              int y1)
+{
+    cell_box c;
+    c.X0 = (x0 - g.region.x0) >> cs;
+    c.Y0 = (y0 - g.region.y0) >> cs;
+    c.X1 = (x1 - g.region.x0 + g.cell - 1) >> cs;
+    c.Y1 = (y1 - g.region.y0 + g.cell - 1) >> cs;
+    return c;
+}
+
 __device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, int cs, int plane, int w1,
                                         const qr_rect &b)
 {
-    int X0 = (b.x0 - g.region.x0) >> cs, X1 = (b.x1 - g.region.x0 + g.cell - 1) >> cs;
-    int Y0 = (b.y0 - g.region.y0) >> cs, Y1 = (b.y1 - g.region.y0 + g.cell - 1) >> cs;
+    const cell_box c = box_cells(g, cs, b.x0, b.y0, b.x1, b.y1);
+    const int X0 = c.X0, Y0 = c.Y0, X1 = c.X1, Y1 = c.Y1;
     atomicAdd(&h[0 * plane + Y1 * w1 + X1], 1u);
     atomicAdd(&h[1 * plane + (g.gy - Y0) * w1 + X1], 1u);
     atomicAdd(&h[2 * plane + Y1 * w1 + (g.gx - X0)], 1u);
@@ -539,8 +555,8 @@ __device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ush
     /* shifts, not divisions (see add_box): these kernels are issue-bound */
     const int cs = __ffs(g.cell) - 1;
     const int tpc = g.cell / QR_TILE; /* tiles per cell side */
-    const int X0 = (b.x - g.region.x0) >> cs, X1 = (b.z - g.region.x0 + g.cell - 1) >> cs;
-    const int Y0 = (b.y - g.region.y0) >> cs, Y1 = (b.w - g.region.y0 + g.cell - 1) >> cs;
+    const cell_box cb = box_cells(g, cs, b.x, b.y, b.z, b.w);
+    const int X0 = cb.X0, X1 = cb.X1, Y0 = cb.Y0, Y1 = cb.Y1;
     /* a wide box steps from leaf to leaf along a row, not cell by cell */
     const bool wide = X1 - X0 > 2;
     uint32_t c = 0;
@@ -732,11 +748,10 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
                 continue;
             vis |= 1 << k;
             nvis++;
-            const int X0 = (b.x0 - g.region.x0) >> cs, X1 = (b.x1 - g.region.x0 + g.cell - 1) >> cs;
-            const int Y0 = (b.y0 - g.region.y0) >> cs, Y1 = (b.y1 - g.region.y0 + g.cell - 1) >> cs;
+            const cell_box cb = box_cells(g, cs, b.x0, b.y0, b.x1, b.y1);
             for (int c = 0; c < 4; c++) {
                 const int a = (c & 1) * hc, e = (c >> 1) * hc;
-                children += (exists >> c & 1) && X0 < a + hc && X1 > a && Y0 < e + hc && Y1 > e;
+                children += (exists >> c & 1) && cb.X0 < a + hc && cb.X1 > a && cb.Y0 < e + hc && cb.Y1 > e;
             }
         }
         int slot, total;
