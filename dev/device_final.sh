@@ -10,5 +10,5 @@ export LD_LIBRARY_PATH=$PWD/.criterion/lib
 for run in "memcheck 256 rand10k" "memcheck 1024 rand100k" "memcheck 1024 biglittle" "memcheck 512 rand1M" "racecheck 256 rand10k" "racecheck 512 rand100k" "racecheck 512 biglittle" "racecheck 512 rand1M"; do
   set -- $run
   echo "== compute-sanitizer --tool $1: $3 at $2x$2 (index build + exact and fast renders)"
-  timeout 240 compute-sanitizer --tool $1 --print-limit 5 ./build-dev/dev/frame_timer -n 1 -s $2 $3 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Error)" | head -4
+  timeout 240 compute-sanitizer --tool $1 --print-limit 5 ./build-dev/dev/frame_timer --timing frame -n 1 -s $2 $3 2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Error)" | head -4
 done 2>&1 | tee "$OUT/sanitizer.log"

@@ -1,8 +1,10 @@
 /* frame_timer.c — development timer: per-stage GPU frame times for a list of
  * scenes (CUDA events, warm-up, median/min/max of N frames). Not part of the
  * product; `quadrender bench` is. Usage: frame_timer [-n frames] [-s size]
- * [--cap C] [--leaf L] [--uniform] [--window W] scene... (W: exact mode's
- * first window, 0 for whole lists) */
+ * [--cap C] [--leaf L] [--uniform] [--window W] [--timing frame|totals|stages]
+ * scene... (W: exact mode's first window, 0 for whole lists; timing: which
+ * events a frame records, qr_timing — with `frame` only the frame column is
+ * measured, and nothing inside the frame keeps kernels from starting early) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ static float median(float *v, int n)
 int main(int argc, char **argv)
 {
     int frames = 30, size = 1024, window = QR_EXACT_WINDOW;
+    qr_timing timing = QR_TIMING_STAGES;
     qr_index_params p;
     qr_index_params_default(&p);
     int first = 1;
@@ -35,6 +38,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[first], "--leaf")) p.min_leaf = atoi(argv[++first]);
         else if (!strcmp(argv[first], "--uniform")) p.uniform = 1;
         else if (!strcmp(argv[first], "--window")) window = atoi(argv[++first]);
+        else if (!strcmp(argv[first], "--timing")) {
+            const char *t = argv[++first];
+            timing = !strcmp(t, "frame") ? QR_TIMING_FRAME : !strcmp(t, "totals") ? QR_TIMING_TOTALS : QR_TIMING_STAGES;
+        }
     }
     qr_error err;
     qr_gpu_info info;
@@ -52,7 +59,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", err.msg);
             return 1;
         }
-        qr_gpu_renderer_set_timing(r, QR_TIMING_STAGES);
+        qr_gpu_renderer_set_timing(r, timing);
         qr_gpu_renderer_set_exact_window(r, window);
         for (int mode = 1; mode >= 0; mode--) {
             float *t[10];

@@ -215,6 +215,54 @@ Test(gpu_render, list_buffers_grow_and_shrink)
     qr_gpu_renderer_destroy(r);
 }
 
+/* A frame is one graph: the build, then the render behind it. When the
+ * single-leaf kernel finds that the root splits after all, the render queued
+ * behind it must skip, and the general build, redone, must queue the render
+ * again: every frame of a sequence that goes from one leaf to many and back
+ * equals the CPU (exact) and stays within the tolerance (fast), with each
+ * build taken the way the sequence says. */
+Test(gpu_render, single_leaf_hand_over_renders_again)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = gpu_test_scene("pattern", 0);
+    qr_gpu_scene *gs = NULL;
+    qr_gpu_renderer *r = NULL;
+    qr_image *img = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_renderer_create(480, 320, &r, &err));
+    QR_CHECK(err, qr_image_create(480, 320, &img, &err));
+    qr_image *ref = cpu_render_image(s, 480, 320);
+    qr_index_params one, split;
+    qr_index_params_default(&one);
+    split = one;
+    split.capacity = 64; /* pattern's 545 visible circles split the root */
+    split.split_cost = 0;
+    /* each frame's parameters (a fast and an exact render of each), and how
+     * each render's build must have gone (qr_gpu_index_single_kernel): the
+     * one-kernel build is tried once the last tree was one leaf */
+    const qr_index_params *seq[] = {&one, &one, &split, &split, &one, &one, &split};
+    const int way[14] = {0, 1, 1, 1, -1, 0, 0, 0, 0, 1, 1, 1, -1, 0};
+    for (int c = 0; c < 14; c++) {
+        const int f = c / 2, mode = c % 2;
+        QR_CHECK(err, qr_gpu_render(r, gs, seq[f], (qr_render_mode)mode, &err));
+        const int got = qr_gpu_index_single_kernel(qr_gpu_renderer_index(r));
+        cr_assert_eq(got, way[c], "render %d: the build went %d, not %d", c, got, way[c]);
+        QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+        long long bad;
+        const double d = image_max_diff(img, ref, mode == QR_RENDER_EXACT, &bad);
+        if (mode == QR_RENDER_EXACT)
+            cr_assert(bad < 0, "render %d (exact): differs from the CPU at pixel %lld", c, bad);
+        else
+            cr_assert(d <= QR_FAST_TOLERANCE, "render %d (fast): differs from the CPU by %g", c, d);
+    }
+    qr_image_free(ref);
+    qr_image_free(img);
+    qr_gpu_renderer_destroy(r);
+    qr_gpu_scene_free(gs);
+    qr_scene_free(s);
+}
+
 /* Builds after the first run as one CUDA graph (or, for a single leaf, one
  * kernel). Over an animated sequence
  * (pair counts drift, so the graph is kept, updated or recaptured) every

@@ -60,18 +60,22 @@ qr_status qr_gpu_scene_step(qr_gpu_scene *gs, qr_error *err);
  * build; it grows them only when a build needs more. */
 typedef struct qr_gpu_index qr_gpu_index;
 
-/* What a timed build or frame records with CUDA events. Every event is a
- * node of the build's graph and costs about a microsecond, so a frame timed
- * stage by stage takes longer than one timed as a whole: time frames with
- * QR_TIMING_TOTALS and stages, separately, with QR_TIMING_STAGES. */
+/* What a timed build or frame records with CUDA events. An event between
+ * two kernels is a node of the frame's graph that costs one to two
+ * microseconds and keeps the second kernel from starting early, so the more
+ * a frame is split, the longer it takes: time whole frames with
+ * QR_TIMING_FRAME, the build/render split with QR_TIMING_TOTALS and the
+ * build's stages with QR_TIMING_STAGES, each in frames of its own. */
 typedef enum qr_timing {
     QR_TIMING_OFF = 0,
-    QR_TIMING_TOTALS = 1, /* build, render and frame totals only */
-    QR_TIMING_STAGES = 2  /* also every build stage */
+    QR_TIMING_FRAME = 1,  /* renderer: the frame only (build and render read 0) */
+    QR_TIMING_TOTALS = 2, /* build, render and frame totals */
+    QR_TIMING_STAGES = 3  /* also every build stage */
 } qr_timing;
 
 /* Build time per stage, in milliseconds (CUDA events), of the last build
- * made with timing enabled (stages 0 unless QR_TIMING_STAGES). */
+ * made with QR_TIMING_TOTALS or QR_TIMING_STAGES (stages 0 unless the latter;
+ * for an index, QR_TIMING_FRAME records nothing). */
 typedef struct qr_build_timing {
     float boxes_ms;  /* cull, pixel boxes, corner histograms */
     float tree_ms;   /* prefix sums, node splits, leaf numbering, tile map */

@@ -129,9 +129,10 @@ static bench_stats stats_of(double *v, int n)
 }
 
 /* One (scene, size, index, mode) measurement: `frames` frames timed whole
- * (frame, build and render totals), then as many timed stage by stage —
- * separately, because every stage event is one more node in the build's
- * graph and would lengthen the frames it times. */
+ * (no event inside the frame), as many timed with events between build and
+ * render, and as many stage by stage — separately, because every event
+ * inside a frame is one more node in its graph and lengthens the frames it
+ * times (qr_timing). */
 static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_index_params *p,
                          int exact, int warmup, int frames, bench_row *row, qr_error *err)
 {
@@ -140,13 +141,20 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
     double *frame = v, *build = v + frames, *stage = v + 2 * frames;
     const qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
     qr_status st = QR_OK;
-    qr_gpu_renderer_set_timing(r, QR_TIMING_TOTALS);
+    qr_gpu_renderer_set_timing(r, QR_TIMING_FRAME);
     for (int f = -warmup; f < frames && !st; f++) {
         st = qr_gpu_render(r, gs, p, mode, err);
         if (st || f < 0) continue;
         qr_frame_timing t;
         st = qr_gpu_renderer_timing(r, &t, err);
         frame[f] = t.frame_ms;
+    }
+    qr_gpu_renderer_set_timing(r, QR_TIMING_TOTALS);
+    for (int f = -2; f < frames && !st; f++) {
+        st = qr_gpu_render(r, gs, p, mode, err);
+        if (st || f < 0) continue;
+        qr_frame_timing t;
+        st = qr_gpu_renderer_timing(r, &t, err);
         build[f] = t.build.total_ms;
         stage[BENCH_RENDER * frames + f] = t.render_ms;
     }
@@ -155,8 +163,8 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
         row->frame = stats_of(frame, frames);
         row->build = stats_of(build, frames);
     }
-    /* stage by stage; the render and the frame's rest ("other") come from
-     * the frames timed whole */
+    /* stage by stage; the render comes from the frames split in two, the
+     * frame's rest ("other") from those timed whole */
     qr_gpu_renderer_set_timing(r, QR_TIMING_STAGES);
     for (int f = -2; f < frames && !st; f++) {
         st = qr_gpu_render(r, gs, p, mode, err);

@@ -18,14 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the launches of an ahead build bake into its graph. */
+/* What the launches of an ahead build and its tail bake into its graph. */
 struct build_key {
     qr_tree_geom geom;
     const float *x, *y, *r;
     int32_t n;
     void *fixed, *pairs;
     long long pair_cap, items;
-    int bits, timing;
+    int bits, timing, single;
+    qr_gpu_tail tail;
 };
 
 enum { EV_START, EV_BOXES, EV_TREE, EV_COUNT, EV_SCAN, EV_EMIT, EV_SORT, EV_END, EV_N };
@@ -68,6 +69,8 @@ struct qr_gpu_index {
     qr_build_timing last_timing;
     /* a build under way (qr_gpu_index_start .. qr_gpu_index_finish) */
     int pending;
+    int ahead;    /* the pending build publishes its read-back (rb->ready) */
+    int inflight; /* finish returned before `done`: the frame's tail may still run */
     long long items;      /* pair slots the build emits and sorts (<= pair_cap) */
     long long last_pairs; /* pairs of the last finished build */
     cudaEvent_t done;
@@ -85,7 +88,9 @@ struct qr_gpu_index {
                          the general one (the root split), 0 the general one */
     int last_single;  /* the last finished build was a single leaf */
     int capturing;
+    qr_gpu_tail tail; /* queued behind every build (enqueue NULL: none) */
     cudaGraphExec_t graph;
+    cudaGraph_t graph_src; /* what ix->graph was made from */
     build_key graph_key;
     const int32_t *graph_lists; /* where the graph's sort leaves the lists */
 };
@@ -179,7 +184,9 @@ extern "C" qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err)
 extern "C" void qr_gpu_index_destroy(qr_gpu_index *ix)
 {
     if (!ix) return;
+    if (ix->inflight || ix->pending) cudaEventSynchronize(ix->done);
     if (ix->graph) cudaGraphExecDestroy(ix->graph);
+    if (ix->graph_src) cudaGraphDestroy(ix->graph_src);
     if (ix->stream) cudaStreamDestroy(ix->stream);
     cudaFree(ix->fixed);
     cudaFree(ix->pairs);
@@ -219,6 +226,16 @@ extern "C" int qr_gpu_index_single_kernel(const qr_gpu_index *ix)
 extern "C" size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix)
 {
     return ix->fixed_bytes + ix->pairs_bytes;
+}
+
+/* Waits for the last frame's work to end (qr_gpu_index_finish returns once
+ * the build is, while the tail may still run): before freeing buffers that
+ * work uses, or changing the graph it runs in. */
+static qr_status settle(qr_gpu_index *ix, qr_error *err)
+{
+    if (ix->inflight) QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
+    ix->inflight = 0;
+    return QR_OK;
 }
 
 static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
@@ -261,10 +278,12 @@ static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n
     const size_t scan_bytes = ix->scan_bytes_for_n;
     size_t need = plan_fixed(ix, g, n, scan_bytes, NULL);
     if (need > ix->fixed_bytes) {
+        qr_status st = settle(ix, err);
+        if (st) return st;
         cudaFree(ix->fixed);
         ix->fixed = NULL;
         ix->fixed_bytes = 0;
-        qr_status st = dev_alloc(&ix->fixed, need, "per-circle and tree buffers", err);
+        st = dev_alloc(&ix->fixed, need, "per-circle and tree buffers", err);
         if (st) return st;
         ix->fixed_bytes = need;
     }
@@ -275,6 +294,8 @@ static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n
 static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
 {
     if (pairs <= ix->pair_cap && ix->pairs) return QR_OK;
+    qr_status st = settle(ix, err);
+    if (st) return st;
     long long cap = pairs + pairs / 4 + 1024;
     size_t sort_bytes = 0;
     size_t bytes16 = 0;
@@ -289,7 +310,7 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
     ix->pairs = NULL;
     ix->pairs_bytes = 0;
     ix->pair_cap = 0;
-    qr_status st = dev_alloc(&ix->pairs, need, "the per-leaf circle lists", err);
+    st = dev_alloc(&ix->pairs, need, "the per-leaf circle lists", err);
     if (st) return st;
     ix->pairs_bytes = need;
     ix->pair_cap = cap;
@@ -301,11 +322,18 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
 #define REC(k)                                                                                  \
     do {                                                                                        \
         if (ix->timing == QR_TIMING_STAGES ||                                                   \
-            (ix->timing && ((k) == EV_START || (k) == EV_END)))                                 \
+            (ix->timing >= QR_TIMING_TOTALS && ((k) == EV_START || (k) == EV_END)))             \
             QR_CUDA_TRY(err, cudaEventRecordWithFlags(ix->ev[k], ix->stream,                    \
                                                       ix->capturing ? cudaEventRecordExternal   \
                                                                     : cudaEventRecordDefault)); \
     } while (0)
+
+/* Whether the stages' kernels may start early behind one another
+ * (common/pdl.h): not when stage events lie between them. */
+static int stage_pdl(const qr_gpu_index *ix)
+{
+    return ix->timing != QR_TIMING_STAGES;
+}
 
 /* Sort bits for keys below `leaves` (0: nothing to sort). */
 static int key_bits(long long leaves)
@@ -326,10 +354,12 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     QR_CUDA_TRY(err, cudaMemsetAsync(ix->scalars, 0, (char *)ix->hist + hist_bytes - (char *)ix->scalars, s));
     QR_CUDA_TRY(err, qr_launch_boxes(scene, g, ix->boxes, ix->hist, ix->scalars, s));
     REC(EV_BOXES);
+    /* (with no circles, no boxes kernel: the memset comes before the tree) */
     QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
-                                    ix->leaves, ix->tile_leaf, ix->scalars, s));
+                                    ix->leaves, ix->tile_leaf, ix->scalars, s, stage_pdl(ix) && n > 0));
     REC(EV_TREE);
-    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s));
+    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s,
+                                     stage_pdl(ix)));
     REC(EV_COUNT);
     if (n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
@@ -365,7 +395,7 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n,
     const int key_bytes = bits <= 16 ? 2 : 4;
     QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
                                     ix->counts, items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
-                                    ix->scalars, ahead ? ix->rb_dev : NULL, s));
+                                    ix->scalars, ahead ? ix->rb_dev : NULL, s, stage_pdl(ix)));
     REC(EV_EMIT);
     ix->lists = ix->vals[0];
     if (bits > 0 && items > 1) {
@@ -399,22 +429,73 @@ static qr_status check_readback(const qr_gpu_index *ix, const qr_tree_geom *g, i
     return QR_OK;
 }
 
-/* Every stage of an ahead build, queued on the index's stream. */
-static qr_status enqueue_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
-                               int bits, qr_error *err)
+/* The build of a tree that is one leaf, as one kernel (qr_launch_single_leaf).
+ * Its stage events all fall after that kernel, so its time shows as boxes. */
+static qr_status launch_single(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
+                               qr_error *err)
 {
-    qr_status st = launch_front(ix, scene, g, err);
-    if (!st) st = launch_back(ix, g, scene->n, ix->items, 1, bits, err);
-    if (st) return st;
-    REC(EV_END);
+    REC(EV_START);
+    QR_CUDA_TRY(err, qr_launch_single_leaf(scene, g, ix->items, ix->vals[0], ix->leaves,
+                                           ix->tile_leaf, ix->scalars, ix->rb_dev, ix->stream));
+    for (int k = EV_BOXES; k <= EV_END; k++) REC(k);
+    ix->lists = ix->vals[0];
     return QR_OK;
+}
+
+/* What runs behind every build (qr_gpu_tail). After a timed build the last
+ * operation queued is its end event, not a kernel. */
+static qr_status enqueue_tail(qr_gpu_index *ix, qr_error *err)
+{
+    if (!ix->tail.enqueue) return QR_OK;
+    return ix->tail.enqueue(ix->tail.user, ix->stream, ix->capturing,
+                            ix->timing < QR_TIMING_TOTALS, err);
+}
+
+/* Every stage of an ahead build (or the one-kernel build), then the tail,
+ * queued on the index's stream. */
+static qr_status enqueue_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
+                               int bits, int single, qr_error *err)
+{
+    qr_status st;
+    if (single) {
+        st = launch_single(ix, scene, g, err);
+    } else {
+        st = launch_front(ix, scene, g, err);
+        if (!st) st = launch_back(ix, g, scene->n, ix->items, 1, bits, err);
+        if (!st) REC(EV_END);
+    }
+    return st ? st : enqueue_tail(ix, err);
+}
+
+/* Whether two captured graphs have the same nodes in the same order (by
+ * type): only then can an executable graph of one be updated to the other
+ * (a frame's tail of one render kernel or of two, a timing change, a sort
+ * of a different kind all change the shape). Asking cudaGraphExecUpdate
+ * instead would answer the same, as an error. */
+static int same_shape(cudaGraph_t a, cudaGraph_t b)
+{
+    size_t na = 0, nb = 0;
+    if (!a || !b || cudaGraphGetNodes(a, NULL, &na) != cudaSuccess ||
+        cudaGraphGetNodes(b, NULL, &nb) != cudaSuccess || na != nb)
+        return 0;
+    cudaGraphNode_t *nodes = (cudaGraphNode_t *)malloc(2 * na * sizeof *nodes);
+    int same = nodes && cudaGraphGetNodes(a, nodes, &na) == cudaSuccess &&
+               cudaGraphGetNodes(b, nodes + na, &nb) == cudaSuccess;
+    for (size_t k = 0; same && k < na; k++) {
+        cudaGraphNodeType ta, tb;
+        same = cudaGraphNodeGetType(nodes[k], &ta) == cudaSuccess &&
+               cudaGraphNodeGetType(nodes[na + k], &tb) == cudaSuccess && ta == tb;
+    }
+    free(nodes);
+    return same;
 }
 
 /* Captures enqueue_ahead into a graph and makes ix->graph run it (updating
  * the executable graph in place when only parameters changed). Any failure
  * leaves the stream out of capture and returns non-zero; the caller then
  * queues the stages directly. */
-static int capture_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g, int bits)
+static int capture_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g, int bits,
+                         int single)
 {
     qr_error scratch;
     cudaGraph_t graph = NULL;
@@ -423,7 +504,7 @@ static int capture_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_t
         return 1;
     }
     ix->capturing = 1;
-    qr_status st = enqueue_ahead(ix, scene, g, bits, &scratch);
+    qr_status st = enqueue_ahead(ix, scene, g, bits, single, &scratch);
     ix->capturing = 0;
     cudaError_t e = cudaStreamEndCapture(ix->stream, &graph);
     if (st || e != cudaSuccess) {
@@ -431,8 +512,14 @@ static int capture_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_t
         cudaGetLastError();
         return 1;
     }
+    /* the executable graph may still be running the last frame */
+    if (settle(ix, &scratch)) {
+        cudaGraphDestroy(graph);
+        return 1;
+    }
     cudaGraphExecUpdateResultInfo info;
-    if (!ix->graph || cudaGraphExecUpdate(ix->graph, graph, &info) != cudaSuccess) {
+    if (!ix->graph || !same_shape(ix->graph_src, graph) ||
+        cudaGraphExecUpdate(ix->graph, graph, &info) != cudaSuccess) {
         cudaGetLastError();
         if (ix->graph) cudaGraphExecDestroy(ix->graph);
         ix->graph = NULL;
@@ -442,19 +529,22 @@ static int capture_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_t
             ix->graph = NULL;
         }
     }
-    cudaGraphDestroy(graph);
+    if (ix->graph_src) cudaGraphDestroy(ix->graph_src);
+    ix->graph_src = graph;
     return ix->graph == NULL;
 }
 
-/* Queues an ahead build. A build is a chain of a dozen short kernels, CUB's
- * included; launched one by one, small scenes wait on the host's launch
- * latency more than on the GPU. So the chain is captured once into a CUDA
- * graph and relaunched whole while nothing that the launches bake in changes
- * (geometry, buffers, item count, sort bits: graph_key); a change recaptures
+/* Queues an ahead build and its tail. A frame is a chain of a dozen short
+ * kernels, CUB's included; launched one by one, small scenes wait on the
+ * host's launch latency more than on the GPU. So the chain, the tail's
+ * kernels included, is captured once into a CUDA graph and relaunched whole
+ * while nothing that the launches bake in changes (geometry, buffers, item
+ * count, sort bits, which build, the tail: graph_key); a change recaptures
  * and updates the graph in place. The scene's data is read when the graph
- * runs, so animation does not invalidate it. */
+ * runs, so animation does not invalidate it. `single`: the one-kernel build
+ * of a tree that is one leaf. */
 static qr_status run_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
-                           int bits, qr_error *err)
+                           int bits, int single, qr_error *err)
 {
     build_key k;
     memset(&k, 0, sizeof k); /* padding too: keys are compared bytewise */
@@ -469,11 +559,13 @@ static qr_status run_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr
     k.items = ix->items;
     k.bits = bits;
     k.timing = (int)ix->timing;
+    k.single = single;
+    k.tail = ix->tail;
     if (ix->use_graph && !ix->graph_failed) {
         int ready = ix->graph && memcmp(&k, &ix->graph_key, sizeof k) == 0;
         if (!ready) {
             memset(&ix->graph_key, 0, sizeof ix->graph_key);
-            if (capture_ahead(ix, scene, g, bits) == 0) {
+            if (capture_ahead(ix, scene, g, bits, single) == 0) {
                 ix->graph_key = k;
                 ix->graph_lists = ix->lists;
                 ready = 1;
@@ -490,21 +582,7 @@ static qr_status run_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr
             return QR_OK;
         }
     }
-    return enqueue_ahead(ix, scene, g, bits, err);
-}
-
-/* The build of a tree that is one leaf, as one kernel (qr_launch_single_leaf).
- * Its stage events all fall after that kernel, so its time shows as boxes. */
-static qr_status run_single(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
-                            qr_error *err)
-{
-    REC(EV_START);
-    QR_CUDA_TRY(err, qr_launch_single_leaf(scene, g, ix->items, ix->vals[0], ix->leaves,
-                                           ix->tile_leaf, ix->scalars, ix->rb_dev, ix->stream));
-    for (int k = EV_BOXES; k <= EV_END; k++) REC(k);
-    ix->lists = ix->vals[0];
-    ix->ran_single = 1;
-    return QR_OK;
+    return enqueue_ahead(ix, scene, g, bits, single, err);
 }
 
 /* Pair slots an ahead build emits and sorts: about as many as the last build
@@ -536,6 +614,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
         QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
     ix->built = 0;
     ix->pending = 0;
+    ix->ahead = 0;
     ix->ran_graph = 0;
     ix->ran_single = 0;
     qr_tree_geom g;
@@ -551,11 +630,12 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
         /* a scene whose last tree was one leaf likely stays one: try the
          * one-kernel build (it reports when it was wrong, and the build is
          * then redone the general way) */
-        if (ix->last_single && n <= QR_SINGLE_MAX_CIRCLES)
-            st = run_single(ix, scene, &g, err);
-        else
-            st = run_ahead(ix, scene, &g, key_bits((long long)g.gx * g.gy), err);
+        const int single = ix->last_single && n <= QR_SINGLE_MAX_CIRCLES;
+        ix->rb->ready = 0; /* no kernel still to come sets it: the last build's was awaited */
+        ix->ahead = 1;
+        st = run_ahead(ix, scene, &g, single ? 0 : key_bits((long long)g.gx * g.gy), single, err);
         if (st) return st;
+        ix->ran_single = single;
         QR_CUDA_TRY(err, cudaEventRecord(ix->done, ix->stream));
         ix->pending = 1;
         return QR_OK;
@@ -565,6 +645,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     st = launch_readback(ix, n, err);
     if (st) return st;
     QR_CUDA_TRY(err, cudaStreamSynchronize(ix->stream));
+    ix->inflight = 0;
     st = check_readback(ix, &g, n, err);
     if (st) return st;
     const long long pairs = ix->rb->scalars.num_pairs;
@@ -574,6 +655,8 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     st = launch_back(ix, &g, n, pairs, 0, key_bits(ix->rb->scalars.num_leaves), err);
     if (st) return st;
     REC(EV_END);
+    st = enqueue_tail(ix, err);
+    if (st) return st;
     QR_CUDA_TRY(err, cudaEventRecord(ix->done, ix->stream));
     ix->pending = 1;
     return QR_OK;
@@ -581,7 +664,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
 
 static qr_status read_timing(qr_gpu_index *ix, qr_error *err)
 {
-    if (!ix->timing) return QR_OK;
+    if (ix->timing < QR_TIMING_TOTALS) return QR_OK;
     qr_build_timing *t = &ix->last_timing;
     memset(t, 0, sizeof *t);
     QR_CUDA_TRY(err, cudaEventElapsedTime(&t->total_ms, ix->ev[EV_START], ix->ev[EV_END]));
@@ -597,8 +680,12 @@ static qr_status read_timing(qr_gpu_index *ix, qr_error *err)
 
 qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                              int32_t height, const qr_rect *region, const qr_index_params *params,
-                             qr_error *err)
+                             const qr_gpu_tail *tail, qr_error *err)
 {
+    if (tail)
+        ix->tail = *tail;
+    else
+        memset(&ix->tail, 0, sizeof ix->tail);
     ix->scene = scene;
     ix->width = width;
     ix->height = height;
@@ -608,13 +695,44 @@ qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     return start_build(ix, scene, width, height, region, params, 0, err);
 }
 
+/* Waits for the pending build's read-back. An ahead build's kernel publishes
+ * it (rb->ready) before the sort and the tail have run: waiting for that
+ * instead of for `done` (the end of the frame) lets the caller queue its
+ * next frame while this one's render still runs, so back-to-back frames do
+ * not pay the host's launch latency. Timed builds wait for their events. */
+static qr_status await_build(qr_gpu_index *ix, qr_error *err)
+{
+    if (ix->ahead && ix->timing < QR_TIMING_TOTALS) {
+        const volatile uint32_t *ready = &ix->rb->ready;
+        for (;;) {
+            for (int spin = 0; spin < 256 && !*ready; spin++) {
+            }
+            if (*ready) break;
+            const cudaError_t e = cudaEventQuery(ix->done);
+            if (e == cudaSuccess) {
+                if (!*ready)
+                    return qr_fail(err, QR_ERR_CUDA, "internal error: a build ended without its read-back");
+                break;
+            }
+            if (e != cudaErrorNotReady) QR_CUDA_TRY(err, e);
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the read-back after the flag */
+        ix->inflight = 1;
+        return QR_OK;
+    }
+    QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
+    ix->inflight = 0;
+    return QR_OK;
+}
+
 qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err)
 {
     *rebuilt = 0;
     if (!ix->pending) return qr_fail(err, QR_ERR_INVALID, "no GPU index build under way");
-    QR_CUDA_TRY(err, cudaEventSynchronize(ix->done));
+    qr_status st = await_build(ix, err);
+    if (st) return st;
     ix->pending = 0;
-    qr_status st = check_readback(ix, &ix->geom, ix->n, err);
+    st = check_readback(ix, &ix->geom, ix->n, err);
     if (st) return st;
     if (ix->rb->scalars.num_pairs > ix->items || ix->rb->scalars.bad_emit) {
         /* the lists outgrew their buffers (or a single-leaf build found
@@ -642,13 +760,13 @@ extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *sc
                                         const qr_index_params *params, qr_error *err)
 {
     int rebuilt;
-    qr_status st = qr_gpu_index_start(ix, scene, width, height, region, params, err);
+    qr_status st = qr_gpu_index_start(ix, scene, width, height, region, params, NULL, err);
     return st ? st : qr_gpu_index_finish(ix, &rebuilt, err);
 }
 
 extern "C" qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err)
 {
-    if (!ix->timing || !ix->built)
+    if (ix->timing < QR_TIMING_TOTALS || !ix->built)
         return qr_fail(err, QR_ERR_INVALID, "no timed build yet (enable timing before building)");
     *t = ix->last_timing;
     return QR_OK;

@@ -44,10 +44,13 @@ struct qr_build_scalars {
     long long num_pairs;
 };
 
-/* What the host reads after a build: the scalars and the scan's total. */
+/* What the host reads after a build: the scalars and the scan's total.
+ * An ahead build's kernel sets `ready` once both are written (the host
+ * clears it before queuing the build and waits on it: qr_gpu_index_finish). */
 struct qr_build_readback {
     qr_build_scalars scalars;
     long long total;
+    uint32_t ready;
 };
 
 /* Geometry of one build, fixed before any kernel runs. */
@@ -77,18 +80,19 @@ struct qr_index_view {
     long long capacity;
 };
 
-/* Launchers (quadtree_kernels.cu); each checks its launch. */
+/* Launchers (quadtree_kernels.cu); each checks its launch. pdl: launch as a
+ * programmatic dependent of the kernel queued just before (common/pdl.h). */
 cudaError_t qr_launch_boxes(const qr_gpu_scene *s, const qr_tree_geom *g, ushort4 *boxes,
                             uint32_t *hist, qr_build_scalars *scalars, cudaStream_t st);
 cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *nodes,
                            int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
-                           cudaStream_t st);
+                           cudaStream_t st, int pdl);
 /* Pairs per work slot (n * qr_cell_rows(n) slots: circle t / R, its cell
  * rows t % R, t % R + R, ...). */
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                             const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
-                            cudaStream_t st);
+                            cudaStream_t st, int pdl);
 /* (leaf, circle) pairs of every work slot at its scanned offset, in circle
  * order, keys of key_bytes (2 or 4) bytes; slots past `items` only set scalars->bad_emit. Ahead builds also
  * pad keys[num_pairs..items) with pad_key (< 0: no padding) and write the
@@ -97,7 +101,7 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            const uint32_t *counts, long long items, int32_t pad_key, void *keys,
                            int key_bytes, int32_t *vals, qr_build_scalars *scalars,
-                           qr_build_readback *rb, cudaStream_t st);
+                           qr_build_readback *rb, cudaStream_t st, int pdl);
 
 /* The whole build of a tree that is one leaf, in one kernel (one block;
  * for scenes of at most QR_SINGLE_MAX_CIRCLES). Where the root would split,
@@ -113,14 +117,30 @@ cudaError_t qr_launch_single_leaf(const qr_gpu_scene *s, const qr_tree_geom *g, 
 cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
                                const uint32_t *last_count, qr_build_readback *out, cudaStream_t st);
 
-/* A build in two halves, so that the renderer can queue its kernel right
- * behind the build and check it afterwards: start queues every stage;
- * finish waits, checks, and (rarely: when the lists outgrew their buffers)
- * builds again, setting *rebuilt — the caller must then redo what it queued
- * behind the first attempt. qr_gpu_index_build is start + finish. */
+/* Work queued right behind every build (the renderer's kernels), so that a
+ * frame is one CUDA graph: inside the build's graph when the build runs as
+ * one, else straight after its launches, and again behind a build that is
+ * redone. enqueue queues it on s; `capturing`: s is being captured (events
+ * need cudaEventRecordExternal); `after_kernel`: the last operation queued
+ * before it is a kernel of this build, so its first kernel may be a
+ * programmatic dependent (common/pdl.h). `key` holds everything the queued
+ * launches bake in besides the index's own view (kernels, pointers,
+ * parameters; zero-padded): a graph is replayed only while it is unchanged. */
+#define QR_TAIL_KEY_WORDS 12
+typedef struct qr_gpu_tail {
+    qr_status (*enqueue)(void *user, cudaStream_t s, int capturing, int after_kernel, qr_error *err);
+    void *user;
+    uint64_t key[QR_TAIL_KEY_WORDS];
+} qr_gpu_tail;
+
+/* A build in two halves, so that the renderer can queue its kernels behind
+ * the build (tail, or NULL for none) and check it afterwards: start queues
+ * every stage and the tail; finish waits for both, checks, and (rarely: when
+ * the lists outgrew their buffers) builds again, tail included, setting
+ * *rebuilt. qr_gpu_index_build is start + finish without a tail. */
 qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                              int32_t height, const qr_rect *region, const qr_index_params *params,
-                             qr_error *err);
+                             const qr_gpu_tail *tail, qr_error *err);
 qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err);
 
 /* The stream every build (and the renderer behind it) runs on. */

@@ -3,6 +3,7 @@
  * docs/architecture.md. */
 #include "quadtree/quadtree_gpu.h"
 #include "quadtree/quadtree_geom.h"
+#include "common/pdl.h"
 
 #include <cub/block/block_scan.cuh>
 
@@ -78,6 +79,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
 {
     extern __shared__ uint32_t s_hist[];
     __shared__ int32_t s_visible;
+    qr_pdl_release(); /* the tree stage may be scheduled now; it waits for the end */
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
     const int w1 = g.gx + 1;
     const int plane = w1 * (g.gy + 1);
@@ -288,6 +290,8 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* the big leaves' rectangles too, so that filling their tiles does not
      * wait on an L2 load of each leaf */
     __shared__ qr_rect big_rect[QR_BIG_LEAVES];
+    qr_pdl_release();
+    qr_pdl_wait(); /* the histograms */
     extern __shared__ uint4 dyn_smem[]; /* uint4: 16-byte aligned */
     const int tid = threadIdx.x;
     const int w1 = g.gx + 1, h1 = g.gy + 1;
@@ -497,7 +501,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
 cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *nodes,
                            int32_t *node_count, int32_t *node_nleaves, int32_t *node_first,
                            qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
-                           cudaStream_t st)
+                           cudaStream_t st, int pdl)
 {
     cudaFuncAttributes fa;
     cudaError_t e = cudaFuncGetAttributes(&fa, k_tree);
@@ -523,9 +527,8 @@ cudaError_t qr_launch_tree(const qr_tree_geom *g, uint32_t *hist, qr_dnode *node
      * limit below what it was captured with */
     e = cudaFuncSetAttribute(k_tree, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)budget);
     if (e != cudaSuccess) return e;
-    k_tree<<<1, QR_TREE_THREADS, smem, st>>>(*g, hist, nodes, node_count, node_nleaves, node_first,
-                                             leaves, tile_leaf, scalars, smem_hist, smem_nodes);
-    return cudaGetLastError();
+    return qr_launch(k_tree, 1, QR_TREE_THREADS, smem, st, pdl, *g, hist, nodes, node_count,
+                     node_nleaves, node_first, leaves, tile_leaf, scalars, smem_hist, smem_nodes);
 }
 
 /* ---- count, emit: the leaves a circle's box meets --------------------------
@@ -591,6 +594,7 @@ __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__r
                         uint32_t *counts)
 {
     const int lr = __ffs(R) - 1; /* R is a power of two */
+    qr_pdl_wait(); /* the tree */
     for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
         counts[t] = cell_leaves(g, boxes[t >> lr], tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
 }
@@ -605,12 +609,12 @@ static int slot_blocks(int32_t slots)
 
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                             const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
-                            cudaStream_t st)
+                            cudaStream_t st, int pdl)
 {
     if (n == 0) return cudaSuccess;
     const int R = qr_cell_rows(n);
-    k_count<<<slot_blocks(n * R), 256, 0, st>>>(n * R, R, *g, boxes, tile_leaf, leaves, counts);
-    return cudaGetLastError();
+    return qr_launch(k_count, slot_blocks(n * R), 256, 0, st, pdl, n * R, R, *g, boxes, tile_leaf,
+                     leaves, counts);
 }
 
 /* The read-back: the scalars (word by word through volatile loads, so that
@@ -625,6 +629,14 @@ __device__ void write_readback(const qr_build_scalars *scalars, const long long 
     out->total = last_offset ? *last_offset + *last_count : 0;
 }
 
+/* Tells the host, which waits on it, that the read-back is written: the
+ * fence orders the read-back's stores before the flag's, for the host too. */
+__device__ void publish_readback(qr_build_readback *rb)
+{
+    __threadfence_system();
+    *(volatile uint32_t *)&rb->ready = 1;
+}
+
 /* Emit, then (ahead builds) the two small jobs that would otherwise be
  * kernels of their own in the build's chain: pad the unused slots
  * [num_pairs, items) with pad_key (< 0: none), and, in the last block to
@@ -637,6 +649,7 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
                        qr_build_scalars *scalars, qr_build_readback *rb)
 {
     const int lr = __ffs(R) - 1; /* R is a power of two */
+    qr_pdl_wait(); /* the offsets */
     for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x) {
         const int32_t i = t >> lr;
         const long long out = offsets[t];
@@ -666,6 +679,7 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
     if (last && threadIdx.x == 0) {
         __threadfence();
         write_readback(scalars, slots ? offsets + slots - 1 : NULL, counts + slots - 1, rb);
+        publish_readback(rb);
     }
 }
 
@@ -673,7 +687,7 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            const uint32_t *counts, long long items, int32_t pad_key, void *keys,
                            int key_bytes, int32_t *vals, qr_build_scalars *scalars,
-                           qr_build_readback *rb, cudaStream_t st)
+                           qr_build_readback *rb, cudaStream_t st, int pdl)
 {
     if (n == 0 && pad_key < 0 && !rb) return cudaSuccess;
     const int R = qr_cell_rows(n);
@@ -681,12 +695,10 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
     int blocks = slot_blocks(slots);
     if (pad_key >= 0 && items / 256 > blocks) blocks = (int)(items / 256 < 132 * 16 ? items / 256 : 132 * 16);
     if (key_bytes == 2)
-        k_emit<uint16_t><<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, counts,
-                                                 items, pad_key, (uint16_t *)keys, vals, scalars, rb);
-    else
-        k_emit<int32_t><<<blocks, 256, 0, st>>>(slots, R, *g, boxes, tile_leaf, leaves, offsets, counts,
-                                                items, pad_key, (int32_t *)keys, vals, scalars, rb);
-    return cudaGetLastError();
+        return qr_launch(k_emit<uint16_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf,
+                         leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, scalars, rb);
+    return qr_launch(k_emit<int32_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves,
+                     offsets, counts, items, pad_key, (int32_t *)keys, vals, scalars, rb);
 }
 
 /* ---- single leaf: the whole build in one kernel -----------------------------
@@ -711,6 +723,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
               qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars, qr_build_readback *rb)
 {
     __shared__ typename single_scan::TempStorage scan;
+    qr_pdl_release(); /* the render may be scheduled now; it waits for the end */
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
     const int cs = __ffs(g.cell) - 1;
     /* the root's children in cells (see add_box): child k is
@@ -790,6 +803,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     *scalars = sc;
     rb->scalars = sc;
     rb->total = sc.num_pairs;
+    publish_readback(rb);
 }
 
 cudaError_t qr_launch_single_leaf(const qr_gpu_scene *s, const qr_tree_geom *g, long long items,

@@ -2,6 +2,7 @@
 #include "render/cover_count.h"
 #include "common/circle_math.h"
 #include "common/cuda_check.h"
+#include "common/pdl.h"
 
 #define CC_THREADS 256
 
@@ -98,6 +99,8 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
 {
     __shared__ int diff[CT_H][CT_W + 1]; /* per row: +1 where a span starts, -1 past its end */
     __shared__ cover_queue q;
+    qr_pdl_release(); /* the render may be scheduled now; it waits for the end */
+    qr_pdl_wait();    /* the build */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int chunks = (g.tiles_x + CT_W / QR_TILE - 1) / (CT_W / QR_TILE);
@@ -176,12 +179,11 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
 }
 
 qr_status qr_cover_count(const qr_index_view *v, const float4 *pos, int32_t *counts, cudaStream_t s,
-                         qr_error *err)
+                         int pdl, qr_error *err)
 {
     if (!counts) return qr_fail(err, QR_ERR_INVALID, "cover count: no buffer");
     const qr_tree_geom &g = v->geom;
     const int chunks = (g.tiles_x + CT_W / QR_TILE - 1) / (CT_W / QR_TILE);
-    k_cover_tiles<<<chunks * g.tiles_y, CC_THREADS, 0, s>>>(*v, pos, counts);
-    QR_CUDA_TRY(err, cudaGetLastError());
+    QR_CUDA_TRY(err, qr_launch(k_cover_tiles, chunks * g.tiles_y, CC_THREADS, 0, s, pdl, *v, pos, counts));
     return QR_OK;
 }

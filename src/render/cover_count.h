@@ -19,8 +19,9 @@
 #include "quadtree/quadtree_gpu.h"
 
 /* Queues the count of every pixel of the view's region into counts
- * (geom.width * geom.height int32, row 0 = bottom, like the image) on s. */
+ * (geom.width * geom.height int32, row 0 = bottom, like the image) on s;
+ * pdl: as a programmatic dependent of the kernel queued before (common/pdl.h). */
 qr_status qr_cover_count(const qr_index_view *v, const float4 *pos, int32_t *counts, cudaStream_t s,
-                         qr_error *err);
+                         int pdl, qr_error *err);
 
 #endif

@@ -24,11 +24,13 @@
 #include "quadtree/quadtree_gpu.h"
 #include "common/circle_math.h"
 #include "common/cuda_check.h"
+#include "common/pdl.h"
 #include "quadrender/image.h"
 #include "render/cover_count.h"
 
 #include <cub/block/block_scan.cuh>
 #include <stdlib.h>
+#include <string.h>
 
 /* A block shades a 32 x 32 pixel region: 8 warps of 16 x 8 pixels, each
  * thread a column of RT_ROWS = 4 pixels (so a circle's dx and dx*dx serve
@@ -49,6 +51,18 @@
 typedef cub::BlockScan<int, RT_THREADS, cub::BLOCK_SCAN_WARP_SCANS> scan_warps;
 typedef cub::BlockScan<int, RT_THREADS, cub::BLOCK_SCAN_RAKING> scan_raking;
 
+/* The render kernels a frame queues behind its build, and everything their
+ * launches bake in besides the index's view: the key of the frame's graph
+ * (qr_gpu_tail), so zeroed padding included. */
+enum { RK_FAST, RK_FAST_SNOW, RK_EXACT, RK_EXACT_SNOW, RK_WINDOW };
+struct render_plan {
+    const float4 *pos, *col;
+    float4 *image;
+    int32_t *counts;
+    float color_span, lo, hi;
+    int kernel, window, timing;
+};
+
 struct qr_gpu_renderer {
     int32_t width, height;
     float4 *image;   /* width * height, row 0 = bottom */
@@ -57,7 +71,7 @@ struct qr_gpu_renderer {
     qr_timing timing;
     cudaEvent_t ev[3];
     qr_frame_timing last;
-    qr_render_mode last_mode;
+    render_plan plan; /* this frame's */
     int exact_window; /* exact mode's first window; 0: walk whole lists */
 };
 
@@ -368,6 +382,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
          float color_span, float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
+    qr_pdl_wait(); /* the build (or the coverage count) */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     block_setup b;
@@ -436,6 +451,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     __shared__ stage_mem sm;
     __shared__ int s_first; /* smallest window start of the block */
     __shared__ int s_area;  /* box pixels of the first batch */
+    qr_pdl_wait(); /* the coverage count */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     block_setup b;
@@ -651,7 +667,8 @@ extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
 extern "C" void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level)
 {
     r->timing = level;
-    qr_gpu_index_set_timing(r->index, level);
+    /* a frame timed whole records no event inside it */
+    qr_gpu_index_set_timing(r->index, level >= QR_TIMING_TOTALS ? level : QR_TIMING_OFF);
 }
 
 extern "C" void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window)
@@ -671,48 +688,17 @@ extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
            qr_gpu_index_device_bytes(r->index);
 }
 
-static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
-                               qr_error *err);
-
-extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
-                                   const qr_index_params *params, qr_render_mode mode,
-                                   qr_error *err)
+/* Decides this frame's render kernels (and makes the coverage buffer they
+ * may need: nothing is allocated while a graph is being captured). */
+static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
+                             render_plan *p, qr_error *err)
 {
-    cudaStream_t s = qr_gpu_index_stream(r->index);
-    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[0], s));
-    /* the render is queued right behind the build, which is checked after */
-    qr_status st = qr_gpu_index_start(r->index, scene, r->width, r->height, NULL, params, err);
-    if (st) return st;
-    st = launch_render(r, scene, mode, err);
-    if (st) return st;
-    int rebuilt = 0;
-    st = qr_gpu_index_finish(r->index, &rebuilt, err);
-    if (st) return st;
-    if (rebuilt) {
-        st = launch_render(r, scene, mode, err);
-        if (st) return st;
-    }
-    r->last_mode = mode;
-    if (r->timing) {
-        QR_CUDA_TRY(err, cudaEventSynchronize(r->ev[2]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.render_ms, r->ev[1], r->ev[2]));
-        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.frame_ms, r->ev[0], r->ev[2]));
-        st = qr_gpu_index_timing(r->index, &r->last.build, err);
-        if (st) return st;
-    }
-    return QR_OK;
-}
-
-/* Queues the render kernel for the index's current build, between the
- * render's two timing events (the frame ends when the render does, not when
- * the host gets round to checking the build). */
-static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
-                               qr_error *err)
-{
-    cudaStream_t s = qr_gpu_index_stream(r->index);
-    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[1], s));
-    qr_index_view v = qr_gpu_index_view(r->index);
-    int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
+    memset(p, 0, sizeof *p);
+    p->pos = scene->pos;
+    p->col = scene->col;
+    p->image = r->image;
+    p->color_span = scene->color_span;
+    p->timing = (int)r->timing;
     const bool snow = scene->shading == QR_SHADE_SNOW;
     /* windows pay on deep scenes: rand100k, biglittle, littlebig and rand1M
      * gain 1.1-2.6x at 1024 and 2048 (measured, docs/benchmarks.md) */
@@ -729,27 +715,97 @@ static qr_status launch_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
                                bytes, cudaGetErrorString(e));
             }
         }
-        qr_status st = qr_cover_count(&v, scene->pos, r->counts, s, err);
-        if (st) return st;
+        p->kernel = RK_WINDOW;
+        p->counts = r->counts;
+        p->window = r->exact_window;
         /* the windows' runs start 1e-3 (relative) outside every value a
          * colour can take, so rounding can never carry the true one past them */
         const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
-        k_render_window<<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, r->counts,
-                                                     scene->color_lo - m, scene->color_hi + m,
-                                                     r->exact_window, r->image);
+        p->lo = scene->color_lo - m;
+        p->hi = scene->color_hi + m;
     } else if (mode == QR_RENDER_EXACT) {
-        if (snow)
-            k_render<true, true><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
-        else
-            k_render<true, false><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
+        p->kernel = snow ? RK_EXACT_SNOW : RK_EXACT;
     } else {
-        if (snow)
-            k_render<false, true><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
-        else
-            k_render<false, false><<<tiles, RT_THREADS, 0, s>>>(v, scene->pos, scene->col, scene->color_span, r->image);
+        p->kernel = snow ? RK_FAST_SNOW : RK_FAST;
     }
-    QR_CUDA_TRY(err, cudaGetLastError());
-    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[2], s));
+    return QR_OK;
+}
+
+/* The frame's tail (qr_gpu_tail): the planned render kernels for the index's
+ * current build, between the render's timing events. Inside the build's
+ * graph when it is one; queued again behind a build that is redone. */
+static qr_status enqueue_render(void *user, cudaStream_t s, int capturing, int after_kernel,
+                                qr_error *err)
+{
+    qr_gpu_renderer *r = (qr_gpu_renderer *)user;
+    const render_plan &p = r->plan;
+    const unsigned flags = capturing ? cudaEventRecordExternal : cudaEventRecordDefault;
+    if (p.timing >= QR_TIMING_TOTALS) {
+        QR_CUDA_TRY(err, cudaEventRecordWithFlags(r->ev[1], s, flags));
+        after_kernel = 0;
+    }
+    const qr_index_view v = qr_gpu_index_view(r->index);
+    const int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
+    cudaError_t e = cudaSuccess;
+    switch (p.kernel) {
+    case RK_WINDOW: {
+        qr_status st = qr_cover_count(&v, p.pos, p.counts, s, after_kernel, err);
+        if (st) return st;
+        e = qr_launch(k_render_window, tiles, RT_THREADS, 0, s, 1, v, p.pos, p.col,
+                      (const int32_t *)p.counts, p.lo, p.hi, p.window, p.image);
+        break;
+    }
+    case RK_EXACT_SNOW:
+        e = qr_launch(k_render<true, true>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
+                      p.color_span, p.image);
+        break;
+    case RK_EXACT:
+        e = qr_launch(k_render<true, false>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
+                      p.color_span, p.image);
+        break;
+    case RK_FAST_SNOW:
+        e = qr_launch(k_render<false, true>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
+                      p.color_span, p.image);
+        break;
+    default:
+        e = qr_launch(k_render<false, false>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
+                      p.color_span, p.image);
+    }
+    QR_CUDA_TRY(err, e);
+    if (p.timing) QR_CUDA_TRY(err, cudaEventRecordWithFlags(r->ev[2], s, flags));
+    return QR_OK;
+}
+
+/* A frame: the build and, queued behind it (in its graph), the render;
+ * then the build is checked (and, rarely, redone with the render). */
+extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                   const qr_index_params *params, qr_render_mode mode,
+                                   qr_error *err)
+{
+    qr_status st = plan_render(r, scene, mode, &r->plan, err);
+    if (st) return st;
+    qr_gpu_tail tail;
+    memset(&tail, 0, sizeof tail);
+    tail.enqueue = enqueue_render;
+    tail.user = r;
+    static_assert(sizeof(render_plan) <= sizeof tail.key, "the render plan outgrew the tail's key");
+    memcpy(tail.key, &r->plan, sizeof r->plan);
+    if (r->timing) QR_CUDA_TRY(err, cudaEventRecord(r->ev[0], qr_gpu_index_stream(r->index)));
+    st = qr_gpu_index_start(r->index, scene, r->width, r->height, NULL, params, &tail, err);
+    if (st) return st;
+    int rebuilt = 0;
+    st = qr_gpu_index_finish(r->index, &rebuilt, err);
+    if (st) return st;
+    memset(&r->last, 0, sizeof r->last);
+    if (r->timing) {
+        QR_CUDA_TRY(err, cudaEventSynchronize(r->ev[2]));
+        QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.frame_ms, r->ev[0], r->ev[2]));
+        if (r->timing >= QR_TIMING_TOTALS) {
+            QR_CUDA_TRY(err, cudaEventElapsedTime(&r->last.render_ms, r->ev[1], r->ev[2]));
+            st = qr_gpu_index_timing(r->index, &r->last.build, err);
+            if (st) return st;
+        }
+    }
     return QR_OK;
 }
 
