@@ -83,6 +83,46 @@ Test(gpu_render, random_scenes_exact)
     }
 }
 
+/* Circles of radius at most 1.5 pixels (micro2M's kind): the same image, to
+ * the bit, as the CPU — where they spread (about 2 per pixel), where
+ * thousands pile onto a few pixels, on the image edges, with colours
+ * outside [0, 1]; fast mode within the tolerance. */
+Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{256, 256}, {333, 200}, {97, 611}};
+    for (int k = 0; k < 3; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        const float px = 1.0f / (float)(w > h ? w : h); /* a pixel, in scene units */
+        qr_error err;
+        qr_scene *s = NULL;
+        const int32_t n = 2 * w * h;
+        QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+        uint64_t st = 77 + k;
+        for (int32_t i = 0; i < n; i++) {
+            const int kind = rnd(&st) % 8;
+            if (kind == 0) { /* a pile on a few pixels */
+                s->x[i] = 0.3f + rndf(&st, 0.0f, 3.0f) / w;
+                s->y[i] = 0.6f + rndf(&st, 0.0f, 3.0f) / h;
+            } else { /* anywhere, a little past the edges */
+                s->x[i] = rndf(&st, -0.01f, 1.01f);
+                s->y[i] = rndf(&st, -0.01f, 1.01f);
+            }
+            s->r[i] = rndf(&st, 0.05f, 1.5f) * px;
+            s->z[i] = rndf(&st, 0.0f, 1.0f);
+            s->red[i] = rndf(&st, -0.5f, 1.5f);
+            s->green[i] = rndf(&st, 0.0f, 1.0f);
+            s->blue[i] = rndf(&st, 0.0f, 1.0f);
+        }
+        qr_index_params p;
+        qr_index_params_default(&p);
+        char what[64];
+        snprintf(what, sizeof what, "tiny circles %dx%d", w, h);
+        compare(s, w, h, &p, what);
+        qr_scene_free(s);
+    }
+}
+
 /* The index (quadtree parameters, or the uniform grid) changes the work,
  * never the picture: a pixel blends the circles covering it in the same
  * order whatever list they came from, in both modes. */

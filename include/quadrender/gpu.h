@@ -79,9 +79,11 @@ typedef enum qr_timing {
 typedef struct qr_build_timing {
     float boxes_ms;  /* cull, pixel boxes, corner histograms */
     float tree_ms;   /* prefix sums, node splits, leaf numbering, tile map */
-    float count_ms;  /* leaves per circle */
-    float scan_ms;   /* per-circle pair offsets */
-    float emit_ms;   /* (leaf, circle) pairs */
+    float count_ms;  /* leaves per circle (0 where emit counts: see emit_ms) */
+    float scan_ms;   /* per-circle pair offsets (likewise) */
+    float emit_ms;   /* (leaf, circle) pairs; a build after the first, of up to
+                        a million circles, counts and scans in the same kernel,
+                        and count_ms and scan_ms read about 0 */
     float sort_ms;   /* stable radix sort by leaf */
     float total_ms;  /* first event to last, including the scalar read-back */
 } qr_build_timing;

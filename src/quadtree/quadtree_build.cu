@@ -39,6 +39,7 @@ struct qr_gpu_index {
     ushort4 *boxes;
     uint32_t *counts;   /* per work slot (qr_cell_rows) */
     long long *offsets;
+    unsigned long long *tiles; /* the fused count-and-emit's look-back states */
     uint32_t *hist;
     qr_dnode *nodes;
     int32_t *ncount, *nleaves, *nfirst;
@@ -118,8 +119,10 @@ static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, siz
     ix->boxes = (ushort4 *)carve(&c, nn * sizeof(ushort4));
     ix->counts = (uint32_t *)carve(&c, slots * sizeof(uint32_t));
     ix->offsets = (long long *)carve(&c, slots * sizeof(long long));
-    /* scalars and histograms side by side: one memset clears both */
+    /* scalars, look-back states and histograms side by side: one memset
+     * clears them all */
     ix->scalars = (qr_build_scalars *)carve(&c, sizeof(qr_build_scalars));
+    ix->tiles = (unsigned long long *)carve(&c, (qr_count_emit_tiles(n) + 1) * sizeof(unsigned long long));
     ix->hist = (uint32_t *)carve(&c, qr_hist_words(g) * sizeof(uint32_t));
     ix->nodes = (qr_dnode *)carve(&c, (size_t)g->max_nodes * sizeof(qr_dnode));
     ix->ncount = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
@@ -343,9 +346,17 @@ static int key_bits(long long leaves)
     return bits;
 }
 
-/* Stages up to the pair slots: boxes, tree, count, scan. */
+/* Whether an ahead build over n circles counts and scans inside its emit
+ * (qr_launch_count_emit). */
+static int fused_emit(int32_t n)
+{
+    return qr_count_emit_tiles(n) <= QR_CE_MAX_TILES;
+}
+
+/* Stages up to the pair slots: boxes, tree, and the count and the scan
+ * (unless `fused`: the emit does them). */
 static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
-                              qr_error *err)
+                              int fused, qr_error *err)
 {
     cudaStream_t s = ix->stream;
     const int32_t n = scene->n;
@@ -358,10 +369,11 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
                                     ix->leaves, ix->tile_leaf, ix->scalars, s, stage_pdl(ix) && n > 0));
     REC(EV_TREE);
-    QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s,
-                                     stage_pdl(ix)));
+    if (!fused)
+        QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s,
+                                         stage_pdl(ix)));
     REC(EV_COUNT);
-    if (n > 0) {
+    if (!fused && n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
         QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(ix->scan_tmp, bytes, ix->counts, ix->offsets,
                                                         cuda::std::plus<long long>(), (long long)0,
@@ -384,7 +396,8 @@ static qr_status launch_readback(qr_gpu_index *ix, int32_t n, qr_error *err)
 
 /* Stages from the pairs on: emit `items` slots (the exact count; or, ahead,
  * more, the unused ones padded with keys that sort last, and the read-back
- * written by the emit kernel itself) and sort `bits` key bits. */
+ * written by the emit kernel itself, which also counts and scans when
+ * fused_emit) and sort `bits` key bits. */
 static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, long long items,
                              int ahead, int bits, qr_error *err)
 {
@@ -393,9 +406,15 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n,
     /* 16-bit keys when the leaf numbers fit: the sort moves a third fewer
      * bytes (2 + 4 per pair instead of 4 + 4) */
     const int key_bytes = bits <= 16 ? 2 : 4;
-    QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
-                                    ix->counts, items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
-                                    ix->scalars, ahead ? ix->rb_dev : NULL, s, stage_pdl(ix)));
+    if (ahead && fused_emit(n))
+        QR_CUDA_TRY(err, qr_launch_count_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->tiles,
+                                              items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
+                                              ix->scalars, ix->rb_dev, s, stage_pdl(ix)));
+    else
+        QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
+                                        ix->counts, items, pad_key, ix->keys[0], key_bytes,
+                                        ix->vals[0], ix->scalars, ahead ? ix->rb_dev : NULL, s,
+                                        stage_pdl(ix)));
     REC(EV_EMIT);
     ix->lists = ix->vals[0];
     if (bits > 0 && items > 1) {
@@ -460,7 +479,7 @@ static qr_status enqueue_ahead(qr_gpu_index *ix, const qr_gpu_scene *scene, cons
     if (single) {
         st = launch_single(ix, scene, g, err);
     } else {
-        st = launch_front(ix, scene, g, err);
+        st = launch_front(ix, scene, g, fused_emit(scene->n), err);
         if (!st) st = launch_back(ix, g, scene->n, ix->items, 1, bits, err);
         if (!st) REC(EV_END);
     }
@@ -640,7 +659,7 @@ static qr_status start_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
         ix->pending = 1;
         return QR_OK;
     }
-    st = launch_front(ix, scene, &g, err);
+    st = launch_front(ix, scene, &g, 0, err);
     if (st) return st;
     st = launch_readback(ix, n, err);
     if (st) return st;

@@ -41,6 +41,7 @@ struct qr_build_scalars {
     int32_t overflow;
     int32_t bad_emit;
     uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
+    uint32_t tickets;     /* the fused count-and-emit's tiles, handed out in order */
     long long num_pairs;
 };
 
@@ -94,14 +95,29 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
                             const int32_t *tile_leaf, const qr_leaf *leaves, uint32_t *counts,
                             cudaStream_t st, int pdl);
 /* (leaf, circle) pairs of every work slot at its scanned offset, in circle
- * order, keys of key_bytes (2 or 4) bytes; slots past `items` only set scalars->bad_emit. Ahead builds also
- * pad keys[num_pairs..items) with pad_key (< 0: no padding) and write the
- * read-back into rb (NULL: none) once every block is done. */
+ * order, keys of key_bytes (2 or 4) bytes; pairs past `items` only set
+ * scalars->bad_emit. Ahead builds also pad keys[num_pairs..items) with
+ * pad_key (< 0: no padding) and write and publish the read-back into rb
+ * (NULL: none) once every block is done. */
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            const uint32_t *counts, long long items, int32_t pad_key, void *keys,
                            int key_bytes, int32_t *vals, qr_build_scalars *scalars,
                            qr_build_readback *rb, cudaStream_t st, int pdl);
+/* The same for ahead builds of up to QR_CE_MAX_TILES tiles of QR_CE_TILE
+ * slots, with the count and the scan folded in (decoupled look-back over the
+ * tiles; `tiles`: qr_count_emit_tiles(n) words, zero, like
+ * scalars->tickets and blocks_done): a million circles. Past that the
+ * look-back costs more than the count and scan kernels it replaces
+ * (micro2M's 7813 tiles: 72 us against 64; docs/benchmarks.md). */
+#define QR_CE_TILE 256
+#define QR_CE_MAX_TILES 4096
+cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                                 const int32_t *tile_leaf, const qr_leaf *leaves,
+                                 unsigned long long *tiles, long long items, int32_t pad_key,
+                                 void *keys, int key_bytes, int32_t *vals,
+                                 qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st,
+                                 int pdl);
 
 /* The whole build of a tree that is one leaf, in one kernel (one block;
  * for scenes of at most QR_SINGLE_MAX_CIRCLES). Where the root would split,
@@ -154,6 +170,12 @@ static inline int qr_cell_rows(int32_t n)
     int R = 1;
     while (R < 8 && (long long)n * R < 131072) R *= 2;
     return R;
+}
+
+/* Tiles of the fused count-and-emit over n circles. */
+static inline size_t qr_count_emit_tiles(int32_t n)
+{
+    return ((size_t)n * qr_cell_rows(n) + QR_CE_TILE - 1) / QR_CE_TILE;
 }
 
 /* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes. */

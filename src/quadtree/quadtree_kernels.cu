@@ -599,12 +599,19 @@ __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__r
         counts[t] = cell_leaves(g, boxes[t >> lr], tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
 }
 
-/* One slot per thread: the loads of a slot wait on one another (box, tile
- * map, offsets), so latency is hidden by many threads, not by loops. */
-static int slot_blocks(int32_t slots)
+/* Blocks of 256 threads for a loop over `slots` work slots: a slot per
+ * thread, but at most 16 blocks per SM, each thread then looping (the loads
+ * of a slot wait on one another, and a few slots per thread keep more of
+ * them in flight than one: micro2M's emit over 2 M slots takes 35 us with
+ * 2112 blocks against 47 with 7813, ncu). `at_least`: blocks wanted anyway
+ * (to pad). */
+#define SLOT_MAX_BLOCKS (132 * 16)
+static int slot_blocks(long long slots, long long at_least = 1)
 {
-    int blocks = (int)((slots + 255) / 256);
-    return blocks < 1 ? 1 : blocks;
+    long long blocks = (slots + 255) / 256;
+    if (blocks < at_least) blocks = at_least;
+    if (blocks > SLOT_MAX_BLOCKS) blocks = SLOT_MAX_BLOCKS;
+    return blocks < 1 ? 1 : (int)blocks;
 }
 
 cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
@@ -618,15 +625,15 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
 }
 
 /* The read-back: the scalars (word by word through volatile loads, so that
- * nothing cached from before is copied) and the scan's total, *last_offset +
- * *last_count (0 when last_offset is NULL), into host-mapped memory. */
-__device__ void write_readback(const qr_build_scalars *scalars, const long long *last_offset,
-                               const uint32_t *last_count, qr_build_readback *out)
+ * nothing cached from before is copied) and the emitted pairs' total, into
+ * host-mapped memory. */
+__device__ void write_readback(const qr_build_scalars *scalars, long long total,
+                               qr_build_readback *out)
 {
     const volatile uint32_t *src = (const volatile uint32_t *)scalars;
     uint32_t *dst = (uint32_t *)&out->scalars;
     for (int k = 0; k < (int)(sizeof *scalars / 4); k++) dst[k] = src[k];
-    out->total = last_offset ? *last_offset + *last_count : 0;
+    out->total = total;
 }
 
 /* Tells the host, which waits on it, that the read-back is written: the
@@ -637,39 +644,42 @@ __device__ void publish_readback(qr_build_readback *rb)
     *(volatile uint32_t *)&rb->ready = 1;
 }
 
-/* Emit, then (ahead builds) the two small jobs that would otherwise be
- * kernels of their own in the build's chain: pad the unused slots
- * [num_pairs, items) with pad_key (< 0: none), and, in the last block to
- * finish, write the read-back (rb non-NULL). */
+/* Slot t's pairs at out, out + 1, ...; past `items` only bad_emit is set. */
 template <class Key>
-__global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
-                       const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
-                       const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
-                       long long items, int32_t pad_key, Key *keys, int32_t *vals,
-                       qr_build_scalars *scalars, qr_build_readback *rb)
+__device__ __forceinline__ void emit_slot(const qr_tree_geom &g, ushort4 box, int32_t t, int R,
+                                          const int32_t *__restrict__ tile_leaf,
+                                          const qr_leaf *__restrict__ leaves, long long out,
+                                          long long items, Key *keys, int32_t *vals,
+                                          qr_build_scalars *scalars)
 {
-    const int lr = __ffs(R) - 1; /* R is a power of two */
-    qr_pdl_wait(); /* the offsets */
-    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x) {
-        const int32_t i = t >> lr;
-        const long long out = offsets[t];
-        cell_leaves(g, boxes[i], tile_leaf, leaves, t & (R - 1), R, [&](uint32_t k, int32_t leaf) {
-            if (out + k < items) {
-                keys[out + k] = (Key)leaf;
-                vals[out + k] = i;
-            } else {
-                scalars->bad_emit = 1;
-            }
-        });
-    }
+    const int32_t i = t >> (__ffs(R) - 1); /* R is a power of two */
+    cell_leaves(g, box, tile_leaf, leaves, t & (R - 1), R, [&](uint32_t k, int32_t leaf) {
+        if (out + k < items) {
+            keys[out + k] = (Key)leaf;
+            vals[out + k] = i;
+        } else {
+            scalars->bad_emit = 1;
+        }
+    });
+}
+
+/* An ahead build's last two jobs, done by its emit kernel rather than by
+ * kernels of their own in the chain: pad the unused slots [num_pairs, items)
+ * with pad_key (< 0: none), and, in the last block to finish (rb non-NULL),
+ * write and publish the read-back; total() gives that block the emitted
+ * pairs. Every block's stores are ordered before its ticket (barrier, then
+ * a device-wide fence), so the last one sees them all. */
+template <class Key, class Total>
+__device__ __forceinline__ void pad_and_publish(long long items, int32_t pad_key, Key *keys,
+                                                qr_build_scalars *scalars, qr_build_readback *rb,
+                                                Total total)
+{
+    __shared__ bool last;
     if (pad_key >= 0)
         for (long long k = scalars->num_pairs + blockIdx.x * (long long)blockDim.x + threadIdx.x;
              k < items; k += (long long)gridDim.x * blockDim.x)
             keys[k] = (Key)pad_key;
     if (!rb) return;
-    /* last block out: every block's stores are ordered before its ticket
-     * (barrier, then a device-wide fence), so the last one sees them all */
-    __shared__ bool last;
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
@@ -678,9 +688,33 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
     __syncthreads();
     if (last && threadIdx.x == 0) {
         __threadfence();
-        write_readback(scalars, slots ? offsets + slots - 1 : NULL, counts + slots - 1, rb);
+        write_readback(scalars, total(), rb);
         publish_readback(rb);
     }
+}
+
+/* Blocks for an emit over `slots` that may also pad up to `items`. */
+/* Blocks for padding keys up to `items` (0: no padding). */
+static long long pad_blocks(long long items, int32_t pad_key)
+{
+    return pad_key >= 0 ? items / 256 : 0;
+}
+
+/* Emit at the scanned offsets (the count and CUB's scan ran before). */
+template <class Key>
+__global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                       const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+                       const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
+                       long long items, int32_t pad_key, Key *keys, int32_t *vals,
+                       qr_build_scalars *scalars, qr_build_readback *rb)
+{
+    const int lr = __ffs(R) - 1;
+    qr_pdl_wait(); /* the offsets */
+    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
+        emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, keys, vals, scalars);
+    pad_and_publish(items, pad_key, keys, scalars, rb, [&] {
+        return slots ? offsets[slots - 1] + counts[slots - 1] : 0ll;
+    });
 }
 
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
@@ -692,13 +726,124 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
     if (n == 0 && pad_key < 0 && !rb) return cudaSuccess;
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
-    int blocks = slot_blocks(slots);
-    if (pad_key >= 0 && items / 256 > blocks) blocks = (int)(items / 256 < 132 * 16 ? items / 256 : 132 * 16);
+    const int blocks = slot_blocks(slots, pad_blocks(items, pad_key));
     if (key_bytes == 2)
         return qr_launch(k_emit<uint16_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf,
                          leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, scalars, rb);
     return qr_launch(k_emit<int32_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves,
                      offsets, counts, items, pad_key, (int32_t *)keys, vals, scalars, rb);
+}
+
+/* ---- count, scan and emit in one pass (ahead builds) -----------------------
+ *
+ * An ahead build need not know its pair count before it emits (it emits into
+ * `items` slots and is checked afterwards), so counting, the scan over the
+ * slots and the emit are one kernel. Each block takes the next tile of
+ * CE_TILE slots (by ticket, so that tiles start in order and a tile only
+ * ever waits on tiles already running), counts its slots' pairs, scans them,
+ * and learns the pairs of all earlier tiles by decoupled look-back (Merrill
+ * and Garland's single-pass scan): a tile publishes its own total at once
+ * and its inclusive prefix as soon as it knows it, and a tile sums the
+ * totals before it, 32 at a time, back to the nearest published prefix.
+ * Then it emits, walking the same cells again (now cached). No per-slot
+ * counts or offsets go through memory, and the build's chain loses two
+ * nodes (the count and CUB's scan). Prefix sums of integers: deterministic. */
+#define CE_TILE QR_CE_TILE
+#define CE_AGG (1ull << 62)  /* state word: the tile's own total is known */
+#define CE_INCL (2ull << 62) /* its inclusive prefix is known (value: low 62 bits) */
+#define CE_VALUE ((1ull << 62) - 1)
+
+/* Warp 0 of tile `tile` (> 0): publishes the tile's total, returns the pairs
+ * of all tiles before it (on every lane), publishes the inclusive prefix. */
+__device__ long long look_back(unsigned long long *tiles, int tile, unsigned long long total)
+{
+    volatile unsigned long long *state = tiles;
+    const int lane = threadIdx.x % 32;
+    if (lane == 0) state[tile] = CE_AGG | total;
+    long long prefix = 0;
+    for (int end = tile;; end -= 32) {
+        const int at = end - 1 - lane; /* lane 0: the nearest */
+        unsigned long long w;
+        do { /* before tile 0 lies an inclusive prefix of 0 */
+            w = at >= 0 ? state[at] : CE_INCL;
+        } while (__any_sync(0xffffffffu, (w >> 62) == 0));
+        const uint32_t incl = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+        const int last = incl ? __ffs(incl) - 1 : 31;
+        long long v = lane <= last ? (long long)(w & CE_VALUE) : 0;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        prefix += v;
+        if (incl) break;
+    }
+    if (lane == 0) state[tile] = CE_INCL | (unsigned long long)(prefix + (long long)total);
+    return prefix;
+}
+
+/* Then, as the chain's last build kernel before the sort: pad the unused
+ * slots [num_pairs, items) with pad_key (< 0: none), and, in the last block
+ * to finish, write and publish the read-back. */
+template <class Key>
+__global__ void __launch_bounds__(CE_TILE)
+k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+             const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+             unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
+             qr_build_scalars *scalars, qr_build_readback *rb)
+{
+    typedef cub::BlockScan<uint32_t, CE_TILE> tile_scan;
+    __shared__ typename tile_scan::TempStorage scan;
+    __shared__ int s_tile;
+    __shared__ long long s_before;
+    const int ntiles = (slots + CE_TILE - 1) / CE_TILE;
+    qr_pdl_wait(); /* the tree */
+    if (threadIdx.x == 0) s_tile = (int)atomicAdd(&scalars->tickets, 1u);
+    __syncthreads();
+    const int tile = s_tile;
+    if (tile < ntiles) { /* blocks past the tiles only pad */
+        const int32_t t = tile * CE_TILE + threadIdx.x;
+        ushort4 box = make_ushort4(0, 0, 0, 0); /* empty */
+        uint32_t count = 0;
+        if (t < slots) {
+            box = boxes[t >> (__ffs(R) - 1)];
+            count = cell_leaves(g, box, tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
+        }
+        uint32_t at, total;
+        tile_scan(scan).ExclusiveSum(count, at, total);
+        if (threadIdx.x < 32) {
+            long long before = 0;
+            if (tile > 0)
+                before = look_back(tiles, tile, total);
+            else if (threadIdx.x == 0)
+                ((volatile unsigned long long *)tiles)[0] = CE_INCL | total;
+            if (threadIdx.x == 0) s_before = before;
+        }
+        __syncthreads();
+        if (t < slots) emit_slot(g, box, t, R, tile_leaf, leaves, s_before + at, items, keys, vals, scalars);
+    }
+    /* the total: the last tile's inclusive prefix */
+    pad_and_publish(items, pad_key, keys, scalars, rb, [&] {
+        return ntiles ? (long long)(((volatile unsigned long long *)tiles)[ntiles - 1] & CE_VALUE) : 0ll;
+    });
+}
+
+cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
+                                 const int32_t *tile_leaf, const qr_leaf *leaves,
+                                 unsigned long long *tiles, long long items, int32_t pad_key,
+                                 void *keys, int key_bytes, int32_t *vals,
+                                 qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st,
+                                 int pdl)
+{
+    const int R = qr_cell_rows(n);
+    const int32_t slots = n * R;
+    /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
+     * pad quickly, at least one for the read-back */
+    long long blocks = (long long)qr_count_emit_tiles(n);
+    const long long pad = slot_blocks(0, pad_blocks(items, pad_key));
+    if (pad > blocks) blocks = pad;
+    if (key_bytes == 2)
+        return qr_launch(k_count_emit<uint16_t>, (unsigned)blocks, CE_TILE, 0, st, pdl, slots, R, *g,
+                         boxes, tile_leaf, leaves, tiles, items, pad_key, (uint16_t *)keys, vals,
+                         scalars, rb);
+    return qr_launch(k_count_emit<int32_t>, (unsigned)blocks, CE_TILE, 0, st, pdl, slots, R, *g, boxes,
+                     tile_leaf, leaves, tiles, items, pad_key, (int32_t *)keys, vals, scalars, rb);
 }
 
 /* ---- single leaf: the whole build in one kernel -----------------------------
@@ -820,7 +965,7 @@ cudaError_t qr_launch_single_leaf(const qr_gpu_scene *s, const qr_tree_geom *g, 
 __global__ void k_readback(const qr_build_scalars *scalars, const long long *last_offset,
                            const uint32_t *last_count, qr_build_readback *out)
 {
-    write_readback(scalars, last_offset, last_count, out);
+    write_readback(scalars, last_offset ? *last_offset + *last_count : 0, out);
 }
 
 cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
