@@ -128,6 +128,20 @@ static bench_stats stats_of(double *v, int n)
     return s;
 }
 
+/* `warmup` untimed frames, then `frames` frames timed at `level` into t. */
+static qr_status time_frames(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_index_params *p,
+                             qr_render_mode mode, qr_timing level, int warmup, int frames,
+                             qr_frame_timing *t, qr_error *err)
+{
+    qr_gpu_renderer_set_timing(r, level);
+    for (int f = -warmup; f < frames; f++) {
+        qr_status st = qr_gpu_render(r, gs, p, mode, err);
+        if (!st && f >= 0) st = qr_gpu_renderer_timing(r, &t[f], err);
+        if (st) return st;
+    }
+    return QR_OK;
+}
+
 /* One (scene, size, index, mode) measurement: `frames` frames timed whole
  * (no event inside the frame), as many timed with events between build and
  * render, and as many stage by stage — separately, because every event
@@ -137,26 +151,20 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
                          int exact, int warmup, int frames, bench_row *row, qr_error *err)
 {
     double *v = malloc(sizeof(double) * frames * (BENCH_NSTAGES + 2));
-    if (!v) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    qr_frame_timing *t = malloc(sizeof *t * frames);
+    if (!v || !t) {
+        free(v);
+        free(t);
+        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    }
     double *frame = v, *build = v + frames, *stage = v + 2 * frames;
     const qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
-    qr_status st = QR_OK;
-    qr_gpu_renderer_set_timing(r, QR_TIMING_FRAME);
-    for (int f = -warmup; f < frames && !st; f++) {
-        st = qr_gpu_render(r, gs, p, mode, err);
-        if (st || f < 0) continue;
-        qr_frame_timing t;
-        st = qr_gpu_renderer_timing(r, &t, err);
-        frame[f] = t.frame_ms;
-    }
-    qr_gpu_renderer_set_timing(r, QR_TIMING_TOTALS);
-    for (int f = -2; f < frames && !st; f++) {
-        st = qr_gpu_render(r, gs, p, mode, err);
-        if (st || f < 0) continue;
-        qr_frame_timing t;
-        st = qr_gpu_renderer_timing(r, &t, err);
-        build[f] = t.build.total_ms;
-        stage[BENCH_RENDER * frames + f] = t.render_ms;
+    qr_status st = time_frames(r, gs, p, mode, QR_TIMING_FRAME, warmup, frames, t, err);
+    for (int f = 0; f < frames && !st; f++) frame[f] = t[f].frame_ms;
+    if (!st) st = time_frames(r, gs, p, mode, QR_TIMING_TOTALS, 2, frames, t, err);
+    for (int f = 0; f < frames && !st; f++) {
+        build[f] = t[f].build.total_ms;
+        stage[BENCH_RENDER * frames + f] = t[f].render_ms;
     }
     if (!st) {
         row->frames = frames;
@@ -165,14 +173,10 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
     }
     /* stage by stage; the render comes from the frames split in two, the
      * frame's rest ("other") from those timed whole */
-    qr_gpu_renderer_set_timing(r, QR_TIMING_STAGES);
-    for (int f = -2; f < frames && !st; f++) {
-        st = qr_gpu_render(r, gs, p, mode, err);
-        if (st || f < 0) continue;
-        qr_frame_timing t;
-        st = qr_gpu_renderer_timing(r, &t, err);
-        const double s[BENCH_RENDER] = {t.build.boxes_ms, t.build.tree_ms, t.build.count_ms,
-                                        t.build.scan_ms,  t.build.emit_ms, t.build.sort_ms};
+    if (!st) st = time_frames(r, gs, p, mode, QR_TIMING_STAGES, 2, frames, t, err);
+    for (int f = 0; f < frames && !st; f++) {
+        const double s[BENCH_RENDER] = {t[f].build.boxes_ms, t[f].build.tree_ms, t[f].build.count_ms,
+                                        t[f].build.scan_ms,  t[f].build.emit_ms, t[f].build.sort_ms};
         for (int k = 0; k < BENCH_RENDER; k++) stage[k * frames + f] = s[k];
     }
     if (!st) {
@@ -192,6 +196,7 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
         }
         row->device_bytes = qr_gpu_renderer_device_bytes(r);
     }
+    free(t);
     free(v);
     return st;
 }
