@@ -147,7 +147,11 @@ qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer 
                                  qr_error *err);
 void qr_gpu_renderer_destroy(qr_gpu_renderer *r);
 
-/* Builds the index for the scene's current state and renders it. */
+/* Builds the index for the scene's current state and renders it: one CUDA
+ * graph for both. Returns once the build is checked (and, rarely, redone);
+ * the render may still be running, so that a caller's next frame is queued
+ * behind it (qr_gpu_renderer_download waits for it; with timing on,
+ * qr_gpu_render itself does). */
 qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                         const qr_index_params *params, qr_render_mode mode, qr_error *err);
 
