@@ -739,7 +739,7 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
  * An ahead build need not know its pair count before it emits (it emits into
  * `items` slots and is checked afterwards), so counting, the scan over the
  * slots and the emit are one kernel. Each block takes the next tile of
- * CE_TILE slots (by ticket, so that tiles start in order and a tile only
+ * QR_CE_TILE slots (by ticket, so that tiles start in order and a tile only
  * ever waits on tiles already running), counts its slots' pairs, scans them,
  * and learns the pairs of all earlier tiles by decoupled look-back (Merrill
  * and Garland's single-pass scan): a tile publishes its own total at once
@@ -748,13 +748,13 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
  * Then it emits, walking the same cells again (now cached). No per-slot
  * counts or offsets go through memory, and the build's chain loses two
  * nodes (the count and CUB's scan). Prefix sums of integers: deterministic. */
-#define CE_TILE QR_CE_TILE
 #define CE_AGG (1ull << 62)  /* state word: the tile's own total is known */
 #define CE_INCL (2ull << 62) /* its inclusive prefix is known (value: low 62 bits) */
 #define CE_VALUE ((1ull << 62) - 1)
 
-/* Warp 0 of tile `tile` (> 0): publishes the tile's total, returns the pairs
- * of all tiles before it (on every lane), publishes the inclusive prefix. */
+/* Warp 0 of tile `tile`: publishes the tile's total, returns the pairs of
+ * all tiles before it (on every lane), publishes the inclusive prefix. Tile
+ * 0 finds the sentinel before it at once. */
 __device__ long long look_back(unsigned long long *tiles, int tile, unsigned long long total)
 {
     volatile unsigned long long *state = tiles;
@@ -782,23 +782,23 @@ __device__ long long look_back(unsigned long long *tiles, int tile, unsigned lon
  * slots [num_pairs, items) with pad_key (< 0: none), and, in the last block
  * to finish, write and publish the read-back. */
 template <class Key>
-__global__ void __launch_bounds__(CE_TILE)
+__global__ void __launch_bounds__(QR_CE_TILE)
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
              unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
              qr_build_scalars *scalars, qr_build_readback *rb)
 {
-    typedef cub::BlockScan<uint32_t, CE_TILE> tile_scan;
+    typedef cub::BlockScan<uint32_t, QR_CE_TILE> tile_scan;
     __shared__ typename tile_scan::TempStorage scan;
     __shared__ int s_tile;
     __shared__ long long s_before;
-    const int ntiles = (slots + CE_TILE - 1) / CE_TILE;
+    const int ntiles = (slots + QR_CE_TILE - 1) / QR_CE_TILE;
     qr_pdl_wait(); /* the tree */
     if (threadIdx.x == 0) s_tile = (int)atomicAdd(&scalars->tickets, 1u);
     __syncthreads();
     const int tile = s_tile;
     if (tile < ntiles) { /* blocks past the tiles only pad */
-        const int32_t t = tile * CE_TILE + threadIdx.x;
+        const int32_t t = tile * QR_CE_TILE + threadIdx.x;
         ushort4 box = make_ushort4(0, 0, 0, 0); /* empty */
         uint32_t count = 0;
         if (t < slots) {
@@ -808,11 +808,7 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
         uint32_t at, total;
         tile_scan(scan).ExclusiveSum(count, at, total);
         if (threadIdx.x < 32) {
-            long long before = 0;
-            if (tile > 0)
-                before = look_back(tiles, tile, total);
-            else if (threadIdx.x == 0)
-                ((volatile unsigned long long *)tiles)[0] = CE_INCL | total;
+            const long long before = look_back(tiles, tile, total);
             if (threadIdx.x == 0) s_before = before;
         }
         __syncthreads();
@@ -836,13 +832,14 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
     /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
      * pad quickly, at least one for the read-back */
     long long blocks = (long long)qr_count_emit_tiles(n);
-    const long long pad = slot_blocks(0, pad_blocks(items, pad_key));
-    if (pad > blocks) blocks = pad;
+    const long long pad = pad_blocks(items, pad_key);
+    if (pad > blocks) blocks = pad < SLOT_MAX_BLOCKS ? pad : SLOT_MAX_BLOCKS;
+    if (blocks < 1) blocks = 1;
     if (key_bytes == 2)
-        return qr_launch(k_count_emit<uint16_t>, (unsigned)blocks, CE_TILE, 0, st, pdl, slots, R, *g,
+        return qr_launch(k_count_emit<uint16_t>, (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g,
                          boxes, tile_leaf, leaves, tiles, items, pad_key, (uint16_t *)keys, vals,
                          scalars, rb);
-    return qr_launch(k_count_emit<int32_t>, (unsigned)blocks, CE_TILE, 0, st, pdl, slots, R, *g, boxes,
+    return qr_launch(k_count_emit<int32_t>, (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes,
                      tile_leaf, leaves, tiles, items, pad_key, (int32_t *)keys, vals, scalars, rb);
 }
 

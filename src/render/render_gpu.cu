@@ -54,13 +54,14 @@ typedef cub::BlockScan<int, RT_THREADS, cub::BLOCK_SCAN_RAKING> scan_raking;
 /* The render kernels a frame queues behind its build, and everything their
  * launches bake in besides the index's view: the key of the frame's graph
  * (qr_gpu_tail), so zeroed padding included. */
-enum { RK_FAST, RK_FAST_SNOW, RK_EXACT, RK_EXACT_SNOW, RK_WINDOW, RK_FAST_BY_EXACT };
+typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, float4 *);
 struct render_plan {
     const float4 *pos, *col;
     float4 *image;
     int32_t *counts;
     float color_span, lo, hi;
-    int kernel, window, timing;
+    render_kernel kernel; /* a k_render instance; NULL: exact mode by windows */
+    int alpha, window, timing;
 };
 
 struct qr_gpu_renderer {
@@ -717,7 +718,7 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
                                bytes, cudaGetErrorString(e));
             }
         }
-        p->kernel = RK_WINDOW;
+        p->kernel = NULL;
         p->counts = r->counts;
         p->window = r->exact_window;
         /* the windows' runs start 1e-3 (relative) outside every value a
@@ -726,7 +727,8 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
         p->lo = scene->color_lo - m;
         p->hi = scene->color_hi + m;
     } else if (mode == QR_RENDER_EXACT) {
-        p->kernel = snow ? RK_EXACT_SNOW : RK_EXACT;
+        p->kernel = snow ? k_render<true, true> : k_render<true, false>;
+        p->alpha = 1;
     } else {
         /* Fast mode stops a pixel after about log2(2 span / tol) blends
          * (17.6 for colours in [0, 1]). Where pixels hold on average less
@@ -735,9 +737,9 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
          * exact image, alpha left at 1). */
         const float stop_blends = log2f(2.0f * scene->color_span / QR_FAST_TOLERANCE);
         if (!snow && scene->depth < 0.5f * stop_blends)
-            p->kernel = RK_FAST_BY_EXACT;
+            p->kernel = k_render<true, false>;
         else
-            p->kernel = snow ? RK_FAST_SNOW : RK_FAST;
+            p->kernel = snow ? k_render<false, true> : k_render<false, false>;
     }
     return QR_OK;
 }
@@ -757,31 +759,15 @@ static qr_status enqueue_render(void *user, cudaStream_t s, int capturing, int a
     }
     const qr_index_view v = qr_gpu_index_view(r->index);
     const int tiles = ((v.geom.tiles_x + 1) / 2) * ((v.geom.tiles_y + 1) / 2); /* 32 x 32 regions */
-    cudaError_t e = cudaSuccess;
-    switch (p.kernel) {
-    case RK_WINDOW: {
+    cudaError_t e;
+    if (p.kernel) {
+        e = qr_launch(p.kernel, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col, p.color_span,
+                      p.alpha, p.image);
+    } else {
         qr_status st = qr_cover_count(&v, p.pos, p.counts, s, after_kernel, err);
         if (st) return st;
         e = qr_launch(k_render_window, tiles, RT_THREADS, 0, s, 1, v, p.pos, p.col,
                       (const int32_t *)p.counts, p.lo, p.hi, p.window, p.image);
-        break;
-    }
-    case RK_EXACT_SNOW:
-        e = qr_launch(k_render<true, true>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
-                      p.color_span, 1, p.image);
-        break;
-    case RK_EXACT:
-    case RK_FAST_BY_EXACT:
-        e = qr_launch(k_render<true, false>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
-                      p.color_span, p.kernel == RK_EXACT, p.image);
-        break;
-    case RK_FAST_SNOW:
-        e = qr_launch(k_render<false, true>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
-                      p.color_span, 0, p.image);
-        break;
-    default:
-        e = qr_launch(k_render<false, false>, tiles, RT_THREADS, 0, s, after_kernel, v, p.pos, p.col,
-                      p.color_span, 0, p.image);
     }
     QR_CUDA_TRY(err, e);
     if (p.timing) QR_CUDA_TRY(err, cudaEventRecordWithFlags(r->ev[2], s, flags));
