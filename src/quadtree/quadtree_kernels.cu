@@ -832,8 +832,9 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
     /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
      * pad quickly, at least one for the read-back */
     long long blocks = (long long)qr_count_emit_tiles(n);
-    const long long pad = pad_blocks(items, pad_key);
-    if (pad > blocks) blocks = pad < SLOT_MAX_BLOCKS ? pad : SLOT_MAX_BLOCKS;
+    long long pad = pad_blocks(items, pad_key);
+    if (pad > SLOT_MAX_BLOCKS) pad = SLOT_MAX_BLOCKS;
+    if (pad > blocks) blocks = pad; /* never fewer blocks than tiles */
     if (blocks < 1) blocks = 1;
     if (key_bytes == 2)
         return qr_launch(k_count_emit<uint16_t>, (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g,
