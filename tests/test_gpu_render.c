@@ -123,6 +123,36 @@ Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
     }
 }
 
+/* Snow shading with circles narrower and wider than a render region (the
+ * render gathers each warp's circles for the first kind, render_gpu.cu
+ * walk_leaf): both walks within 1e-5 of the CPU, in both modes. */
+Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int w = 512, h = 384;
+    const float radii[] = {3.0f, 40.0f}; /* mean radius, pixels */
+    for (int k = 0; k < 2; k++) {
+        qr_error err;
+        qr_scene *s = NULL;
+        const int32_t n = k == 0 ? 40000 : 3000;
+        QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+        s->shading = QR_SHADE_SNOW;
+        uint64_t st = 5 + k;
+        for (int32_t i = 0; i < n; i++) {
+            s->x[i] = rndf(&st, -0.05f, 1.05f);
+            s->y[i] = rndf(&st, -0.05f, 1.05f);
+            s->r[i] = rndf(&st, 0.2f, 1.8f) * radii[k] / (float)w;
+            s->z[i] = rndf(&st, 0.0f, 1.0f);
+        }
+        qr_index_params p;
+        qr_index_params_default(&p);
+        char what[64];
+        snprintf(what, sizeof what, "snow, radius %g px", radii[k]);
+        compare(s, w, h, &p, what);
+        qr_scene_free(s);
+    }
+}
+
 /* The index (quadtree parameters, or the uniform grid) changes the work,
  * never the picture: a pixel blends the circles covering it in the same
  * order whatever list they came from, in both modes. */

@@ -151,6 +151,7 @@ struct stage_mem {
     float4 col[RT_BATCH];  /* flat: 0.5*(r, g, b); snow: 1/r, peak alpha (fast), -, z */
     uint2 mask[RT_BATCH];  /* the circle's pixel box inside the block region and the
                                 current leaf: column bits, row bits */
+    uint16_t queue[RT_THREADS / 32][64]; /* each warp's gathered circles (walk_leaf) */
     union {
         typename scan_warps::TempStorage warps;
         typename scan_raking::TempStorage raking;
@@ -291,15 +292,12 @@ __device__ __forceinline__ uint32_t warp_hits(const stage_mem &sm, int chunk, in
     return __ballot_sync(0xffffffffu, hit);
 }
 
-/* The lanes of this warp whose pixels staged circle chunk + lane touches
- * (0 unless that circle is one of `bits`, warp_hits): lanes 0-15 are the
- * warp's columns at rows wy..wy+3, lanes 16-31 the same at wy+4..wy+7. */
-__device__ __forceinline__ uint32_t touched_lanes(const stage_mem &sm, int chunk, uint32_t bits,
-                                                  const block_setup &b)
+/* The lanes of this warp whose pixels staged circle k's box touches:
+ * lanes 0-15 are the warp's columns at rows wy..wy+3, lanes 16-31 the same
+ * at wy+4..wy+7. */
+__device__ __forceinline__ uint32_t touched_lanes(const stage_mem &sm, int k, const block_setup &b)
 {
-    const int lane = threadIdx.x % 32;
-    if (!((bits >> lane) & 1u)) return 0u;
-    const uint2 m = sm.mask[chunk + lane];
+    const uint2 m = sm.mask[k];
     const uint32_t cols = (m.x >> b.wx) & 0xffffu;
     return (((m.y >> b.wy) & 0xfu) ? cols : 0u) | (((m.y >> (b.wy + RT_ROWS)) & 0xfu) ? cols << 16 : 0u);
 }
@@ -330,43 +328,80 @@ __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const b
 }
 
 /* Walks one leaf's list for this thread's pixels `mine` of the leaf part rc:
- * exact first to last, fast last to first with early stop (live, T). */
-template <bool EXACT, bool SNOW, bool RAKE>
+ * exact first to last, fast last to first with early stop (live, T).
+ *
+ * Each staged batch goes to the lanes in groups of up to 32 circles that
+ * touch the warp's 16 x 8 pixels; a 32 x 32 bit transpose turns "the lanes
+ * circle k touches" into "the circles touching this lane", and each lane
+ * shades, in order, only those (small circles touch a few of the warp's 32
+ * columns, and a warp stepping through them together would shade each with
+ * most lanes idle: micro2M 0.44 -> 0.33 ms render). A group is
+ *   GATHER = false: one chunk of 32 staged circles, those of them touching
+ *           the warp (one ballot);
+ *   GATHER = true:  the next 32 staged circles that touch the warp, gathered
+ *           from as many chunks as it takes into a queue in walking order.
+ * Gathering pays where few staged circles touch a warp (small circles:
+ * micro2M's render 0.277 -> 0.217 ms) and costs 2-16% where most do (the
+ * queue's bookkeeping per circle); plan_render chooses. */
+template <bool EXACT, bool SNOW, bool RAKE, bool GATHER>
 __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, const int32_t *list,
                                           const region_ctx &rc, const block_setup &b, uint32_t mine,
                                           const float4 *__restrict__ pos,
                                           const float4 *__restrict__ col, const qr_tree_geom &g,
                                           float (*c)[4], float *T, float stop, uint32_t &live)
 {
+    const int lane = threadIdx.x % 32;
+    uint16_t *queue = sm.queue[threadIdx.x / 32];
     const int batches = (leaf.count + RT_BATCH - 1) / RT_BATCH;
     for (int bi = 0; bi < batches; bi++) {
-        /* exact walks the list first to last, fast last to first */
         const int kept = stage_batch<EXACT, SNOW, true, RAKE>(
             sm, list, leaf.count, EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
         __syncthreads();
-        /* Each warp picks, 32 at a time, the staged circles that touch its
-         * 16 x 8 pixels (one ballot); each lane then shades, in order, only
-         * those that touch its own pixels. Small circles touch a few of the
-         * warp's 32 columns, and a warp stepping through them together would
-         * shade each with most lanes idle (micro2M: 0.44 -> 0.33 ms render;
-         * where circles cover whole warps it costs 3-6%, docs/benchmarks.md). */
         const int chunks = (kept + 31) / 32;
-        for (int ci = 0; ci < chunks; ci++) {
+        int ci = 0, queued = 0;
+        while (ci < chunks || queued > 0) {
             if (!EXACT && !__any_sync(0xffffffffu, live & mine)) break;
-            const int chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
-            const uint32_t hits = warp_hits(sm, chunk, kept, b);
-            if (!hits) continue;
-            /* row k of the matrix: the lanes circle chunk+k touches; column
-             * `lane`: the circles touching this lane */
-            uint32_t bits = warp_transpose(touched_lanes(sm, chunk, hits, b));
+            /* the group: up to 32 staged circles touching the warp. Gathered,
+             * lane k holds the k-th one's slot, in walking order (ascending
+             * slots in exact mode, descending in fast mode); a chunk's lane k
+             * holds slot chunk + k if that one touches the warp. */
+            int slot = -1, take = 0, chunk = 0;
+            if (GATHER) {
+                for (; ci < chunks && queued < 32; ci++) {
+                    const int at = (EXACT ? ci : chunks - 1 - ci) * 32;
+                    const uint32_t hits = warp_hits(sm, at, kept, b);
+                    const uint32_t before = hits & (EXACT ? (1u << lane) - 1u : 0xfffffffeu << lane);
+                    if ((hits >> lane) & 1u) queue[queued + __popc(before)] = (uint16_t)(at + lane);
+                    queued += __popc(hits);
+                }
+                __syncwarp();
+                take = min(queued, 32);
+                if (lane < take) slot = queue[lane];
+            } else {
+                chunk = (EXACT ? ci : chunks - 1 - ci) * 32;
+                ci++;
+                const uint32_t hits = warp_hits(sm, chunk, kept, b);
+                if (!hits) continue;
+                if ((hits >> lane) & 1u) slot = chunk + lane;
+            }
+            /* row k of the matrix: the lanes circle k touches; column `lane`:
+             * the circles touching this lane */
+            uint32_t bits = warp_transpose(slot >= 0 ? touched_lanes(sm, slot, b) : 0u);
             if (!EXACT && !(live & mine)) bits = 0;
             while (bits) {
-                const int bb = EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
+                const int bb = GATHER || EXACT ? __ffs(bits) - 1 : 31 - __clz(bits);
                 bits &= ~(1u << bb);
-                const uint32_t rows = box_rows(sm, chunk + bb, b, live);
-                if (rows)
-                    shade<EXACT, SNOW>(sm.pos[chunk + bb], sm.col[chunk + bb], rows, b.cx, b.cy, c,
-                                       T, stop, live);
+                const int k = GATHER ? queue[bb] : chunk + bb;
+                const uint32_t rows = box_rows(sm, k, b, live);
+                if (rows) shade<EXACT, SNOW>(sm.pos[k], sm.col[k], rows, b.cx, b.cy, c, T, stop, live);
+            }
+            if (GATHER) {
+                /* the rest (under 32) to the queue's front */
+                const int rest = queued - take;
+                const uint16_t next = lane < rest ? queue[take + lane] : 0;
+                __syncwarp();
+                if (lane < rest) queue[lane] = next;
+                queued = rest;
             }
         }
         if (EXACT) {
@@ -379,7 +414,7 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
 
 /* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
  * exact walk also serves fast mode on shallow scenes, see plan_render). */
-template <bool EXACT, bool SNOW>
+template <bool EXACT, bool SNOW, bool GATHER>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
          float color_span, int alpha, float4 *__restrict__ image)
@@ -405,7 +440,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
         const qr_leaf leaf = v.leaves[leaf_ids[li]];
         region_ctx rc;
         const uint32_t mine = leaf_part(leaf, b, rc);
-        walk_leaf<EXACT, SNOW, false>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
+        walk_leaf<EXACT, SNOW, false, GATHER>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
@@ -539,7 +574,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 /* the reference walk, as k_render does it */
                 __syncthreads();
                 uint32_t all = (1u << RT_ROWS) - 1;
-                walk_leaf<true, false, true>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
+                walk_leaf<true, false, true, false>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
                 break;
             }
             /* pixels still live hold fewer than `win` covering circles: their
@@ -726,9 +761,6 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
         const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
         p->lo = scene->color_lo - m;
         p->hi = scene->color_hi + m;
-    } else if (mode == QR_RENDER_EXACT) {
-        p->kernel = snow ? k_render<true, true> : k_render<true, false>;
-        p->alpha = 1;
     } else {
         /* Fast mode stops a pixel after about log2(2 span / tol) blends
          * (17.6 for colours in [0, 1]). Where pixels hold on average less
@@ -736,10 +768,21 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
          * 3-8% (micro2M, rgb, pattern), so it takes the exact walk (the
          * exact image, alpha left at 1). */
         const float stop_blends = log2f(2.0f * scene->color_span / QR_FAST_TOLERANCE);
-        if (!snow && scene->depth < 0.5f * stop_blends)
-            p->kernel = k_render<true, false>;
+        const bool exact = mode == QR_RENDER_EXACT || (!snow && scene->depth < 0.5f * stop_blends);
+        p->alpha = mode == QR_RENDER_EXACT;
+        /* Walks that go to the end of their lists gather each warp's circles
+         * where circles are narrower than the region (walk_leaf): micro2M
+         * 0.277 -> 0.217 ms, snowsingle 3-4% faster; flat fast walks stop
+         * after a few groups and lose 2-8% to gathering (rand1M, rand10k). */
+        const float box_px = 2.0f * scene->radius * (float)(r->width > r->height ? r->width : r->height);
+        const bool gather = box_px < RB_SIDE;
+        if (!exact && !snow)
+            p->kernel = k_render<false, false, false>;
+        else if (exact)
+            p->kernel = snow ? (gather ? k_render<true, true, true> : k_render<true, true, false>)
+                             : (gather ? k_render<true, false, true> : k_render<true, false, false>);
         else
-            p->kernel = snow ? k_render<false, true> : k_render<false, false>;
+            p->kernel = gather ? k_render<false, true, true> : k_render<false, true, false>;
     }
     return QR_OK;
 }

@@ -32,7 +32,7 @@ static int grid_for(int32_t n)
     return b < 1 ? 1 : (b > 4096 ? 4096 : b);
 }
 
-/* See qr_gpu_scene.color_span, color_lo, color_hi and colors_finite. */
+/* See qr_gpu_scene.color_span, color_lo, color_hi, colors_finite, depth and radius. */
 static void color_range(const qr_scene *s, qr_gpu_scene *g)
 {
     /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
@@ -47,7 +47,7 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
                 hi = c[k] > hi ? c[k] : hi;
             }
         }
-    double area = 0.0;
+    double area = 0.0, radii = 0.0;
     for (int32_t i = 0; i < s->n; i++) {
         /* the box inside the unit square, times pi/4 */
         const double r = fabs((double)s->r[i]);
@@ -55,8 +55,10 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
         const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
         const double a = w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
         area += a;
+        radii += r;
     }
     g->depth = (float)area;
+    g->radius = s->n ? (float)(radii / s->n) : 0.0f;
     g->color_span = hi - lo;
     g->color_lo = lo;
     g->color_hi = hi;

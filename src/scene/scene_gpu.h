@@ -34,6 +34,9 @@ struct qr_gpu_scene {
      * how many circles cover an average pixel): what exact mode's choice
      * between windows and whole walks rests on. */
     float depth;
+    /* The circles' mean radius (unit square): whether the render gathers
+     * each warp's circles before walking them (render_gpu.cu). */
+    float radius;
 };
 
 #endif
