@@ -104,14 +104,18 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            const uint32_t *counts, long long items, int32_t pad_key, void *keys,
                            int key_bytes, int32_t *vals, qr_build_scalars *scalars,
                            qr_build_readback *rb, cudaStream_t st, int pdl);
-/* The same for ahead builds of up to QR_CE_MAX_TILES tiles of QR_CE_TILE
- * slots, with the count and the scan folded in (decoupled look-back over the
- * tiles; `tiles`: qr_count_emit_tiles(n) words, zero, like
- * scalars->tickets and blocks_done): a million circles. Past that the
- * look-back costs more than the count and scan kernels it replaces
- * (micro2M's 7813 tiles: 72 us against 64; docs/benchmarks.md). */
+/* The same for ahead builds of up to QR_CE_MAX_TILES tiles, with the count
+ * and the scan folded in (decoupled look-back over the tiles; `tiles`:
+ * qr_count_emit_tiles(n) words, zero, like scalars->tickets and
+ * blocks_done). A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots
+ * each: one slot per thread up to QR_CE_BIG_SLOTS slots (a million), four
+ * past that, since micro2M's 7813 tiles of one slot per thread took 72 us
+ * against 64 for the count and scan kernels (docs/benchmarks.md). */
 #define QR_CE_TILE 256
 #define QR_CE_MAX_TILES 4096
+#ifndef QR_CE_BIG_SLOTS
+#define QR_CE_BIG_SLOTS (QR_CE_TILE * QR_CE_MAX_TILES)
+#endif
 cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                                  const int32_t *tile_leaf, const qr_leaf *leaves,
                                  unsigned long long *tiles, long long items, int32_t pad_key,
@@ -172,10 +176,15 @@ static inline int qr_cell_rows(int32_t n)
     return R;
 }
 
-/* Tiles of the fused count-and-emit over n circles. */
+/* Slots per thread, and tiles, of the fused count-and-emit over n circles. */
+static inline int qr_count_emit_per(int32_t n)
+{
+    return (long long)n * qr_cell_rows(n) > QR_CE_BIG_SLOTS ? 4 : 1;
+}
 static inline size_t qr_count_emit_tiles(int32_t n)
 {
-    return ((size_t)n * qr_cell_rows(n) + QR_CE_TILE - 1) / QR_CE_TILE;
+    const size_t span = (size_t)QR_CE_TILE * qr_count_emit_per(n);
+    return ((size_t)n * qr_cell_rows(n) + span - 1) / span;
 }
 
 /* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes. */

@@ -780,8 +780,9 @@ __device__ long long look_back(unsigned long long *tiles, int tile, unsigned lon
 
 /* Then, as the chain's last build kernel before the sort: pad the unused
  * slots [num_pairs, items) with pad_key (< 0: none), and, in the last block
- * to finish, write and publish the read-back. */
-template <class Key>
+ * to finish, write and publish the read-back. A thread takes PER
+ * consecutive slots. */
+template <class Key, int PER>
 __global__ void __launch_bounds__(QR_CE_TILE)
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
@@ -792,27 +793,40 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
     __shared__ typename tile_scan::TempStorage scan;
     __shared__ int s_tile;
     __shared__ long long s_before;
-    const int ntiles = (slots + QR_CE_TILE - 1) / QR_CE_TILE;
+    const int ntiles = (slots + QR_CE_TILE * PER - 1) / (QR_CE_TILE * PER);
+    const int lr = __ffs(R) - 1;
     qr_pdl_wait(); /* the tree */
     if (threadIdx.x == 0) s_tile = (int)atomicAdd(&scalars->tickets, 1u);
     __syncthreads();
     const int tile = s_tile;
     if (tile < ntiles) { /* blocks past the tiles only pad */
-        const int32_t t = tile * QR_CE_TILE + threadIdx.x;
-        ushort4 box = make_ushort4(0, 0, 0, 0); /* empty */
-        uint32_t count = 0;
-        if (t < slots) {
-            box = boxes[t >> (__ffs(R) - 1)];
-            count = cell_leaves(g, box, tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
+        const int32_t t0 = (tile * QR_CE_TILE + threadIdx.x) * PER;
+        ushort4 box[PER];
+        uint32_t count[PER], sum = 0;
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            box[k] = make_ushort4(0, 0, 0, 0); /* empty */
+            if (t0 + k < slots) box[k] = boxes[(t0 + k) >> lr];
+        }
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
+            sum += count[k];
         }
         uint32_t at, total;
-        tile_scan(scan).ExclusiveSum(count, at, total);
+        tile_scan(scan).ExclusiveSum(sum, at, total);
         if (threadIdx.x < 32) {
             const long long before = look_back(tiles, tile, total);
             if (threadIdx.x == 0) s_before = before;
         }
         __syncthreads();
-        if (t < slots) emit_slot(g, box, t, R, tile_leaf, leaves, s_before + at, items, keys, vals, scalars);
+        long long offset = s_before + at;
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            if (t0 + k < slots)
+                emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
+            offset += count[k];
+        }
     }
     /* the total: the last tile's inclusive prefix */
     pad_and_publish(items, pad_key, keys, scalars, rb, [&] {
@@ -836,12 +850,14 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
     if (pad > SLOT_MAX_BLOCKS) pad = SLOT_MAX_BLOCKS;
     if (pad > blocks) blocks = pad; /* never fewer blocks than tiles */
     if (blocks < 1) blocks = 1;
+    const bool four = qr_count_emit_per(n) == 4;
     if (key_bytes == 2)
-        return qr_launch(k_count_emit<uint16_t>, (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g,
-                         boxes, tile_leaf, leaves, tiles, items, pad_key, (uint16_t *)keys, vals,
-                         scalars, rb);
-    return qr_launch(k_count_emit<int32_t>, (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes,
-                     tile_leaf, leaves, tiles, items, pad_key, (int32_t *)keys, vals, scalars, rb);
+        return qr_launch(four ? k_count_emit<uint16_t, 4> : k_count_emit<uint16_t, 1>, (unsigned)blocks,
+                         QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items,
+                         pad_key, (uint16_t *)keys, vals, scalars, rb);
+    return qr_launch(four ? k_count_emit<int32_t, 4> : k_count_emit<int32_t, 1>, (unsigned)blocks,
+                     QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items,
+                     pad_key, (int32_t *)keys, vals, scalars, rb);
 }
 
 /* ---- single leaf: the whole build in one kernel -----------------------------
