@@ -739,7 +739,7 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
  * An ahead build need not know its pair count before it emits (it emits into
  * `items` slots and is checked afterwards), so counting, the scan over the
  * slots and the emit are one kernel. Each block takes the next tile of
- * QR_CE_TILE slots (by ticket, so that tiles start in order and a tile only
+ * QR_CE_TILE * PER slots (by ticket, so that tiles start in order and a tile only
  * ever waits on tiles already running), counts its slots' pairs, scans them,
  * and learns the pairs of all earlier tiles by decoupled look-back (Merrill
  * and Garland's single-pass scan): a tile publishes its own total at once
