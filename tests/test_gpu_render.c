@@ -153,6 +153,45 @@ Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
     }
 }
 
+/* Exact flat blends are one fused multiply-add only where that is exact
+ * (qr_gpu_scene.fma_blend): scenes near its edges — subnormal colours, long
+ * stacks of black circles that halve a colour towards the subnormal range,
+ * negative colours — must still equal the CPU to the bit, walked whole and
+ * by windows (depth over three windows). */
+Test(gpu_render, fused_blend_edges_equal_the_cpu, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int w = 160, h = 96;
+    for (int kind = 0; kind < 3; kind++)
+        for (int deep = 0; deep < 2; deep++) {
+            qr_error err;
+            qr_scene *s = NULL;
+            const int32_t n = deep ? 600 : 140;
+            QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+            uint64_t st = 11 + kind;
+            for (int32_t i = 0; i < n; i++) {
+                s->x[i] = rndf(&st, 0.3f, 0.7f);
+                s->y[i] = rndf(&st, 0.2f, 0.5f);
+                s->r[i] = rndf(&st, 0.3f, 0.6f);
+                s->z[i] = rndf(&st, 0.0f, 1.0f);
+                s->green[i] = rndf(&st, 0.0f, 1.0f);
+                s->blue[i] = rndf(&st, 0.0f, 1.0f);
+                if (kind == 0) /* subnormal and tiny reds: 0.5 c is inexact there */
+                    s->red[i] = (float)(1 + 2 * (int)(rnd(&st) % 50)) * 0x1p-149f;
+                else if (kind == 1) /* black stacks: most circles halve red */
+                    s->red[i] = rnd(&st) % 8 ? 0.0f : 0x1p-40f;
+                else
+                    s->red[i] = rndf(&st, -1.0f, 1.0f);
+            }
+            qr_index_params p;
+            qr_index_params_default(&p);
+            char what[64];
+            snprintf(what, sizeof what, "blend edge %d, %d circles", kind, n);
+            compare(s, w, h, &p, what);
+            qr_scene_free(s);
+        }
+}
+
 /* The index (quadtree parameters, or the uniform grid) changes the work,
  * never the picture: a pixel blends the circles covering it in the same
  * order whatever list they came from, in both modes. */

@@ -55,12 +55,15 @@ typedef cub::BlockScan<int, RT_THREADS, cub::BLOCK_SCAN_RAKING> scan_raking;
  * launches bake in besides the index's view: the key of the frame's graph
  * (qr_gpu_tail), so zeroed padding included. */
 typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, float4 *);
+typedef void (*window_kernel)(qr_index_view, const float4 *, const float4 *, const int32_t *, float,
+                              float, int, float4 *);
 struct render_plan {
     const float4 *pos, *col;
     float4 *image;
     int32_t *counts;
     float color_span, lo, hi;
-    render_kernel kernel; /* a k_render instance; NULL: exact mode by windows */
+    render_kernel kernel;  /* a k_render instance, or NULL: */
+    window_kernel windows; /* exact mode by windows, a k_render_window instance */
     int alpha, window, timing;
 };
 
@@ -101,9 +104,20 @@ __device__ __forceinline__ void shade_snow_fast(float d2, const float4 sc, float
     *alpha = sc.y * __expf(-4.0f * t * t);
 }
 
+/* The reference's flat blend with alpha = 0.5, c' = fl(h + fl(0.5 c)) (h =
+ * fl(0.5 colour), staged). FMA: one fused multiply-add, fl(h + 0.5 c) —
+ * the same bits wherever 0.5 c is exact, that is unless c is subnormal or
+ * within a factor 2 of it; qr_gpu_scene.fma_blend says no colour value of
+ * the scene can get there (scene_gpu.cu proves it). */
+template <bool FMA>
+__device__ __forceinline__ float blend_flat(float h, float c)
+{
+    return FMA ? __fmaf_rn(0.5f, c, h) : QR_ADD(h, QR_MUL(0.5f, c));
+}
+
 /* Blends circle k of the staged batch into this thread's column of pixels
  * (rows = which of its RT_ROWS pixels the circle's box holds). */
-template <bool EXACT, bool SNOW>
+template <bool EXACT, bool SNOW, bool FMA>
 __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t rows, float cx,
                                       const float *cy, float (*c)[4], float *T, float stop,
                                       uint32_t &live)
@@ -131,9 +145,9 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
             }
         } else if (EXACT) {
             /* qr_blend with alpha = 0.5: alpha*colour was staged */
-            c[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, c[r][0]));
-            c[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, c[r][1]));
-            c[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, c[r][2]));
+            c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
+            c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
+            c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
             c[r][3] = QR_ADD(c[r][3], 0.5f);
         } else {
             c[r][0] += T[r] * sc.x;
@@ -343,7 +357,7 @@ __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const b
  * Gathering pays where few staged circles touch a warp (small circles:
  * micro2M's render 0.277 -> 0.217 ms) and costs 2-16% where most do (the
  * queue's bookkeeping per circle); plan_render chooses. */
-template <bool EXACT, bool SNOW, bool RAKE, bool GATHER>
+template <bool EXACT, bool SNOW, bool RAKE, bool GATHER, bool FMA>
 __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, const int32_t *list,
                                           const region_ctx &rc, const block_setup &b, uint32_t mine,
                                           const float4 *__restrict__ pos,
@@ -393,7 +407,7 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                 bits &= ~(1u << bb);
                 const int k = GATHER ? queue[bb] : chunk + bb;
                 const uint32_t rows = box_rows(sm, k, b, live);
-                if (rows) shade<EXACT, SNOW>(sm.pos[k], sm.col[k], rows, b.cx, b.cy, c, T, stop, live);
+                if (rows) shade<EXACT, SNOW, FMA>(sm.pos[k], sm.col[k], rows, b.cx, b.cy, c, T, stop, live);
             }
             if (GATHER) {
                 /* the rest (under 32) to the queue's front */
@@ -414,7 +428,7 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
 
 /* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
  * exact walk also serves fast mode on shallow scenes, see plan_render). */
-template <bool EXACT, bool SNOW, bool GATHER>
+template <bool EXACT, bool SNOW, bool GATHER, bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
          float color_span, int alpha, float4 *__restrict__ image)
@@ -440,7 +454,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
         const qr_leaf leaf = v.leaves[leaf_ids[li]];
         region_ctx rc;
         const uint32_t mine = leaf_part(leaf, b, rc);
-        walk_leaf<EXACT, SNOW, false, GATHER>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
+        walk_leaf<EXACT, SNOW, false, GATHER, FMA>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
@@ -481,6 +495,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
 #define RW_MAX_WINDOW (1 << 24)
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
 
+template <bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 3) /* 80 registers */
 k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
                 const int32_t *__restrict__ counts, float lo_bound, float hi_bound, int window,
@@ -574,7 +589,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 /* the reference walk, as k_render does it */
                 __syncthreads();
                 uint32_t all = (1u << RT_ROWS) - 1;
-                walk_leaf<true, false, true, false>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
+                walk_leaf<true, false, true, false, FMA>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
                 break;
             }
             /* pixels still live hold fewer than `win` covering circles: their
@@ -622,12 +637,12 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                             const float dy = QR_SUB(sp.y, b.cy[r]);
                             if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
                             /* qr_blend with alpha = 0.5: alpha*colour was staged */
-                            c[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, c[r][0]));
-                            c[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, c[r][1]));
-                            c[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, c[r][2]));
-                            hi[r][0] = QR_ADD(sc.x, QR_MUL(0.5f, hi[r][0]));
-                            hi[r][1] = QR_ADD(sc.y, QR_MUL(0.5f, hi[r][1]));
-                            hi[r][2] = QR_ADD(sc.z, QR_MUL(0.5f, hi[r][2]));
+                            c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
+                            c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
+                            c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
+                            hi[r][0] = blend_flat<FMA>(sc.x, hi[r][0]);
+                            hi[r][1] = blend_flat<FMA>(sc.y, hi[r][1]);
+                            hi[r][2] = blend_flat<FMA>(sc.z, hi[r][2]);
                         }
                     }
                 }
@@ -726,6 +741,19 @@ extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
            qr_gpu_index_device_bytes(r->index);
 }
 
+/* The k_render instance for a walk: exact or fast, snow or flat shading,
+ * gathered or chunk by chunk (walk_leaf), fused flat blends (blend_flat;
+ * only the exact flat walk blends that way). Fast flat walks stop early and
+ * never gather. */
+static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma)
+{
+    if (snow && exact) return gather ? k_render<true, true, true, false> : k_render<true, true, false, false>;
+    if (snow) return gather ? k_render<false, true, true, false> : k_render<false, true, false, false>;
+    if (!exact) return k_render<false, false, false, false>;
+    if (fma) return gather ? k_render<true, false, true, true> : k_render<true, false, false, true>;
+    return gather ? k_render<true, false, true, false> : k_render<true, false, false, false>;
+}
+
 /* Decides this frame's render kernels (and makes the coverage buffer they
  * may need: nothing is allocated while a graph is being captured). */
 static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
@@ -738,6 +766,9 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
     p->color_span = scene->color_span;
     p->timing = (int)r->timing;
     const bool snow = scene->shading == QR_SHADE_SNOW;
+    /* exact flat blends as one fused multiply-add, where that is exact
+     * (blend_flat) */
+    const bool fma = !snow && scene->fma_blend;
     /* windows pay on deep scenes: rand100k, biglittle, littlebig and rand1M
      * gain 1.1-2.6x at 1024 and 2048 (measured, docs/benchmarks.md) */
     const bool deep = scene->depth >= RW_DEEP * r->exact_window;
@@ -753,13 +784,16 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
                                bytes, cudaGetErrorString(e));
             }
         }
-        p->kernel = NULL;
+        p->windows = fma ? k_render_window<true> : k_render_window<false>;
         p->counts = r->counts;
         p->window = r->exact_window;
         /* the windows' runs start 1e-3 (relative) outside every value a
-         * colour can take, so rounding can never carry the true one past them */
+         * colour can take, so rounding can never carry the true one past
+         * them; where the blend is fused (fma_blend: no colour below 0) the
+         * low run starts at 0, which no computed colour goes below either,
+         * so that it too stays out of the subnormal range */
         const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
-        p->lo = scene->color_lo - m;
+        p->lo = fma ? 0.0f : scene->color_lo - m;
         p->hi = scene->color_hi + m;
     } else {
         /* Fast mode stops a pixel after about log2(2 span / tol) blends
@@ -776,13 +810,7 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
          * after a few groups and lose 2-8% to gathering (rand1M, rand10k). */
         const float box_px = 2.0f * scene->radius * (float)(r->width > r->height ? r->width : r->height);
         const bool gather = box_px < RB_SIDE;
-        if (!exact && !snow)
-            p->kernel = k_render<false, false, false>;
-        else if (exact)
-            p->kernel = snow ? (gather ? k_render<true, true, true> : k_render<true, true, false>)
-                             : (gather ? k_render<true, false, true> : k_render<true, false, false>);
-        else
-            p->kernel = gather ? k_render<false, true, true> : k_render<false, true, false>;
+        p->kernel = walk_kernel(exact, snow, gather, fma);
     }
     return QR_OK;
 }
@@ -809,7 +837,7 @@ static qr_status enqueue_render(void *user, cudaStream_t s, int capturing, int a
     } else {
         qr_status st = qr_cover_count(&v, p.pos, p.counts, s, after_kernel, err);
         if (st) return st;
-        e = qr_launch(k_render_window, tiles, RT_THREADS, 0, s, 1, v, p.pos, p.col,
+        e = qr_launch(p.windows, tiles, RT_THREADS, 0, s, 1, v, p.pos, p.col,
                       (const int32_t *)p.counts, p.lo, p.hi, p.window, p.image);
     }
     QR_CUDA_TRY(err, e);

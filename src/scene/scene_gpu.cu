@@ -32,12 +32,14 @@ static int grid_for(int32_t n)
     return b < 1 ? 1 : (b > 4096 ? 4096 : b);
 }
 
-/* See qr_gpu_scene.color_span, color_lo, color_hi, colors_finite, depth and radius. */
+/* See qr_gpu_scene.color_span, color_lo, color_hi, colors_finite, fma_blend, depth and
+ * radius. */
 static void color_range(const qr_scene *s, qr_gpu_scene *g)
 {
     /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
     float lo = s->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
-    int finite = 1;
+    int finite = 1, tiny = 0;
+    int64_t zeros[3] = {0, 0, 0};
     if (s->shading == QR_SHADE_FLAT)
         for (int32_t i = 0; i < s->n; i++) {
             const float c[3] = {s->red[i], s->green[i], s->blue[i]};
@@ -45,8 +47,19 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
                 finite &= isfinite(c[k]) != 0;
                 lo = c[k] < lo ? c[k] : lo;
                 hi = c[k] > hi ? c[k] : hi;
+                zeros[k] += c[k] == 0.0f;
+                tiny |= c[k] != 0.0f && fabsf(c[k]) < 0x1p-60f;
             }
         }
+    /* Every colour value an exact flat walk or a window's run computes
+     * starts at the background 1, at 0 or above every colour (render_gpu.cu)
+     * and is fl(h + fl(0.5 c)), h = fl(0.5 colour). With every channel >= 0
+     * it stays >= 0; a blend with a nonzero channel leaves it >= that h >=
+     * 2^-61 (round to nearest is monotone), and only circles whose channel is
+     * 0 halve it, at most 60 of them. So it is 0 or at least 2^-121, 0.5 c is
+     * exact, and fl(h + fl(0.5 c)) = fma(0.5, c, h) to the bit. */
+    g->fma_blend = s->shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !tiny &&
+                   zeros[0] <= 60 && zeros[1] <= 60 && zeros[2] <= 60;
     double area = 0.0, radii = 0.0;
     for (int32_t i = 0; i < s->n; i++) {
         /* the box inside the unit square, times pi/4 */

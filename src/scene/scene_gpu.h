@@ -30,6 +30,11 @@ struct qr_gpu_scene {
      * colour is NaN or infinite. */
     float color_lo, color_hi;
     int colors_finite;
+    /* Exact flat blends may be one fused multiply-add (render_gpu.cu
+     * blend_flat): every colour channel is >= 0, none is below 2^-60 but 0,
+     * and no channel is 0 in more than 60 circles (scene_gpu.cu says why
+     * that suffices). */
+    int fma_blend;
     /* The scene's mean depth (circle area inside the unit square, summed:
      * how many circles cover an average pixel): what exact mode's choice
      * between windows and whole walks rests on. */
