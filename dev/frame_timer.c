@@ -35,7 +35,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[first], "-n")) frames = atoi(argv[++first]);
         else if (!strcmp(argv[first], "-s")) size = atoi(argv[++first]);
         else if (!strcmp(argv[first], "--cap")) p.capacity = atoi(argv[++first]);
-        else if (!strcmp(argv[first], "--leaf")) p.min_leaf = atoi(argv[++first]); /* 0: auto */
+        else if (!strcmp(argv[first], "--leaf")) p.min_leaf = atoi(argv[++first]);
         else if (!strcmp(argv[first], "--uniform")) p.uniform = 1;
         else if (!strcmp(argv[first], "--window")) window = atoi(argv[++first]);
         else if (!strcmp(argv[first], "--timing")) {

@@ -828,8 +828,6 @@ Test(cli, stats_json_stdout)
     cr_expect(!json_find(R.out, "device.index_bytes"), "no device memory on the CPU");
     cr_expect_eq(json_number(R.out, "scene.circles"), 10000);
     cr_expect_eq(json_number(R.out, "image.width"), 1024);
-    /* the automatic minimum leaf, as built (rand10k's circles are ~50 px) */
-    cr_expect_eq(json_number(R.out, "params.min_leaf"), 64);
 
     qr_index_stats s;
     host_stats("rand10k", 0, 1024, &s);
@@ -890,13 +888,6 @@ Test(cli, stats_picture)
     png_size(png, &w, &h);
     cr_expect(w == 64 && h == 64, "%dx%d", w, h);
 
-    /* --min-leaf auto is the default, spelled out; a 24-pixel image makes
-     * rand10k's circles ~1.2 px: 32-pixel cells */
-    cr_assert_eq(RUN("stats", "rand10k", "-s", "24", "--device", "cpu", "--min-leaf", "auto",
-                     "--json", "-"),
-                 0, "%s", R.err);
-    cr_expect_eq(json_number(R.out, "params.min_leaf"), 32);
-
     const char *heat = qr_test_tmp("heat.png");
     cr_assert_eq(RUN("stats", "rand10k", "--width", "40", "--height", "24", "--device", "cpu",
                      "--picture", heat, "--picture-mode", "heat"),
@@ -951,8 +942,8 @@ Test(cli, usage_stats_and_check)
     };
     expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
     RUN("stats", "rgb", "--min-leaf", "48");
-    cr_expect_str_eq(R.err, "quadrender: --min-leaf: expected auto or a power of two from 16 to "
-                            "32768, got '48'\nTry 'quadrender stats --help'.\n");
+    cr_expect_str_eq(R.err, "quadrender: --min-leaf: expected a power of two from 16 to 32768, "
+                            "got '48'\nTry 'quadrender stats --help'.\n");
 }
 
 /* ---- on a GPU (skipped without one) ------------------------------------------------------ */

@@ -229,13 +229,8 @@ static long long children_sum(const qr_rect *boxes, const unsigned char *vis, in
 /* Builds the index and checks every invariant against brute force; returns
  * the index for further checks (free it with qr_index_free). */
 static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
-                                  const qr_index_params *requested)
+                                  const qr_index_params *p)
 {
-    /* an automatic min_leaf is built and recorded resolved */
-    const qr_index_params resolved =
-        qr_index_params_resolve(requested, qr_scene_mean_radius(s), w, h);
-    const qr_index_params *p = &resolved;
-    cr_assert(p->min_leaf != QR_MIN_LEAF_AUTO);
     qr_rect reg = region ? *region : qr_rect_full(w, h);
     char ctx[256];
     snprintf(ctx, sizeof ctx,
@@ -981,7 +976,7 @@ Test(index_host, invalid_params)
     expect_invalid(s, 64, 64, NULL, params(-3, 16, 15, 0), "capacity");
     expect_invalid(s, 64, 64, NULL, params(4, 8, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, params(4, 48, 15, 0), "leaf");
-    expect_invalid(s, 64, 64, NULL, params(4, -16, 15, 0), "leaf");
+    expect_invalid(s, 64, 64, NULL, params(4, 0, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, params(4, 65536, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, params(4, 16, 16, 0), "depth");
     expect_invalid(s, 64, 64, NULL, params(4, 16, -1, 0), "depth");
@@ -1162,52 +1157,6 @@ Test(index_host, random_scenes)
             if (region.x0 < region.x1 && region.y0 < region.y1)
                 check(s, w, h, &region, &p);
         }
-        qr_scene_free(s);
-    }
-}
-
-/* min_leaf auto: 32 where circles average under 1.5 pixels in radius (in the
- * image's larger dimension), else 64; explicit sizes stay. The mean radius
- * is over finite radii, their absolute values. */
-Test(index_host, automatic_min_leaf)
-{
-    cr_assert_eq(qr_index_auto_min_leaf(1.0 / 1024, 1024, 1024), 32);
-    cr_assert_eq(qr_index_auto_min_leaf(1.0 / 1024, 2048, 1024), 64);  /* 2 px */
-    cr_assert_eq(qr_index_auto_min_leaf(1.49 / 1000, 600, 1000), 32);
-    cr_assert_eq(qr_index_auto_min_leaf(1.5 / 1000, 1000, 600), 64);
-    cr_assert_eq(qr_index_auto_min_leaf(0.0, 64, 64), 32);             /* no circles */
-    qr_index_params p;
-    qr_index_params_default(&p);
-    cr_assert_eq(p.min_leaf, QR_MIN_LEAF_AUTO);
-    cr_assert_eq(qr_index_params_resolve(&p, 0.05, 1024, 1024).min_leaf, 64);
-    p.min_leaf = 128;
-    cr_assert_eq(qr_index_params_resolve(&p, 0.0001, 1024, 1024).min_leaf, 128);
-
-    qr_error err;
-    qr_scene *s = NULL;
-    cr_assert_eq(qr_scene_alloc(4, QR_ANIM_NONE, &s, &err), QR_OK);
-    const float r[4] = {0.001f, -0.003f, INFINITY, 0.002f};
-    for (int i = 0; i < 4; i++) s->r[i] = r[i];
-    cr_assert(fabs(qr_scene_mean_radius(s) - 0.002) < 1e-9, "%g", qr_scene_mean_radius(s));
-    qr_scene_free(s);
-
-    /* micro2M at 1024 x 1024 (radius ~1 px) gets 32-pixel leaves, rand1M
-     * (~12 px) 64-pixel ones, with the default parameters */
-    const char *names[] = {"micro2M", "rand1M"};
-    const int32_t want[] = {32, 64};
-    qr_index_params_default(&p);
-    for (int k = 0; k < 2; k++) {
-        cr_assert_eq(qr_scene_builtin(names[k], 0, &s, &err), QR_OK, "%s", err.msg);
-        qr_index *ix = NULL;
-        cr_assert_eq(qr_index_build_host(s, 1024, 1024, NULL, &p, &ix, &err), QR_OK, "%s", err.msg);
-        cr_assert_eq(ix->params.min_leaf, want[k], "%s: min leaf %d", names[k], ix->params.min_leaf);
-        int32_t smallest = 1 << 30;
-        for (int32_t i = 0; i < ix->num_leaves; i++) {
-            const int32_t side = ix->leaves[i].rect.x1 - ix->leaves[i].rect.x0;
-            smallest = side < smallest ? side : smallest;
-        }
-        cr_assert_eq(smallest, want[k], "%s: smallest leaf %d", names[k], smallest);
-        qr_index_free(ix);
         qr_scene_free(s);
     }
 }

@@ -92,9 +92,7 @@ qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err);
 void qr_gpu_index_destroy(qr_gpu_index *ix);
 
 /* Builds the index of `scene` for a width x height image (region NULL = the
- * whole image). Same result as qr_index_build_host, bit for bit, for the
- * scene as it was uploaded (an automatic min_leaf is decided from the radii
- * the scene had then, qr_index_params_resolve). */
+ * whole image). Same result as qr_index_build_host, bit for bit. */
 qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                              int32_t height, const qr_rect *region,
                              const qr_index_params *params, qr_error *err);

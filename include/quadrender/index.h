@@ -44,8 +44,7 @@ extern "C" {
 
 typedef struct qr_index_params {
     int32_t capacity;  /* split nodes holding more circles than this */
-    int32_t min_leaf;  /* smallest leaf side in pixels: a power of two >= QR_TILE,
-                          or QR_MIN_LEAF_AUTO (the default): qr_index_auto_min_leaf */
+    int32_t min_leaf;  /* smallest leaf side in pixels: a power of two >= QR_TILE */
     int32_t max_depth; /* deepest level (root = 0), <= QR_MAX_DEPTH_LIMIT */
     int32_t uniform;   /* nonzero: ignore capacity and split every node down to
                           min_leaf — the classic uniform grid of min_leaf tiles */
@@ -69,20 +68,6 @@ typedef struct qr_index_params {
 void qr_index_params_default(qr_index_params *p);
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err);
 
-/* min_leaf = QR_MIN_LEAF_AUTO: the builders take qr_index_auto_min_leaf of
- * the scene's mean radius (qr_scene_mean_radius; a GPU scene's is taken when
- * it is uploaded) and the image size. It is 32 where circles average under
- * 1.5 pixels in radius, else 64. Leaves of 64 pixels cost the render four
- * 32 x 32 regions each reading the whole list, which only pays where
- * circles are larger: micro2M at 1024 x 1024 renders in 0.146 ms with
- * 32-pixel leaves against 0.212 (frame 0.322 against 0.346 ms), while the
- * finer histograms would cost rand1M, whose leaves stay 64 pixels, 11%. */
-#define QR_MIN_LEAF_AUTO 0
-int32_t qr_index_auto_min_leaf(double mean_radius, int32_t width, int32_t height);
-/* p with min_leaf resolved (QR_MIN_LEAF_AUTO -> qr_index_auto_min_leaf). */
-qr_index_params qr_index_params_resolve(const qr_index_params *p, double mean_radius,
-                                        int32_t width, int32_t height);
-
 /* Half-open pixel rectangle [x0,x1) x [y0,y1); y = 0 is the bottom row. */
 typedef struct qr_rect {
     int32_t x0, y0, x1, y1;
@@ -98,7 +83,7 @@ typedef struct qr_leaf {
 typedef struct qr_index {
     int32_t width, height; /* the full image */
     qr_rect region;        /* the part indexed */
-    qr_index_params params; /* as built: min_leaf resolved (never QR_MIN_LEAF_AUTO) */
+    qr_index_params params;
     int32_t root_size;     /* S, pixels */
     int32_t num_nodes;     /* nodes of the tree, leaves included */
     int32_t num_leaves;

@@ -65,10 +65,6 @@ void qr_scene_free(qr_scene *scene);
 /* A deep copy (same block layout). */
 qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);
 
-/* The mean |r| over the circles with a finite radius (0 with none), summed in
- * circle order in double: the same value wherever it is computed. */
-double qr_scene_mean_radius(const qr_scene *scene);
-
 /* ---- built-in scenes ---------------------------------------------------- */
 
 typedef struct qr_builtin_info {

@@ -155,7 +155,6 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
 
 const char *cli_set_capacity(const char *text, void *dest);  /* int32_t, 1..2^30 */
 const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^4..2^15 */
-const char *cli_set_min_leaf_auto(const char *text, void *dest); /* the same, or "auto" (0) */
 const char *cli_set_max_depth(const char *text, void *dest); /* int32_t, 0..15 */
 const char *cli_set_max_leaf(const char *text, void *dest);  /* int32_t, 0 or 2^4..2^15 */
 const char *cli_set_split_cost(const char *text, void *dest); /* int32_t, 0..1000 */

@@ -58,15 +58,6 @@ const char *cli_set_min_leaf(const char *text, void *dest)
     return NULL;
 }
 
-const char *cli_set_min_leaf_auto(const char *text, void *dest)
-{
-    if (strcmp(text, "auto") == 0) {
-        *(int32_t *)dest = QR_MIN_LEAF_AUTO;
-        return NULL;
-    }
-    return cli_set_min_leaf(text, dest) ? "auto or a power of two from 16 to 32768" : NULL;
-}
-
 const char *cli_set_max_depth(const char *text, void *dest)
 {
     uint64_t v;
@@ -112,7 +103,7 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
     qr_index_params_default(p);
     /* the help shows the library's defaults, whatever they are now; one
      * process parses one command line, so static buffers do */
-    static char cap_help[96], depth_help[96], max_leaf_help[96], cost_help[128];
+    static char cap_help[96], leaf_help[96], depth_help[96], max_leaf_help[96], cost_help[128];
     snprintf(cost_help, sizeof cost_help,
              "split nodes over capacity only where it pays: a list read in %% of a pair "
              "(0: capacity alone; default %d)",
@@ -122,14 +113,13 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
              p->max_leaf);
     snprintf(cap_help, sizeof cap_help, "split index nodes holding more than N circles (default %d)",
              p->capacity);
-    static const char leaf_help[] = "smallest index leaf side, a power of two from 16, or auto (the "
-                                    "default: 32 where circles average under 1.5 px in radius, "
-                                    "else 64)";
+    snprintf(leaf_help, sizeof leaf_help,
+             "smallest index leaf side, a power of two from 16 (default %d)", p->min_leaf);
     snprintf(depth_help, sizeof depth_help, "deepest index level, 0 to %d (default %d)",
              QR_MAX_DEPTH_LIMIT, p->max_depth);
     const cli_opt o[CLI_INDEX_NOPTS] = {
         {"--capacity", NULL, "N", cli_set_capacity, &p->capacity, cap_help, 0},
-        {"--min-leaf", NULL, "N", cli_set_min_leaf_auto, &p->min_leaf, leaf_help, 0},
+        {"--min-leaf", NULL, "N", cli_set_min_leaf, &p->min_leaf, leaf_help, 0},
         {"--max-depth", NULL, "N", cli_set_max_depth, &p->max_depth, depth_help, 0},
         {"--index", NULL, "KIND", set_index_kind, &p->uniform,
          "quadtree (default), or grid: the classic uniform grid of --tile tiles", 0},

@@ -229,7 +229,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV ('-' = stdout)", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
         {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, "quadtree: split nodes holding more than N circles", 0},
-        {"--min-leaf", NULL, "N", cli_set_min_leaf_auto, &qp.min_leaf, "quadtree: smallest leaf side, or auto (default)", 0},
+        {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, "quadtree: smallest leaf side", 0},
         {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, "quadtree: largest leaf side (0: no limit)", 0},
         {"--split-cost", NULL, "N", cli_set_split_cost, &qp.split_cost, "quadtree: split only where it pays (0: capacity alone)", 0},
         {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, "quadtree: deepest level", 0},
@@ -273,11 +273,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
            QR_BUILD_TYPE, warmup, frames,
            direct ? "directly (a tree of one leaf: one kernel)"
                   : "as a CUDA graph (a tree of one leaf: one kernel)");
-    char min_leaf[48] = "auto (32 px under 1.5 px radius, else 64)";
-    if (qp.min_leaf != QR_MIN_LEAF_AUTO) snprintf(min_leaf, sizeof min_leaf, "%d px", qp.min_leaf);
-    printf("# quadtree: capacity %d, min leaf %s, max leaf %d px (0: none), split cost %d, "
+    printf("# quadtree: capacity %d, min leaf %d px, max leaf %d px (0: none), split cost %d, "
            "max depth %d\n",
-           qp.capacity, min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
+           qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
     char header_json[1024];
     snprintf(header_json, sizeof header_json,
              "{\"date\": \"%s\", \"gpu\": \"%s\", \"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, "

@@ -380,10 +380,8 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
                                    &err)
                        : build_cpu(scene, so.frame, so.width, so.height, &params, &ix, &ctx, &err);
     qr_index_stats s;
-    if (st == QR_OK) {
-        ctx.params = ix->params; /* as built: an automatic min_leaf resolved */
+    if (st == QR_OK)
         st = qr_index_stats_compute(ix, scene->n, &s, &err);
-    }
     if (st != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;

@@ -710,9 +710,8 @@ qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
     ix->height = height;
     ix->has_region = region != NULL;
     if (region) ix->region = *region;
-    /* min_leaf QR_MIN_LEAF_AUTO: from the radii the scene had at upload */
-    ix->params = qr_index_params_resolve(params, scene->mean_radius, width, height);
-    return start_build(ix, scene, width, height, region, &ix->params, 0, err);
+    ix->params = *params;
+    return start_build(ix, scene, width, height, region, params, 0, err);
 }
 
 /* Waits for the pending build's read-back. An ahead build's kernel publishes

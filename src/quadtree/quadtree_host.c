@@ -16,13 +16,12 @@
  * time) low, and the render kernel refines each leaf list to its 32 x 32
  * regions. Split cost 5 keeps 128-pixel leaves where circles are big
  * (rand100k, biglittle: 10-15% faster frames) and changes nothing where they
- * are small; 32-pixel leaves pay only where circles are tiny (micro2M), so
- * the minimum leaf follows the circles' size (qr_index_auto_min_leaf). A
- * leaf size limit measured no better, so none. */
+ * are small; 32-pixel leaves (micro2M's best) cost the other scenes more
+ * than they gain. A leaf size limit measured no better, so none. */
 void qr_index_params_default(qr_index_params *p)
 {
     p->capacity = 1024;
-    p->min_leaf = QR_MIN_LEAF_AUTO;
+    p->min_leaf = 64;
     p->max_depth = QR_MAX_DEPTH_LIMIT;
     p->uniform = 0;
     p->max_leaf = 0;
@@ -34,11 +33,9 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
     if (p->capacity < 1)
         return qr_fail(err, QR_ERR_INVALID, "index capacity must be at least 1 (got %d)",
                        p->capacity);
-    if (p->min_leaf != QR_MIN_LEAF_AUTO &&
-        (p->min_leaf < QR_TILE || p->min_leaf > 32768 || (p->min_leaf & (p->min_leaf - 1))))
+    if (p->min_leaf < QR_TILE || p->min_leaf > 32768 || (p->min_leaf & (p->min_leaf - 1)))
         return qr_fail(err, QR_ERR_INVALID,
-                       "minimum leaf size must be 0 (automatic) or a power of two from %d to "
-                       "32768 (got %d)",
+                       "minimum leaf size must be a power of two from %d to 32768 (got %d)",
                        QR_TILE, p->min_leaf);
     /* a max_leaf below min_leaf just means every leaf is min_leaf */
     if (p->max_leaf != 0 && (p->max_leaf < QR_TILE || p->max_leaf > 32768 ||
@@ -54,21 +51,6 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
         return qr_fail(err, QR_ERR_INVALID, "maximum depth must be from 0 to %d (got %d)",
                        QR_MAX_DEPTH_LIMIT, p->max_depth);
     return QR_OK;
-}
-
-int32_t qr_index_auto_min_leaf(double mean_radius, int32_t width, int32_t height)
-{
-    const double px = mean_radius * (double)(width > height ? width : height);
-    return px < 1.5 ? 32 : 64;
-}
-
-qr_index_params qr_index_params_resolve(const qr_index_params *p, double mean_radius,
-                                        int32_t width, int32_t height)
-{
-    qr_index_params r = *p;
-    if (r.min_leaf == QR_MIN_LEAF_AUTO)
-        r.min_leaf = qr_index_auto_min_leaf(mean_radius, width, height);
-    return r;
 }
 
 qr_rect qr_rect_full(int32_t width, int32_t height)
@@ -200,16 +182,13 @@ static void build_node(builder *bd, int x0, int y0, int side, int depth, const i
 }
 
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
-                              const qr_rect *region, const qr_index_params *requested,
+                              const qr_rect *region, const qr_index_params *params,
                               qr_index **out, qr_error *err)
 {
     *out = NULL;
     qr_rect reg;
-    qr_status st = qr_index_check_build(width, height, region, requested, &reg, err);
+    qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
     if (st) return st;
-    const qr_index_params resolved =
-        qr_index_params_resolve(requested, qr_scene_mean_radius(scene), width, height);
-    const qr_index_params *params = &resolved;
 
     int32_t n = scene->n;
     qr_rect *boxes = malloc((size_t)(n ? n : 1) * sizeof *boxes);

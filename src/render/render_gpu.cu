@@ -808,8 +808,7 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
          * where circles are narrower than the region (walk_leaf): micro2M
          * 0.277 -> 0.217 ms, snowsingle 3-4% faster; flat fast walks stop
          * after a few groups and lose 2-8% to gathering (rand1M, rand10k). */
-        const float box_px =
-            (float)(2.0 * scene->mean_radius * (double)(r->width > r->height ? r->width : r->height));
+        const float box_px = 2.0f * scene->radius * (float)(r->width > r->height ? r->width : r->height);
         const bool gather = box_px < RB_SIDE;
         p->kernel = walk_kernel(exact, snow, gather, fma);
     }

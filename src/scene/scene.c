@@ -6,7 +6,6 @@
  */
 #include "scene_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,20 +76,6 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
     d->steps = src->steps;
     memcpy(d->name, src->name, sizeof d->name);
     return QR_OK;
-}
-
-double qr_scene_mean_radius(const qr_scene *scene)
-{
-    double sum = 0.0;
-    int64_t finite = 0;
-    for (int32_t i = 0; i < scene->n; i++) {
-        const double r = fabs((double)scene->r[i]);
-        if (!isfinite(r))
-            continue;
-        sum += r;
-        finite++;
-    }
-    return finite ? sum / (double)finite : 0.0;
 }
 
 void qr_scene_set_name(qr_scene *scene, const char *name)

@@ -33,7 +33,7 @@ static int grid_for(int32_t n)
 }
 
 /* See qr_gpu_scene.color_span, color_lo, color_hi, colors_finite, fma_blend, depth and
- * mean_radius. */
+ * radius. */
 static void color_range(const qr_scene *s, qr_gpu_scene *g)
 {
     /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
@@ -60,7 +60,7 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
      * exact, and fl(h + fl(0.5 c)) = fma(0.5, c, h) to the bit. */
     g->fma_blend = s->shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !tiny &&
                    zeros[0] <= 60 && zeros[1] <= 60 && zeros[2] <= 60;
-    double area = 0.0;
+    double area = 0.0, radii = 0.0;
     for (int32_t i = 0; i < s->n; i++) {
         /* the box inside the unit square, times pi/4 */
         const double r = fabs((double)s->r[i]);
@@ -68,9 +68,10 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
         const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
         const double a = w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
         area += a;
+        radii += r;
     }
     g->depth = (float)area;
-    g->mean_radius = qr_scene_mean_radius(s);
+    g->radius = s->n ? (float)(radii / s->n) : 0.0f;
     g->color_span = hi - lo;
     g->color_lo = lo;
     g->color_hi = hi;

@@ -39,10 +39,9 @@ struct qr_gpu_scene {
      * how many circles cover an average pixel): what exact mode's choice
      * between windows and whole walks rests on. */
     float depth;
-    /* qr_scene_mean_radius at upload: the index's automatic minimum leaf
-     * (qr_index_auto_min_leaf) and whether the render gathers each warp's
-     * circles before walking them (render_gpu.cu). */
-    double mean_radius;
+    /* The circles' mean radius (unit square): whether the render gathers
+     * each warp's circles before walking them (render_gpu.cu). */
+    float radius;
 };
 
 #endif
