@@ -23,6 +23,15 @@ static void compare(const qr_scene *s, int w, int h, const qr_index_params *p, c
     qr_image_free(fast);
 }
 
+/* compare() with the default index parameters; frees the scene. */
+static void compare_default(qr_scene *s, int w, int h, const char *what)
+{
+    qr_index_params p;
+    qr_index_params_default(&p);
+    compare(s, w, h, &p, what);
+    qr_scene_free(s);
+}
+
 /* Every built-in at 1024^2 and two sizes that are neither square nor powers
  * of two, two seeds; animated scenes at frame 2, stepped on the GPU and on
  * the CPU separately. */
@@ -114,12 +123,9 @@ Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
             s->green[i] = rndf(&st, 0.0f, 1.0f);
             s->blue[i] = rndf(&st, 0.0f, 1.0f);
         }
-        qr_index_params p;
-        qr_index_params_default(&p);
         char what[64];
         snprintf(what, sizeof what, "tiny circles %dx%d", w, h);
-        compare(s, w, h, &p, what);
-        qr_scene_free(s);
+        compare_default(s, w, h, what);
     }
 }
 
@@ -144,12 +150,9 @@ Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
             s->r[i] = rndf(&st, 0.2f, 1.8f) * radii[k] / (float)w;
             s->z[i] = rndf(&st, 0.0f, 1.0f);
         }
-        qr_index_params p;
-        qr_index_params_default(&p);
         char what[64];
         snprintf(what, sizeof what, "snow, radius %g px", radii[k]);
-        compare(s, w, h, &p, what);
-        qr_scene_free(s);
+        compare_default(s, w, h, what);
     }
 }
 
@@ -183,12 +186,9 @@ Test(gpu_render, fused_blend_edges_equal_the_cpu, .timeout = 300)
                 else
                     s->red[i] = rndf(&st, -1.0f, 1.0f);
             }
-            qr_index_params p;
-            qr_index_params_default(&p);
             char what[64];
             snprintf(what, sizeof what, "blend edge %d, %d circles", kind, n);
-            compare(s, w, h, &p, what);
-            qr_scene_free(s);
+            compare_default(s, w, h, what);
         }
 }
 
