@@ -9,11 +9,13 @@
  * memory in list order, with their box as row and column bit masks — the leaf
  * list is refined inside the kernel, which is what lets leaves be larger than
  * the region. Each warp (16 x 8 pixels) then picks, with one ballot per 32
- * staged circles, those touching its pixels, and each thread shades, in
- * order, those of them that touch its own column of four pixels.
+ * staged circles, those touching its pixels (gathered into groups of 32 where
+ * circles are small, walk_leaf), and each thread shades, in order, those of
+ * them that touch its own column of four pixels.
  *
  *   exact: back to front, the reference blend with the reference operations
- *          (circle_math.h): bit-identical to qr_render_cpu on flat scenes.
+ *          (circle_math.h; one fused multiply-add where that is the same,
+ *          blend_flat): bit-identical to qr_render_cpu on flat scenes.
  *   fast:  the same lists front to back with transmittance T: C += T*a*c,
  *          T *= 1-a. Whatever lies behind can move a channel by at most
  *          T * color_span, so a pixel stops once that is <= tol/2, a warp once
