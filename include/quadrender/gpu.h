@@ -82,8 +82,9 @@ typedef struct qr_build_timing {
     float count_ms;  /* leaves per circle (0 where emit counts: see emit_ms) */
     float scan_ms;   /* per-circle pair offsets (likewise) */
     float emit_ms;   /* (leaf, circle) pairs; a build after the first, of up to
-                        a million circles, counts and scans in the same kernel,
-                        and count_ms and scan_ms read about 0 */
+                        four million work slots (every scored scene), counts and
+                        scans in the same kernel, and count_ms and scan_ms read
+                        about 0 */
     float sort_ms;   /* stable radix sort by leaf */
     float total_ms;  /* first event to last, including the scalar read-back */
 } qr_build_timing;
