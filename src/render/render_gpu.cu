@@ -88,24 +88,45 @@ __device__ __forceinline__ uint32_t span_mask(int lo, int hi)
 }
 
 /* Fast mode's snow shading: qr_shade_snow's function with its per-circle
- * part staged (sc.x = 4/r, sc.y = the depth's peak alpha, sc.z = -4 log2(e)
- * / r^2), the GPU's approximate square root and exponential, and the colour
- * ramp written as the piecewise-linear function it is (with s = 4t: red
- * 1 - 0.2 sat(s - 1), green 1 - 0.1 (sat(s - 1) + sat(s - 3)), blue 1)
- * instead of qr_shade_snow's selects and lerps, which round the same values
- * differently. The falloff exp(-4 t^2) = 2^(sc.z d2) needs no t. It stays
- * within about 1e-6 of the exact shading, inside fast mode's 1e-5 (tested on
- * every snow scene). */
-__device__ __forceinline__ void shade_snow_fast(float d2, const float4 sc, float *alpha, float *r,
-                                                float *g)
+ * part staged (sc.x = 4/r, sc.y = log2 of the depth's peak alpha, sc.z =
+ * -4 log2(e) / r^2) and the GPU's approximate square root and exponential:
+ * alpha = peak * exp(-4 t^2) = 2^(sc.z d2 + sc.y), one ex2 of one fused
+ * multiply-add, no t. The colour ramp is the piecewise-linear function it is
+ * (with s = 4t: red 1 - 0.2 sat(s - 1), green 1 - 0.1 (sat(s - 1) + sat(s -
+ * 3)), blue 1) instead of qr_shade_snow's selects and lerps, which round the
+ * same values differently; the ramp terms lo = sat(s - 1), hi = sat(s - 3)
+ * are what the walk accumulates (snow_blend). It stays within about 1e-6 of
+ * the exact shading, inside fast mode's 1e-5 (tested on every snow scene). */
+__device__ __forceinline__ void shade_snow_fast(float d2, const float4 sc, float *alpha, float *lo,
+                                                float *hi)
 {
-    const float s = d2 > 0.0f ? d2 * rsqrtf(d2) * sc.x : 0.0f;
-    const float lo = __saturatef(s - 1.0f), hi = __saturatef(s - 3.0f);
-    *r = 1.0f - 0.2f * lo;
-    *g = 1.0f - 0.1f * (lo + hi);
-    float falloff; /* 2^x, the hardware's approximation (x >= -5.78 here: no subnormals) */
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(falloff) : "f"(sc.z * d2));
-    *alpha = sc.y * falloff;
+    float root; /* sqrt(d2), the hardware's approximation (0 at 0) */
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(d2));
+    const float s = d2 > 0.0f ? root * sc.x : 0.0f; /* 0, not NaN, for a circle of radius 0 */
+    *lo = __saturatef(s - 1.0f);
+    *hi = __saturatef(s - 3.0f);
+    /* 2^x, the hardware's approximation (x >= -5.78 + log2 0.3 here: no subnormals) */
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(*alpha) : "f"(__fmaf_rn(sc.z, d2, sc.y)));
+}
+
+/* Fast snow front to back. With w = T alpha the colour gains w (1 - 0.2 lo,
+ * 1 - 0.1 (lo + hi), 1): the walk keeps c = (sum w lo, sum w hi, sum w),
+ * three multiply-adds a pixel instead of the colour's five operations and
+ * three, and snow_finish turns them into the colour. */
+__device__ __forceinline__ void snow_blend(float alpha, float lo, float hi, float *c, float *T)
+{
+    const float w = *T * alpha;
+    c[0] = __fmaf_rn(w, lo, c[0]);
+    c[1] = __fmaf_rn(w, hi, c[1]);
+    c[2] += w;
+    *T -= w; /* T (1 - alpha) */
+}
+
+__device__ __forceinline__ void snow_finish(float *c)
+{
+    const float a = c[0], b = c[1];
+    c[0] = c[2] - 0.2f * a;
+    c[1] = c[2] - 0.1f * (a + b);
 }
 
 /* The reference's flat blend with alpha = 0.5, c' = fl(h + fl(0.5 c)) (h =
@@ -128,45 +149,52 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
 {
     const float dx = QR_SUB(sp.x, cx);
     const float dx2 = QR_MUL(dx, dx);
+    if constexpr (SNOW && !EXACT) {
+        /* every row, an uncovered one with alpha 0 (a blend that changes
+         * nothing): lanes shade different circles, and branches per row
+         * diverged (snowsingle's render 0.194 -> 0.174 ms) */
 #pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        if (!((rows >> r) & 1u)) continue;
-        const float dy = QR_SUB(sp.y, cy[r]);
-        const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
-        if (!(d2 <= sp.z)) continue;
-        if (SNOW) {
-            float alpha, cr, cg, cb;
-            if (EXACT) {
+        for (int r = 0; r < RT_ROWS; r++) {
+            const float dy = QR_SUB(sp.y, cy[r]);
+            const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
+            float alpha, lo, hi;
+            shade_snow_fast(d2, sc, &alpha, &lo, &hi);
+            alpha = ((rows >> r) & 1u) && d2 <= sp.z ? alpha : 0.0f;
+            snow_blend(alpha, lo, hi, c[r], &T[r]);
+            if (T[r] <= stop) live &= ~(1u << r);
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < RT_ROWS; r++) {
+            if (!((rows >> r) & 1u)) continue;
+            const float dy = QR_SUB(sp.y, cy[r]);
+            const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
+            if (!(d2 <= sp.z)) continue;
+            if (SNOW) {
+                float alpha, cr, cg, cb;
                 qr_shade_snow(d2, sp.w, sc.w, &alpha, &cr, &cg, &cb);
                 qr_blend(alpha, cr, cg, cb, c[r]);
+            } else if (EXACT) {
+                /* qr_blend with alpha = 0.5: alpha*colour was staged */
+                c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
+                c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
+                c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
+                c[r][3] = QR_ADD(c[r][3], 0.5f);
             } else {
-                shade_snow_fast(d2, sc, &alpha, &cr, &cg);
-                const float w = T[r] * alpha;
-                c[r][0] += w * cr;
-                c[r][1] += w * cg;
-                c[r][2] += w;
-                T[r] *= 1.0f - alpha;
+                c[r][0] += T[r] * sc.x;
+                c[r][1] += T[r] * sc.y;
+                c[r][2] += T[r] * sc.z;
+                T[r] *= 0.5f;
             }
-        } else if (EXACT) {
-            /* qr_blend with alpha = 0.5: alpha*colour was staged */
-            c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
-            c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
-            c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
-            c[r][3] = QR_ADD(c[r][3], 0.5f);
-        } else {
-            c[r][0] += T[r] * sc.x;
-            c[r][1] += T[r] * sc.y;
-            c[r][2] += T[r] * sc.z;
-            T[r] *= 0.5f;
+            if (!EXACT && T[r] <= stop) live &= ~(1u << r);
         }
-        if (!EXACT && T[r] <= stop) live &= ~(1u << r);
     }
 }
 
 /* One batch of a leaf list staged in shared memory, in list order. */
 struct stage_mem {
     float4 pos[RT_BATCH];  /* x, y, r*r, r */
-    float4 col[RT_BATCH];  /* flat: 0.5*(r, g, b); snow: 4/r, peak alpha, -4 log2(e)/r^2 (fast), z */
+    float4 col[RT_BATCH];  /* flat: 0.5*(r, g, b); snow: 4/r, log2 peak alpha, -4 log2(e)/r^2 (fast), z */
     uint2 mask[RT_BATCH];  /* the circle's pixel box inside the block region and the
                                 current leaf: column bits, row bits */
     uint16_t queue[RT_THREADS / 32][64]; /* each warp's gathered circles (walk_leaf) */
@@ -233,7 +261,7 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, i
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
             sm.col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p[k].z)
-                                 : make_float4(4.0f / p[k].w, qr_snow_peak_alpha(p[k].z),
+                                 : make_float4(4.0f / p[k].w, log2f(qr_snow_peak_alpha(p[k].z)),
                                                -5.7707801635558535f / (p[k].w * p[k].w), p[k].z);
         } else {
             sm.col[slot] = make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y), QR_MUL(0.5f, cl.z), 0.0f);
@@ -466,6 +494,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
         const int py = b.by0 + b.ly0 + r;
         if (b.px >= g.region.x1 || py >= g.region.y1) continue;
         if (!EXACT) {
+            if (SNOW) snow_finish(c[r]);
             c[r][0] += T[r] * bg[r];
             c[r][1] += T[r] * bg[r];
             c[r][2] += T[r] * bg[r];
