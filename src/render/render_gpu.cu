@@ -163,6 +163,20 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
             snow_blend(alpha, lo, hi, c[r], &T[r]);
             if (T[r] <= stop) live &= ~(1u << r);
         }
+    } else if constexpr (SNOW) {
+        /* the same for the reference's shading: the blend of an uncovered
+         * row is computed and not kept (snowsingle 0.460 -> 0.441 ms) */
+#pragma unroll
+        for (int r = 0; r < RT_ROWS; r++) {
+            const float dy = QR_SUB(sp.y, cy[r]);
+            const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
+            float alpha, cr, cg, cb, out[4] = {c[r][0], c[r][1], c[r][2], c[r][3]};
+            qr_shade_snow(d2, sp.w, sc.w, &alpha, &cr, &cg, &cb);
+            qr_blend(alpha, cr, cg, cb, out);
+            const bool in = ((rows >> r) & 1u) && d2 <= sp.z;
+#pragma unroll
+            for (int k = 0; k < 4; k++) c[r][k] = in ? out[k] : c[r][k];
+        }
     } else {
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++) {
@@ -170,11 +184,7 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
             const float dy = QR_SUB(sp.y, cy[r]);
             const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
             if (!(d2 <= sp.z)) continue;
-            if (SNOW) {
-                float alpha, cr, cg, cb;
-                qr_shade_snow(d2, sp.w, sc.w, &alpha, &cr, &cg, &cb);
-                qr_blend(alpha, cr, cg, cb, c[r]);
-            } else if (EXACT) {
+            if (EXACT) {
                 /* qr_blend with alpha = 0.5: alpha*colour was staged */
                 c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
                 c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
