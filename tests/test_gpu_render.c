@@ -136,11 +136,14 @@ Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
 {
     QR_REQUIRE_GPU();
     const int w = 512, h = 384;
-    const float radii[] = {3.0f, 40.0f}; /* mean radius, pixels */
-    for (int k = 0; k < 2; k++) {
+    /* mean radius, pixels; the third scene's sub-pixel circles have depths
+     * outside [0, 1], so their peak alpha is clamped to 0.5 (z < -0.5) or
+     * to 0 (z > 2.5: fast mode stages log2 0 = -inf) */
+    const float radii[] = {3.0f, 40.0f, 0.6f};
+    for (int k = 0; k < 3; k++) {
         qr_error err;
         qr_scene *s = NULL;
-        const int32_t n = k == 0 ? 40000 : 3000;
+        const int32_t n = k == 0 ? 40000 : k == 1 ? 3000 : 60000;
         QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
         s->shading = QR_SHADE_SNOW;
         uint64_t st = 5 + k;
@@ -148,7 +151,7 @@ Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
             s->x[i] = rndf(&st, -0.05f, 1.05f);
             s->y[i] = rndf(&st, -0.05f, 1.05f);
             s->r[i] = rndf(&st, 0.2f, 1.8f) * radii[k] / (float)w;
-            s->z[i] = rndf(&st, 0.0f, 1.0f);
+            s->z[i] = k == 2 ? rndf(&st, -2.0f, 3.0f) : rndf(&st, 0.0f, 1.0f);
         }
         char what[64];
         snprintf(what, sizeof what, "snow, radius %g px", radii[k]);
