@@ -102,6 +102,34 @@ Test(gpu_index, uniform_grid_and_regions)
     qr_scene_free(s);
 }
 
+/* Ahead builds lay pairs of 9- and 10-bit keys out by their low bits and
+ * sort only the rest (qr_launch_count_emit's groups): lists equal the
+ * oracle's for two and four groups, with one work slot per thread and with
+ * four (micro2M: two million slots). The first build of each check_index
+ * sorts every key bit; the second is the ahead one. */
+Test(gpu_index, one_pass_sort_of_grouped_keys, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    qr_index_params p;
+    qr_index_params_default(&p);
+    qr_scene *s = gpu_test_scene("micro2M", 0);
+    p.min_leaf = 32;
+    check_index(s, 1024, 1024, NULL, &p, "micro2M, 32-pixel leaves (10 key bits)");
+    check_index(s, 1024, 512, NULL, &p, "micro2M 1024 x 512, 32-pixel leaves (9 key bits)");
+    p.uniform = 1;
+    check_index(s, 1024, 1024, NULL, &p, "micro2M, 32-pixel grid (10 key bits)");
+    qr_scene_free(s);
+    qr_index_params_default(&p);
+    s = gpu_test_scene("rand1M", 1);
+    check_index(s, 2048, 2048, NULL, &p, "rand1M at 2048 x 2048 (10 key bits)");
+    qr_scene_free(s);
+    s = gpu_test_scene("biglittle", 0);
+    p.min_leaf = 16;
+    p.capacity = 64;
+    check_index(s, 512, 512, NULL, &p, "biglittle 512 x 512, 16-pixel leaves (10 key bits)");
+    qr_scene_free(s);
+}
+
 Test(gpu_index, empty_and_all_culled)
 {
     QR_REQUIRE_GPU();

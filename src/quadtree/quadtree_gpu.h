@@ -32,6 +32,26 @@ struct qr_dnode {
     int32_t depth_mask;  /* depth | (existing-children mask << 8) */
 };
 
+/* Key groups of the fused count-and-emit (qr_launch_count_emit): it can lay
+ * pairs out grouped by the low bits of their leaf number (up to two), so
+ * that nine or ten key bits sort in one 8-bit pass of CUB's radix sort. */
+#define QR_KEY_GROUPS 4
+
+/* Sort bits for leaf numbers below `leaves` (0: nothing to sort). */
+__host__ __device__ inline int qr_key_bits(long long leaves)
+{
+    int bits = 0;
+    while (bits < 31 && (1LL << bits) < leaves) bits++;
+    return bits;
+}
+
+/* The groups an ahead build of `bits`-bit keys lays its pairs out in: 2 or
+ * 4 for 9 or 10 bits, else 1. */
+__host__ __device__ inline int qr_key_groups(int bits)
+{
+    return bits == 9 ? 2 : bits == 10 ? QR_KEY_GROUPS : 1;
+}
+
 /* The few scalars one build reads back. */
 struct qr_build_scalars {
     int32_t visible;
@@ -43,6 +63,7 @@ struct qr_build_scalars {
     uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
     uint32_t tickets;     /* the fused count-and-emit's tiles, handed out in order */
     long long num_pairs;
+    long long group_pairs[QR_KEY_GROUPS]; /* pairs of the leaves numbered QR_KEY_GROUPS k + j, by j */
 };
 
 /* What the host reads after a build: the scalars and the scan's total.
@@ -106,8 +127,10 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
                            qr_build_readback *rb, cudaStream_t st, int pdl);
 /* The same for ahead builds of up to QR_CE_MAX_TILES tiles, with the count
  * and the scan folded in (decoupled look-back over the tiles; `tiles`:
- * qr_count_emit_tiles(n) words, zero, like scalars->tickets and
- * blocks_done). A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots
+ * groups * (qr_count_emit_tiles(n) + 1) words, zero, like scalars->tickets
+ * and blocks_done). groups (1, 2 or QR_KEY_GROUPS) > 1: pairs laid out by
+ * key group, leaf number % groups, each group where the tree's counts put
+ * it, so that a sort of the key's bits above those gives the sorted lists. A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots
  * each: one slot per thread up to QR_CE_BIG_SLOTS slots (a million), four
  * past that, since micro2M's 7813 tiles of one slot per thread took 72 us
  * against 64 for the count and scan kernels (docs/benchmarks.md). */
@@ -120,8 +143,8 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
                                  const int32_t *tile_leaf, const qr_leaf *leaves,
                                  unsigned long long *tiles, long long items, int32_t pad_key,
                                  void *keys, int key_bytes, int32_t *vals,
-                                 qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st,
-                                 int pdl);
+                                 qr_build_scalars *scalars, qr_build_readback *rb, int groups,
+                                 cudaStream_t st, int pdl);
 
 /* The whole build of a tree that is one leaf, in one kernel (one block;
  * for scenes of at most QR_SINGLE_MAX_CIRCLES). Where the root would split,

@@ -290,6 +290,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* the big leaves' rectangles too, so that filling their tiles does not
      * wait on an L2 load of each leaf */
     __shared__ qr_rect big_rect[QR_BIG_LEAVES];
+    __shared__ unsigned long long group_pairs[QR_KEY_GROUPS];
     qr_pdl_release();
     qr_pdl_wait(); /* the histograms */
     extern __shared__ uint4 dyn_smem[]; /* uint4: 16-byte aligned */
@@ -334,6 +335,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         overflow = 0;
         nbig = 0;
     }
+    if (tid < QR_KEY_GROUPS) group_pairs[tid] = 0; /* (used where grouped, below) */
     __syncthreads();
 
     /* Level by level: count, decide, append children (scan-derived slots,
@@ -478,13 +480,24 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* List offsets: exclusive scan of the leaf counts in leaf order (from
      * shared memory when the node arrays are there: no L2 round trip for the
      * leaves just stored). */
-    long long carry = 0;
+    long long carry = 0, mine = 0;
     for (int32_t base = 0; base < num_leaves; base += QR_TREE_THREADS) {
         int32_t i = base + tid;
         long long c = i < num_leaves ? (LC ? LC[i] : leaves[i].count) : 0, pre, total;
         tree_scan_ll(scan_tmp.ll).ExclusiveSum(c, pre, total);
         if (i < num_leaves) leaves[i].offset = carry + pre;
         carry += total;
+        mine += c;
+        __syncthreads();
+    }
+    /* The pairs of each key group (leaves numbered QR_KEY_GROUPS k + j), for
+     * the emit's grouped layout where an ahead build takes it (the same
+     * test as the host's): this thread's leaves all lie in group
+     * tid % QR_KEY_GROUPS, so sum over the lanes of a group, then the warps. */
+    const bool grouped = qr_key_groups(qr_key_bits((long long)g.gx * g.gy)) > 1;
+    if (grouped) {
+        for (int o = QR_KEY_GROUPS; o < 32; o <<= 1) mine += __shfl_xor_sync(0xffffffffu, mine, o);
+        if (tid % 32 < QR_KEY_GROUPS) atomicAdd(&group_pairs[tid % 32], (unsigned long long)mine);
         __syncthreads();
     }
 
@@ -494,6 +507,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         scalars->max_depth = levels - 1;
         scalars->num_pairs = carry;
     }
+    if (grouped && tid < QR_KEY_GROUPS) scalars->group_pairs[tid] = (long long)group_pairs[tid];
 }
 
 /* k_tree may take the opt-in maximum of shared memory per block (227 KiB on
@@ -626,14 +640,16 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
 
 /* The read-back: the scalars (word by word through volatile loads, so that
  * nothing cached from before is copied) and the emitted pairs' total, into
- * host-mapped memory. */
+ * host-mapped memory. Called by every thread of a block: a word each, so
+ * that the loads overlap (one thread copying word by word waited on each in
+ * turn, ~0.2 us a word at the end of every build). */
 __device__ void write_readback(const qr_build_scalars *scalars, long long total,
                                qr_build_readback *out)
 {
     const volatile uint32_t *src = (const volatile uint32_t *)scalars;
     uint32_t *dst = (uint32_t *)&out->scalars;
-    for (int k = 0; k < (int)(sizeof *scalars / 4); k++) dst[k] = src[k];
-    out->total = total;
+    for (int k = threadIdx.x; k < (int)(sizeof *scalars / 4); k += blockDim.x) dst[k] = src[k];
+    if (threadIdx.x == 0) out->total = total;
 }
 
 /* Tells the host, which waits on it, that the read-back is written: the
@@ -686,10 +702,12 @@ __device__ __forceinline__ void pad_and_publish(long long items, int32_t pad_key
         last = atomicAdd(&scalars->blocks_done, 1u) == gridDim.x - 1;
     }
     __syncthreads();
-    if (last && threadIdx.x == 0) {
+    if (last) { /* (the same on every thread) */
         __threadfence();
         write_readback(scalars, total(), rb);
-        publish_readback(rb);
+        __threadfence_system(); /* each thread's words before the flag */
+        __syncthreads();
+        if (threadIdx.x == 0) publish_readback(rb);
     }
 }
 
@@ -778,23 +796,51 @@ __device__ long long look_back(unsigned long long *tiles, int tile, unsigned lon
     return prefix;
 }
 
+/* Where group j's pairs start and end: groups in order, each the leaves
+ * whose number has low bits j (gmask: 0, 1 or 3), from the tree's counts. */
+__device__ __forceinline__ void group_span(const qr_build_scalars *scalars, int gmask, int j,
+                                           long long *begin, long long *end)
+{
+    long long at = 0, size = 0;
+    for (int k = 0; k < QR_KEY_GROUPS; k++) {
+        const long long p = scalars->group_pairs[k];
+        if ((k & gmask) < j) at += p;
+        if ((k & gmask) == j) size += p;
+    }
+    *begin = at;
+    *end = at + size;
+}
+
 /* Then, as the chain's last build kernel before the sort: pad the unused
  * slots [num_pairs, items) with pad_key (< 0: none), and, in the last block
  * to finish, write and publish the read-back. A thread takes PER
- * consecutive slots. */
-template <class Key, int PER>
-__global__ void __launch_bounds__(QR_CE_TILE)
+ * consecutive slots.
+ *
+ * GROUPED: the pairs are laid out by key group (leaf number & gmask) in
+ * group order, each group in slot order, at the group's place from the
+ * tree's exact counts (scalars->group_pairs). Sorting that layout stably by
+ * the key's bits above gmask's gives what a sort of the whole key gives
+ * (ties in the upper bits are in group order, then in circle order), so ten
+ * key bits take one 8-bit pass of CUB's sort instead of two. Each group
+ * has its own look-back, run by its own warp; `tiles` then holds
+ * QR_KEY_GROUPS state arrays of ntiles + 1 words. */
+template <class Key, int PER, bool GROUPED>
+__global__ void __launch_bounds__(QR_CE_TILE, GROUPED ? (PER == 1 ? 8 : 5) : 0) /* grouped: 32
+    registers, 48 with four slots a thread (the fewest that spill nothing); else ptxas's choice
+    (0: no minimum), 32 and 40 */
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
              unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
-             qr_build_scalars *scalars, qr_build_readback *rb)
+             qr_build_scalars *scalars, qr_build_readback *rb, int gmask)
 {
+    constexpr int G = GROUPED ? QR_KEY_GROUPS : 1;
     typedef cub::BlockScan<uint32_t, QR_CE_TILE> tile_scan;
     __shared__ typename tile_scan::TempStorage scan;
     __shared__ int s_tile;
-    __shared__ long long s_before;
+    __shared__ long long s_before[G], s_end[G];
     const int ntiles = (slots + QR_CE_TILE * PER - 1) / (QR_CE_TILE * PER);
     const int lr = __ffs(R) - 1;
+    const int groups = GROUPED ? gmask + 1 : 1;
     qr_pdl_wait(); /* the tree */
     if (threadIdx.x == 0) s_tile = (int)atomicAdd(&scalars->tickets, 1u);
     __syncthreads();
@@ -802,7 +848,8 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
     if (tile < ntiles) { /* blocks past the tiles only pad */
         const int32_t t0 = (tile * QR_CE_TILE + threadIdx.x) * PER;
         ushort4 box[PER];
-        uint32_t count[PER], sum = 0;
+        uint32_t count[PER]; /* each slot's pairs (one group) */
+        uint32_t sum[G] = {};
 #pragma unroll
         for (int k = 0; k < PER; k++) {
             box[k] = make_ushort4(0, 0, 0, 0); /* empty */
@@ -810,27 +857,89 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
         }
 #pragma unroll
         for (int k = 0; k < PER; k++) {
-            count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
-            sum += count[k];
+            if (GROUPED) {
+                cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, [&](uint32_t, int32_t leaf) {
+#pragma unroll
+                    for (int j = 0; j < G; j++) sum[j] += (leaf & gmask) == j;
+                });
+            } else {
+                count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
+                sum[0] += count[k];
+            }
         }
-        uint32_t at, total;
-        tile_scan(scan).ExclusiveSum(sum, at, total);
-        if (threadIdx.x < 32) {
-            const long long before = look_back(tiles, tile, total);
-            if (threadIdx.x == 0) s_before = before;
+        /* one scan a group (a scan of four-word sums took 56-80 registers) */
+        uint32_t at[G], total[G];
+#pragma unroll
+        for (int j = 0; j < G; j++) {
+            if (j) __syncthreads();
+            tile_scan(scan).ExclusiveSum(sum[j], at[j], total[j]);
+        }
+        const int warp = threadIdx.x / 32;
+        if (warp < groups) {
+            uint32_t mine = total[0]; /* this warp's group's total, by selects */
+#pragma unroll
+            for (int j = 1; j < G; j++)
+                if (warp == j) mine = total[j];
+            const long long before = look_back(GROUPED ? tiles + (size_t)warp * (ntiles + 1) : tiles, tile, mine);
+            if (threadIdx.x % 32 == 0) {
+                if (GROUPED) {
+                    /* where this tile's part of the group starts, and the
+                     * group's end (the buffer's, if that comes first) */
+                    long long begin, end;
+                    group_span(scalars, gmask, warp, &begin, &end);
+                    s_before[warp] = begin + before;
+                    s_end[warp] = end < items ? end : items;
+                } else {
+                    s_before[warp] = before;
+                }
+            }
         }
         __syncthreads();
-        long long offset = s_before + at;
+        if (GROUPED) {
+            /* this thread's next place in each group, relative to the tile's
+             * (registers, picked by selects: an indexed array would go to
+             * local memory) */
+            uint32_t next[G];
 #pragma unroll
-        for (int k = 0; k < PER; k++) {
-            if (t0 + k < slots)
-                emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
-            offset += count[k];
+            for (int j = 0; j < G; j++) next[j] = at[j];
+#pragma unroll
+            for (int k = 0; k < PER; k++) {
+                if (t0 + k >= slots) continue;
+                const int32_t i = (t0 + k) >> lr;
+                cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, [&](uint32_t, int32_t leaf) {
+                    const int grp = leaf & gmask;
+                    uint32_t rel = next[0];
+#pragma unroll
+                    for (int j = 1; j < G; j++)
+                        if (grp == j) rel = next[j];
+                    const long long out = s_before[grp] + rel;
+                    if (out < s_end[grp]) {
+                        keys[out] = (Key)leaf;
+                        vals[out] = i;
+                    } else {
+                        scalars->bad_emit = 1;
+                    }
+#pragma unroll
+                    for (int j = 0; j < G; j++) next[j] += grp == j;
+                });
+            }
+        } else {
+            long long offset = s_before[0] + at[0];
+#pragma unroll
+            for (int k = 0; k < PER; k++) {
+                if (t0 + k < slots)
+                    emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
+                offset += count[k];
+            }
         }
     }
-    /* the total: the last tile's inclusive prefix */
+    /* the total: the groups' last tiles' inclusive prefixes */
     pad_and_publish(items, pad_key, keys, scalars, rb, [&] {
-        return ntiles ? (long long)(((volatile unsigned long long *)tiles)[ntiles - 1] & CE_VALUE) : 0ll;
+        const volatile unsigned long long *state = tiles;
+        long long t = 0;
+        if (ntiles)
+            for (int j = 0; j < groups; j++) t += (long long)(state[(size_t)j * (ntiles + 1) + ntiles - 1] & CE_VALUE);
+        return t;
     });
 }
 
@@ -838,8 +947,8 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
                                  const int32_t *tile_leaf, const qr_leaf *leaves,
                                  unsigned long long *tiles, long long items, int32_t pad_key,
                                  void *keys, int key_bytes, int32_t *vals,
-                                 qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st,
-                                 int pdl)
+                                 qr_build_scalars *scalars, qr_build_readback *rb, int groups,
+                                 cudaStream_t st, int pdl)
 {
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
@@ -850,14 +959,16 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
     if (pad > SLOT_MAX_BLOCKS) pad = SLOT_MAX_BLOCKS;
     if (pad > blocks) blocks = pad; /* never fewer blocks than tiles */
     if (blocks < 1) blocks = 1;
-    const bool four = qr_count_emit_per(n) == 4;
-    if (key_bytes == 2)
-        return qr_launch(four ? k_count_emit<uint16_t, 4> : k_count_emit<uint16_t, 1>, (unsigned)blocks,
-                         QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items,
-                         pad_key, (uint16_t *)keys, vals, scalars, rb);
-    return qr_launch(four ? k_count_emit<int32_t, 4> : k_count_emit<int32_t, 1>, (unsigned)blocks,
-                     QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items,
-                     pad_key, (int32_t *)keys, vals, scalars, rb);
+    if (groups != 1 && groups != 2 && groups != QR_KEY_GROUPS) return cudaErrorInvalidValue;
+    const bool four = qr_count_emit_per(n) == 4, grouped = groups > 1;
+#define QR_CE_LAUNCH(K)                                                                              \
+    qr_launch(four ? (grouped ? k_count_emit<K, 4, true> : k_count_emit<K, 4, false>)                \
+                   : (grouped ? k_count_emit<K, 1, true> : k_count_emit<K, 1, false>),               \
+              (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, \
+              items, pad_key, (K *)keys, vals, scalars, rb, groups - 1)
+    if (key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
+    return QR_CE_LAUNCH(int32_t);
+#undef QR_CE_LAUNCH
 }
 
 /* ---- single leaf: the whole build in one kernel -----------------------------
