@@ -294,17 +294,17 @@ Test(gpu_render, animation_steps_match_the_cpu)
  * ahead into buffers sized for a smaller scene must notice, build again and
  * render again; one into larger buffers pads the unused slots. Every image
  * stays bit-identical to the CPU, every index equal to the oracle. */
-Test(gpu_render, list_buffers_grow_and_shrink)
+static void grow_and_shrink(int w, int h, int min_leaf)
 {
-    QR_REQUIRE_GPU();
     const char *names[] = {"rgb", "rand10k", "rand1M", "rand100k", "pattern", "biglittle", "rgb"};
     qr_error err;
     qr_gpu_renderer *r = NULL;
     qr_image *img = NULL;
     qr_index_params p;
     qr_index_params_default(&p);
-    QR_CHECK(err, qr_gpu_renderer_create(640, 480, &r, &err));
-    QR_CHECK(err, qr_image_create(640, 480, &img, &err));
+    p.min_leaf = min_leaf;
+    QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
+    QR_CHECK(err, qr_image_create(w, h, &img, &err));
     for (int k = 0; k < 7; k++) {
         qr_scene *s = gpu_test_scene(names[k], 0);
         qr_gpu_scene *gs = NULL;
@@ -312,19 +312,35 @@ Test(gpu_render, list_buffers_grow_and_shrink)
         for (int rep = 0; rep < 2; rep++) {
             QR_CHECK(err, qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err));
             QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
-            qr_image *ref = cpu_render_image(s, 640, 480);
+            qr_image *ref = cpu_render_image(s, w, h);
             long long bad;
             image_max_diff(img, ref, 1, &bad);
-            cr_assert(bad < 0, "%s (render %d after %s): differs from the CPU at pixel %lld",
-                      names[k], rep, k ? names[k - 1] : "nothing", bad);
+            cr_assert(bad < 0, "%s %dx%d leaf %d (render %d after %s): differs from the CPU at pixel %lld",
+                      names[k], w, h, min_leaf, rep, k ? names[k - 1] : "nothing", bad);
             qr_image_free(ref);
-            assert_index_matches_oracle(qr_gpu_renderer_index(r), s, 640, 480, NULL, &p, names[k]);
+            assert_index_matches_oracle(qr_gpu_renderer_index(r), s, w, h, NULL, &p, names[k]);
         }
         qr_gpu_scene_free(gs);
         qr_scene_free(s);
     }
     qr_image_free(img);
     qr_gpu_renderer_destroy(r);
+}
+
+Test(gpu_render, list_buffers_grow_and_shrink)
+{
+    QR_REQUIRE_GPU();
+    grow_and_shrink(640, 480, 64);
+}
+
+/* The same where ahead builds lay their pairs out by key group (9 and 10
+ * key bits: 300 and 1024 cells), so that a build that outgrows its buffers
+ * is caught by its groups' bounds and redone. */
+Test(gpu_render, list_buffers_grow_and_shrink_grouped_keys, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    grow_and_shrink(640, 480, 32);
+    grow_and_shrink(512, 512, 16);
 }
 
 /* A frame is one graph: the build, then the render behind it. When the
