@@ -811,10 +811,10 @@ __device__ __forceinline__ void group_span(const qr_build_scalars *scalars, int 
     *end = at + size;
 }
 
-/* Then, as the chain's last build kernel before the sort: pad the unused
- * slots [num_pairs, items) with pad_key (< 0: none), and, in the last block
- * to finish, write and publish the read-back. A thread takes PER
- * consecutive slots.
+/* The fused count, scan (look_back) and emit, the chain's last build kernel
+ * before the sort; then it pads the unused slots [num_pairs, items) with
+ * pad_key (< 0: none), and, in the last block to finish, writes and
+ * publishes the read-back. A thread takes PER consecutive slots.
  *
  * GROUPED: the pairs are laid out by key group (leaf number & gmask) in
  * group order, each group in slot order, at the group's place from the
