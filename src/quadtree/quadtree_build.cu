@@ -406,11 +406,10 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n,
      * 32-pixel leaves at 1024 x 1024: 0.173 -> 0.163) */
     int low = 0; /* key bits already in order */
     if (ahead && fused_emit(n)) {
-        const int groups = qr_key_groups(bits);
-        low = groups == 4 ? 2 : groups == 2 ? 1 : 0;
+        low = qr_key_low_bits(bits);
         QR_CUDA_TRY(err, qr_launch_count_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->tiles,
                                               items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
-                                              ix->scalars, ix->rb_dev, groups, s, stage_pdl(ix)));
+                                              ix->scalars, ix->rb_dev, 1 << low, s, stage_pdl(ix)));
     } else
         QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
                                         ix->counts, items, pad_key, ix->keys[0], key_bytes,

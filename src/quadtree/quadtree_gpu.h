@@ -45,11 +45,11 @@ __host__ __device__ inline int qr_key_bits(long long leaves)
     return bits;
 }
 
-/* The groups an ahead build of `bits`-bit keys lays its pairs out in: 2 or
- * 4 for 9 or 10 bits, else 1. */
-__host__ __device__ inline int qr_key_groups(int bits)
+/* The key bits an ahead build of `bits`-bit keys lays its pairs out by (its
+ * 1 << that groups): the bits past CUB's 8-bit pass, for 9 or 10 bits, else 0. */
+__host__ __device__ inline int qr_key_low_bits(int bits)
 {
-    return bits == 9 ? 2 : bits == 10 ? QR_KEY_GROUPS : 1;
+    return bits == 9 || bits == 10 ? bits - 8 : 0;
 }
 
 /* The few scalars one build reads back. */
@@ -130,8 +130,8 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
  * groups * (qr_count_emit_tiles(n) + 1) words, zero, like scalars->tickets
  * and blocks_done). groups (1, 2 or QR_KEY_GROUPS) > 1: pairs laid out by
  * key group, leaf number % groups, each group where the tree's counts put
- * it, so that a sort of the key's bits above those gives the sorted lists. A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots
- * each: one slot per thread up to QR_CE_BIG_SLOTS slots (a million), four
+ * it, so that a sort of the key's bits above those gives the sorted lists.
+ * A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots each: one slot per thread up to QR_CE_BIG_SLOTS slots (a million), four
  * past that, since micro2M's 7813 tiles of one slot per thread took 72 us
  * against 64 for the count and scan kernels (docs/benchmarks.md). */
 #define QR_CE_TILE 256

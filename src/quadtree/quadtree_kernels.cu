@@ -494,7 +494,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
      * the emit's grouped layout where an ahead build takes it (the same
      * test as the host's): this thread's leaves all lie in group
      * tid % QR_KEY_GROUPS, so sum over the lanes of a group, then the warps. */
-    const bool grouped = qr_key_groups(qr_key_bits((long long)g.gx * g.gy)) > 1;
+    const bool grouped = qr_key_low_bits(qr_key_bits((long long)g.gx * g.gy)) > 0;
     if (grouped) {
         for (int o = QR_KEY_GROUPS; o < 32; o <<= 1) mine += __shfl_xor_sync(0xffffffffu, mine, o);
         if (tid % 32 < QR_KEY_GROUPS) atomicAdd(&group_pairs[tid % 32], (unsigned long long)mine);
@@ -823,11 +823,12 @@ __device__ __forceinline__ void group_span(const qr_build_scalars *scalars, int 
  * (ties in the upper bits are in group order, then in circle order), so ten
  * key bits take one 8-bit pass of CUB's sort instead of two. Each group
  * has its own look-back, run by its own warp; `tiles` then holds
- * QR_KEY_GROUPS state arrays of ntiles + 1 words. */
+ * QR_KEY_GROUPS state arrays of ntiles + 1 words.
+ *
+ * Registers: grouped, 32, or 48 with four slots a thread (the fewest that
+ * spill nothing); else ptxas's own choice (0: no minimum), 32 and 40. */
 template <class Key, int PER, bool GROUPED>
-__global__ void __launch_bounds__(QR_CE_TILE, GROUPED ? (PER == 1 ? 8 : 5) : 0) /* grouped: 32
-    registers, 48 with four slots a thread (the fewest that spill nothing); else ptxas's choice
-    (0: no minimum), 32 and 40 */
+__global__ void __launch_bounds__(QR_CE_TILE, GROUPED ? (PER == 1 ? 8 : 5) : 0)
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
              unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
