@@ -102,12 +102,12 @@ Test(gpu_index, uniform_grid_and_regions)
     qr_scene_free(s);
 }
 
-/* Ahead builds lay pairs of 9- and 10-bit keys out by their low bits and
- * sort only the rest (qr_launch_count_emit's groups): lists equal the
- * oracle's for two and four groups, with one work slot per thread and with
- * four (micro2M: two million slots). The first build of each check_index
- * sorts every key bit; the second is the ahead one. */
-Test(gpu_index, one_pass_sort_of_grouped_keys, .timeout = 600)
+/* The lists stage (leaf_lists.cu) takes up to 1024 leaves in one pass, CUB's
+ * radix sort the rest: lists equal the oracle's at 9 and 10 key bits, with
+ * one work slot per emit thread and with four (micro2M: two million
+ * slots), and past 10 bits. The first build of each check_index sizes its
+ * buffers exactly; the second is the ahead one. */
+Test(gpu_index, lists_of_many_leaves, .timeout = 600)
 {
     QR_REQUIRE_GPU();
     qr_index_params p;
@@ -118,6 +118,8 @@ Test(gpu_index, one_pass_sort_of_grouped_keys, .timeout = 600)
     check_index(s, 1024, 512, NULL, &p, "micro2M 1024 x 512, 32-pixel leaves (9 key bits)");
     p.uniform = 1;
     check_index(s, 1024, 1024, NULL, &p, "micro2M, 32-pixel grid (10 key bits)");
+    p.min_leaf = 16;
+    check_index(s, 1024, 1024, NULL, &p, "micro2M, 16-pixel grid (12 key bits: CUB's sort)");
     qr_scene_free(s);
     qr_index_params_default(&p);
     s = gpu_test_scene("rand1M", 1);
@@ -127,6 +129,7 @@ Test(gpu_index, one_pass_sort_of_grouped_keys, .timeout = 600)
     p.min_leaf = 16;
     p.capacity = 64;
     check_index(s, 512, 512, NULL, &p, "biglittle 512 x 512, 16-pixel leaves (10 key bits)");
+    check_index(s, 1024, 1024, NULL, &p, "biglittle, 16-pixel leaves (12 key bits: CUB's sort)");
     qr_scene_free(s);
 }
 

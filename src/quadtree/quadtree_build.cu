@@ -56,6 +56,7 @@ struct qr_gpu_index {
     size_t pairs_bytes;
     long long pair_cap;
     int32_t *keys[2], *vals[2]; /* keys: 16-bit when the leaf numbers fit */
+    uint32_t *list_state;       /* the lists stage's look-back words */
     void *sort_tmp;
     size_t sort_tmp_bytes;
     /* last build */
@@ -122,8 +123,7 @@ static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, siz
     /* scalars, look-back states and histograms side by side: one memset
      * clears them all */
     ix->scalars = (qr_build_scalars *)carve(&c, sizeof(qr_build_scalars));
-    ix->tiles = (unsigned long long *)carve(&c, QR_KEY_GROUPS * (qr_count_emit_tiles(n) + 1) *
-                                                    sizeof(unsigned long long));
+    ix->tiles = (unsigned long long *)carve(&c, qr_count_emit_tiles(n) * sizeof(unsigned long long));
     ix->hist = (uint32_t *)carve(&c, qr_hist_words(g) * sizeof(uint32_t));
     ix->nodes = (qr_dnode *)carve(&c, (size_t)g->max_nodes * sizeof(qr_dnode));
     ix->ncount = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
@@ -143,6 +143,8 @@ static size_t plan_pairs(qr_gpu_index *ix, long long cap, size_t sort_bytes, cha
         ix->keys[k] = (int32_t *)carve(&c, (size_t)cap * sizeof(int32_t));
         ix->vals[k] = (int32_t *)carve(&c, (size_t)cap * sizeof(int32_t));
     }
+    const long long state = cap < QR_LISTS_MAX_ITEMS ? qr_lists_state_cap(cap) : 0;
+    ix->list_state = (uint32_t *)carve(&c, (size_t)state * sizeof(uint32_t));
     ix->sort_tmp = carve(&c, sort_bytes);
     ix->sort_tmp_bytes = sort_bytes;
     return c.used;
@@ -387,45 +389,57 @@ static qr_status launch_readback(qr_gpu_index *ix, int32_t n, qr_error *err)
     return QR_OK;
 }
 
+/* Whether the lists stage of `items` slots over leaf numbers of `bits` bits
+ * is leaf_lists.cu's one pass (else CUB's radix sort). */
+static int own_lists(long long items, int bits)
+{
+    return bits >= 1 && bits <= QR_LISTS_MAX_BITS && items < QR_LISTS_MAX_ITEMS;
+}
+
 /* Stages from the pairs on: emit `items` slots (the exact count; or, ahead,
- * more, the unused ones padded with keys that sort last, and the read-back
- * written by the emit kernel itself, which also counts and scans when
- * fused_emit) and sort `bits` key bits. */
+ * more, the read-back written by the emit kernel itself, which also counts
+ * and scans when fused_emit) and turn the pairs into the leaves' lists by
+ * their `bits` key bits. */
 static qr_status launch_back(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, long long items,
                              int ahead, int bits, qr_error *err)
 {
     cudaStream_t s = ix->stream;
-    const int32_t pad_key = ahead && bits > 0 ? (1 << bits) - 1 : -1;
-    /* 16-bit keys when the leaf numbers fit: the sort moves a third fewer
-     * bytes (2 + 4 per pair instead of 4 + 4) */
+    const int own = own_lists(items, bits);
+    /* CUB's sort sorts every slot: an ahead build pads the unused ones with
+     * a key that sorts last. The one-pass lists stage stops at the pairs
+     * instead, and needs its look-back state zeroed. */
+    const int32_t pad_key = ahead && bits > 0 && !own ? (1 << bits) - 1 : -1;
+    uint32_t *zero = own ? ix->list_state : NULL;
+    const long long zero_words = own ? qr_lists_state_words(items, bits) : 0;
+    /* 16-bit keys when the leaf numbers fit: a third fewer bytes to move */
     const int key_bytes = bits <= 16 ? 2 : 4;
-    /* CUB's onesweep sorts 8 bits a pass: the fused emit lays 9 or 10 bit
-     * keys out by their low bits (qr_launch_count_emit's groups), and one
-     * pass over the rest sorts them (builds at 2048 x 2048, 1024 leaves:
-     * micro2M 0.173 -> 0.159 ms, rand10k 0.065 -> 0.060; micro2M with
-     * 32-pixel leaves at 1024 x 1024: 0.173 -> 0.163) */
-    int low = 0; /* key bits already in order */
-    if (ahead && fused_emit(n)) {
-        low = qr_key_low_bits(bits);
+    if (ahead && fused_emit(n))
         QR_CUDA_TRY(err, qr_launch_count_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->tiles,
                                               items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
-                                              ix->scalars, ix->rb_dev, 1 << low, s, stage_pdl(ix)));
-    } else
+                                              zero, zero_words, ix->scalars, ix->rb_dev, s,
+                                              stage_pdl(ix)));
+    else
         QR_CUDA_TRY(err, qr_launch_emit(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
                                         ix->counts, items, pad_key, ix->keys[0], key_bytes,
-                                        ix->vals[0], ix->scalars, ahead ? ix->rb_dev : NULL, s,
-                                        stage_pdl(ix)));
+                                        ix->vals[0], zero, zero_words, ix->scalars,
+                                        ahead ? ix->rb_dev : NULL, s, stage_pdl(ix)));
     REC(EV_EMIT);
     ix->lists = ix->vals[0];
-    if (bits > 0 && items > 1) {
+    if (own) {
+        /* (bits <= QR_LISTS_MAX_BITS: 16-bit keys) */
+        QR_CUDA_TRY(err, qr_launch_leaf_lists(items, bits, (const uint16_t *)ix->keys[0], ix->vals[0],
+                                              ix->leaves, ix->list_state, ix->vals[1], ix->scalars,
+                                              s, stage_pdl(ix)));
+        ix->lists = ix->vals[1];
+    } else if (bits > 0 && items > 1) {
         cub::DoubleBuffer<int32_t> v(ix->vals[0], ix->vals[1]);
         size_t bytes = ix->sort_tmp_bytes;
         if (key_bytes == 2) {
             cub::DoubleBuffer<uint16_t> k((uint16_t *)ix->keys[0], (uint16_t *)ix->keys[1]);
-            QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, low, bits, s));
+            QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, 0, bits, s));
         } else {
             cub::DoubleBuffer<int32_t> k(ix->keys[0], ix->keys[1]);
-            QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, low, bits, s));
+            QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ix->sort_tmp, bytes, k, v, items, 0, bits, s));
         }
         ix->lists = v.Current();
     }

@@ -11,7 +11,9 @@
  *           (min_leaf cells via the tile map)
  *   scan    first pair slot of each (CUB exclusive scan, 64-bit)
  *   emit    per circle: (leaf, circle) pairs, in circle order
- *   sort    stable CUB radix sort on the leaf bits in use: lists ascending
+ *   lists   the pairs to the leaves' lists, each ascending: a one-pass
+ *           counting sort into the offsets the tree stage counted
+ *           (leaf_lists.cu); CUB's radix sort past 2^QR_LISTS_MAX_BITS leaves
  * Once the list buffers exist, the build runs without waiting for the host
  * (see start_build in quadtree_build.cu).
  */
@@ -32,24 +34,12 @@ struct qr_dnode {
     int32_t depth_mask;  /* depth | (existing-children mask << 8) */
 };
 
-/* Key groups of the fused count-and-emit (qr_launch_count_emit): it can lay
- * pairs out grouped by the low bits of their leaf number (up to two), so
- * that nine or ten key bits sort in one 8-bit pass of CUB's radix sort. */
-#define QR_KEY_GROUPS 4
-
 /* Sort bits for leaf numbers below `leaves` (0: nothing to sort). */
 __host__ __device__ inline int qr_key_bits(long long leaves)
 {
     int bits = 0;
     while (bits < 31 && (1LL << bits) < leaves) bits++;
     return bits;
-}
-
-/* The key bits an ahead build of `bits`-bit keys lays its pairs out by (its
- * 1 << that groups): the bits past CUB's 8-bit pass, for 9 or 10 bits, else 0. */
-__host__ __device__ inline int qr_key_low_bits(int bits)
-{
-    return bits == 9 || bits == 10 ? bits - 8 : 0;
 }
 
 /* The few scalars one build reads back. */
@@ -62,8 +52,8 @@ struct qr_build_scalars {
     int32_t bad_emit;
     uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
     uint32_t tickets;     /* the fused count-and-emit's tiles, handed out in order */
+    uint32_t list_tickets; /* the lists stage's tiles, likewise */
     long long num_pairs;
-    long long group_pairs[QR_KEY_GROUPS]; /* pairs of the leaves numbered QR_KEY_GROUPS k + j, by j */
 };
 
 /* What the host reads after a build: the scalars and the scan's total.
@@ -117,21 +107,19 @@ cudaError_t qr_launch_count(int32_t n, const qr_tree_geom *g, const ushort4 *box
                             cudaStream_t st, int pdl);
 /* (leaf, circle) pairs of every work slot at its scanned offset, in circle
  * order, keys of key_bytes (2 or 4) bytes; pairs past `items` only set
- * scalars->bad_emit. Ahead builds also pad keys[num_pairs..items) with
- * pad_key (< 0: no padding) and write and publish the read-back into rb
- * (NULL: none) once every block is done. */
+ * scalars->bad_emit. Then it zeroes zero_words words at zero (the lists
+ * stage's look-back state), pads keys[num_pairs..items) with pad_key (< 0:
+ * no padding; for CUB's sort in ahead builds) and, ahead, writes and
+ * publishes the read-back into rb (NULL: none) once every block is done. */
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            const uint32_t *counts, long long items, int32_t pad_key, void *keys,
-                           int key_bytes, int32_t *vals, qr_build_scalars *scalars,
-                           qr_build_readback *rb, cudaStream_t st, int pdl);
+                           int key_bytes, int32_t *vals, uint32_t *zero, long long zero_words,
+                           qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st, int pdl);
 /* The same for ahead builds of up to QR_CE_MAX_TILES tiles, with the count
  * and the scan folded in (decoupled look-back over the tiles; `tiles`:
- * groups * (qr_count_emit_tiles(n) + 1) words, zero, like scalars->tickets
- * and blocks_done). groups (1, 2 or QR_KEY_GROUPS) > 1: pairs laid out by
- * key group, leaf number % groups, each group where the tree's counts put
- * it, so that a sort of the key's bits above those gives the sorted lists.
- * A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots each: one slot per thread up to QR_CE_BIG_SLOTS slots (a million), four
+ * qr_count_emit_tiles(n) words, zero, like scalars->tickets and
+ * blocks_done). A tile is QR_CE_TILE threads of qr_count_emit_per(n) slots each: one slot per thread up to QR_CE_BIG_SLOTS slots (a million), four
  * past that, since micro2M's 7813 tiles of one slot per thread took 72 us
  * against 64 for the count and scan kernels (docs/benchmarks.md). */
 #define QR_CE_TILE 256
@@ -142,9 +130,46 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
 cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                                  const int32_t *tile_leaf, const qr_leaf *leaves,
                                  unsigned long long *tiles, long long items, int32_t pad_key,
-                                 void *keys, int key_bytes, int32_t *vals,
-                                 qr_build_scalars *scalars, qr_build_readback *rb, int groups,
-                                 cudaStream_t st, int pdl);
+                                 void *keys, int key_bytes, int32_t *vals, uint32_t *zero,
+                                 long long zero_words, qr_build_scalars *scalars,
+                                 qr_build_readback *rb, cudaStream_t st, int pdl);
+
+/* The lists stage (leaf_lists.cu): pairs [0, num_pairs) of `items` slots
+ * (keys: 16-bit leaf numbers below 2^bits, in circle order) to the leaves'
+ * lists at qr_leaf.offset, each in circle order. For 1 <= bits <=
+ * QR_LISTS_MAX_BITS and items < QR_LISTS_MAX_ITEMS; `state`:
+ * qr_lists_state_words(items, bits) words, zero (the emit zeroes them), and
+ * scalars->list_tickets zero. Returns at once when the pairs outgrew `items`;
+ * sets scalars->bad_emit if a pair does not fit the tree's counts. */
+#define QR_LISTS_THREADS 256
+#define QR_LISTS_MAX_BITS 10
+#define QR_LISTS_MAX_ITEMS (1LL << 30)
+/* Pairs per thread: big tiles spread the per-leaf work (look-back, counts)
+ * over more pairs, small ones keep the GPU busy when pairs are few
+ * (measured, H100: micro2M 38 -> 32 us with 32 rather than 8 a thread,
+ * rand10k 8 -> 18 at 2048 x 2048). */
+static inline int qr_lists_per(long long items)
+{
+    return items < (1LL << 18) ? 8 : items < (1LL << 20) ? 16 : 32;
+}
+static inline long long qr_lists_tiles(long long items)
+{
+    const long long span = (long long)QR_LISTS_THREADS * qr_lists_per(items);
+    return (items + span - 1) / span;
+}
+static inline long long qr_lists_state_words(long long items, int bits)
+{
+    return qr_lists_tiles(items) << bits;
+}
+/* Enough state for any `items` up to cap (tiles of the fewest pairs). */
+static inline long long qr_lists_state_cap(long long cap)
+{
+    const long long span = (long long)QR_LISTS_THREADS * 8;
+    return ((cap + span - 1) / span) << QR_LISTS_MAX_BITS;
+}
+cudaError_t qr_launch_leaf_lists(long long items, int bits, const uint16_t *keys, const int32_t *vals,
+                                 const qr_leaf *leaves, uint32_t *state, int32_t *lists,
+                                 qr_build_scalars *scalars, cudaStream_t st, int pdl);
 
 /* The whole build of a tree that is one leaf, in one kernel (one block;
  * for scenes of at most QR_SINGLE_MAX_CIRCLES). Where the root would split,

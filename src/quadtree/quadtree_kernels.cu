@@ -290,7 +290,6 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* the big leaves' rectangles too, so that filling their tiles does not
      * wait on an L2 load of each leaf */
     __shared__ qr_rect big_rect[QR_BIG_LEAVES];
-    __shared__ unsigned long long group_pairs[QR_KEY_GROUPS];
     qr_pdl_release();
     qr_pdl_wait(); /* the histograms */
     extern __shared__ uint4 dyn_smem[]; /* uint4: 16-byte aligned */
@@ -335,7 +334,6 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         overflow = 0;
         nbig = 0;
     }
-    if (tid < QR_KEY_GROUPS) group_pairs[tid] = 0; /* (used where grouped, below) */
     __syncthreads();
 
     /* Level by level: count, decide, append children (scan-derived slots,
@@ -480,24 +478,13 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* List offsets: exclusive scan of the leaf counts in leaf order (from
      * shared memory when the node arrays are there: no L2 round trip for the
      * leaves just stored). */
-    long long carry = 0, mine = 0;
+    long long carry = 0;
     for (int32_t base = 0; base < num_leaves; base += QR_TREE_THREADS) {
         int32_t i = base + tid;
         long long c = i < num_leaves ? (LC ? LC[i] : leaves[i].count) : 0, pre, total;
         tree_scan_ll(scan_tmp.ll).ExclusiveSum(c, pre, total);
         if (i < num_leaves) leaves[i].offset = carry + pre;
         carry += total;
-        mine += c;
-        __syncthreads();
-    }
-    /* The pairs of each key group (leaves numbered QR_KEY_GROUPS k + j), for
-     * the emit's grouped layout where an ahead build takes it (the same
-     * test as the host's): this thread's leaves all lie in group
-     * tid % QR_KEY_GROUPS, so sum over the lanes of a group, then the warps. */
-    const bool grouped = qr_key_low_bits(qr_key_bits((long long)g.gx * g.gy)) > 0;
-    if (grouped) {
-        for (int o = QR_KEY_GROUPS; o < 32; o <<= 1) mine += __shfl_xor_sync(0xffffffffu, mine, o);
-        if (tid % 32 < QR_KEY_GROUPS) atomicAdd(&group_pairs[tid % 32], (unsigned long long)mine);
         __syncthreads();
     }
 
@@ -507,7 +494,6 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         scalars->max_depth = levels - 1;
         scalars->num_pairs = carry;
     }
-    if (grouped && tid < QR_KEY_GROUPS) scalars->group_pairs[tid] = (long long)group_pairs[tid];
 }
 
 /* k_tree may take the opt-in maximum of shared memory per block (227 KiB on
@@ -679,22 +665,25 @@ __device__ __forceinline__ void emit_slot(const qr_tree_geom &g, ushort4 box, in
     });
 }
 
-/* An ahead build's last two jobs, done by its emit kernel rather than by
- * kernels of their own in the chain: pad the unused slots [num_pairs, items)
- * with pad_key (< 0: none), and, in the last block to finish (rb non-NULL),
- * write and publish the read-back; total() gives that block the emitted
- * pairs. Every block's stores are ordered before its ticket (barrier, then
- * a device-wide fence), so the last one sees them all. */
+/* The emit's last jobs, done by it rather than by kernels of their own in
+ * the chain: zero the lists stage's look-back state (zero_words words at
+ * zero), pad the unused slots [num_pairs, items) with pad_key (< 0: none;
+ * for CUB's sort, which sorts every slot), and, in the last block to finish
+ * (rb non-NULL), write and publish the read-back; total() gives that block
+ * the emitted pairs. Every block's stores are ordered before its ticket
+ * (barrier, then a device-wide fence), so the last one sees them all. */
 template <class Key, class Total>
-__device__ __forceinline__ void pad_and_publish(long long items, int32_t pad_key, Key *keys,
-                                                qr_build_scalars *scalars, qr_build_readback *rb,
-                                                Total total)
+__device__ __forceinline__ void finish_emit(long long items, int32_t pad_key, Key *keys,
+                                            uint32_t *zero, long long zero_words,
+                                            qr_build_scalars *scalars, qr_build_readback *rb,
+                                            Total total)
 {
     __shared__ bool last;
+    const long long t0 = blockIdx.x * (long long)blockDim.x + threadIdx.x,
+                    step = (long long)gridDim.x * blockDim.x;
+    for (long long k = t0; k < zero_words; k += step) zero[k] = 0;
     if (pad_key >= 0)
-        for (long long k = scalars->num_pairs + blockIdx.x * (long long)blockDim.x + threadIdx.x;
-             k < items; k += (long long)gridDim.x * blockDim.x)
-            keys[k] = (Key)pad_key;
+        for (long long k = scalars->num_pairs + t0; k < items; k += step) keys[k] = (Key)pad_key;
     if (!rb) return;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -711,11 +700,11 @@ __device__ __forceinline__ void pad_and_publish(long long items, int32_t pad_key
     }
 }
 
-/* Blocks for an emit over `slots` that may also pad up to `items`. */
-/* Blocks for padding keys up to `items` (0: no padding). */
-static long long pad_blocks(long long items, int32_t pad_key)
+/* Blocks for padding keys up to `items` or zeroing zero_words words (0: none). */
+static long long pad_blocks(long long items, int32_t pad_key, long long zero_words)
 {
-    return pad_key >= 0 ? items / 256 : 0;
+    const long long pad = pad_key >= 0 ? items / 256 : 0, z = zero_words / 1024;
+    return pad > z ? pad : z;
 }
 
 /* Emit at the scanned offsets (the count and CUB's scan ran before). */
@@ -724,13 +713,14 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
                        const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
                        long long items, int32_t pad_key, Key *keys, int32_t *vals,
-                       qr_build_scalars *scalars, qr_build_readback *rb)
+                       uint32_t *zero, long long zero_words, qr_build_scalars *scalars,
+                       qr_build_readback *rb)
 {
     const int lr = __ffs(R) - 1;
     qr_pdl_wait(); /* the offsets */
     for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
         emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, keys, vals, scalars);
-    pad_and_publish(items, pad_key, keys, scalars, rb, [&] {
+    finish_emit(items, pad_key, keys, zero, zero_words, scalars, rb, [&] {
         return slots ? offsets[slots - 1] + counts[slots - 1] : 0ll;
     });
 }
@@ -738,18 +728,20 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
 cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                            const int32_t *tile_leaf, const qr_leaf *leaves, const long long *offsets,
                            const uint32_t *counts, long long items, int32_t pad_key, void *keys,
-                           int key_bytes, int32_t *vals, qr_build_scalars *scalars,
-                           qr_build_readback *rb, cudaStream_t st, int pdl)
+                           int key_bytes, int32_t *vals, uint32_t *zero, long long zero_words,
+                           qr_build_scalars *scalars, qr_build_readback *rb, cudaStream_t st, int pdl)
 {
-    if (n == 0 && pad_key < 0 && !rb) return cudaSuccess;
+    if (n == 0 && pad_key < 0 && !zero_words && !rb) return cudaSuccess;
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
-    const int blocks = slot_blocks(slots, pad_blocks(items, pad_key));
+    const int blocks = slot_blocks(slots, pad_blocks(items, pad_key, zero_words));
     if (key_bytes == 2)
         return qr_launch(k_emit<uint16_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf,
-                         leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, scalars, rb);
+                         leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, zero,
+                         zero_words, scalars, rb);
     return qr_launch(k_emit<int32_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves,
-                     offsets, counts, items, pad_key, (int32_t *)keys, vals, scalars, rb);
+                     offsets, counts, items, pad_key, (int32_t *)keys, vals, zero, zero_words,
+                     scalars, rb);
 }
 
 /* ---- count, scan and emit in one pass (ahead builds) -----------------------
@@ -796,61 +788,31 @@ __device__ long long look_back(unsigned long long *tiles, int tile, unsigned lon
     return prefix;
 }
 
-/* Where group j's pairs start and end: groups in order, each the leaves
- * whose number has low bits j (gmask: 0, 1 or 3), from the tree's counts. */
-__device__ __forceinline__ void group_span(const qr_build_scalars *scalars, int gmask, int j,
-                                           long long *begin, long long *end)
-{
-    long long at = 0, size = 0;
-    for (int k = 0; k < QR_KEY_GROUPS; k++) {
-        const long long p = scalars->group_pairs[k];
-        if ((k & gmask) < j) at += p;
-        if ((k & gmask) == j) size += p;
-    }
-    *begin = at;
-    *end = at + size;
-}
-
 /* The fused count, scan (look_back) and emit, the chain's last build kernel
- * before the sort; then it pads the unused slots [num_pairs, items) with
- * pad_key (< 0: none), and, in the last block to finish, writes and
- * publishes the read-back. A thread takes PER consecutive slots.
- *
- * GROUPED: the pairs are laid out by key group (leaf number & gmask) in
- * group order, each group in slot order, at the group's place from the
- * tree's exact counts (scalars->group_pairs). Sorting that layout stably by
- * the key's bits above gmask's gives what a sort of the whole key gives
- * (ties in the upper bits are in group order, then in circle order), so ten
- * key bits take one 8-bit pass of CUB's sort instead of two. Each group
- * has its own look-back, run by its own warp; `tiles` then holds
- * QR_KEY_GROUPS state arrays of ntiles + 1 words.
- *
- * Registers: grouped, 32, or 48 with four slots a thread (the fewest that
- * spill nothing); else ptxas's own choice (0: no minimum), 32 and 40. */
-template <class Key, int PER, bool GROUPED>
-__global__ void __launch_bounds__(QR_CE_TILE, GROUPED ? (PER == 1 ? 8 : 5) : 0)
+ * before the lists; then finish_emit. A thread takes PER consecutive slots.
+ * Registers: ptxas's own choice with one slot a thread (32); with four,
+ * its choice (40) spills, so at most 48 (47). */
+template <class Key, int PER>
+__global__ void __launch_bounds__(QR_CE_TILE, PER == 1 ? 0 : 5)
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
              unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
-             qr_build_scalars *scalars, qr_build_readback *rb, int gmask)
+             uint32_t *zero, long long zero_words, qr_build_scalars *scalars, qr_build_readback *rb)
 {
-    constexpr int G = GROUPED ? QR_KEY_GROUPS : 1;
     typedef cub::BlockScan<uint32_t, QR_CE_TILE> tile_scan;
     __shared__ typename tile_scan::TempStorage scan;
     __shared__ int s_tile;
-    __shared__ long long s_before[G], s_end[G];
+    __shared__ long long s_before;
     const int ntiles = (slots + QR_CE_TILE * PER - 1) / (QR_CE_TILE * PER);
     const int lr = __ffs(R) - 1;
-    const int groups = GROUPED ? gmask + 1 : 1;
     qr_pdl_wait(); /* the tree */
     if (threadIdx.x == 0) s_tile = (int)atomicAdd(&scalars->tickets, 1u);
     __syncthreads();
     const int tile = s_tile;
-    if (tile < ntiles) { /* blocks past the tiles only pad */
+    if (tile < ntiles) { /* blocks past the tiles only zero and pad */
         const int32_t t0 = (tile * QR_CE_TILE + threadIdx.x) * PER;
         ushort4 box[PER];
-        uint32_t count[PER]; /* each slot's pairs (one group) */
-        uint32_t sum[G] = {};
+        uint32_t count[PER], sum = 0;
 #pragma unroll
         for (int k = 0; k < PER; k++) {
             box[k] = make_ushort4(0, 0, 0, 0); /* empty */
@@ -858,115 +820,52 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
         }
 #pragma unroll
         for (int k = 0; k < PER; k++) {
-            if (GROUPED) {
-                cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, [&](uint32_t, int32_t leaf) {
-#pragma unroll
-                    for (int j = 0; j < G; j++) sum[j] += (leaf & gmask) == j;
-                });
-            } else {
-                count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
-                sum[0] += count[k];
-            }
+            count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
+            sum += count[k];
         }
-        /* one scan a group (a scan of four-word sums took 56-80 registers) */
-        uint32_t at[G], total[G];
-#pragma unroll
-        for (int j = 0; j < G; j++) {
-            if (j) __syncthreads();
-            tile_scan(scan).ExclusiveSum(sum[j], at[j], total[j]);
-        }
-        const int warp = threadIdx.x / 32;
-        if (warp < groups) {
-            uint32_t mine = total[0]; /* this warp's group's total, by selects */
-#pragma unroll
-            for (int j = 1; j < G; j++)
-                if (warp == j) mine = total[j];
-            const long long before = look_back(GROUPED ? tiles + (size_t)warp * (ntiles + 1) : tiles, tile, mine);
-            if (threadIdx.x % 32 == 0) {
-                if (GROUPED) {
-                    /* where this tile's part of the group starts, and the
-                     * group's end (the buffer's, if that comes first) */
-                    long long begin, end;
-                    group_span(scalars, gmask, warp, &begin, &end);
-                    s_before[warp] = begin + before;
-                    s_end[warp] = end < items ? end : items;
-                } else {
-                    s_before[warp] = before;
-                }
-            }
+        uint32_t at, total;
+        tile_scan(scan).ExclusiveSum(sum, at, total);
+        if (threadIdx.x < 32) {
+            const long long before = look_back(tiles, tile, total);
+            if (threadIdx.x == 0) s_before = before;
         }
         __syncthreads();
-        if (GROUPED) {
-            /* this thread's next place in each group, relative to the tile's
-             * (registers, picked by selects: an indexed array would go to
-             * local memory) */
-            uint32_t next[G];
+        long long offset = s_before + at;
 #pragma unroll
-            for (int j = 0; j < G; j++) next[j] = at[j];
-#pragma unroll
-            for (int k = 0; k < PER; k++) {
-                if (t0 + k >= slots) continue;
-                const int32_t i = (t0 + k) >> lr;
-                cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, [&](uint32_t, int32_t leaf) {
-                    const int grp = leaf & gmask;
-                    uint32_t rel = next[0];
-#pragma unroll
-                    for (int j = 1; j < G; j++)
-                        if (grp == j) rel = next[j];
-                    const long long out = s_before[grp] + rel;
-                    if (out < s_end[grp]) {
-                        keys[out] = (Key)leaf;
-                        vals[out] = i;
-                    } else {
-                        scalars->bad_emit = 1;
-                    }
-#pragma unroll
-                    for (int j = 0; j < G; j++) next[j] += grp == j;
-                });
-            }
-        } else {
-            long long offset = s_before[0] + at[0];
-#pragma unroll
-            for (int k = 0; k < PER; k++) {
-                if (t0 + k < slots)
-                    emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
-                offset += count[k];
-            }
+        for (int k = 0; k < PER; k++) {
+            if (t0 + k < slots)
+                emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
+            offset += count[k];
         }
     }
-    /* the total: the groups' last tiles' inclusive prefixes */
-    pad_and_publish(items, pad_key, keys, scalars, rb, [&] {
+    /* the total: the last tile's inclusive prefix */
+    finish_emit(items, pad_key, keys, zero, zero_words, scalars, rb, [&] {
         const volatile unsigned long long *state = tiles;
-        long long t = 0;
-        if (ntiles)
-            for (int j = 0; j < groups; j++) t += (long long)(state[(size_t)j * (ntiles + 1) + ntiles - 1] & CE_VALUE);
-        return t;
+        return ntiles ? (long long)(state[ntiles - 1] & CE_VALUE) : 0ll;
     });
 }
 
 cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxes,
                                  const int32_t *tile_leaf, const qr_leaf *leaves,
                                  unsigned long long *tiles, long long items, int32_t pad_key,
-                                 void *keys, int key_bytes, int32_t *vals,
-                                 qr_build_scalars *scalars, qr_build_readback *rb, int groups,
-                                 cudaStream_t st, int pdl)
+                                 void *keys, int key_bytes, int32_t *vals, uint32_t *zero,
+                                 long long zero_words, qr_build_scalars *scalars,
+                                 qr_build_readback *rb, cudaStream_t st, int pdl)
 {
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
     /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
-     * pad quickly, at least one for the read-back */
+     * zero and pad quickly, at least one for the read-back */
     long long blocks = (long long)qr_count_emit_tiles(n);
-    long long pad = pad_blocks(items, pad_key);
+    long long pad = pad_blocks(items, pad_key, zero_words);
     if (pad > SLOT_MAX_BLOCKS) pad = SLOT_MAX_BLOCKS;
     if (pad > blocks) blocks = pad; /* never fewer blocks than tiles */
     if (blocks < 1) blocks = 1;
-    if (groups != 1 && groups != 2 && groups != QR_KEY_GROUPS) return cudaErrorInvalidValue;
-    const bool four = qr_count_emit_per(n) == 4, grouped = groups > 1;
-#define QR_CE_LAUNCH(K)                                                                              \
-    qr_launch(four ? (grouped ? k_count_emit<K, 4, true> : k_count_emit<K, 4, false>)                \
-                   : (grouped ? k_count_emit<K, 1, true> : k_count_emit<K, 1, false>),               \
-              (unsigned)blocks, QR_CE_TILE, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, \
-              items, pad_key, (K *)keys, vals, scalars, rb, groups - 1)
+    const bool four = qr_count_emit_per(n) == 4;
+#define QR_CE_LAUNCH(K)                                                                           \
+    qr_launch(four ? k_count_emit<K, 4> : k_count_emit<K, 1>, (unsigned)blocks, QR_CE_TILE, 0, st, \
+              pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items, pad_key, (K *)keys, vals,  \
+              zero, zero_words, scalars, rb)
     if (key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
     return QR_CE_LAUNCH(int32_t);
 #undef QR_CE_LAUNCH
