@@ -85,7 +85,7 @@ typedef struct qr_build_timing {
                         four million work slots (every scored scene), counts and
                         scans in the same kernel, and count_ms and scan_ms read
                         about 0 */
-    float sort_ms;   /* stable radix sort by leaf */
+    float sort_ms;   /* the lists: stable sort of the pairs by leaf */
     float total_ms;  /* first event to last, including the scalar read-back */
 } qr_build_timing;
 
