@@ -34,7 +34,6 @@
 #include "common/pdl.h"
 
 #include <cub/block/block_scan.cuh>
-#include <stdlib.h>
 
 #define LL_THREADS QR_LISTS_THREADS
 #define LL_WARPS (LL_THREADS / 32)

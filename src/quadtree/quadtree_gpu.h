@@ -148,9 +148,10 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
  * over more pairs, small ones keep the GPU busy when pairs are few
  * (measured, H100: micro2M 38 -> 32 us with 32 rather than 8 a thread,
  * rand10k 8 -> 18 at 2048 x 2048). */
+#define QR_LISTS_MIN_PER 8
 static inline int qr_lists_per(long long items)
 {
-    return items < (1LL << 18) ? 8 : items < (1LL << 20) ? 16 : 32;
+    return items < (1LL << 18) ? QR_LISTS_MIN_PER : items < (1LL << 20) ? 16 : 32;
 }
 static inline long long qr_lists_tiles(long long items)
 {
@@ -164,7 +165,7 @@ static inline long long qr_lists_state_words(long long items, int bits)
 /* Enough state for any `items` up to cap (tiles of the fewest pairs). */
 static inline long long qr_lists_state_cap(long long cap)
 {
-    const long long span = (long long)QR_LISTS_THREADS * 8;
+    const long long span = (long long)QR_LISTS_THREADS * QR_LISTS_MIN_PER;
     return ((cap + span - 1) / span) << QR_LISTS_MAX_BITS;
 }
 cudaError_t qr_launch_leaf_lists(long long items, int bits, const uint16_t *keys, const int32_t *vals,

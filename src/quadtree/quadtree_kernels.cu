@@ -700,8 +700,9 @@ __device__ __forceinline__ void finish_emit(long long items, int32_t pad_key, Ke
     }
 }
 
-/* Blocks for padding keys up to `items` or zeroing zero_words words (0: none). */
-static long long pad_blocks(long long items, int32_t pad_key, long long zero_words)
+/* Blocks wanted for finish_emit's grid-stride work: padding keys up to
+ * `items` and zeroing zero_words words (0: none). */
+static long long spare_blocks(long long items, int32_t pad_key, long long zero_words)
 {
     const long long pad = pad_key >= 0 ? items / 256 : 0, z = zero_words / 1024;
     return pad > z ? pad : z;
@@ -734,7 +735,7 @@ cudaError_t qr_launch_emit(int32_t n, const qr_tree_geom *g, const ushort4 *boxe
     if (n == 0 && pad_key < 0 && !zero_words && !rb) return cudaSuccess;
     const int R = qr_cell_rows(n);
     const int32_t slots = n * R;
-    const int blocks = slot_blocks(slots, pad_blocks(items, pad_key, zero_words));
+    const int blocks = slot_blocks(slots, spare_blocks(items, pad_key, zero_words));
     if (key_bytes == 2)
         return qr_launch(k_emit<uint16_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf,
                          leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, zero,
@@ -857,9 +858,9 @@ cudaError_t qr_launch_count_emit(int32_t n, const qr_tree_geom *g, const ushort4
     /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
      * zero and pad quickly, at least one for the read-back */
     long long blocks = (long long)qr_count_emit_tiles(n);
-    long long pad = pad_blocks(items, pad_key, zero_words);
-    if (pad > SLOT_MAX_BLOCKS) pad = SLOT_MAX_BLOCKS;
-    if (pad > blocks) blocks = pad; /* never fewer blocks than tiles */
+    long long spare = spare_blocks(items, pad_key, zero_words);
+    if (spare > SLOT_MAX_BLOCKS) spare = SLOT_MAX_BLOCKS;
+    if (spare > blocks) blocks = spare; /* never fewer blocks than tiles */
     if (blocks < 1) blocks = 1;
     const bool four = qr_count_emit_per(n) == 4;
 #define QR_CE_LAUNCH(K)                                                                           \
