@@ -500,3 +500,49 @@ Test(gpu_render, exact_windows_equal_the_full_walk, .timeout = 600)
         qr_scene_free(s);
     }
 }
+
+/* The coverage count (cover_count.cu) settles each row's covered columns
+ * with exact tests next to a square root's estimate: circles centred on
+ * pixel centres and corners with radii of whole and half pixels put pixel
+ * centres on and within rounding of their edges; in the second image,
+ * circles over 512 columns wide take the count's other path. Windowed exact
+ * mode (first window 1 and the default) must equal the CPU to the bit,
+ * alpha (the count) included. */
+Test(gpu_render, exact_counts_on_pixel_edges, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{256, 256}, {1100, 300}};
+    for (int k = 0; k < 2; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        const int32_t n = k == 0 ? 1500 : 3040;
+        qr_error err;
+        qr_scene *s = NULL;
+        QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+        uint64_t st = 31 + k;
+        for (int32_t i = 0; i < n; i++) {
+            const float fx = (float)(rnd(&st) % (uint32_t)w), fy = (float)(rnd(&st) % (uint32_t)h);
+            const float off = (rnd(&st) & 1) ? 0.5f : 0.0f; /* a pixel's centre or its corner */
+            s->x[i] = (fx + off) / (float)w;
+            s->y[i] = (fy + off) / (float)h;
+            s->r[i] = (float)(1 + rnd(&st) % 40) * 0.5f / (float)w;
+            if (k == 1 && i < 40) s->r[i] = rndf(&st, 0.47f, 0.6f); /* 517 to 660 columns */
+            s->z[i] = rndf(&st, 0.0f, 1.0f);
+            s->red[i] = rndf(&st, 0.0f, 1.0f);
+            s->green[i] = rndf(&st, 0.0f, 1.0f);
+            s->blue[i] = rndf(&st, 0.0f, 1.0f);
+        }
+        qr_image *cpu = cpu_render_image(s, w, h);
+        const int windows[] = {1, QR_EXACT_WINDOW};
+        for (int m = 0; m < 2; m++) {
+            qr_image *img = render_window(s, w, h, windows[m]);
+            long long bad;
+            image_max_diff(img, cpu, 1, &bad);
+            cr_assert(bad < 0, "%dx%d, first window %d: differs from the CPU at pixel %lld (alpha %g, CPU %g)",
+                      w, h, windows[m], bad, bad < 0 ? 0.0 : (double)img->rgba[4 * bad + 3],
+                      bad < 0 ? 0.0 : (double)cpu->rgba[4 * bad + 3]);
+            qr_image_free(img);
+        }
+        qr_image_free(cpu);
+        qr_scene_free(s);
+    }
+}

@@ -14,31 +14,27 @@ __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
     return QR_ADD(QR_MUL(dx, dx), dy2) <= sp.z;
 }
 
-/* One end of a row's covered interval. The exact boundary lies within del
- * of e (in columns); when no integer does, the first covered column past it
- * is ceil(e) (left end) and the last floor(e) (right end), else one exact
- * test at the integer n decides. Returns the left end, or one past the right
- * end. */
-__device__ __forceinline__ int span_end(float e, float del, bool left, const float4 sp, float dy2,
-                                        float inv_w)
-{
-    const float n = rintf(e);
-    if (fabsf(e - n) > del) return left ? (int)ceilf(e) : (int)floorf(e) + 1;
-    const bool in = covers(sp, qr_pixel_center((int)n, inv_w), dy2);
-    return left ? (int)n + !in : (int)n + in;
-}
+/* Circles up to this radius in columns take covered_span's direct path. */
+#define CC_DIRECT_RADIUS 512.0f
 
 /* The covered pixels [a, b) of circle sp in the row at height y, inside its
  * box's columns [x0, x1); empty when a >= b. In a row the covered columns
  * form one interval: fl(dx*dx) grows with |dx| and |dx| is unimodal along
- * the row, all roundings being monotone. Its ends come from a square root,
- * checked with the exact test only where they fall within the float error
- * bound `del` of a pixel centre: 4e-3 columns, plus 1e-6 of the column (the
- * pixel centres' rounding), plus 1e-6 of the half-width (the approximate
- * square root's), plus 1e-6 (rW)^2 / half-width (the rounding of
- * dx*dx + dy*dy near r*r, ten times over). Rows within a column of the
- * circle's top or bottom, where that bound grows, and absurd coordinates are
- * trimmed with the exact test from a widened estimate instead. */
+ * the row, all roundings being monotone.
+ *
+ * Direct path: the interval's ends are estimated with a square root and
+ * then settled by the exact test at the two columns next to each estimate,
+ * four tests that every row makes (no branch: rows of one warp take the
+ * same path). That is exact whenever each true end lies within one column
+ * of its estimate, and the estimate's error is far below that here: the
+ * exact test moves the real boundary dx^2 = r^2 - dy^2 by the roundings of
+ * dx*dx, the sum and r*r, at most 3u r^2 (u = 2^-24), which moves the
+ * half-width by at most sqrt(3u) r = 4.2e-4 r columns (its worst, where the
+ * half-width is near zero) — under 0.22 for r < 512 columns; dx's own
+ * rounding, the pixel centres' and fx's add u |fx| each, under 0.02 for
+ * |fx| < 1e5; the square root's error is ~1e-7 of the half-width.
+ * Other circles (radius 512 columns and more, absurd coordinates, NaN)
+ * trim a widened estimate with the exact test instead. */
 __device__ __forceinline__ int2 covered_span(const float4 sp, int x0, int x1, float y, int width,
                                              float inv_w)
 {
@@ -46,58 +42,62 @@ __device__ __forceinline__ int2 covered_span(const float4 sp, int x0, int x1, fl
     const float dy2 = QR_MUL(dy, dy);
     if (!(dy2 <= sp.z)) return make_int2(0, 0); /* fl(dx*dx + dy2) >= dy2 */
     const float w = (float)width;
-    const float h2 = sp.z - dy2, is = rsqrtf(h2);
-    const float half = h2 > 0.0f ? h2 * is * w : 0.0f; /* within 3e-7 of it (relative) */
-    const float fx = sp.x * w - 0.5f;
+    const float half = sqrtf(sp.z - dy2) * w;
+    const float fx = sp.x * w - 0.5f; /* the column whose centre is the circle's */
     const float rw = sp.w * w;
-    int a, b;
-    if (half >= 1.0f && fabsf(fx) < 1e6f && rw < 1e5f) {
-        const float del = 4e-3f + 1e-6f * (fabsf(fx) + half + rw * rw * is * inv_w);
-        a = max(span_end(fx - half, del, true, sp, dy2, inv_w), x0);
-        b = min(span_end(fx + half, del, false, sp, dy2, inv_w), x1);
-    } else {
-        const float slack = 1.0f + 1e-3f * rw;
-        const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
-        a = x0;
-        b = x1; /* and so when the estimate is NaN (huge coordinates) */
-        if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
-        if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
-        while (a < b && !covers(sp, qr_pixel_center(a, inv_w), dy2)) a++;
-        while (b > a && !covers(sp, qr_pixel_center(b - 1, inv_w), dy2)) b--;
-        if (a < b) {
-            while (a > x0 && covers(sp, qr_pixel_center(a - 1, inv_w), dy2)) a--;
-            while (b < x1 && covers(sp, qr_pixel_center(b, inv_w), dy2)) b++;
-        }
+    if (rw < CC_DIRECT_RADIUS && fabsf(fx) < 1e5f) {
+        const int a0 = (int)ceilf(fx - half), b0 = (int)floorf(fx + half) + 1;
+        const bool in_a1 = covers(sp, qr_pixel_center(a0 - 1, inv_w), dy2);
+        const bool in_a0 = covers(sp, qr_pixel_center(a0, inv_w), dy2);
+        const bool in_b0 = covers(sp, qr_pixel_center(b0, inv_w), dy2);
+        const bool in_b1 = covers(sp, qr_pixel_center(b0 - 1, inv_w), dy2);
+        const int a = in_a1 ? a0 - 1 : in_a0 ? a0 : a0 + 1;
+        const int b = in_b0 ? b0 + 1 : in_b1 ? b0 : b0 - 1;
+        return make_int2(max(a, x0), min(b, x1));
+    }
+    const float slack = 1.0f + 1e-3f * rw;
+    const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
+    int a = x0, b = x1; /* and so when the estimate is NaN (huge coordinates) */
+    if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
+    if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
+    while (a < b && !covers(sp, qr_pixel_center(a, inv_w), dy2)) a++;
+    while (b > a && !covers(sp, qr_pixel_center(b - 1, inv_w), dy2)) b--;
+    if (a < b) {
+        while (a > x0 && covers(sp, qr_pixel_center(a - 1, inv_w), dy2)) a--;
+        while (b < x1 && covers(sp, qr_pixel_center(b, inv_w), dy2)) b++;
     }
     return make_int2(a, b);
 }
 
-/* A block counts one tile of CT_H x CT_W pixels (a row of index tiles). It
- * walks the lists of the leaves holding the tile CC_BATCH entries at a time:
- * each thread loads CC_PER entries and queues each in shared memory if its box
- * meets the leaf's part of the tile; then the queue is worked as (circle,
- * row) items, a thread per item, each adding its covered span to a
- * difference row in shared memory. Order does not matter to a count, so the
- * queue needs no scan. Row sums then give N, written once. */
-#define CT_H QR_TILE       /* 16: one row of index tiles */
+/* A block counts one tile of CT_H x CT_W pixels, a row of eight index tiles
+ * (tiles 64 wide measured 11-15% slower on rand100k, biglittle and littlebig,
+ * the same on rand1M). It walks the lists of the leaves holding the tile
+ * CC_BATCH entries at a time: each thread loads CC_PER entries, keeps in its own slots those
+ * whose box meets the leaf's part of the tile, and queues one item per tile
+ * row of that box; then each thread takes items, one (circle, row) each,
+ * and adds the row's covered span to a difference row in shared memory.
+ * Items, not circles, go to the threads, so no thread idles on a row the
+ * circle does not reach. Order does not matter to a count, so the queue
+ * needs no scan. Row sums then give N, written once. */
+#define CT_H QR_TILE       /* 16 */
 #define CT_W (8 * QR_TILE) /* 128 */
 
-/* List entries per thread per batch, their loads in flight together: four
- * measured 2-3% faster than one on biglittle and rand1M (two in between;
- * dev/frame_timer, H100). */
-#define CC_PER 4
+/* List entries per thread per batch, their loads in flight together. */
+#define CC_PER 2
 #define CC_BATCH (CC_THREADS * CC_PER)
 
 struct cover_queue {
-    float4 sp[CC_BATCH]; /* x, y, r*r, r */
-    int4 box[CC_BATCH];  /* the box inside the leaf's part: x0, x1, y0, y1 */
-    int n;
+    float4 sp[CC_BATCH];            /* by slot: x, y, r*r, r */
+    ushort2 cols[CC_BATCH];         /* by slot: the box's columns in the leaf's part, tile-relative */
+    uint16_t item[CC_BATCH * CT_H]; /* slot << 4 | tile row */
+    int n;                          /* items queued */
+    int diff[CT_H][CT_W + 1];       /* per row: +1 where a span starts, -1 past its end */
 };
 
 __global__ void __launch_bounds__(CC_THREADS)
 k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restrict__ counts)
 {
-    __shared__ int diff[CT_H][CT_W + 1]; /* per row: +1 where a span starts, -1 past its end */
+    static_assert(CC_BATCH <= 4096 && CT_H == 16, "an item packs its slot in 12 bits and its row in 4");
     __shared__ cover_queue q;
     qr_pdl_release(); /* the render may be scheduled now; it waits for the end */
     qr_pdl_wait();    /* the build */
@@ -107,9 +107,8 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
     const int tx0 = (blockIdx.x % chunks) * (CT_W / QR_TILE), ty = blockIdx.x / chunks;
     const int bx0 = g.region.x0 + tx0 * QR_TILE, by0 = g.region.y0 + ty * QR_TILE;
     const int bx1 = min(bx0 + CT_W, g.region.x1), by1 = min(by0 + CT_H, g.region.y1);
-    for (int k = threadIdx.x; k < CT_H * (CT_W + 1); k += CC_THREADS) (&diff[0][0])[k] = 0;
+    for (int k = threadIdx.x; k < CT_H * (CT_W + 1); k += CC_THREADS) (&q.diff[0][0])[k] = 0;
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
-    const int my_row = threadIdx.x % CT_H; /* the tile row of this thread's items */
 
     /* the tile's leaves: along a row of tiles a leaf holds one run of them */
     const int tx_end = min(tx0 + CT_W / QR_TILE, g.tiles_x);
@@ -138,35 +137,36 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
                 const int x0 = max(b.x0, cx0), x1 = min(b.x1, cx1);
                 const int y0 = max(b.y0, by0), y1 = min(b.y1, by1);
                 if (x0 < x1 && y0 < y1) {
-                    const int k = atomicAdd(&q.n, 1);
-                    q.sp[k] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
-                    q.box[k] = make_int4(x0, x1, y0, y1);
+                    const int slot = e * CC_THREADS + threadIdx.x;
+                    q.sp[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
+                    q.cols[slot] = make_ushort2((unsigned short)(x0 - bx0), (unsigned short)(x1 - bx0));
+                    const int at = atomicAdd(&q.n, y1 - y0);
+                    for (int y = y0; y < y1; y++) q.item[at + y - y0] = (uint16_t)(slot << 4 | (y - by0));
                 }
             }
             __syncthreads();
             const int n = q.n;
-            for (int k = threadIdx.x / CT_H; k < n; k += CC_THREADS / CT_H) {
-                const int4 bx = q.box[k];
-                const int y = by0 + my_row;
-                if (y < bx.z || y >= bx.w) continue;
-                const float4 sp = q.sp[k];
-                const int2 ab = covered_span(sp, bx.x, bx.y, qr_pixel_center(y, inv_h), g.width, inv_w);
+            for (int k = threadIdx.x; k < n; k += CC_THREADS) {
+                const int it = q.item[k], slot = it >> 4, row = it & 15;
+                const ushort2 c = q.cols[slot];
+                const int2 ab = covered_span(q.sp[slot], bx0 + c.x, bx0 + c.y,
+                                             qr_pixel_center(by0 + row, inv_h), g.width, inv_w);
                 if (ab.x < ab.y) {
-                    atomicAdd(&diff[my_row][ab.x - bx0], 1);
-                    atomicAdd(&diff[my_row][ab.y - bx0], -1);
+                    atomicAdd(&q.diff[row][ab.x - bx0], 1);
+                    atomicAdd(&q.diff[row][ab.y - bx0], -1);
                 }
             }
             __syncthreads();
         }
     }
 
-    /* running sums along each row, a warp per row, 4 x 32 columns */
+    /* running sums along each row, a warp per row, 32 columns at a time */
     const int lane = threadIdx.x % 32;
     for (int row = threadIdx.x / 32; row < by1 - by0; row += CC_THREADS / 32) {
         int carry = 0;
 #pragma unroll
         for (int k = 0; k < CT_W / 32; k++) {
-            int n = diff[row][k * 32 + lane];
+            int n = q.diff[row][k * 32 + lane];
             for (int o = 1; o < 32; o <<= 1) {
                 const int t = __shfl_up_sync(0xffffffffu, n, o);
                 if (lane >= o) n += t;

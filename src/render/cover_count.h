@@ -3,12 +3,13 @@
  * Exact mode's alpha is 1 + 0.5 N, N the number of circles whose box holds
  * the pixel and whose exact coverage test passes (the reference's
  * qr_dist2 <= r*r). Windowed exact mode (render_gpu.cu) blends only each
- * pixel's last covering circles, so it takes N from here. A block takes a
+ * pixel's last covering circles, so it takes N from here (for alpha, and to
+ * choose how long a tail of each list to blend). A block takes a
  * 16 x 128 pixel tile and the lists of the index leaves holding it; for each
  * (circle, row) meeting the tile it computes the covered interval of columns
- * — a square root, and the exact test only where an end falls within
- * rounding error of a pixel centre — and adds +1 at its start and -1 past
- * its end in a shared-memory row; running sums of the rows are N. So a
+ * — a square root's estimate of each end, settled by the exact test at the
+ * two columns next to it — and adds +1 at its start and -1 past its end in
+ * a shared-memory row; running sums of the rows are N. So a
  * circle costs a few operations per row it covers instead of one test per
  * pixel, and the counts are integers: the result does not depend on the
  * order of the additions.
