@@ -517,24 +517,23 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * A flat blend c' = fl(h + fl(0.5 c)), h = fl(0.5 colour), is monotone in c
  * (round to nearest is monotone) and halves any gap between two inputs. So
  * the colour a pixel ends with depends, to the last bit, only on its last
- * few dozen covering circles: run those circles' blends from the lowest and
- * the highest value the colour can have had before them (every colour value
- * and the background lie in [lo_bound, hi_bound]); every true starting
- * colour lies between the two runs, so if the runs end equal, the true one
- * ends there too ("coupling from the past"). A pixel therefore
- *   1. walks its list front to back, only testing coverage, until it has
- *      found `window` covering circles (the window's start), or the list ends
- *      (the window is the whole list and starts from the background: exact);
- *   2. blends the window back to front, the reference operations on both
- *      runs; equal runs are the answer; if any channel's runs differ the
- *      window doubles and the pixel goes again (about 2^-(window - 26) odds
- *      per channel for colours in [0, 1]).
- * Alpha is 1 + 0.5 N over the N covering circles (exact in float for
- * N < 2^22); N comes from cover_count.cu, counted once per circle and row
- * before this kernel runs.
+ * few dozen covering circles: run the blends of a list's tail from the
+ * lowest and the highest value the colour can have had before it (every
+ * colour value and the background lie in [lo_bound, hi_bound]); every true
+ * starting colour lies between the two runs, so if the runs end equal, the
+ * true one ends there too ("coupling from the past"). Where the tail starts
+ * does not matter to that argument, only to how often the runs meet; so a
+ * block takes, per leaf part, the one tail in which the part's
+ * fewest-covered pixel can expect `window` covering circles if its circles
+ * are spread evenly along the list (its count N is known: cover_count.cu
+ * counted every pixel's covering circles before this kernel runs), and
+ *   - blends that tail back to front, the reference operations on both runs;
+ *     equal runs are the answer;
+ *   - pixels whose runs still differ go again with the tail doubled, up to
+ *     the whole list, which starts from the background: the exact walk.
+ * Alpha is 1 + 0.5 N (exact in float for N < 2^22).
  * Windows pay only where pixels have many circles: the host takes them for
- * deep scenes (qr_gpu_scene.depth), and a leaf part whose pixels have few
- * circles (estimated from its first batch's boxes) is walked whole. */
+ * deep scenes (qr_gpu_scene.depth). */
 
 #define RW_MAX_WINDOW (1 << 24)
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
@@ -546,8 +545,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                 float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
-    __shared__ int s_first; /* smallest window start of the block */
-    __shared__ int s_area;  /* box pixels of the first batch */
+    __shared__ int s_fewest; /* the leaf part's smallest N */
     qr_pdl_wait(); /* the coverage count */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
@@ -556,13 +554,24 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     const int nleaf = setup_block(v, b, leaf_ids);
     const int lane = threadIdx.x % 32;
 
-    /* c: colour (the low run while windowed; c[.][3] is the whole walk's alpha,
-     * which the count replaces); hi: the high run */
-    float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
-    int found[RT_ROWS], start[RT_ROWS];
+    /* N of this thread's pixels (those in the image) */
+    int n[RT_ROWS];
+    uint32_t inside = 0;
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
-        found[r] = 0;
+        const int py = b.by0 + b.ly0 + r;
+        n[r] = 0;
+        if (b.px < g.region.x1 && py < g.region.y1) {
+            n[r] = counts[(size_t)py * g.width + b.px];
+            inside |= 1u << r;
+        }
+    }
+
+    /* c: colour (the low run while a tail is run from the bounds); hi: the
+     * high run. Alpha comes from N at the end. */
+    float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
         T[r] = 1.0f;
         c[r][0] = c[r][1] = c[r][2] = c[r][3] = 1.0f;
     }
@@ -571,102 +580,50 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
         const qr_leaf leaf = v.leaves[leaf_ids[li]];
         const int32_t *list = v.lists + leaf.offset;
         region_ctx rc;
-        const uint32_t mine = leaf_part(leaf, b, rc);
-        const int batches = (leaf.count + RT_BATCH - 1) / RT_BATCH;
+        const uint32_t mine = leaf_part(leaf, b, rc) & inside;
+        int fewest = INT_MAX;
+#pragma unroll
+        for (int r = 0; r < RT_ROWS; r++)
+            if ((mine >> r) & 1u) fewest = min(fewest, n[r]);
+        fewest = __reduce_min_sync(0xffffffffu, fewest);
+        if (threadIdx.x == 0) s_fewest = INT_MAX;
+        __syncthreads();
+        if (lane == 0) atomicMin(&s_fewest, fewest);
+        __syncthreads();
+        fewest = s_fewest;
+        if (fewest == INT_MAX) continue; /* none of the part's pixels is in the image */
+        /* the tail's length, in list entries */
+        long long len = fewest > 0 ? ((long long)leaf.count * window + fewest - 1) / fewest : leaf.count;
         uint32_t open = mine; /* pixels still without their final colour */
-        for (int win = window, round = 0; __syncthreads_or(open != 0);
-             win = min(2 * win, RW_MAX_WINDOW), round++) {
-            /* 1. front to back: the start of each open pixel's window */
-            uint32_t live = open;
+        for (; __syncthreads_or(open != 0); len *= 2) {
+            if (len >= leaf.count) {
+                /* the whole list, from the background: the reference walk */
 #pragma unroll
-            for (int r = 0; r < RT_ROWS; r++) {
-                if ((open >> r) & 1u) found[r] = 0, start[r] = 0;
-            }
-            bool shallow = false;
-            for (int bi = batches - 1; bi >= 0; bi--) {
-                const int kept =
-                    stage_batch<true, false, false, true>(sm, list, leaf.count, bi, pos, col, g, rc);
-                if (round == 0 && bi == batches - 1) {
-                    /* the leaf part's depth, estimated from this batch's boxes
-                     * (first round only: the walk below starts from the
-                     * background, which c still holds then) */
-                    if (threadIdx.x == 0) s_area = 0;
-                    __syncthreads();
-                    for (int t = threadIdx.x; t < kept; t += RT_THREADS) {
-                        const uint2 m = sm.mask[t];
-                        atomicAdd(&s_area, __popc(m.x) * __popc(m.y));
-                    }
-                    __syncthreads();
-                    const float part = (float)((rc.cx1 - rc.cx0) * (rc.cy1 - rc.cy0));
-                    const float in_batch = (float)(leaf.count - bi * RT_BATCH);
-                    shallow = (float)s_area * ((float)leaf.count / in_batch) < RW_DEEP * window * part;
-                    if (shallow) break;
-                } else {
-                    __syncthreads();
-                }
-                const int chunks = (kept + 31) / 32;
-                for (int ci = chunks - 1; ci >= 0 && __any_sync(0xffffffffu, live); ci--) {
-                    const int chunk = ci * 32;
-                    uint32_t bits = warp_hits(sm, chunk, kept, b);
-                    while (bits) {
-                        const int bb = 31 - __clz(bits);
-                        bits &= ~(1u << bb);
-                        const uint32_t rows = box_rows(sm, chunk + bb, b, live);
-                        if (!rows) continue;
-                        const float4 sp = sm.pos[chunk + bb];
-                        const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
-#pragma unroll
-                        for (int r = 0; r < RT_ROWS; r++) {
-                            if (!((rows >> r) & 1u)) continue;
-                            const float dy = QR_SUB(sp.y, b.cy[r]);
-                            if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
-                            if (++found[r] == win) {
-                                start[r] = bi * RT_BATCH + chunk + bb;
-                                live &= ~(1u << r);
-                            }
-                        }
-                    }
-                }
-                if (__syncthreads_and(live == 0)) break;
-            }
-            if (shallow) {
-                /* the reference walk, as k_render does it */
-                __syncthreads();
-                uint32_t all = (1u << RT_ROWS) - 1;
-                walk_leaf<true, false, true, false, FMA>(sm, leaf, list, rc, b, mine, pos, col, g, c, T, 0.0f, all);
+                for (int r = 0; r < RT_ROWS; r++)
+                    if ((open >> r) & 1u) c[r][0] = c[r][1] = c[r][2] = 1.0f;
+                uint32_t rows = open;
+                walk_leaf<true, false, true, false, FMA>(sm, leaf, list, rc, b, open, pos, col, g, c, T, 0.0f, rows);
                 break;
             }
-            /* pixels still live hold fewer than `win` covering circles: their
-             * window is the whole list, from the background */
-            const uint32_t deep = open & ~live;
-
-            /* 2. back to front over the windows, both runs */
-            int first = INT_MAX;
+            const int from = leaf.count - (int)len;
 #pragma unroll
             for (int r = 0; r < RT_ROWS; r++) {
                 if (!((open >> r) & 1u)) continue;
-                const bool exact_start = !((deep >> r) & 1u);
+#pragma unroll
                 for (int ch = 0; ch < 3; ch++) {
-                    c[r][ch] = exact_start ? 1.0f : lo_bound;
-                    hi[r][ch] = exact_start ? 1.0f : hi_bound;
+                    c[r][ch] = lo_bound;
+                    hi[r][ch] = hi_bound;
                 }
-                first = min(first, start[r]);
             }
-            const int wfirst = __reduce_min_sync(0xffffffffu, first);
-            if (threadIdx.x == 0) s_first = INT_MAX;
-            __syncthreads();
-            if (lane == 0) atomicMin(&s_first, wfirst);
-            __syncthreads();
-            const int bfirst = s_first;
-            for (int bi = bfirst == INT_MAX ? batches : bfirst / RT_BATCH; bi < batches; bi++) {
+            /* the tail back to front, staged from its own first entry */
+            const int batches = ((int)len + RT_BATCH - 1) / RT_BATCH;
+            for (int bi = 0; bi < batches; bi++) {
                 const int kept =
-                    stage_batch<true, false, true, true>(sm, list, leaf.count, bi, pos, col, g, rc);
+                    stage_batch<true, false, true, true>(sm, list + from, (int)len, bi, pos, col, g, rc);
                 __syncthreads();
                 const int chunks = (kept + 31) / 32;
                 for (int ci = 0; ci < chunks; ci++) {
                     const int chunk = ci * 32;
-                    const int ord0 = bi * RT_BATCH + chunk;
-                    if (ord0 + 31 < wfirst) continue;
                     uint32_t bits = warp_hits(sm, chunk, kept, b);
                     while (bits) {
                         const int bb = __ffs(bits) - 1;
@@ -677,7 +634,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                         const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
 #pragma unroll
                         for (int r = 0; r < RT_ROWS; r++) {
-                            if (!((rows >> r) & 1u) || ord0 + bb < start[r]) continue;
+                            if (!((rows >> r) & 1u)) continue;
                             const float dy = QR_SUB(sp.y, b.cy[r]);
                             if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
                             /* qr_blend with alpha = 0.5: alpha*colour was staged */
@@ -703,18 +660,15 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
-        const int py = b.by0 + b.ly0 + r;
-        if (b.px >= g.region.x1 || py >= g.region.y1) continue;
-        const size_t at = (size_t)py * g.width + b.px;
-        /* alpha, walked or windowed: the reference adds 0.5 per covering
-         * circle to 1, exact while the sums stay below 2^22; past that, the
-         * same additions */
-        const int n = counts[at];
+        if (!((inside >> r) & 1u)) continue;
+        const size_t at = (size_t)(b.by0 + b.ly0 + r) * g.width + b.px;
+        /* alpha: the reference adds 0.5 per covering circle to 1, exact
+         * while the sums stay below 2^22; past that, the same additions */
         float a = 1.0f;
-        if (n < (1 << 22)) {
-            a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n));
+        if (n[r] < (1 << 22)) {
+            a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n[r]));
         } else {
-            for (int k = 0; k < n; k++) a = QR_ADD(a, 0.5f);
+            for (int k = 0; k < n[r]; k++) a = QR_ADD(a, 0.5f);
         }
         image[at] = make_float4(c[r][0], c[r][1], c[r][2], a);
     }
