@@ -4,7 +4,7 @@
 #include "common/cuda_check.h"
 #include "common/pdl.h"
 
-#define CC_THREADS 256
+#define CC_THREADS 512
 
 /* The exact coverage test of the circle sp = (x, y, r*r, r) for a pixel at
  * centre x in a row with dy2 = fl(dy*dy): the reference's qr_dist2 <= r*r. */
@@ -17,10 +17,12 @@ __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
 /* Circles up to this radius in columns take covered_span's direct path. */
 #define CC_DIRECT_RADIUS 512.0f
 
-/* The covered pixels [a, b) of circle sp in the row at height y, inside its
- * box's columns [x0, x1); empty when a >= b. In a row the covered columns
- * form one interval: fl(dx*dx) grows with |dx| and |dx| is unimodal along
- * the row, all roundings being monotone.
+/* The covered pixels [a, b) of circle sp = (x, y, r*r, fx) in a row at
+ * squared distance dy2 = fl(dy*dy) from its centre (dy2 <= r*r), inside its
+ * box's columns [x0, x1); empty when a >= b. fx = x * width - 0.5 is the
+ * column whose centre is the circle's. In a row the covered columns form
+ * one interval: fl(dx*dx) grows with |dx| and |dx| is unimodal along the
+ * row, all roundings being monotone.
  *
  * Direct path: the interval's ends are estimated with a square root and
  * then settled by the exact test at the two columns next to each estimate,
@@ -32,31 +34,30 @@ __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
  * half-width by at most sqrt(3u) r = 4.2e-4 r columns (its worst, where the
  * half-width is near zero) — under 0.22 for r < 512 columns; dx's own
  * rounding, the pixel centres' and fx's add u |fx| each, under 0.02 for
- * |fx| < 1e5; the square root's error is ~1e-7 of the half-width.
- * Other circles (radius 512 columns and more, absurd coordinates, NaN)
- * trim a widened estimate with the exact test instead. */
-__device__ __forceinline__ int2 covered_span(const float4 sp, int x0, int x1, float y, int width,
-                                             float inv_w)
+ * |fx| < 1e5; the reciprocal square root's error is ~1e-7 of the
+ * half-width. Column p's centre is fl(inv_w * fl(p + 0.5)) (qr_pixel_center);
+ * p + 0.5 is exact in float for these columns, so it is computed from the
+ * estimate's float.
+ * Other circles (radius 512 columns and more, absurd coordinates, NaN;
+ * `direct` false) trim a widened estimate with the exact test instead. */
+__device__ __forceinline__ int2 covered_span(const float4 sp, float dy2, bool direct, int x0, int x1,
+                                             float w, float inv_w)
 {
-    const float dy = QR_SUB(sp.y, y);
-    const float dy2 = QR_MUL(dy, dy);
-    if (!(dy2 <= sp.z)) return make_int2(0, 0); /* fl(dx*dx + dy2) >= dy2 */
-    const float w = (float)width;
-    const float half = sqrtf(sp.z - dy2) * w;
-    const float fx = sp.x * w - 0.5f; /* the column whose centre is the circle's */
-    const float rw = sp.w * w;
-    if (rw < CC_DIRECT_RADIUS && fabsf(fx) < 1e5f) {
-        const int a0 = (int)ceilf(fx - half), b0 = (int)floorf(fx + half) + 1;
-        const bool in_a1 = covers(sp, qr_pixel_center(a0 - 1, inv_w), dy2);
-        const bool in_a0 = covers(sp, qr_pixel_center(a0, inv_w), dy2);
-        const bool in_b0 = covers(sp, qr_pixel_center(b0, inv_w), dy2);
-        const bool in_b1 = covers(sp, qr_pixel_center(b0 - 1, inv_w), dy2);
+    const float h2 = sp.z - dy2;
+    const float half = h2 > 0.0f ? h2 * rsqrtf(h2) * w : 0.0f;
+    if (direct) {
+        const float fa = ceilf(sp.w - half), fb = floorf(sp.w + half); /* first, last column */
+        const bool in_a1 = covers(sp, QR_MUL(inv_w, QR_ADD(fa, -0.5f)), dy2);
+        const bool in_a0 = covers(sp, QR_MUL(inv_w, QR_ADD(fa, 0.5f)), dy2);
+        const bool in_b0 = covers(sp, QR_MUL(inv_w, QR_ADD(fb, 0.5f)), dy2);
+        const bool in_b1 = covers(sp, QR_MUL(inv_w, QR_ADD(fb, 1.5f)), dy2);
+        const int a0 = (int)fa, b0 = (int)fb;
         const int a = in_a1 ? a0 - 1 : in_a0 ? a0 : a0 + 1;
-        const int b = in_b0 ? b0 + 1 : in_b1 ? b0 : b0 - 1;
+        const int b = in_b1 ? b0 + 2 : in_b0 ? b0 + 1 : b0;
         return make_int2(max(a, x0), min(b, x1));
     }
-    const float slack = 1.0f + 1e-3f * rw;
-    const float fa = ceilf(fx - half - slack), fb = floorf(fx + half + slack) + 1.0f;
+    const float slack = 1.0f + 1e-3f * sqrtf(sp.z) * w;
+    const float fa = ceilf(sp.w - half - slack), fb = floorf(sp.w + half + slack) + 1.0f;
     int a = x0, b = x1; /* and so when the estimate is NaN (huge coordinates) */
     if (fa > (float)x0) a = fa >= (float)x1 ? x1 : (int)fa;
     if (fb < (float)x1) b = fb <= (float)x0 ? x0 : (int)fb;
@@ -72,29 +73,38 @@ __device__ __forceinline__ int2 covered_span(const float4 sp, int x0, int x1, fl
 /* A block counts one tile of CT_H x CT_W pixels, a row of eight index tiles
  * (tiles 64 wide measured 11-15% slower on rand100k, biglittle and littlebig,
  * the same on rand1M). It walks the lists of the leaves holding the tile
- * CC_BATCH entries at a time: each thread loads CC_PER entries, keeps in its own slots those
- * whose box meets the leaf's part of the tile, and queues one item per tile
- * row of that box; then each thread takes items, one (circle, row) each,
- * and adds the row's covered span to a difference row in shared memory.
+ * CC_BATCH entries at a time: each thread loads CC_PER entries, keeps in its
+ * own slots those whose box meets the tile and starts (its first column in
+ * the tile) in the leaf's part — a circle is in the list of every leaf its
+ * box meets, so it is counted once per tile, not once per leaf — and queues
+ * one item per tile row of that box; then each thread takes items, one
+ * (circle, row) each, and adds the row's covered span to a difference row in
+ * shared memory.
  * Items, not circles, go to the threads, so no thread idles on a row the
  * circle does not reach. Order does not matter to a count, so the queue
  * needs no scan. Row sums then give N, written once. */
 #define CT_H QR_TILE       /* 16 */
 #define CT_W (8 * QR_TILE) /* 128 */
 
-/* List entries per thread per batch, their loads in flight together. */
-#define CC_PER 2
+/* List entries per thread per batch. 512 threads with one each keep an SM
+ * busier than 256 with two (1024² has only 512 tiles: 78% of the warp slots
+ * in use against 44%, rand1M's count 239 -> 236 us under ncu). */
+#define CC_PER 1
 #define CC_BATCH (CC_THREADS * CC_PER)
 
 struct cover_queue {
-    float4 sp[CC_BATCH];            /* by slot: x, y, r*r, r */
-    ushort2 cols[CC_BATCH];         /* by slot: the box's columns in the leaf's part, tile-relative */
+    float4 sp[CC_BATCH];            /* by slot: x, y, r*r, fx (covered_span) */
+    ushort2 cols[CC_BATCH];         /* by slot: the box's columns in the tile, tile-relative;
+                                       CC_INDIRECT set in .y: not covered_span's direct path */
     uint16_t item[CC_BATCH * CT_H]; /* slot << 4 | tile row */
     int n;                          /* items queued */
     int diff[CT_H][CT_W + 1];       /* per row: +1 where a span starts, -1 past its end */
+    float row_y[CT_H];              /* the rows' pixel centres */
 };
 
-__global__ void __launch_bounds__(CC_THREADS)
+#define CC_INDIRECT 0x8000u
+
+__global__ void __launch_bounds__(CC_THREADS, 4)
 k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restrict__ counts)
 {
     static_assert(CC_BATCH <= 4096 && CT_H == 16, "an item packs its slot in 12 bits and its row in 4");
@@ -108,7 +118,8 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
     const int bx0 = g.region.x0 + tx0 * QR_TILE, by0 = g.region.y0 + ty * QR_TILE;
     const int bx1 = min(bx0 + CT_W, g.region.x1), by1 = min(by0 + CT_H, g.region.y1);
     for (int k = threadIdx.x; k < CT_H * (CT_W + 1); k += CC_THREADS) (&q.diff[0][0])[k] = 0;
-    const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
+    const float w = (float)g.width, inv_w = 1.0f / w, inv_h = 1.0f / (float)g.height;
+    if (threadIdx.x < CT_H) q.row_y[threadIdx.x] = qr_pixel_center(by0 + threadIdx.x, inv_h);
 
     /* the tile's leaves: along a row of tiles a leaf holds one run of them */
     const int tx_end = min(tx0 + CT_W / QR_TILE, g.tiles_x);
@@ -134,12 +145,15 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
                 if (id[e] < 0) continue;
                 const float4 p = pos[id[e]];
                 const qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
-                const int x0 = max(b.x0, cx0), x1 = min(b.x1, cx1);
+                const int x0 = max(b.x0, bx0), x1 = min(b.x1, bx1);
                 const int y0 = max(b.y0, by0), y1 = min(b.y1, by1);
-                if (x0 < x1 && y0 < y1) {
+                if (x0 >= cx0 && x0 < cx1 && x0 < x1 && y0 < y1) {
                     const int slot = e * CC_THREADS + threadIdx.x;
-                    q.sp[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), p.w);
-                    q.cols[slot] = make_ushort2((unsigned short)(x0 - bx0), (unsigned short)(x1 - bx0));
+                    const float fx = p.x * w - 0.5f;
+                    const bool direct = p.w * w < CC_DIRECT_RADIUS && fabsf(fx) < 1e5f;
+                    q.sp[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), fx);
+                    q.cols[slot] = make_ushort2((unsigned short)(x0 - bx0),
+                                                (unsigned short)(x1 - bx0) | (direct ? 0u : CC_INDIRECT));
                     const int at = atomicAdd(&q.n, y1 - y0);
                     for (int y = y0; y < y1; y++) q.item[at + y - y0] = (uint16_t)(slot << 4 | (y - by0));
                 }
@@ -148,9 +162,13 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
             const int n = q.n;
             for (int k = threadIdx.x; k < n; k += CC_THREADS) {
                 const int it = q.item[k], slot = it >> 4, row = it & 15;
+                const float4 sp = q.sp[slot];
+                const float dy = QR_SUB(sp.y, q.row_y[row]);
+                const float dy2 = QR_MUL(dy, dy);
+                if (!(dy2 <= sp.z)) continue; /* fl(dx*dx + dy2) >= dy2 */
                 const ushort2 c = q.cols[slot];
-                const int2 ab = covered_span(q.sp[slot], bx0 + c.x, bx0 + c.y,
-                                             qr_pixel_center(by0 + row, inv_h), g.width, inv_w);
+                const int2 ab = covered_span(sp, dy2, !(c.y & CC_INDIRECT), bx0 + c.x,
+                                             bx0 + (c.y & ~CC_INDIRECT), w, inv_w);
                 if (ab.x < ab.y) {
                     atomicAdd(&q.diff[row][ab.x - bx0], 1);
                     atomicAdd(&q.diff[row][ab.y - bx0], -1);
