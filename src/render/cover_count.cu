@@ -24,36 +24,36 @@ __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
  * one interval: fl(dx*dx) grows with |dx| and |dx| is unimodal along the
  * row, all roundings being monotone.
  *
- * Direct path: the interval's ends are estimated with a square root and
- * then settled by the exact test at the two columns next to each estimate,
- * four tests that every row makes (no branch: rows of one warp take the
- * same path). That is exact whenever each true end lies within one column
- * of its estimate, and the estimate's error is far below that here: the
- * exact test moves the real boundary dx^2 = r^2 - dy^2 by the roundings of
- * dx*dx, the sum and r*r, at most 3u r^2 (u = 2^-24), which moves the
- * half-width by at most sqrt(3u) r = 4.2e-4 r columns (its worst, where the
- * half-width is near zero) — under 0.22 for r < 512 columns; dx's own
- * rounding, the pixel centres' and fx's add u |fx| each, under 0.02 for
- * |fx| < 1e5; the reciprocal square root's error is ~1e-7 of the
- * half-width. Column p's centre is fl(inv_w * fl(p + 0.5)) (qr_pixel_center);
- * p + 0.5 is exact in float for these columns, so it is computed from the
- * estimate's float.
+ * Direct path: each end is estimated with a square root, and the one column
+ * that can lie on either side of it is settled by the exact test: the
+ * column nearest the estimate (one test per end, no branch: rows of one
+ * warp take the same path). That is exact when the real boundary, rounding
+ * included, lies less than half a column from the estimate: any other
+ * column is at least half a column from the estimate, so on the side of the
+ * boundary the estimate says. The error is far below that here: the exact
+ * test moves the real boundary dx^2 = r^2 - dy^2 by the roundings of dx*dx,
+ * the sum and r*r, at most 3u r^2 (u = 2^-24), which moves the half-width
+ * by at most sqrt(3u) r = 4.2e-4 r columns (its worst, where the half-width
+ * is near zero) — under 0.22 for r < 512 columns; dx's own rounding, the pixel
+ * centres' and fx's add u |fx| each, under 0.02 for |fx| < 1e5; the
+ * approximate reciprocal square root's error is ~1e-7 of the half-width.
+ * Column p's centre is fl(inv_w * fl(p + 0.5)) (qr_pixel_center); p + 0.5 is
+ * exact in float for these columns, so it is computed from the estimate's
+ * float.
  * Other circles (radius 512 columns and more, absurd coordinates, NaN;
  * `direct` false) trim a widened estimate with the exact test instead. */
 __device__ __forceinline__ int2 covered_span(const float4 sp, float dy2, bool direct, int x0, int x1,
                                              float w, float inv_w)
 {
     const float h2 = sp.z - dy2;
-    const float half = h2 > 0.0f ? h2 * rsqrtf(h2) * w : 0.0f;
+    float is; /* 1 / sqrt(h2), approximate; h2 below 1e-30 is a half-width of 0 */
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(is) : "f"(h2));
+    const float half = h2 > 1e-30f ? h2 * is * w : 0.0f;
     if (direct) {
-        const float fa = ceilf(sp.w - half), fb = floorf(sp.w + half); /* first, last column */
-        const bool in_a1 = covers(sp, QR_MUL(inv_w, QR_ADD(fa, -0.5f)), dy2);
-        const bool in_a0 = covers(sp, QR_MUL(inv_w, QR_ADD(fa, 0.5f)), dy2);
-        const bool in_b0 = covers(sp, QR_MUL(inv_w, QR_ADD(fb, 0.5f)), dy2);
-        const bool in_b1 = covers(sp, QR_MUL(inv_w, QR_ADD(fb, 1.5f)), dy2);
-        const int a0 = (int)fa, b0 = (int)fb;
-        const int a = in_a1 ? a0 - 1 : in_a0 ? a0 : a0 + 1;
-        const int b = in_b1 ? b0 + 2 : in_b0 ? b0 + 1 : b0;
+        const float nl = rintf(sp.w - half), nr = rintf(sp.w + half); /* the columns nearest the ends */
+        const bool in_l = covers(sp, QR_MUL(inv_w, QR_ADD(nl, 0.5f)), dy2);
+        const bool in_r = covers(sp, QR_MUL(inv_w, QR_ADD(nr, 0.5f)), dy2);
+        const int a = (int)nl + !in_l, b = (int)nr + in_r;
         return make_int2(max(a, x0), min(b, x1));
     }
     const float slack = 1.0f + 1e-3f * sqrtf(sp.z) * w;
