@@ -163,12 +163,13 @@ qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_e
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 
-/* Exact mode on flat scenes blends, per pixel, only a window of its last
- * covering circles, run from both ends of the colour range; equal runs are
- * provably the full walk's result to the bit, unequal ones double the window
- * (docs/architecture.md). Sets the first window (default QR_EXACT_WINDOW);
- * 0 walks every list whole, as snow scenes always do. Any window gives the
- * same image; only the time changes. */
+/* Exact mode on deep flat scenes blends only a tail of each list, run from
+ * both ends of the colour range; equal runs are provably the full walk's
+ * result to the bit, unequal ones double the tail (docs/architecture.md).
+ * Sets how many covering circles the first tail should hold for the
+ * fewest-covered pixel of a block (default QR_EXACT_WINDOW); 0 walks every
+ * list whole, as snow scenes always do. Any value gives the same image;
+ * only the time changes. */
 #define QR_EXACT_WINDOW 48
 void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window);
 
