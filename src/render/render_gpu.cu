@@ -208,6 +208,7 @@ struct stage_mem {
     uint2 mask[RT_BATCH];  /* the circle's pixel box inside the block region and the
                                 current leaf: column bits, row bits */
     uint16_t queue[RT_THREADS / 32][64]; /* each warp's gathered circles (walk_leaf) */
+    unsigned long long worst;            /* next_tail's block-wide maximum */
     union {
         typename scan_warps::TempStorage warps;
         typename scan_raking::TempStorage raking;
@@ -538,6 +539,62 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
 #define RW_MAX_WINDOW (1 << 24)
 #define RW_DEEP 3 /* windows when the estimated depth is over 3 windows */
 
+/* The next tail's length, after a tail of `len` entries left the pixels
+ * `open` with runs (c, hi) that differ. Doubling is right where a pixel met
+ * enough covering circles and its runs were slow to meet; it is slow where
+ * the circles are not spread evenly along the list (biglittle: the last
+ * thousand entries of one 256-pixel leaf are small circles that many of its
+ * regions do not meet, and such regions doubled their tails four or five
+ * times). So the block also searches the list from its end for 1.5 windows
+ * of covering circles of its worst pixel (the open one whose runs are
+ * furthest apart, so the one that met the fewest): the next tail reaches
+ * at least as far as that. */
+__device__ long long next_tail(stage_mem &sm, const int32_t *list, int count, long long len,
+                               int window, uint32_t open, const float (*c)[4],
+                               const float (*hi)[3], const block_setup &b,
+                               const float4 *__restrict__ pos, const qr_tree_geom &g)
+{
+    unsigned long long key = 0; /* gap's bits (order-preserving for gaps >= 0), pixel */
+#pragma unroll
+    for (int r = 0; r < RT_ROWS; r++) {
+        if (!((open >> r) & 1u)) continue;
+        const float gap = fmaxf(fmaxf(hi[r][0] - c[r][0], hi[r][1] - c[r][1]), hi[r][2] - c[r][2]);
+        const unsigned long long k = (unsigned long long)__float_as_uint(fmaxf(gap, 0.0f)) << 32 |
+                                     (unsigned)((b.ly0 + r) * RB_SIDE + b.lx);
+        key = max(key, k);
+    }
+    if (threadIdx.x == 0) sm.worst = 0;
+    __syncthreads();
+    if (key) atomicMax(&sm.worst, key);
+    __syncthreads();
+    const unsigned long long worst = sm.worst;
+    if (!worst) return 2 * len; /* no pixel left open */
+    const int wp = (int)(worst & 0xffffffffu);
+    const float px = qr_pixel_center(b.bx0 + wp % RB_SIDE, 1.0f / (float)g.width);
+    const float py = qr_pixel_center(b.by0 + wp / RB_SIDE, 1.0f / (float)g.height);
+    const int need = (3 * window + 1) / 2;
+    int found = 0;
+    long long reach = count;
+    for (int j1 = count; j1 > 0; j1 -= RT_BATCH) {
+        const int j0 = max(j1 - RT_BATCH, 0);
+        int hits = 0;
+#pragma unroll
+        for (int k = 0; k < RT_PER; k++) {
+            const int j = j0 + threadIdx.x * RT_PER + k;
+            if (j < j1) {
+                const float4 p = pos[list[j]];
+                hits += qr_dist2(px, py, p.x, p.y) <= QR_MUL(p.w, p.w);
+            }
+        }
+        found += __syncthreads_count(hits >= 1) + __syncthreads_count(hits >= 2);
+        if (found >= need) {
+            reach = count - j0;
+            break;
+        }
+    }
+    return max(2 * len, reach);
+}
+
 template <bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 3) /* 80 registers */
 k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
@@ -595,7 +652,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
         /* the tail's length, in list entries */
         long long len = fewest > 0 ? ((long long)leaf.count * window + fewest - 1) / fewest : leaf.count;
         uint32_t open = mine; /* pixels still without their final colour */
-        for (; __syncthreads_or(open != 0); len *= 2) {
+        while (__syncthreads_or(open != 0)) {
             if (len >= leaf.count) {
                 /* the whole list, from the background: the reference walk */
 #pragma unroll
@@ -656,6 +713,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
                     c[r][2] == hi[r][2])
                     open &= ~(1u << r);
             }
+            len = next_tail(sm, list, leaf.count, len, window, open, c, hi, b, pos, g);
         }
     }
 #pragma unroll
