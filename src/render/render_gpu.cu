@@ -530,8 +530,9 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * counted every pixel's covering circles before this kernel runs), and
  *   - blends that tail back to front, the reference operations on both runs;
  *     equal runs are the answer;
- *   - pixels whose runs still differ go again with the tail doubled, up to
- *     the whole list, which starts from the background: the exact walk.
+ *   - pixels whose runs still differ go again with a longer tail
+ *     (next_tail), up to the whole list, which starts from the background:
+ *     the exact walk.
  * Alpha is 1 + 0.5 N (exact in float for N < 2^22).
  * Windows pay only where pixels have many circles: the host takes them for
  * deep scenes (qr_gpu_scene.depth). */
