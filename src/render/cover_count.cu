@@ -6,7 +6,7 @@
 
 #define CC_THREADS 512
 
-/* The exact coverage test of the circle sp = (x, y, r*r, r) for a pixel at
+/* The exact coverage test of the circle sp = (x, y, r*r, .) for a pixel at
  * centre x in a row with dy2 = fl(dy*dy): the reference's qr_dist2 <= r*r. */
 __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
 {
@@ -73,9 +73,9 @@ __device__ __forceinline__ int2 covered_span(const float4 sp, float dy2, bool di
 /* A block counts one tile of CT_H x CT_W pixels, a row of eight index tiles
  * (tiles 64 wide measured 11-15% slower on rand100k, biglittle and littlebig,
  * the same on rand1M). It walks the lists of the leaves holding the tile
- * CC_BATCH entries at a time: each thread loads CC_PER entries, keeps in its
- * own slots those whose box meets the tile and starts (its first column in
- * the tile) in the leaf's part — a circle is in the list of every leaf its
+ * CC_THREADS entries at a time: each thread loads one, keeps it in its own
+ * slot if its box meets the tile and starts (its first column in the tile)
+ * in the leaf's part — a circle is in the list of every leaf its
  * box meets, so it is counted once per tile, not once per leaf — and queues
  * one item per tile row of that box; then each thread takes items, one
  * (circle, row) each, and adds the row's covered span to a difference row in
@@ -86,14 +86,14 @@ __device__ __forceinline__ int2 covered_span(const float4 sp, float dy2, bool di
 #define CT_H QR_TILE       /* 16 */
 #define CT_W (8 * QR_TILE) /* 128 */
 
-/* List entries per thread per batch. 512 threads with one each keep an SM
- * busier than 256 with two (1024² has only 512 tiles: 78% of the warp slots
- * in use against 44%, rand1M's count 239 -> 236 us under ncu). */
-#define CC_PER 1
-#define CC_BATCH (CC_THREADS * CC_PER)
+/* A block's list entries per batch, one a thread. 512 threads with one
+ * each keep an SM busier than 256 with two (1024² has only 512 tiles: 78%
+ * of the warp slots in use against 44%, rand1M's count 239 -> 236 us under
+ * ncu). */
+#define CC_BATCH CC_THREADS
 
 struct cover_queue {
-    float4 sp[CC_BATCH];            /* by slot: x, y, r*r, fx (covered_span) */
+    float4 sp[CC_BATCH];            /* by slot (thread): x, y, r*r, fx (covered_span) */
     ushort2 cols[CC_BATCH];         /* by slot: the box's columns in the tile, tile-relative;
                                        CC_INDIRECT set in .y: not covered_span's direct path */
     uint16_t item[CC_BATCH * CT_H]; /* slot << 4 | tile row */
@@ -134,21 +134,14 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
         for (int j0 = 0; j0 < leaf.count; j0 += CC_BATCH) {
             if (threadIdx.x == 0) q.n = 0;
             __syncthreads();
-            int32_t id[CC_PER];
-#pragma unroll
-            for (int e = 0; e < CC_PER; e++) {
-                const int j = j0 + e * CC_THREADS + threadIdx.x;
-                id[e] = j < leaf.count ? list[j] : -1;
-            }
-#pragma unroll
-            for (int e = 0; e < CC_PER; e++) {
-                if (id[e] < 0) continue;
-                const float4 p = pos[id[e]];
+            const int j = j0 + threadIdx.x;
+            if (j < leaf.count) {
+                const float4 p = pos[list[j]];
                 const qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
                 const int x0 = max(b.x0, bx0), x1 = min(b.x1, bx1);
                 const int y0 = max(b.y0, by0), y1 = min(b.y1, by1);
                 if (x0 >= cx0 && x0 < cx1 && x0 < x1 && y0 < y1) {
-                    const int slot = e * CC_THREADS + threadIdx.x;
+                    const int slot = threadIdx.x;
                     const float fx = p.x * w - 0.5f;
                     const bool direct = p.w * w < CC_DIRECT_RADIUS && fabsf(fx) < 1e5f;
                     q.sp[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), fx);

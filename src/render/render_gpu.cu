@@ -226,12 +226,10 @@ struct region_ctx {
  * meets the leaf's part of the region, and a block scan compacts the
  * survivors in list order (two loads in flight per thread: micro2M's render
  * 0.33 -> 0.30 ms, rand1M 0.087 -> 0.082; four measured no better).
- * Returns how many were kept (the same on every thread). COLOR = false
- * leaves the colours out, for walks that only test coverage. The caller
+ * Returns how many were kept (the same on every thread). The caller
  * synchronizes before reading the staged batch. Deterministic: the same
- * batch stages the same circles in the same slots every time, so a slot's
- * ordinal bi*RT_BATCH + slot orders circles as the list does. */
-template <bool EXACT, bool SNOW, bool COLOR, bool RAKE>
+ * batch stages the same circles in the same slots every time. */
+template <bool EXACT, bool SNOW, bool RAKE>
 __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, int count, int bi,
                                            const float4 *__restrict__ pos,
                                            const float4 *__restrict__ col, const qr_tree_geom &g,
@@ -267,7 +265,7 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, i
         if (!mask[k].x) continue;
         /* colour only for circles that touch the region: when leaves are
          * much larger than the region most list entries do not */
-        const float4 cl = SNOW || !COLOR ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id[k]];
+        const float4 cl = SNOW ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id[k]];
         sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), p[k].w);
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
@@ -412,7 +410,7 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
     uint16_t *queue = sm.queue[threadIdx.x / 32];
     const int batches = (leaf.count + RT_BATCH - 1) / RT_BATCH;
     for (int bi = 0; bi < batches; bi++) {
-        const int kept = stage_batch<EXACT, SNOW, true, RAKE>(
+        const int kept = stage_batch<EXACT, SNOW, RAKE>(
             sm, list, leaf.count, EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
         __syncthreads();
         const int chunks = (kept + 31) / 32;
@@ -677,7 +675,7 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             const int batches = ((int)len + RT_BATCH - 1) / RT_BATCH;
             for (int bi = 0; bi < batches; bi++) {
                 const int kept =
-                    stage_batch<true, false, true, true>(sm, list + from, (int)len, bi, pos, col, g, rc);
+                    stage_batch<true, false, true>(sm, list + from, (int)len, bi, pos, col, g, rc);
                 __syncthreads();
                 const int chunks = (kept + 31) / 32;
                 for (int ci = 0; ci < chunks; ci++) {
