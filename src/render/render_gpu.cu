@@ -221,26 +221,36 @@ struct region_ctx {
     int cx0, cx1, cy0, cy1; /* the leaf's part of the region, block-local */
 };
 
-/* Stages batch bi (list entries bi*RT_BATCH ...) of a leaf list: each
- * thread fetches RT_PER consecutive circles, keeps those whose pixel box
- * meets the leaf's part of the region, and a block scan compacts the
- * survivors in list order (two loads in flight per thread: micro2M's render
- * 0.33 -> 0.30 ms, rand1M 0.087 -> 0.082; four measured no better).
- * Returns how many were kept (the same on every thread). The caller
- * synchronizes before reading the staged batch. Deterministic: the same
- * batch stages the same circles in the same slots every time. */
-template <bool EXACT, bool SNOW, bool RAKE>
-__device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, int count, int bi,
+/* This thread's list entries of batch bi (-1: past the list's end). */
+__device__ __forceinline__ void load_ids(const int32_t *list, int count, int bi, int32_t (&id)[RT_PER])
+{
+    const int j0 = bi * RT_BATCH + threadIdx.x * RT_PER;
+#pragma unroll
+    for (int k = 0; k < RT_PER; k++) id[k] = bi >= 0 && j0 + k < count ? list[j0 + k] : -1;
+}
+
+/* Stages a batch of a leaf list (id: this thread's RT_PER consecutive
+ * entries of it, load_ids): each thread fetches its circles, keeps those
+ * whose pixel box meets the leaf's part of the region, and a block scan
+ * compacts the survivors in list order (two loads in flight per thread:
+ * micro2M's render 0.33 -> 0.30 ms, rand1M 0.087 -> 0.082; four measured no
+ * better). Returns how many were kept (the same on every thread). The
+ * caller synchronizes before reading the staged batch. Deterministic: the
+ * same batch stages the same circles in the same slots every time.
+ *
+ * WINDOW: for k_render_window, which scans raking (8% faster there) and
+ * loads the kept circles' colours after the scan; k_render loads them
+ * before it, so that the loads and the scan's barrier overlap (micro2M's
+ * render 0.212 -> 0.205 ms; the window kernel, at 80 registers, spilled
+ * more and lost 2-4%). */
+template <bool EXACT, bool SNOW, bool WINDOW>
+__device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT_PER],
                                            const float4 *__restrict__ pos,
                                            const float4 *__restrict__ col, const qr_tree_geom &g,
                                            const region_ctx &rc)
 {
-    const int j0 = bi * RT_BATCH + threadIdx.x * RT_PER;
     uint2 mask[RT_PER];
     float4 p[RT_PER];
-    int32_t id[RT_PER];
-#pragma unroll
-    for (int k = 0; k < RT_PER; k++) id[k] = j0 + k < count ? list[j0 + k] : -1;
     int mine = 0;
 #pragma unroll
     for (int k = 0; k < RT_PER; k++) {
@@ -255,8 +265,12 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, i
             mine++;
         }
     }
+    float4 cl[RT_PER];
+#pragma unroll
+    for (int k = 0; k < RT_PER; k++)
+        if (!SNOW && !WINDOW && mask[k].x) cl[k] = col[id[k]];
     int slot, kept;
-    if (RAKE)
+    if (WINDOW)
         scan_raking(sm.scan.raking).ExclusiveSum(mine, slot, kept);
     else
         scan_warps(sm.scan.warps).ExclusiveSum(mine, slot, kept);
@@ -265,7 +279,7 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, i
         if (!mask[k].x) continue;
         /* colour only for circles that touch the region: when leaves are
          * much larger than the region most list entries do not */
-        const float4 cl = SNOW ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : col[id[k]];
+        if (!SNOW && WINDOW) cl[k] = col[id[k]];
         sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), p[k].w);
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
@@ -273,7 +287,7 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t *list, i
                                  : make_float4(4.0f / p[k].w, log2f(qr_snow_peak_alpha(p[k].z)),
                                                -5.7707801635558535f / (p[k].w * p[k].w), p[k].z);
         } else {
-            sm.col[slot] = make_float4(QR_MUL(0.5f, cl.x), QR_MUL(0.5f, cl.y), QR_MUL(0.5f, cl.z), 0.0f);
+            sm.col[slot] = make_float4(QR_MUL(0.5f, cl[k].x), QR_MUL(0.5f, cl[k].y), QR_MUL(0.5f, cl[k].z), 0.0f);
         }
         sm.mask[slot] = mask[k];
         slot++;
@@ -399,7 +413,7 @@ __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const b
  * Gathering pays where few staged circles touch a warp (small circles:
  * micro2M's render 0.277 -> 0.217 ms) and costs 2-16% where most do (the
  * queue's bookkeeping per circle); plan_render chooses. */
-template <bool EXACT, bool SNOW, bool RAKE, bool GATHER, bool FMA>
+template <bool EXACT, bool SNOW, bool WINDOW, bool GATHER, bool FMA>
 __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, const int32_t *list,
                                           const region_ctx &rc, const block_setup &b, uint32_t mine,
                                           const float4 *__restrict__ pos,
@@ -409,10 +423,15 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
     const int lane = threadIdx.x % 32;
     uint16_t *queue = sm.queue[threadIdx.x / 32];
     const int batches = (leaf.count + RT_BATCH - 1) / RT_BATCH;
+    int32_t id[RT_PER];
+    load_ids(list, leaf.count, EXACT ? 0 : batches - 1, id);
     for (int bi = 0; bi < batches; bi++) {
-        const int kept = stage_batch<EXACT, SNOW, RAKE>(
-            sm, list, leaf.count, EXACT ? bi : batches - 1 - bi, pos, col, g, rc);
+        const int kept = stage_batch<EXACT, SNOW, WINDOW>(sm, id, pos, col, g, rc);
         __syncthreads();
+        /* the next batch's list entries load while this one is walked (one
+         * memory round trip fewer before its circles: micro2M's render
+         * 0.205 -> 0.201 ms) */
+        load_ids(list, leaf.count, bi + 1 >= batches ? -1 : EXACT ? bi + 1 : batches - 2 - bi, id);
         const int chunks = (kept + 31) / 32;
         int ci = 0, queued = 0;
         while (ci < chunks || queued > 0) {
@@ -674,8 +693,9 @@ k_render_window(qr_index_view v, const float4 *__restrict__ pos, const float4 *_
             /* the tail back to front, staged from its own first entry */
             const int batches = ((int)len + RT_BATCH - 1) / RT_BATCH;
             for (int bi = 0; bi < batches; bi++) {
-                const int kept =
-                    stage_batch<true, false, true>(sm, list + from, (int)len, bi, pos, col, g, rc);
+                int32_t id[RT_PER];
+                load_ids(list + from, (int)len, bi, id);
+                const int kept = stage_batch<true, false, true>(sm, id, pos, col, g, rc);
                 __syncthreads();
                 const int chunks = (kept + 31) / 32;
                 for (int ci = 0; ci < chunks; ci++) {
