@@ -546,3 +546,56 @@ Test(gpu_render, exact_counts_on_pixel_edges, .timeout = 300)
         qr_scene_free(s);
     }
 }
+
+/* The tail kernel's blocks take their regions in an order the last
+ * frame's kernel measured (render_gpu.cu, take_region): one renderer over
+ * frames of both modes, on a deep scene whose regions differ much in cost
+ * (a dense corner of small circles over hundreds of big ones), every frame
+ * as the CPU renders it. */
+Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = NULL;
+    const int32_t n = 24000;
+    QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+    uint64_t st = 4242;
+    for (int32_t i = 0; i < n; i++) {
+        const bool big = i % 8 == 0;
+        s->x[i] = big ? rndf(&st, 0.0f, 1.0f) : rndf(&st, 0.0f, 0.25f);
+        s->y[i] = big ? rndf(&st, 0.0f, 1.0f) : rndf(&st, 0.75f, 1.0f);
+        s->r[i] = big ? rndf(&st, 0.1f, 0.3f) : rndf(&st, 0.0005f, 0.003f);
+        s->z[i] = rndf(&st, 0.0f, 1.0f);
+        s->red[i] = rndf(&st, 0.0f, 1.0f);
+        s->green[i] = rndf(&st, 0.0f, 1.0f);
+        s->blue[i] = rndf(&st, 0.0f, 1.0f);
+    }
+    const int sizes[][2] = {{1024, 1024}, {1000, 600}};
+    for (int k = 0; k < 2; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        qr_image *cpu = cpu_render_image(s, w, h), *img = NULL;
+        qr_gpu_scene *gs = NULL;
+        qr_gpu_renderer *r = NULL;
+        qr_index_params p;
+        qr_index_params_default(&p);
+        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
+        QR_CHECK(err, qr_image_create(w, h, &img, &err));
+        for (int f = 0; f < 6; f++) {
+            const qr_render_mode mode = f % 3 == 2 ? QR_RENDER_FAST : QR_RENDER_EXACT;
+            QR_CHECK(err, qr_gpu_render(r, gs, &p, mode, &err));
+            QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+            long long bad;
+            const double d = image_max_diff(img, cpu, mode == QR_RENDER_EXACT, &bad);
+            if (mode == QR_RENDER_EXACT)
+                cr_assert(bad < 0, "%dx%d frame %d: exact differs from the CPU at pixel %lld (%g)", w, h, f, bad, d);
+            else
+                cr_assert(d <= QR_FAST_TOLERANCE, "%dx%d frame %d: fast differs from the CPU by %g", w, h, f, d);
+        }
+        qr_image_free(img);
+        qr_image_free(cpu);
+        qr_gpu_renderer_destroy(r);
+        qr_gpu_scene_free(gs);
+    }
+    qr_scene_free(s);
+}
