@@ -882,7 +882,7 @@ extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gp
         cudaGetLastError();
         qr_gpu_renderer_destroy(r);
         return qr_fail(err, qr_cuda_status(e), "a %dx%d image needs %zu bytes of GPU memory: %s",
-                       width, height, bytes, cudaGetErrorString(e));
+                       width, height, bytes + sizeof(region_order), cudaGetErrorString(e));
     }
     *out = r;
     return QR_OK;
