@@ -28,6 +28,32 @@ static inline qr_scene *gpu_test_scene(const char *name, uint32_t seed)
     return s;
 }
 
+/* A GPU renderer of w x h, `scene` uploaded for it and an image of w x h to
+ * download into; gpu_close frees what is left (an image taken out of it,
+ * set to NULL there, is the caller's). */
+typedef struct {
+    qr_gpu_scene *gs;
+    qr_gpu_renderer *r;
+    qr_image *img;
+} gpu_session;
+
+static inline gpu_session gpu_open(const qr_scene *scene, int w, int h)
+{
+    qr_error err;
+    gpu_session g = {NULL, NULL, NULL};
+    QR_CHECK(err, qr_gpu_scene_upload(scene, &g.gs, &err));
+    QR_CHECK(err, qr_gpu_renderer_create(w, h, &g.r, &err));
+    QR_CHECK(err, qr_image_create(w, h, &g.img, &err));
+    return g;
+}
+
+static inline void gpu_close(gpu_session *g)
+{
+    qr_image_free(g->img);
+    qr_gpu_renderer_destroy(g->r);
+    qr_gpu_scene_free(g->gs);
+}
+
 /* Renders `scene` (already in the wanted state) on the GPU at w x h. It
  * renders twice with one renderer and requires the same bytes: the first
  * build sizes the lists, the second runs the way every later frame does (as
@@ -37,22 +63,16 @@ static inline qr_image *gpu_render_image(const qr_scene *scene, int w, int h,
                                          const qr_index_params *params, qr_render_mode mode)
 {
     qr_error err;
-    qr_gpu_scene *gs = NULL;
-    qr_gpu_renderer *r = NULL;
-    qr_image *img = NULL, *first = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(scene, &gs, &err));
-    QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
-    QR_CHECK(err, qr_image_create(w, h, &first, &err));
-    QR_CHECK(err, qr_gpu_render(r, gs, params, mode, &err));
-    QR_CHECK(err, qr_gpu_renderer_download(r, first, &err));
-    QR_CHECK(err, qr_gpu_render(r, gs, params, mode, &err));
+    gpu_session g = gpu_open(scene, w, h);
+    qr_image *img = NULL;
+    QR_CHECK(err, qr_gpu_render(g.r, g.gs, params, mode, &err));
+    QR_CHECK(err, qr_gpu_renderer_download(g.r, g.img, &err));
+    QR_CHECK(err, qr_gpu_render(g.r, g.gs, params, mode, &err));
     QR_CHECK(err, qr_image_create(w, h, &img, &err));
-    QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
-    cr_assert(memcmp(first->rgba, img->rgba, (size_t)w * h * 4 * sizeof(float)) == 0,
+    QR_CHECK(err, qr_gpu_renderer_download(g.r, img, &err));
+    cr_assert(memcmp(g.img->rgba, img->rgba, (size_t)w * h * 4 * sizeof(float)) == 0,
               "%s %dx%d: the first and the second frame differ", scene->name, w, h);
-    qr_image_free(first);
-    qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
+    gpu_close(&g);
     return img;
 }
 

@@ -459,19 +459,15 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
 static qr_image *render_window(const qr_scene *s, int w, int h, int window)
 {
     qr_error err;
-    qr_gpu_scene *gs = NULL;
-    qr_gpu_renderer *r = NULL;
-    qr_image *img = NULL;
     qr_index_params p;
     qr_index_params_default(&p);
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
-    QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
-    qr_gpu_renderer_set_exact_window(r, window);
-    QR_CHECK(err, qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err));
-    QR_CHECK(err, qr_image_create(w, h, &img, &err));
-    QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
-    qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
+    gpu_session g = gpu_open(s, w, h);
+    qr_gpu_renderer_set_exact_window(g.r, window);
+    QR_CHECK(err, qr_gpu_render(g.r, g.gs, &p, QR_RENDER_EXACT, &err));
+    QR_CHECK(err, qr_gpu_renderer_download(g.r, g.img, &err));
+    qr_image *img = g.img;
+    g.img = NULL;
+    gpu_close(&g);
     return img;
 }
 
@@ -573,29 +569,23 @@ Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
     const int sizes[][2] = {{1024, 1024}, {1000, 600}};
     for (int k = 0; k < 2; k++) {
         const int w = sizes[k][0], h = sizes[k][1];
-        qr_image *cpu = cpu_render_image(s, w, h), *img = NULL;
-        qr_gpu_scene *gs = NULL;
-        qr_gpu_renderer *r = NULL;
+        qr_image *cpu = cpu_render_image(s, w, h);
         qr_index_params p;
         qr_index_params_default(&p);
-        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
-        QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
-        QR_CHECK(err, qr_image_create(w, h, &img, &err));
+        gpu_session g = gpu_open(s, w, h);
         for (int f = 0; f < 6; f++) {
             const qr_render_mode mode = f % 3 == 2 ? QR_RENDER_FAST : QR_RENDER_EXACT;
-            QR_CHECK(err, qr_gpu_render(r, gs, &p, mode, &err));
-            QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
+            QR_CHECK(err, qr_gpu_render(g.r, g.gs, &p, mode, &err));
+            QR_CHECK(err, qr_gpu_renderer_download(g.r, g.img, &err));
             long long bad;
-            const double d = image_max_diff(img, cpu, mode == QR_RENDER_EXACT, &bad);
+            const double d = image_max_diff(g.img, cpu, mode == QR_RENDER_EXACT, &bad);
             if (mode == QR_RENDER_EXACT)
                 cr_assert(bad < 0, "%dx%d frame %d: exact differs from the CPU at pixel %lld (%g)", w, h, f, bad, d);
             else
                 cr_assert(d <= QR_FAST_TOLERANCE, "%dx%d frame %d: fast differs from the CPU by %g", w, h, f, d);
         }
-        qr_image_free(img);
         qr_image_free(cpu);
-        qr_gpu_renderer_destroy(r);
-        qr_gpu_scene_free(gs);
+        gpu_close(&g);
     }
     qr_scene_free(s);
 }
