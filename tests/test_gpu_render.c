@@ -414,7 +414,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
         QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rg, &err));
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rd, &err));
-        qr_gpu_index_set_graph(qr_gpu_renderer_index(rd), 0);
+        qr_gpu_renderer_set_graph(rd, 0);
         qr_gpu_renderer_set_timing(rg, QR_TIMING_STAGES);
         QR_CHECK(err, qr_image_create(300, 200, &a, &err));
         QR_CHECK(err, qr_image_create(300, 200, &b, &err));
@@ -422,7 +422,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
         for (int frame = 0; frame < 40; frame++) {
             const qr_render_mode mode = frame % 2 ? QR_RENDER_FAST : QR_RENDER_EXACT;
             QR_CHECK(err, qr_gpu_render(rg, gs, &p, mode, &err));
-            graphs += qr_gpu_index_uses_graph(qr_gpu_renderer_index(rg));
+            graphs += qr_gpu_renderer_uses_graph(rg);
             singles += qr_gpu_index_single_kernel(qr_gpu_renderer_index(rg)) == 1;
             qr_frame_timing t;
             QR_CHECK(err, qr_gpu_renderer_timing(rg, &t, &err));
@@ -431,7 +431,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
                       t.build.total_ms, t.render_ms);
             QR_CHECK(err, qr_gpu_renderer_download(rg, a, &err));
             QR_CHECK(err, qr_gpu_render(rd, gs, &p, mode, &err));
-            cr_assert(!qr_gpu_index_uses_graph(qr_gpu_renderer_index(rd)));
+            cr_assert(!qr_gpu_renderer_uses_graph(rd));
             QR_CHECK(err, qr_gpu_renderer_download(rd, b, &err));
             cr_assert(memcmp(a->rgba, b->rgba, (size_t)300 * 200 * 16) == 0,
                       "%s frame %d: graph and direct renders differ", names[k], frame);

@@ -105,14 +105,6 @@ qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error
 void qr_gpu_index_set_timing(qr_gpu_index *ix, qr_timing level);
 qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err);
 
-/* Once a first build has sized the lists, later builds are queued as one
- * CUDA graph (default on): a build is a chain of about a dozen short kernels,
- * and launched one by one they wait on the host. Off: direct launches, for
- * comparison. qr_gpu_index_uses_graph says whether the last build ran as a
- * graph (a CUDA that cannot capture it falls back to direct launches). */
-void qr_gpu_index_set_graph(qr_gpu_index *ix, int on);
-int qr_gpu_index_uses_graph(const qr_gpu_index *ix);
-
 /* A scene whose last tree was a single leaf (few circles: rgb, pattern) is
  * built by one kernel instead of the graph; it equals the general build and
  * falls back to it when the root splits after all. Its time counts as the
@@ -172,6 +164,16 @@ qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, q
  * only the time changes. */
 #define QR_EXACT_WINDOW 48
 void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window);
+
+/* Once a first frame has sized the lists, a frame (build and render) is
+ * queued as one CUDA graph (default on): a frame is a chain of about a
+ * dozen short kernels, and launched one by one they wait on the host. Off:
+ * direct launches, for comparison. qr_gpu_renderer_uses_graph says whether
+ * the last frame ran as a graph (a CUDA that cannot capture it falls back
+ * to direct launches). A build on its own (qr_gpu_index_build) always
+ * launches directly. */
+void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on);
+int qr_gpu_renderer_uses_graph(const qr_gpu_renderer *r);
 
 /* The index of the last render (for statistics). */
 qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);

@@ -321,7 +321,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                 rc = cli_fail(&err, CLI_PHASE_RUN);
                 break;
             }
-            qr_gpu_index_set_graph(qr_gpu_renderer_index(r), !direct);
+            qr_gpu_renderer_set_graph(r, !direct);
             for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++) {
                 qr_index_params p = qp;
                 int tile = 0;

@@ -1,5 +1,5 @@
-/* quadtree_gpu.h — the GPU quadtree build, shared between its orchestration
- * (quadtree_build.cu), its kernels (quadtree_kernels.cu) and the renderer.
+/* quadtree_gpu.h — the GPU quadtree build's shared types, shared between
+ * its orchestration (index_gpu.cu), its stages' kernels and the renderer.
  *
  * Pipeline (docs/architecture.md has the diagram):
  *   boxes   per circle: cull, pixel box, 4 corner histograms over a grid of
@@ -15,7 +15,7 @@
  *           counting sort into the offsets the tree stage counted
  *           (leaf_lists.cu); CUB's radix sort past 2^QR_LISTS_MAX_BITS leaves
  * Once the list buffers exist, the build runs without waiting for the host
- * (see start_build in quadtree_build.cu).
+ * (index_gpu.h).
  */
 #ifndef QR_QUADTREE_GPU_H
 #define QR_QUADTREE_GPU_H
@@ -58,7 +58,7 @@ struct qr_build_scalars {
 
 /* What the host reads after a build: the scalars and the scan's total.
  * An ahead build's kernel sets `ready` once both are written (the host
- * clears it before queuing the build and waits on it: qr_gpu_index_finish). */
+ * clears it before queuing the build and waits on it: render/frame.cu). */
 struct qr_build_readback {
     qr_build_scalars scalars;
     long long total;
@@ -186,35 +186,6 @@ cudaError_t qr_launch_single_leaf(const qr_gpu_scene *s, const qr_tree_geom *g, 
 cudaError_t qr_launch_readback(const qr_build_scalars *scalars, const long long *last_offset,
                                const uint32_t *last_count, qr_build_readback *out, cudaStream_t st);
 
-/* Work queued right behind every build (the renderer's kernels), so that a
- * frame is one CUDA graph: inside the build's graph when the build runs as
- * one, else straight after its launches, and again behind a build that is
- * redone. enqueue queues it on s; `capturing`: s is being captured (events
- * need cudaEventRecordExternal); `after_kernel`: the last operation queued
- * before it is a kernel of this build, so its first kernel may be a
- * programmatic dependent (common/pdl.h). `key` holds everything the queued
- * launches bake in besides the index's own view (kernels, pointers,
- * parameters; zero-padded): a graph is replayed only while it is unchanged. */
-#define QR_TAIL_KEY_WORDS 12
-typedef struct qr_gpu_tail {
-    qr_status (*enqueue)(void *user, cudaStream_t s, int capturing, int after_kernel, qr_error *err);
-    void *user;
-    uint64_t key[QR_TAIL_KEY_WORDS];
-} qr_gpu_tail;
-
-/* A build in two halves, so that the renderer can queue its kernels behind
- * the build (tail, or NULL for none) and check it afterwards: start queues
- * every stage and the tail; finish waits for both, checks, and (rarely: when
- * the lists outgrew their buffers) builds again, tail included, setting
- * *rebuilt. qr_gpu_index_build is start + finish without a tail. */
-qr_status qr_gpu_index_start(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
-                             int32_t height, const qr_rect *region, const qr_index_params *params,
-                             const qr_gpu_tail *tail, qr_error *err);
-qr_status qr_gpu_index_finish(qr_gpu_index *ix, int *rebuilt, qr_error *err);
-
-/* The stream every build (and the renderer behind it) runs on. */
-cudaStream_t qr_gpu_index_stream(const qr_gpu_index *ix);
-
 /* Cell rows per work slot of the count and emit stages: 1 for many
  * circles, up to 8 when few would leave the GPU idle (n * R stays below
  * 2^18 whenever R > 1). */
@@ -244,8 +215,5 @@ __host__ __device__ inline size_t qr_hist_words(const qr_tree_geom *g)
 
 /* Upper bound on the nodes of any tree over this geometry. */
 int32_t qr_tree_max_nodes(const qr_tree_geom *g);
-
-/* The view of the last build (quadtree_build.cu). */
-qr_index_view qr_gpu_index_view(const qr_gpu_index *ix);
 
 #endif
