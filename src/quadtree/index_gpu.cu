@@ -1,6 +1,6 @@
 /* index_gpu.cu — the GPU index: its memory, and its stages queued in order
  * on a stream the frame gives it (index_gpu.h says how a build goes; the
- * stages' kernels live in boxes.cu, tree.cu, pairs*.cu, leaf_lists.cu,
+ * stages' kernels live in boxes.cu, tree.cu, pairs.cu, lists.cu,
  * single_leaf.cu; src/render/frame.cu drives a build).
  *
  * Memory: buffers that scale with the circle count and the image are carved
@@ -250,14 +250,37 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     /* scalars, look-back states and histograms lie side by side (plan_fixed) */
     const size_t hist_bytes = qr_hist_words(g) * sizeof(uint32_t);
     QR_CUDA_TRY(err, cudaMemsetAsync(ix->scalars, 0, (char *)ix->hist + hist_bytes - (char *)ix->scalars, s));
-    QR_CUDA_TRY(err, qr_launch_boxes(scene, g, ix->boxes, ix->hist, ix->scalars, s));
+    qr_boxes_args ba = {};
+    ba.scene = scene;
+    ba.geom = g;
+    ba.boxes = ix->boxes;
+    ba.hist = ix->hist;
+    ba.scalars = ix->scalars;
+    QR_CUDA_TRY(err, qr_launch_boxes(&ba, s));
     REC(QR_EV_BOXES);
     /* (with no circles, no boxes kernel: the memset comes before the tree) */
-    QR_CUDA_TRY(err, qr_launch_tree(g, ix->hist, ix->nodes, ix->ncount, ix->nleaves, ix->nfirst,
-                                    ix->leaves, ix->tile_leaf, ix->scalars, s, pdl && n > 0));
+    qr_tree_args ta = {};
+    ta.geom = g;
+    ta.hist = ix->hist;
+    ta.nodes = ix->nodes;
+    ta.node_count = ix->ncount;
+    ta.node_nleaves = ix->nleaves;
+    ta.node_first = ix->nfirst;
+    ta.leaves = ix->leaves;
+    ta.tile_leaf = ix->tile_leaf;
+    ta.scalars = ix->scalars;
+    QR_CUDA_TRY(err, qr_launch_tree(&ta, s, pdl && n > 0));
     REC(QR_EV_TREE);
-    if (!fused)
-        QR_CUDA_TRY(err, qr_launch_count(n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->counts, s, pdl));
+    if (!fused) {
+        qr_count_args ca = {};
+        ca.n = n;
+        ca.geom = g;
+        ca.boxes = ix->boxes;
+        ca.tile_leaf = ix->tile_leaf;
+        ca.leaves = ix->leaves;
+        ca.counts = ix->counts;
+        QR_CUDA_TRY(err, qr_launch_count(&ca, s, pdl));
+    }
     REC(QR_EV_COUNT);
     if (!fused && n > 0) {
         size_t bytes = ix->scan_tmp_bytes;
@@ -289,22 +312,42 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_build_plan *p, cudaStrea
     const long long zero_words = own ? qr_lists_state_words(items, bits) : 0;
     /* 16-bit keys when the leaf numbers fit: a third fewer bytes to move */
     const int key_bytes = bits <= 16 ? 2 : 4;
+    qr_emit_args ea = {};
+    ea.n = p->n;
+    ea.geom = g;
+    ea.boxes = ix->boxes;
+    ea.tile_leaf = ix->tile_leaf;
+    ea.leaves = ix->leaves;
+    ea.offsets = ix->offsets;
+    ea.counts = ix->counts;
+    ea.tiles = ix->tiles;
+    ea.items = items;
+    ea.pad_key = pad_key;
+    ea.keys = ix->keys[0];
+    ea.key_bytes = key_bytes;
+    ea.vals = ix->vals[0];
+    ea.zero = zero;
+    ea.zero_words = zero_words;
+    ea.scalars = ix->scalars;
+    ea.rb = ahead ? rb : NULL;
     if (ahead && fused_emit(p->n))
-        QR_CUDA_TRY(err, qr_launch_count_emit(p->n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->tiles,
-                                              items, pad_key, ix->keys[0], key_bytes, ix->vals[0],
-                                              zero, zero_words, ix->scalars, rb, s, pdl));
+        QR_CUDA_TRY(err, qr_launch_count_emit(&ea, s, pdl));
     else
-        QR_CUDA_TRY(err, qr_launch_emit(p->n, g, ix->boxes, ix->tile_leaf, ix->leaves, ix->offsets,
-                                        ix->counts, items, pad_key, ix->keys[0], key_bytes,
-                                        ix->vals[0], zero, zero_words, ix->scalars,
-                                        ahead ? rb : NULL, s, pdl));
+        QR_CUDA_TRY(err, qr_launch_emit(&ea, s, pdl));
     REC(QR_EV_EMIT);
     *lists = ix->vals[0];
     if (own) {
         /* (bits <= QR_LISTS_MAX_BITS: 16-bit keys) */
-        QR_CUDA_TRY(err, qr_launch_leaf_lists(items, bits, (const uint16_t *)ix->keys[0], ix->vals[0],
-                                              ix->leaves, ix->list_state, ix->vals[1], ix->scalars,
-                                              s, pdl));
+        qr_lists_args la = {};
+        la.items = items;
+        la.bits = bits;
+        la.keys = (const uint16_t *)ix->keys[0];
+        la.vals = ix->vals[0];
+        la.leaves = ix->leaves;
+        la.state = ix->list_state;
+        la.lists = ix->vals[1];
+        la.scalars = ix->scalars;
+        QR_CUDA_TRY(err, qr_launch_lists(&la, s, pdl));
         *lists = ix->vals[1];
     } else if (bits > 0 && items > 1) {
         cub::DoubleBuffer<int32_t> v(ix->vals[0], ix->vals[1]);
@@ -330,8 +373,16 @@ static qr_status launch_single(qr_gpu_index *ix, const qr_gpu_scene *scene, cons
                                const int32_t **lists, qr_error *err)
 {
     REC(QR_EV_START);
-    QR_CUDA_TRY(err, qr_launch_single_leaf(scene, &p->geom, p->items, ix->vals[0], ix->leaves,
-                                           ix->tile_leaf, ix->scalars, rb, s));
+    qr_single_leaf_args sa = {};
+    sa.scene = scene;
+    sa.geom = &p->geom;
+    sa.items = p->items;
+    sa.vals = ix->vals[0];
+    sa.leaves = ix->leaves;
+    sa.tile_leaf = ix->tile_leaf;
+    sa.scalars = ix->scalars;
+    sa.rb = rb;
+    QR_CUDA_TRY(err, qr_launch_single_leaf(&sa, s));
     for (int k = QR_EV_BOXES; k <= QR_EV_END; k++) REC(k);
     *lists = ix->vals[0];
     return QR_OK;
@@ -397,8 +448,12 @@ qr_status qr_gpu_index_enqueue_front(qr_gpu_index *ix, const qr_gpu_scene *scene
      * one small kernel straight into mapped host memory */
     const int32_t n = p->n;
     const size_t last = n > 0 ? (size_t)n * qr_cell_rows(n) - 1 : 0;
-    QR_CUDA_TRY(err, qr_launch_readback(ix->scalars, n > 0 ? ix->offsets + last : NULL,
-                                        ix->counts + last, rb, s));
+    qr_readback_args ra = {};
+    ra.scalars = ix->scalars;
+    ra.last_offset = n > 0 ? ix->offsets + last : NULL;
+    ra.last_count = ix->counts + last;
+    ra.out = rb;
+    QR_CUDA_TRY(err, qr_launch_readback(&ra, s));
     return QR_OK;
 }
 

@@ -19,7 +19,7 @@
 #ifndef QR_INDEX_GPU_H
 #define QR_INDEX_GPU_H
 
-#include "quadtree/quadtree_gpu.h"
+#include "quadtree/build_stages.h"
 
 /* A build's stage events (QR_TIMING_TOTALS records the first and last,
  * QR_TIMING_STAGES all). Owned by the frame; the index records them. */

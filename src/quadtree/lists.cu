@@ -1,4 +1,4 @@
-/* leaf_lists.cu — the build's last stage: the emitted (leaf, circle) pairs,
+/* lists.cu — the build's last stage: the emitted (leaf, circle) pairs,
  * which come in circle order, become the leaf lists, each in circle order.
  *
  * That is a stable sort by leaf, but a sort that already knows its answer's
@@ -21,16 +21,16 @@
  *     digit), and publishes its inclusive count;
  *   - writes the circles out in leaf order, to offset(leaf) + the earlier
  *     tiles' count + the rank: a warp's stores fall in a few runs (straight
- *     from registers, each lane's to a different leaf, the stage took 60
- *     instead of 38 us for micro2M).
+ *     from registers, each lane's to a different leaf, the stage measures
+ *     far slower on micro2M).
  * Positions come from counts alone, so the lists are the same bytes whatever
  * order the blocks run in.
  *
  * Look-back state: one 32-bit word per (tile, leaf), two flag bits and a
- * 30-bit count, zeroed by the emit kernel before (qr_launch_emit's `zero`).
+ * 30-bit count, zeroed by the emit kernel before (qr_emit_args.zero).
  * Builds of up to 2^QR_LISTS_MAX_BITS leaves and fewer than 2^30 pair slots
  * take this path; larger ones keep CUB's radix sort (quadtree_build.cu). */
-#include "quadtree/quadtree_gpu.h"
+#include "quadtree/build_stages.h"
 #include "common/pdl.h"
 
 #include <cub/block/block_scan.cuh>
@@ -206,10 +206,16 @@ static size_t lists_smem(int bins, int items_per_thread)
            (size_t)LL_THREADS * items_per_thread * (sizeof(int32_t) + sizeof(uint16_t));
 }
 
-cudaError_t qr_launch_leaf_lists(long long items, int bits, const uint16_t *keys, const int32_t *vals,
-                                 const qr_leaf *leaves, uint32_t *state, int32_t *lists,
-                                 qr_build_scalars *scalars, cudaStream_t st, int pdl)
+cudaError_t qr_launch_lists(const qr_lists_args *a, cudaStream_t st, int pdl)
 {
+    const long long items = a->items;
+    const int bits = a->bits;
+    const uint16_t *keys = a->keys;
+    const int32_t *vals = a->vals;
+    const qr_leaf *leaves = a->leaves;
+    uint32_t *state = a->state;
+    int32_t *lists = a->lists;
+    qr_build_scalars *scalars = a->scalars;
     if (bits < 1 || bits > QR_LISTS_MAX_BITS || items >= QR_LISTS_MAX_ITEMS) return cudaErrorInvalidValue;
     if (items <= 0) return cudaSuccess;
     const int bins = 1 << bits, per = qr_lists_per(items);

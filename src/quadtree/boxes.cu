@@ -1,0 +1,144 @@
+/* boxes.cu — the build's first stage: per circle, cull it, store its pixel
+ * box, and count the box's corners into the histograms the tree stage
+ * counts every node's circles with.
+ *
+ * The tree stage needs, for any node, the exact number of boxes meeting it.
+ * A box misses a node iff it lies wholly left (L), right (R), below (B) or
+ * above (T) of it; L/R and B/T exclude each other, so
+ *   meets = V - L - R - B - T + LB + LT + RB + RT,
+ * and each term is a dominance count over one box corner. Node edges fall on
+ * multiples of the cell size, so corners quantized to cells (x0 down, x1 up)
+ * give exact answers. Four (gx+1) x (gy+1) histograms, with the "greater or
+ * equal" axes mirrored so that every query becomes a 2-D prefix sum:
+ *   H1[X1][Y1]  H2[X1][gy-Y0]  H3[gx-X0][Y1]  H4[gx-X0][gy-Y0]
+ * box_cells (build_device.cuh) quantizes the corners.
+ */
+#include "quadtree/build_stages.h"
+#include "quadtree/build_device.cuh"
+#include "quadtree/quadtree_geom.h"
+#include "common/pdl.h"
+
+__device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, int cs, int plane, int w1,
+                                        const qr_rect &b)
+{
+    const cell_box c = box_cells(g, cs, b.x0, b.y0, b.x1, b.y1);
+    const int X0 = c.X0, Y0 = c.Y0, X1 = c.X1, Y1 = c.Y1;
+    atomicAdd(&h[0 * plane + Y1 * w1 + X1], 1u);
+    atomicAdd(&h[1 * plane + (g.gy - Y0) * w1 + X1], 1u);
+    atomicAdd(&h[2 * plane + Y1 * w1 + (g.gx - X0)], 1u);
+    atomicAdd(&h[3 * plane + (g.gy - Y0) * w1 + (g.gx - X0)], 1u);
+}
+
+/* Circles per thread per grid-stride step. The kernel is latency bound (three
+ * loads, then arithmetic and atomics that wait on them), so a thread issues
+ * the loads of several circles, a grid stride apart (each load still
+ * coalesced), before working on the first. A grid as large as n leaves one
+ * circle per thread. */
+#define QR_BOXES_ILP 4
+#define QR_BOXES_SHARED_THREADS 512
+
+/* SHARED: the block counts into its own copy of the histograms in shared
+ * memory and adds the non-zero entries to the global ones at the end — far
+ * fewer global atomics when many circles fall into few cells (micro2M).
+ * The counts and the visible total are sums of ones, so neither the order of
+ * the circles nor their split over threads changes any result. */
+template <bool SHARED>
+__global__ void __launch_bounds__(QR_BOXES_SHARED_THREADS, 2)
+k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
+        const float *__restrict__ rs, qr_tree_geom g, ushort4 *__restrict__ boxes, uint32_t *hist,
+        qr_build_scalars *scalars)
+{
+    extern __shared__ uint32_t s_hist[];
+    __shared__ int32_t s_visible;
+    qr_pdl_release(); /* the tree stage may be scheduled now; it waits for the end */
+    const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
+    const int w1 = g.gx + 1;
+    const int plane = w1 * (g.gy + 1);
+    const int cs = __ffs(g.cell) - 1;
+    if (SHARED) {
+        for (int k = threadIdx.x; k < 4 * plane; k += blockDim.x) s_hist[k] = 0;
+        if (threadIdx.x == 0) s_visible = 0;
+        __syncthreads();
+    }
+    int32_t visible = 0;
+    /* 64-bit positions: base + ILP strides must not wrap for n near 2^31 */
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x + threadIdx.x; base < n;
+         base += QR_BOXES_ILP * stride) {
+        float x[QR_BOXES_ILP], y[QR_BOXES_ILP], r[QR_BOXES_ILP];
+#pragma unroll
+        for (int k = 0; k < QR_BOXES_ILP; k++) {
+            const long long i = base + k * stride;
+            x[k] = y[k] = r[k] = 0.0f;
+            if (i < n) {
+                x[k] = xs[i];
+                y[k] = ys[i];
+                r[k] = rs[i];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < QR_BOXES_ILP; k++) {
+            const long long i = base + k * stride;
+            if (i >= n) break;
+            qr_rect b;
+            int vis = qr_cull_circle(x[k], y[k], r[k], g.width, g.height, inv_w, inv_h, g.region, &b);
+            visible += vis;
+            if (!vis) {
+                boxes[i] = make_ushort4(0, 0, 0, 0);
+                continue;
+            }
+            boxes[i] = make_ushort4((unsigned short)b.x0, (unsigned short)b.y0, (unsigned short)b.x1,
+                                    (unsigned short)b.y1);
+            add_box(SHARED ? s_hist : hist, g, cs, plane, w1, b);
+        }
+    }
+    /* visible circles: warp sums, then one atomic per warp (or block) */
+    for (int o = 16; o > 0; o >>= 1) visible += __shfl_down_sync(0xffffffffu, visible, o);
+    if (!SHARED) {
+        if ((threadIdx.x & 31) == 0) atomicAdd(&scalars->visible, visible);
+        return;
+    }
+    if ((threadIdx.x & 31) == 0) atomicAdd(&s_visible, visible);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(&scalars->visible, s_visible);
+    for (int k = threadIdx.x; k < 4 * plane; k += blockDim.x)
+        if (s_hist[k]) atomicAdd(&hist[k], s_hist[k]);
+}
+
+/* Shared-memory histograms up to this size (bytes). */
+#define QR_BOXES_SMEM_MAX (96 * 1024)
+
+cudaError_t qr_launch_boxes(const qr_boxes_args *a, cudaStream_t st)
+{
+    const qr_gpu_scene *s = a->scene;
+    const qr_tree_geom *g = a->geom;
+    ushort4 *boxes = a->boxes;
+    uint32_t *hist = a->hist;
+    qr_build_scalars *scalars = a->scalars;
+    if (s->n == 0) return cudaSuccess;
+    size_t smem = qr_hist_words(g) * sizeof(uint32_t);
+    /* privatize only when there are enough circles per block to pay for
+     * clearing and flushing the shared copy */
+    if (smem <= QR_BOXES_SMEM_MAX && s->n > 64 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(k_boxes<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             QR_BOXES_SMEM_MAX);
+        if (e != cudaSuccess) return e;
+        int sms = 132;
+        int dev = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess)
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        /* Every block flushes its whole histogram with global atomics, so the
+         * block count stays at two per SM (as many as 96 KiB histograms
+         * allow); the latency is hidden by larger blocks and QR_BOXES_ILP. */
+        const int threads = QR_BOXES_SHARED_THREADS;
+        int blocks = (int)((s->n + threads - 1) / threads);
+        if (blocks > 2 * sms) blocks = 2 * sms;
+        k_boxes<true><<<blocks, threads, smem, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
+    } else {
+        const int threads = 256;
+        int blocks = (int)((s->n + threads - 1) / threads);
+        if (blocks > 132 * 16) blocks = 132 * 16;
+        k_boxes<false><<<blocks, threads, 0, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
+    }
+    return cudaGetLastError();
+}

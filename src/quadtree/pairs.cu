@@ -1,0 +1,354 @@
+/* pairs.cu — the build's (leaf, circle) pairs: the count of each work
+ * slot's pairs, the emit at the scanned offsets, and for ahead builds the
+ * count, scan and emit fused into one kernel.
+ */
+#include "quadtree/build_stages.h"
+#include "quadtree/build_device.cuh"
+#include "common/pdl.h"
+
+#include <cub/block/block_scan.cuh>
+
+/* ---- count, emit: the leaves a circle's box meets --------------------------
+ *
+ * Rather than walking the tree (a chain of dependent loads, and one thread
+ * stuck with every leaf of a big circle), a circle visits the min_leaf cells
+ * its box covers and looks each one's leaf up in the tile map: independent,
+ * cached loads. Leaf and box are rectangles, so their intersection has one
+ * bottom-left cell: a cell counts iff neither its left nor its lower
+ * neighbour inside the box belongs to the same leaf.
+ *
+ * Work unit: a slot t = i * R + j, circle i's cell rows j, j + R, j + 2R, ...
+ * (R = qr_cell_rows(n)). Few circles (biglittle's 10 000 big ones) would
+ * leave most of the GPU idle with one thread per circle; R > 1 spreads their
+ * rows. A circle's pairs may come out in any fixed order (its leaves are
+ * distinct keys, and the sort is stable across circles), so the rows need no
+ * coordination beyond the scan over slots. (Counting inside the scan, as the
+ * input iterator of CUB's scan, measured slower: its tiles of many items per
+ * thread leave few blocks for biglittle's few slots.) */
+template <class F>
+__device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ushort4 b,
+                                                const int32_t *__restrict__ tile_leaf,
+                                                const qr_leaf *__restrict__ leaves, int j, int R,
+                                                F leaf_found)
+{
+    if (!(b.x < b.z)) return 0;
+    /* shifts, not divisions (see box_cells): these kernels are issue-bound */
+    const int cs = __ffs(g.cell) - 1;
+    const int tpc = g.cell / QR_TILE; /* tiles per cell side */
+    const cell_box cb = box_cells(g, cs, b.x, b.y, b.z, b.w);
+    const int X0 = cb.X0, X1 = cb.X1, Y0 = cb.Y0, Y1 = cb.Y1;
+    /* a wide box steps from leaf to leaf along a row, not cell by cell */
+    const bool wide = X1 - X0 > 2;
+    uint32_t c = 0;
+    for (int cy = Y0 + j; cy < Y1; cy += R) {
+        const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
+        const int32_t *below = row - (size_t)tpc * g.tiles_x;
+        int32_t left = -1, leaf = row[X0 * tpc];
+        for (int cx = X0; cx < X1;) {
+            if (leaf != left && (cy == Y0 || below[cx * tpc] != leaf)) leaf_found(c++, leaf);
+            /* the next cell's leaf; if it is this one again, the leaf spans
+             * several cells: jump past its right edge */
+            int nx = cx + 1;
+            int32_t next = nx < X1 ? row[nx * tpc] : -1;
+            if (wide && next == leaf) {
+                nx = (leaves[leaf].rect.x1 - g.region.x0 + g.cell - 1) >> cs;
+                next = nx < X1 ? row[nx * tpc] : -1;
+            }
+            left = leaf;
+            leaf = next;
+            cx = nx;
+        }
+    }
+    return c;
+}
+
+struct ignore_leaf {
+    __device__ void operator()(uint32_t, int32_t) const {}
+};
+
+__global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+                        uint32_t *counts)
+{
+    const int lr = __ffs(R) - 1; /* R is a power of two */
+    qr_pdl_wait(); /* the tree */
+    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
+        counts[t] = cell_leaves(g, boxes[t >> lr], tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
+}
+
+/* Blocks of 256 threads for a loop over `slots` work slots: a slot per
+ * thread, but at most 16 blocks per SM, each thread then looping (the loads
+ * of a slot wait on one another, and a few slots per thread keep more of
+ * them in flight than one: measured faster on micro2M's emit,
+ * docs/benchmarks.md). `at_least`: blocks wanted anyway (to pad). */
+#define SLOT_MAX_BLOCKS (132 * 16)
+static int slot_blocks(long long slots, long long at_least = 1)
+{
+    long long blocks = (slots + 255) / 256;
+    if (blocks < at_least) blocks = at_least;
+    if (blocks > SLOT_MAX_BLOCKS) blocks = SLOT_MAX_BLOCKS;
+    return blocks < 1 ? 1 : (int)blocks;
+}
+
+cudaError_t qr_launch_count(const qr_count_args *a, cudaStream_t st, int pdl)
+{
+    const int32_t n = a->n;
+    const qr_tree_geom *g = a->geom;
+    const ushort4 *boxes = a->boxes;
+    const int32_t *tile_leaf = a->tile_leaf;
+    const qr_leaf *leaves = a->leaves;
+    uint32_t *counts = a->counts;
+    if (n == 0) return cudaSuccess;
+    const int R = qr_cell_rows(n);
+    return qr_launch(k_count, slot_blocks(n * R), 256, 0, st, pdl, n * R, R, *g, boxes, tile_leaf,
+                     leaves, counts);
+}
+
+/* Slot t's pairs at out, out + 1, ...; past `items` only bad_emit is set. */
+template <class Key>
+__device__ __forceinline__ void emit_slot(const qr_tree_geom &g, ushort4 box, int32_t t, int R,
+                                          const int32_t *__restrict__ tile_leaf,
+                                          const qr_leaf *__restrict__ leaves, long long out,
+                                          long long items, Key *keys, int32_t *vals,
+                                          qr_build_scalars *scalars)
+{
+    const int32_t i = t >> (__ffs(R) - 1); /* R is a power of two */
+    cell_leaves(g, box, tile_leaf, leaves, t & (R - 1), R, [&](uint32_t k, int32_t leaf) {
+        if (out + k < items) {
+            keys[out + k] = (Key)leaf;
+            vals[out + k] = i;
+        } else {
+            scalars->bad_emit = 1;
+        }
+    });
+}
+
+/* The emit's last jobs, done by it rather than by kernels of their own in
+ * the chain: zero the lists stage's look-back state (zero_words words at
+ * zero), pad the unused slots [num_pairs, items) with pad_key (< 0: none;
+ * for CUB's sort, which sorts every slot), and, in the last block to finish
+ * (rb non-NULL), write and publish the read-back; total() gives that block
+ * the emitted pairs. Every block's stores are ordered before its ticket
+ * (barrier, then a device-wide fence), so the last one sees them all. */
+template <class Key, class Total>
+__device__ __forceinline__ void finish_emit(long long items, int32_t pad_key, Key *keys,
+                                            uint32_t *zero, long long zero_words,
+                                            qr_build_scalars *scalars, qr_build_readback *rb,
+                                            Total total)
+{
+    __shared__ bool last;
+    const long long t0 = blockIdx.x * (long long)blockDim.x + threadIdx.x,
+                    step = (long long)gridDim.x * blockDim.x;
+    for (long long k = t0; k < zero_words; k += step) zero[k] = 0;
+    if (pad_key >= 0)
+        for (long long k = scalars->num_pairs + t0; k < items; k += step) keys[k] = (Key)pad_key;
+    if (!rb) return;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(&scalars->blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) { /* (the same on every thread) */
+        __threadfence();
+        write_readback(scalars, total(), rb);
+        __threadfence_system(); /* each thread's words before the flag */
+        __syncthreads();
+        if (threadIdx.x == 0) publish_readback(rb);
+    }
+}
+
+/* Blocks wanted for finish_emit's grid-stride work: padding keys up to
+ * `items` and zeroing zero_words words (0: none). */
+static long long spare_blocks(long long items, int32_t pad_key, long long zero_words)
+{
+    const long long pad = pad_key >= 0 ? items / 256 : 0, z = zero_words / 1024;
+    return pad > z ? pad : z;
+}
+
+/* Emit at the scanned offsets (the count and CUB's scan ran before). */
+template <class Key>
+__global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+                       const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+                       const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
+                       long long items, int32_t pad_key, Key *keys, int32_t *vals,
+                       uint32_t *zero, long long zero_words, qr_build_scalars *scalars,
+                       qr_build_readback *rb)
+{
+    const int lr = __ffs(R) - 1;
+    qr_pdl_wait(); /* the offsets */
+    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
+        emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, keys, vals, scalars);
+    finish_emit(items, pad_key, keys, zero, zero_words, scalars, rb, [&] {
+        return slots ? offsets[slots - 1] + counts[slots - 1] : 0ll;
+    });
+}
+
+cudaError_t qr_launch_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
+{
+    const int32_t n = a->n;
+    const qr_tree_geom *g = a->geom;
+    const ushort4 *boxes = a->boxes;
+    const int32_t *tile_leaf = a->tile_leaf;
+    const qr_leaf *leaves = a->leaves;
+    const long long *offsets = a->offsets;
+    const uint32_t *counts = a->counts;
+    const long long items = a->items;
+    const int32_t pad_key = a->pad_key;
+    void *keys = a->keys;
+    const int key_bytes = a->key_bytes;
+    int32_t *vals = a->vals;
+    uint32_t *zero = a->zero;
+    const long long zero_words = a->zero_words;
+    qr_build_scalars *scalars = a->scalars;
+    qr_build_readback *rb = a->rb;
+    if (n == 0 && pad_key < 0 && !zero_words && !rb) return cudaSuccess;
+    const int R = qr_cell_rows(n);
+    const int32_t slots = n * R;
+    const int blocks = slot_blocks(slots, spare_blocks(items, pad_key, zero_words));
+    if (key_bytes == 2)
+        return qr_launch(k_emit<uint16_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf,
+                         leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, zero,
+                         zero_words, scalars, rb);
+    return qr_launch(k_emit<int32_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves,
+                     offsets, counts, items, pad_key, (int32_t *)keys, vals, zero, zero_words,
+                     scalars, rb);
+}
+
+/* ---- count, scan and emit in one pass (ahead builds) -----------------------
+ *
+ * An ahead build need not know its pair count before it emits (it emits into
+ * `items` slots and is checked afterwards), so counting, the scan over the
+ * slots and the emit are one kernel. Each block takes the next tile of
+ * QR_CE_TILE * PER slots (by ticket, so that tiles start in order and a tile only
+ * ever waits on tiles already running), counts its slots' pairs, scans them,
+ * and learns the pairs of all earlier tiles by decoupled look-back (Merrill
+ * and Garland's single-pass scan): a tile publishes its own total at once
+ * and its inclusive prefix as soon as it knows it, and a tile sums the
+ * totals before it, 32 at a time, back to the nearest published prefix.
+ * Then it emits, walking the same cells again (now cached). No per-slot
+ * counts or offsets go through memory, and the build's chain loses two
+ * nodes (the count and CUB's scan). Prefix sums of integers: deterministic. */
+#define CE_AGG (1ull << 62)  /* state word: the tile's own total is known */
+#define CE_INCL (2ull << 62) /* its inclusive prefix is known (value: low 62 bits) */
+#define CE_VALUE ((1ull << 62) - 1)
+
+/* Warp 0 of tile `tile`: publishes the tile's total, returns the pairs of
+ * all tiles before it (on every lane), publishes the inclusive prefix. Tile
+ * 0 finds the sentinel before it at once. */
+__device__ long long look_back(unsigned long long *tiles, int tile, unsigned long long total)
+{
+    volatile unsigned long long *state = tiles;
+    const int lane = threadIdx.x % 32;
+    if (lane == 0) state[tile] = CE_AGG | total;
+    long long prefix = 0;
+    for (int end = tile;; end -= 32) {
+        const int at = end - 1 - lane; /* lane 0: the nearest */
+        unsigned long long w;
+        do { /* before tile 0 lies an inclusive prefix of 0 */
+            w = at >= 0 ? state[at] : CE_INCL;
+        } while (__any_sync(0xffffffffu, (w >> 62) == 0));
+        const uint32_t incl = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+        const int last = incl ? __ffs(incl) - 1 : 31;
+        long long v = lane <= last ? (long long)(w & CE_VALUE) : 0;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        prefix += v;
+        if (incl) break;
+    }
+    if (lane == 0) state[tile] = CE_INCL | (unsigned long long)(prefix + (long long)total);
+    return prefix;
+}
+
+/* The fused count, scan (look_back) and emit, the chain's last build kernel
+ * before the lists; then finish_emit. A thread takes PER consecutive slots.
+ * Registers: ptxas's own choice with one slot a thread (32); with four,
+ * its choice (40) spills, so at most 48 (47). */
+template <class Key, int PER>
+__global__ void __launch_bounds__(QR_CE_TILE, PER == 1 ? 0 : 5)
+k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
+             const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
+             unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
+             uint32_t *zero, long long zero_words, qr_build_scalars *scalars, qr_build_readback *rb)
+{
+    typedef cub::BlockScan<uint32_t, QR_CE_TILE> tile_scan;
+    __shared__ typename tile_scan::TempStorage scan;
+    __shared__ int s_tile;
+    __shared__ long long s_before;
+    const int ntiles = (slots + QR_CE_TILE * PER - 1) / (QR_CE_TILE * PER);
+    const int lr = __ffs(R) - 1;
+    qr_pdl_wait(); /* the tree */
+    if (threadIdx.x == 0) s_tile = (int)atomicAdd(&scalars->tickets, 1u);
+    __syncthreads();
+    const int tile = s_tile;
+    if (tile < ntiles) { /* blocks past the tiles only zero and pad */
+        const int32_t t0 = (tile * QR_CE_TILE + threadIdx.x) * PER;
+        ushort4 box[PER];
+        uint32_t count[PER], sum = 0;
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            box[k] = make_ushort4(0, 0, 0, 0); /* empty */
+            if (t0 + k < slots) box[k] = boxes[(t0 + k) >> lr];
+        }
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
+            sum += count[k];
+        }
+        uint32_t at, total;
+        tile_scan(scan).ExclusiveSum(sum, at, total);
+        if (threadIdx.x < 32) {
+            const long long before = look_back(tiles, tile, total);
+            if (threadIdx.x == 0) s_before = before;
+        }
+        __syncthreads();
+        long long offset = s_before + at;
+#pragma unroll
+        for (int k = 0; k < PER; k++) {
+            if (t0 + k < slots)
+                emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
+            offset += count[k];
+        }
+    }
+    /* the total: the last tile's inclusive prefix */
+    finish_emit(items, pad_key, keys, zero, zero_words, scalars, rb, [&] {
+        const volatile unsigned long long *state = tiles;
+        return ntiles ? (long long)(state[ntiles - 1] & CE_VALUE) : 0ll;
+    });
+}
+
+cudaError_t qr_launch_count_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
+{
+    const int32_t n = a->n;
+    const qr_tree_geom *g = a->geom;
+    const ushort4 *boxes = a->boxes;
+    const int32_t *tile_leaf = a->tile_leaf;
+    const qr_leaf *leaves = a->leaves;
+    unsigned long long *tiles = a->tiles;
+    const long long items = a->items;
+    const int32_t pad_key = a->pad_key;
+    void *keys = a->keys;
+    const int key_bytes = a->key_bytes;
+    int32_t *vals = a->vals;
+    uint32_t *zero = a->zero;
+    const long long zero_words = a->zero_words;
+    qr_build_scalars *scalars = a->scalars;
+    qr_build_readback *rb = a->rb;
+    const int R = qr_cell_rows(n);
+    const int32_t slots = n * R;
+    /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
+     * zero and pad quickly, at least one for the read-back */
+    long long blocks = (long long)qr_count_emit_tiles(n);
+    long long spare = spare_blocks(items, pad_key, zero_words);
+    if (spare > SLOT_MAX_BLOCKS) spare = SLOT_MAX_BLOCKS;
+    if (spare > blocks) blocks = spare; /* never fewer blocks than tiles */
+    if (blocks < 1) blocks = 1;
+    const bool four = qr_count_emit_per(n) == 4;
+#define QR_CE_LAUNCH(K)                                                                           \
+    qr_launch(four ? k_count_emit<K, 4> : k_count_emit<K, 1>, (unsigned)blocks, QR_CE_TILE, 0, st, \
+              pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items, pad_key, (K *)keys, vals,  \
+              zero, zero_words, scalars, rb)
+    if (key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
+    return QR_CE_LAUNCH(int32_t);
+#undef QR_CE_LAUNCH
+}
+
