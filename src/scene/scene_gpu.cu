@@ -133,8 +133,8 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     }
     g->col = g->pos + n;
     if (s->n > 0) {
-        k_pack<<<grid_for(s->n), 256>>>(s->n, g->x, g->y, g->z, g->r, g->red, g->green, g->blue,
-                                        g->pos, g->col);
+        k_pack<<<grid_for(s->n), 256, 0, cudaStreamLegacy>>>(s->n, g->x, g->y, g->z, g->r, g->red,
+                                                             g->green, g->blue, g->pos, g->col);
         e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -161,7 +161,8 @@ extern "C" qr_status qr_gpu_scene_step(qr_gpu_scene *g, qr_error *err)
         a.y0 = g->y0;
         a.vx0 = g->vx0;
         a.vy0 = g->vy0;
-        k_step<<<grid_for(g->n), 256>>>(g->n, g->anim, a, g->steps, g->pos);
+        /* the legacy stream: a step orders itself with every frame queued before it */
+        k_step<<<grid_for(g->n), 256, 0, cudaStreamLegacy>>>(g->n, g->anim, a, g->steps, g->pos);
         QR_CUDA_TRY(err, cudaGetLastError());
     }
     g->steps++;
