@@ -1,6 +1,7 @@
 /* scene_gpu.cu — uploading a scene to the GPU and reading it back. */
 #include "scene/scene_gpu.h"
 #include "scene/animate_step.h"
+#include "scene/scene_seek.h"
 #include "common/cuda_check.h"
 
 #include <math.h>
@@ -167,6 +168,16 @@ extern "C" qr_status qr_gpu_scene_step(qr_gpu_scene *g, qr_error *err)
     }
     g->steps++;
     return QR_OK;
+}
+
+static qr_status gpu_step(void *g, qr_error *err)
+{
+    return qr_gpu_scene_step(static_cast<qr_gpu_scene *>(g), err);
+}
+
+extern "C" qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *g, int64_t frame, qr_error *err)
+{
+    return qr_seek_frame_by_steps(&g->steps, g->anim, frame, NULL, gpu_step, g, err);
 }
 
 extern "C" void qr_gpu_scene_free(qr_gpu_scene *g)
