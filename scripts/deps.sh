@@ -52,9 +52,12 @@ qr_deps() {
     fi
 }
 
-# Configures and builds into build/ (Release); extra arguments go to the build,
-# e.g. --target quadrender.
+# qr_build PRESET [ARGS...] configures and builds with a preset of
+# CMakePresets.json into build/PRESET; extra arguments go to the build,
+# e.g. qr_build release --target quadrender.
 qr_build() {
-    cmake -B build -DCMAKE_BUILD_TYPE=Release "${QR_CMAKE_ARGS[@]}"
-    cmake --build build -j"$(nproc)" "$@"
+    local preset=$1
+    shift
+    cmake --preset "$preset" "${QR_CMAKE_ARGS[@]}"
+    cmake --build --preset "$preset" -j"$(nproc)" "$@"
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds quadrender into build/ and renders the
+# Installs what is missing, builds quadrender into build/release and renders the
 # rand10k scene to rand10k.png: on the GPU when there is a usable one, else
 # on the CPU (quadrender says which).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/deps.sh
 qr_deps
-qr_build --target quadrender
-./build/quadrender render rand10k -o rand10k.png
+qr_build release --target quadrender
+./build/release/quadrender render rand10k -o rand10k.png
 echo "quickstart: wrote $PWD/rand10k.png"

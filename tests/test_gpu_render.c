@@ -589,3 +589,36 @@ Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
     }
     qr_scene_free(s);
 }
+
+/* qr_gpu_scene_seek_frame follows qr_scene_seek_frame's rule: the state of
+ * frame k on the device equals the host's bit for bit, for animated and
+ * static scenes, seeking forward in jumps; seeking back fails on both. */
+Test(gpu_render, seek_frame_matches_the_cpu)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"fireworks", "bouncingballs", "rand10k"};
+    const int64_t frames[] = {0, 0, 3, 17, 40};
+    for (int k = 0; k < 3; k++) {
+        qr_error err;
+        qr_scene *cpu = gpu_test_scene(names[k], 0);
+        qr_scene *back = NULL;
+        qr_gpu_scene *gs = NULL;
+        QR_CHECK(err, qr_scene_clone(cpu, &back, &err));
+        QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
+        for (int f = 0; f < 5; f++) {
+            QR_CHECK(err, qr_scene_seek_frame(cpu, frames[f], &err));
+            QR_CHECK(err, qr_gpu_scene_seek_frame(gs, frames[f], &err));
+            QR_CHECK(err, qr_gpu_scene_download(gs, back, &err));
+            cr_assert_eq(back->steps, cpu->steps, "%s frame %lld: %lld steps on the GPU, %lld on the CPU",
+                         names[k], (long long)frames[f], (long long)back->steps, (long long)cpu->steps);
+            cr_assert(memcmp(back->block, cpu->block, cpu->block_floats * sizeof(float)) == 0,
+                      "%s frame %lld: GPU state differs from the CPU", names[k], (long long)frames[f]);
+        }
+        cr_assert_eq(qr_scene_seek_frame(cpu, 39, &err), QR_ERR_INVALID);
+        cr_assert_eq(qr_gpu_scene_seek_frame(gs, 39, &err), QR_ERR_INVALID, "%s: seeking back", names[k]);
+        cr_assert_eq(qr_gpu_scene_seek_frame(gs, -1, &err), QR_ERR_INVALID);
+        qr_gpu_scene_free(gs);
+        qr_scene_free(back);
+        qr_scene_free(cpu);
+    }
+}

@@ -55,6 +55,13 @@ qr_status qr_gpu_scene_download(const qr_gpu_scene *gs, qr_scene *scene, qr_erro
  * scenes. */
 qr_status qr_gpu_scene_step(qr_gpu_scene *gs, qr_error *err);
 
+/* Steps the device scene to the state frame `frame` is rendered from, by the
+ * same rule as qr_scene_seek_frame (frame k after k+1 steps from generation;
+ * static scenes only count) and with qr_gpu_scene_step, so frame k's state
+ * matches the host's bit for bit. Fails if the scene has already been
+ * stepped past that point. */
+qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *gs, int64_t frame, qr_error *err);
+
 /* ---- the quadtree index built on the GPU ----------------------------------
  * An index object owns its device buffers and reuses them from build to
  * build; it grows them only when a build needs more. */

@@ -182,12 +182,6 @@ typedef struct cli_device_choice {
  * answers CLI_EXIT_NO_GPU. Otherwise CLI_EXIT_OK. */
 int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c);
 
-/* Steps a device scene from *steps animation steps (as uploaded: the host
- * scene's `steps`) to the state frame `frame` is rendered from, frame + 1
- * steps, on the GPU. Static scenes only count the steps. Cannot go back. */
-qr_status cli_gpu_seek(qr_gpu_scene *gs, qr_anim anim, int64_t *steps, int64_t frame,
-                       qr_error *err);
-
 /* The median of v[0..n-1], n >= 1 (sorts v). */
 double cli_median(double *v, int n);
 

@@ -172,25 +172,6 @@ int cli_choose_device(cli_device requested, const char *doing, cli_device_choice
     return CLI_EXIT_OK;
 }
 
-qr_status cli_gpu_seek(qr_gpu_scene *gs, qr_anim anim, int64_t *steps, int64_t frame,
-                       qr_error *err)
-{
-    int64_t target = frame + 1; /* frame k is rendered after k+1 steps */
-    if (*steps > target)
-        return qr_fail(err, QR_ERR_INVALID, "cannot seek back to frame %lld from frame %lld",
-                       (long long)frame, (long long)(*steps - 1));
-    if (anim == QR_ANIM_NONE) {
-        *steps = target; /* nothing moves: no launches for empty steps */
-        return QR_OK;
-    }
-    for (; *steps < target; ++*steps) {
-        qr_status st = qr_gpu_scene_step(gs, err);
-        if (st != QR_OK)
-            return st;
-    }
-    return QR_OK;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -115,13 +115,12 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     fprintf(stderr, "quadrender: check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d)\n",
             scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
             info.name, info.cc_major, info.cc_minor);
-    int64_t gpu_steps = scene->steps; /* the upload copies the state as it is */
     if (qr_image_create(so.width, so.height, &exact, &err) != QR_OK ||
         qr_image_create(so.width, so.height, &fast, &err) != QR_OK ||
         qr_image_create(so.width, so.height, &cpu, &err) != QR_OK ||
         qr_gpu_scene_upload(scene, &gs, &err) != QR_OK ||
         qr_gpu_renderer_create(so.width, so.height, &r, &err) != QR_OK ||
-        cli_gpu_seek(gs, scene->anim, &gpu_steps, so.frame, &err) != QR_OK) {
+        qr_gpu_scene_seek_frame(gs, so.frame, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }

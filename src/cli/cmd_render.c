@@ -28,7 +28,6 @@ typedef struct render_ctx {
     qr_index_params params;
     qr_gpu_scene *gs;
     qr_gpu_renderer *r;
-    int64_t gpu_steps;      /* animation steps the device scene has had */
     double upload_ms;       /* once, with the first frame's times */
     qr_frame_timing timing; /* of the last frame (CUDA events) */
     double download_ms;     /* of the last frame */
@@ -60,7 +59,6 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
     if (st != QR_OK)
         return st;
     qr_gpu_renderer_set_timing(ctx->r, QR_TIMING_TOTALS);
-    ctx->gpu_steps = scene->steps;
     ctx->upload_ms = cli_now_ms() - t0;
     return QR_OK;
 }
@@ -76,7 +74,7 @@ static void render_ctx_free(render_ctx *ctx)
 static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err)
 {
     if (ctx->dev.gpu)
-        return cli_gpu_seek(ctx->gs, scene->anim, &ctx->gpu_steps, k, err);
+        return qr_gpu_scene_seek_frame(ctx->gs, k, err);
     return qr_scene_seek_frame(scene, k, err);
 }
 

@@ -46,10 +46,9 @@ static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int3
                            qr_stats_context *ctx, qr_error *err)
 {
     qr_gpu_index *gix = NULL;
-    int64_t steps = scene->steps;
     qr_status st = qr_gpu_scene_upload(scene, gs, err);
     if (st == QR_OK)
-        st = cli_gpu_seek(*gs, scene->anim, &steps, frame, err);
+        st = qr_gpu_scene_seek_frame(*gs, frame, err);
     if (st == QR_OK)
         st = qr_gpu_index_create(&gix, err);
     if (st != QR_OK)

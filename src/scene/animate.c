@@ -4,6 +4,7 @@
  * very same code; here we only loop over the circles.
  */
 #include "animate_step.h"
+#include "scene_seek.h"
 
 #include "quadrender/scene.h"
 
@@ -35,20 +36,42 @@ void qr_scene_step(qr_scene *scene)
     scene->steps++;
 }
 
-qr_status qr_scene_seek_frame(qr_scene *scene, int64_t frame, qr_error *err)
+qr_status qr_seek_frame_by_steps(int64_t *steps, qr_anim anim, int64_t frame, const char *name,
+                                 qr_step_fn step, void *scene, qr_error *err)
 {
     if (frame < 0 || frame == INT64_MAX)
         return qr_fail(err, QR_ERR_INVALID, "frame %lld is out of range", (long long)frame);
     int64_t target = frame + 1; /* frame k is rendered after k+1 steps */
-    if (scene->steps > target)
+    if (*steps > target) {
+        if (name)
+            return qr_fail(err, QR_ERR_INVALID,
+                           "cannot seek back to frame %lld: scene '%s' is already at frame %lld",
+                           (long long)frame, name, (long long)(*steps - 1));
         return qr_fail(err, QR_ERR_INVALID,
-                       "cannot seek back to frame %lld: scene '%s' is already at frame %lld",
-                       (long long)frame, scene->name, (long long)(scene->steps - 1));
-    if (scene->anim == QR_ANIM_NONE) {
-        scene->steps = target; /* nothing moves: skip the empty steps */
+                       "cannot seek back to frame %lld: the scene is already at frame %lld",
+                       (long long)frame, (long long)(*steps - 1));
+    }
+    if (anim == QR_ANIM_NONE) {
+        *steps = target; /* nothing moves: skip the empty steps */
         return QR_OK;
     }
-    while (scene->steps < target)
-        qr_scene_step(scene);
+    while (*steps < target) {
+        qr_status st = step(scene, err);
+        if (st != QR_OK)
+            return st;
+    }
     return QR_OK;
+}
+
+static qr_status host_step(void *scene, qr_error *err)
+{
+    (void)err;
+    qr_scene_step(scene);
+    return QR_OK;
+}
+
+qr_status qr_scene_seek_frame(qr_scene *scene, int64_t frame, qr_error *err)
+{
+    return qr_seek_frame_by_steps(&scene->steps, scene->anim, frame, scene->name, host_step, scene,
+                                  err);
 }

@@ -1,6 +1,7 @@
 /* scene_gpu.cu — uploading a scene to the GPU and reading it back. */
 #include "scene/scene_gpu.h"
 #include "scene/animate_step.h"
+#include "scene/scene_seek.h"
 #include "common/cuda_check.h"
 
 #include <math.h>
@@ -133,8 +134,8 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     }
     g->col = g->pos + n;
     if (s->n > 0) {
-        k_pack<<<grid_for(s->n), 256>>>(s->n, g->x, g->y, g->z, g->r, g->red, g->green, g->blue,
-                                        g->pos, g->col);
+        k_pack<<<grid_for(s->n), 256, 0, cudaStreamLegacy>>>(s->n, g->x, g->y, g->z, g->r, g->red,
+                                                             g->green, g->blue, g->pos, g->col);
         e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -161,11 +162,22 @@ extern "C" qr_status qr_gpu_scene_step(qr_gpu_scene *g, qr_error *err)
         a.y0 = g->y0;
         a.vx0 = g->vx0;
         a.vy0 = g->vy0;
-        k_step<<<grid_for(g->n), 256>>>(g->n, g->anim, a, g->steps, g->pos);
+        /* the legacy stream: a step orders itself with every frame queued before it */
+        k_step<<<grid_for(g->n), 256, 0, cudaStreamLegacy>>>(g->n, g->anim, a, g->steps, g->pos);
         QR_CUDA_TRY(err, cudaGetLastError());
     }
     g->steps++;
     return QR_OK;
+}
+
+static qr_status gpu_step(void *g, qr_error *err)
+{
+    return qr_gpu_scene_step(static_cast<qr_gpu_scene *>(g), err);
+}
+
+extern "C" qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *g, int64_t frame, qr_error *err)
+{
+    return qr_seek_frame_by_steps(&g->steps, g->anim, frame, NULL, gpu_step, g, err);
 }
 
 extern "C" void qr_gpu_scene_free(qr_gpu_scene *g)
