@@ -1,5 +1,20 @@
-/* cover_count.cu — circles covering each pixel (cover_count.h says why). */
-#include "render/cover_count.h"
+/* cover_count.cu — how many circles cover each pixel, on the GPU.
+ *
+ * Exact mode's alpha is 1 + 0.5 N, N the number of circles whose box holds
+ * the pixel and whose exact coverage test passes (the reference's
+ * qr_dist2 <= r*r). Windowed exact mode (render_windows.cu) blends only each
+ * pixel's last covering circles, so it takes N from here (for alpha, and to
+ * choose how long a tail of each list to blend). A block takes a
+ * 16 x 128 pixel tile and the lists of the index leaves holding it; for each
+ * (circle, row) meeting the tile it computes the covered interval of columns
+ * — a square root's estimate of each end, settled by the exact test at the
+ * two columns next to it — and adds +1 at its start and -1 past its end in
+ * a shared-memory row; running sums of the rows are N. So a
+ * circle costs a few operations per row it covers instead of one test per
+ * pixel, and the counts are integers: the result does not depend on the
+ * order of the additions.
+ */
+#include "render/render_kernels.h"
 #include "common/circle_math.h"
 #include "common/cuda_check.h"
 #include "common/pdl.h"
@@ -71,8 +86,8 @@ __device__ __forceinline__ int2 covered_span(const float4 sp, float dy2, bool di
 }
 
 /* A block counts one tile of CT_H x CT_W pixels, a row of eight index tiles
- * (tiles 64 wide measured 11-15% slower on rand100k, biglittle and littlebig,
- * the same on rand1M). It walks the lists of the leaves holding the tile
+ * (tiles 64 wide measure slower on rand100k, biglittle and littlebig, the
+ * same on rand1M). It walks the lists of the leaves holding the tile
  * CC_THREADS entries at a time: each thread loads one, keeps it in its own
  * slot if its box meets the tile and starts (its first column in the tile)
  * in the leaf's part — a circle is in the list of every leaf its
@@ -87,9 +102,8 @@ __device__ __forceinline__ int2 covered_span(const float4 sp, float dy2, bool di
 #define CT_W (8 * QR_TILE) /* 128 */
 
 /* A block's list entries per batch, one a thread. 512 threads with one
- * each keep an SM busier than 256 with two (1024² has only 512 tiles: 78%
- * of the warp slots in use against 44%, rand1M's count 239 -> 236 us under
- * ncu). */
+ * each keep an SM busier than 256 with two (1024² has only 512 tiles, and
+ * the larger blocks keep more of the SMs' warp slots in use). */
 #define CC_BATCH CC_THREADS
 
 struct cover_queue {
@@ -189,9 +203,12 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
     }
 }
 
-qr_status qr_cover_count(const qr_index_view *v, const float4 *pos, int32_t *counts, cudaStream_t s,
-                         int pdl, qr_error *err)
+qr_status qr_launch_cover_count(const qr_cover_count_args *a, cudaStream_t s, int pdl,
+                                qr_error *err)
 {
+    const qr_index_view *v = a->view;
+    const float4 *pos = a->pos;
+    int32_t *counts = a->counts;
     if (!counts) return qr_fail(err, QR_ERR_INVALID, "cover count: no buffer");
     const qr_tree_geom &g = v->geom;
     const int chunks = (g.tiles_x + CT_W / QR_TILE - 1) / (CT_W / QR_TILE);
