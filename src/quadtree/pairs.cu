@@ -227,8 +227,8 @@ cudaError_t qr_launch_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
  * and its inclusive prefix as soon as it knows it, and a tile sums the
  * totals before it, 32 at a time, back to the nearest published prefix.
  * Then it emits, walking the same cells again (now cached). No per-slot
- * counts or offsets go through memory, and the build's chain loses two
- * nodes (the count and CUB's scan). Prefix sums of integers: deterministic. */
+ * counts or offsets go through memory, and the build's chain has two nodes
+ * fewer (the count and CUB's scan). Prefix sums of integers: deterministic. */
 #define CE_AGG (1ull << 62)  /* state word: the tile's own total is known */
 #define CE_INCL (2ull << 62) /* its inclusive prefix is known (value: low 62 bits) */
 #define CE_VALUE ((1ull << 62) - 1)

@@ -24,7 +24,7 @@
  * either placement. */
 
 /* Warp-scan block scans: with 8 warps their pass over the warp totals is
- * short (the default raking ones spilled to local memory at 1024 threads). */
+ * short (the default raking ones spill to local memory at 1024 threads). */
 typedef cub::BlockScan<int, QR_TREE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> tree_scan_int;
 typedef cub::BlockScan<long long, QR_TREE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> tree_scan_ll;
 

@@ -33,8 +33,8 @@
  * enough covering circles and its runs were slow to meet; it is slow where
  * the circles are not spread evenly along the list (biglittle: the last
  * thousand entries of one 256-pixel leaf are small circles that many of its
- * regions do not meet, and such regions doubled their tails four or five
- * times). So the block also searches the list from its end for 1.5 windows
+ * regions do not meet, and such regions would double their tails four or
+ * five times). So the block also searches the list from its end for 1.5 windows
  * of covering circles of its worst pixel (the open one whose runs are
  * furthest apart, so the one that met the fewest): the next tail reaches
  * at least as far as that. */
