@@ -102,7 +102,7 @@ Test(gpu_index, uniform_grid_and_regions)
     qr_scene_free(s);
 }
 
-/* The lists stage (leaf_lists.cu) takes up to 1024 leaves in one pass, CUB's
+/* The lists stage (lists.cu) takes up to 1024 leaves in one pass, CUB's
  * radix sort the rest: lists equal the oracle's at 9 and 10 key bits, with
  * one work slot per emit thread and with four (micro2M: two million
  * slots), and past 10 bits. The first build of each check_index sizes its

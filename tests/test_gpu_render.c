@@ -130,7 +130,7 @@ Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
 }
 
 /* Snow shading with circles narrower and wider than a render region (the
- * render gathers each warp's circles for the first kind, render_gpu.cu
+ * render gathers each warp's circles for the first kind, renderer.cu
  * walk_leaf): both walks within 1e-5 of the CPU, in both modes. */
 Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
 {
@@ -451,7 +451,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
     }
 }
 
-/* Exact mode's windows (render_gpu.cu): whatever the first window, from one
+/* Exact mode's windows (render_windows.cu): whatever the first window, from one
  * circle (almost every pixel doubles it many times over) to whole lists,
  * the image is the full walk's to the bit, alpha included, and the CPU's.
  * Random scenes have colours in [-0.5, 1.5], whose values near zero make the
@@ -544,7 +544,7 @@ Test(gpu_render, exact_counts_on_pixel_edges, .timeout = 300)
 }
 
 /* The tail kernel's blocks take their regions in an order the last
- * frame's kernel measured (render_gpu.cu, take_region): one renderer over
+ * frame's kernel measured (region_order.cu, take_region): one renderer over
  * frames of both modes, on a deep scene whose regions differ much in cost
  * (a dense corner of small circles over hundreds of big ones), every frame
  * as the CPU renders it. */

@@ -1,6 +1,6 @@
 /* build_stages.h — the launchers of the GPU quadtree build's stages, one
  * source file each (quadtree_gpu.h lists the pipeline), and the shapes that
- * the build's orchestration (quadtree_build.cu) sizes its buffers by.
+ * the build's orchestration (index_gpu.cu) sizes its buffers by.
  *
  *   boxes.cu        qr_launch_boxes
  *   tree.cu         qr_launch_tree

@@ -233,7 +233,7 @@ static int fused_emit(int32_t n)
 }
 
 /* Whether the lists stage of `items` slots over leaf numbers of `bits` bits
- * is leaf_lists.cu's one pass (else CUB's radix sort). */
+ * is lists.cu's one pass (else CUB's radix sort). */
 static int own_lists(long long items, int bits)
 {
     return bits >= 1 && bits <= QR_LISTS_MAX_BITS && items < QR_LISTS_MAX_ITEMS;

@@ -29,7 +29,7 @@
  * Look-back state: one 32-bit word per (tile, leaf), two flag bits and a
  * 30-bit count, zeroed by the emit kernel before (qr_emit_args.zero).
  * Builds of up to 2^QR_LISTS_MAX_BITS leaves and fewer than 2^30 pair slots
- * take this path; larger ones keep CUB's radix sort (quadtree_build.cu). */
+ * take this path; larger ones keep CUB's radix sort (index_gpu.cu). */
 #include "quadtree/build_stages.h"
 #include "common/pdl.h"
 

@@ -10,7 +10,7 @@
  * its result is the general build's, byte for byte. Where the root would
  * split, or the list outgrows `items`, it reports items + 1 pairs: the
  * renderer then skips the frame and the host builds again the general way
- * (the redo in qr_gpu_index_finish). */
+ * (the frame then redoes the build: render/frame.cu). */
 #include "quadtree/build_stages.h"
 #include "quadtree/build_device.cuh"
 #include "quadtree/quadtree_geom.h"

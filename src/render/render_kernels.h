@@ -1,6 +1,6 @@
 /* render_kernels.h — the launchers of the GPU renderer's kernels, one
  * source file each, and the constants both they and the renderer object
- * (render_gpu.cu) need.
+ * (renderer.cu) need.
  *
  *   render_walk.cu     qr_launch_render_walk: a block walks the leaf lists
  *                      of its 32 x 32 region, exact or fast

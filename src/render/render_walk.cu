@@ -29,8 +29,8 @@
 #include "common/pdl.h"
 
 /* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
- * exact walk also serves fast mode on shallow scenes: plan_render,
- * render_gpu.cu). */
+ * exact walk also serves fast mode on shallow scenes: qr_render_plan_frame,
+ * renderer.cu). */
 template <bool EXACT, bool SNOW, bool GATHER, bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,

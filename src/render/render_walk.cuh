@@ -73,7 +73,7 @@ __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const b
  *           from as many chunks as it takes into a queue in walking order.
  * Gathering pays where few staged circles touch a warp (small circles,
  * micro2M) and costs where most do (the queue's bookkeeping per circle);
- * plan_render (render_gpu.cu) chooses. */
+ * plan_render (renderer.cu) chooses. */
 template <bool EXACT, bool SNOW, bool WINDOW, bool GATHER, bool FMA>
 __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, const int32_t *list,
                                           const region_ctx &rc, const block_setup &b, uint32_t mine,

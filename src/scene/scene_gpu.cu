@@ -53,7 +53,7 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
             }
         }
     /* Every colour value an exact flat walk or a window's run computes
-     * starts at the background 1, at 0 or above every colour (render_gpu.cu)
+     * starts at the background 1, at 0 or above every colour (renderer.cu)
      * and is fl(h + fl(0.5 c)), h = fl(0.5 colour). With every channel >= 0
      * it stays >= 0; a blend with a nonzero channel leaves it >= that h >=
      * 2^-61 (round to nearest is monotone), and only circles whose channel is

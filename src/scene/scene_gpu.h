@@ -30,7 +30,7 @@ struct qr_gpu_scene {
      * colour is NaN or infinite. */
     float color_lo, color_hi;
     int colors_finite;
-    /* Exact flat blends may be one fused multiply-add (render_gpu.cu
+    /* Exact flat blends may be one fused multiply-add (render_stage.cuh
      * blend_flat): every colour channel is >= 0, none is below 2^-60 but 0,
      * and no channel is 0 in more than 60 circles (scene_gpu.cu says why
      * that suffices). */
@@ -40,7 +40,7 @@ struct qr_gpu_scene {
      * between windows and whole walks rests on. */
     float depth;
     /* The circles' mean radius (unit square): whether the render gathers
-     * each warp's circles before walking them (render_gpu.cu). */
+     * each warp's circles before walking them (renderer.cu). */
     float radius;
 };
 
