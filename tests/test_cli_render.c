@@ -98,13 +98,14 @@ Test(cli, frames)
         const char *single = qr_test_join(dir, "single.ppm");
         cr_assert_eq(RUN("render", "hypnosis", "-s", "48", "--frame", frame, "-o", single), 0,
                      "%s", R.err);
-        cr_expect(qr_test_same_bytes(qr_test_join(dir, names[k]), single), "%s differs from --frame %d", names[k],
-                  k);
+        cr_expect(qr_test_same_bytes(qr_test_join(dir, names[k]), single),
+                  "%s differs from --frame %d", names[k], k);
     }
     cr_expect(!qr_test_exists(qr_test_join(dir, "hyp_0003.ppm")));
     cr_expect(!qr_test_exists(qr_test_join(dir, "hyp.ppm")));
     /* the scene does move from frame to frame */
-    cr_expect(!qr_test_same_bytes(qr_test_join(dir, "hyp_0000.ppm"), qr_test_join(dir, "hyp_0001.ppm")));
+    cr_expect(!qr_test_same_bytes(qr_test_join(dir, "hyp_0000.ppm"),
+                                  qr_test_join(dir, "hyp_0001.ppm")));
 }
 
 Test(cli, render_auto_without_gpu)
@@ -247,7 +248,8 @@ Test(cli, gpu_render_matches_cpu, .timeout = 300)
     cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "cpu",
                      "-o", qr_test_join(dir, "c.ppm")),
                  0, "%s", R.err);
-    cr_expect(qr_test_same_bytes(qr_test_join(dir, "g.ppm"), qr_test_join(dir, "c.ppm")), "exact GPU render differs");
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "g.ppm"), qr_test_join(dir, "c.ppm")),
+              "exact GPU render differs");
     /* fast mode is within 1e-5: a byte may land one lower or higher */
     cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "gpu",
                      "-o", qr_test_join(dir, "f.ppm")),
@@ -270,7 +272,8 @@ Test(cli, gpu_render_matches_cpu, .timeout = 300)
             char g[32], c[32];
             snprintf(g, sizeof g, "g_%04d.ppm", f);
             snprintf(c, sizeof c, "c_%04d.ppm", f);
-            cr_expect(qr_test_same_bytes(qr_test_join(dir, g), qr_test_join(dir, c)), "%s frame %d differs", scenes[k], f);
+            cr_expect(qr_test_same_bytes(qr_test_join(dir, g), qr_test_join(dir, c)),
+                      "%s frame %d differs", scenes[k], f);
         }
     }
 }

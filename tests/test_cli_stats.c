@@ -183,8 +183,8 @@ Test(cli, stats_json_file)
 
     /* an unwritable JSON path fails before any work, and writes nothing */
     const char *dir = qr_test_tmp_dir("stats-out");
-    cr_expect_eq(RUN("stats", "rgb", "--device", "cpu", "--json", qr_test_join(dir, "no/s.json")), 4,
-                 "%s", R.err);
+    cr_expect_eq(RUN("stats", "rgb", "--device", "cpu", "--json", qr_test_join(dir, "no/s.json")),
+                 4, "%s", R.err);
     cr_expect(strstr(R.err, "no/s.json"), "%s", R.err);
     cr_expect_str_eq(R.out, "");
 }
