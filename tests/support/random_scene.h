@@ -23,7 +23,8 @@ qr_test_rng qr_test_rng_seed(uint64_t seed);
 uint64_t qr_test_rng_next(qr_test_rng *g);
 /* Uniform in [0, n), n > 0. */
 uint32_t qr_test_rng_below(qr_test_rng *g, uint32_t n);
-/* Uniform in [lo, hi) on a grid of 2^24 steps. */
+/* Uniform on a grid of 2^24 steps from lo up to hi (reached only by
+ * rounding). */
 float qr_test_rng_float(qr_test_rng *g, float lo, float hi);
 
 typedef enum qr_test_form {
@@ -40,7 +41,7 @@ typedef enum qr_test_form {
 typedef struct qr_test_kind {
     int weight; /* a circle is of this kind with probability weight / (sum of weights) */
     qr_test_form form;
-    float x[2], y[2], r[2]; /* [lo, hi) ranges */
+    float x[2], y[2], r[2]; /* {lo, hi} ranges */
 } qr_test_kind;
 
 enum { QR_TEST_MAX_KINDS = 12, QR_TEST_MAX_CLUSTERS = 8 };
