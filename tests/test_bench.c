@@ -1,8 +1,6 @@
-/* test_bench.c — `quadrender bench` without a GPU: its writers (table, JSON,
- * CSV, SVG) on made-up rows, and its command line through the binary. */
+/* test_bench.c — `quadrender bench`'s writers (table, JSON, CSV, SVG) on
+ * made-up rows, without a GPU; its command line is test_cli_bench.c's. */
 #include "test_util.h"
-
-#include <sys/wait.h>
 
 #include "cli/bench.h"
 
@@ -30,17 +28,6 @@ static bench_row make_row(const char *scene, int tile, int exact, double ms)
     return r;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 Test(bench, speedup_is_against_the_best_grid_tile)
 {
     bench_row rows[] = {make_row("rand1M", 0, 0, 0.2), make_row("rand1M", 16, 0, 0.6),
@@ -49,9 +36,10 @@ Test(bench, speedup_is_against_the_best_grid_tile)
     FILE *f = fopen(path, "w");
     bench_print_speedups(f, rows, 4);
     fclose(f);
-    char *text = slurp(path);
+    char *text = qr_test_read_file(path, NULL);
     cr_assert(strstr(text, "1.50x") != NULL, "speedup 0.3/0.2 missing:\n%s", text);
     cr_assert(strstr(text, " 32 ") != NULL, "best tile 32 missing:\n%s", text);
+    free(text);
 }
 
 Test(bench, csv_has_a_header_and_a_line_per_row)
@@ -60,13 +48,14 @@ Test(bench, csv_has_a_header_and_a_line_per_row)
     qr_error err;
     const char *path = qr_test_tmp("bench.csv");
     cr_assert_eq(bench_write_csv(path, rows, 2, &err), QR_OK, "%s", err.msg);
-    char *text = slurp(path);
+    char *text = qr_test_read_file(path, NULL);
     cr_assert(!strncmp(text, "scene,size,mode,index,frames,frame_median_ms", 44), "%s", text);
     cr_assert(strstr(text, "\nmicro2M,1024,exact,quadtree,20,0.800000,") != NULL, "%s", text);
     cr_assert(strstr(text, "\nmicro2M,1024,exact,grid32,20,0.600000,") != NULL, "%s", text);
     int lines = 0;
     for (char *p = text; *p; p++) lines += *p == '\n';
     cr_assert_eq(lines, 3);
+    free(text);
 }
 
 Test(bench, json_is_balanced_and_versioned)
@@ -76,7 +65,7 @@ Test(bench, json_is_balanced_and_versioned)
     qr_error err;
     const char *path = qr_test_tmp("bench.json");
     cr_assert_eq(bench_write_json(path, "{\"gpu\": \"test\"}", rows, 2, &err), QR_OK, "%s", err.msg);
-    char *text = slurp(path);
+    char *text = qr_test_read_file(path, NULL);
     int depth = 0, square = 0;
     for (char *p = text; *p; p++) {
         depth += (*p == '{') - (*p == '}');
@@ -88,6 +77,7 @@ Test(bench, json_is_balanced_and_versioned)
     cr_assert(strstr(text, "\"index\": \"grid16\"") != NULL);
     cr_assert(strstr(text, "\"cpu_ms\": 12.500") != NULL);
     cr_assert(strstr(text, "\"replication\": 1.8000") != NULL, "%s", text);
+    free(text);
 }
 
 Test(bench, svg_draws_a_bar_segment_per_stage)
@@ -97,45 +87,12 @@ Test(bench, svg_draws_a_bar_segment_per_stage)
     qr_error err;
     const char *path = qr_test_tmp("bench.svg");
     cr_assert_eq(bench_write_svg(path, "test", rows, 4, &err), QR_OK, "%s", err.msg);
-    char *text = slurp(path);
+    char *text = qr_test_read_file(path, NULL);
     cr_assert(!strncmp(text, "<svg ", 5));
     cr_assert(strstr(text, "</svg>\n") != NULL);
     int bars = 0;
     for (char *p = text; (p = strstr(p, "<title>")); p++) bars++;
     cr_assert_eq(bars, 4 * BENCH_NSTAGES, "one segment per stage and row, got %d", bars);
     cr_assert(strstr(text, ">biglittle<") && strstr(text, ">rand10k<"));
-}
-
-/* Runs the CLI; returns its exit code, stderr in *errtext. */
-static int run_cli(const char *args, char **errtext)
-{
-    char cmd[2048];
-    const char *err_path = qr_test_tmp("bench.err");
-    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", getenv("QR_CLI"), args, err_path);
-    int st = system(cmd);
-    *errtext = slurp(err_path);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-Test(bench, bad_options_are_usage_errors)
-{
-    const char *bad[] = {"--index quadtree,octree", "--mode slow", "--tile 24", "--tile 8",
-                         "--frames 0", "--size 0", "--plot out.png", "--warmup x"};
-    for (int i = 0; i < 8; i++) {
-        char args[256], *err;
-        snprintf(args, sizeof args, "bench rgb %s", bad[i]);
-        cr_assert_eq(run_cli(args, &err), 2, "'%s' should exit 2", args);
-        char opt[64];
-        sscanf(bad[i], "%63s", opt);
-        cr_assert(strstr(err, opt) != NULL, "'%s': message does not name %s: %s", args, opt, err);
-    }
-}
-
-Test(bench, needs_a_gpu)
-{
-    qr_error e;
-    if (qr_gpu_probe(NULL, &e) == QR_OK) cr_skip_test("this machine has a GPU");
-    char *err;
-    cr_assert_eq(run_cli("bench rgb --frames 1", &err), 5);
-    cr_assert(strstr(err, "needs a GPU") != NULL, "%s", err);
+    free(text);
 }

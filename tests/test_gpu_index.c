@@ -65,7 +65,8 @@ Test(gpu_index, random_scenes)
     QR_REQUIRE_GPU();
     const int sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}, {2048, 64}};
     for (uint64_t seed = 1; seed <= 12; seed++) {
-        qr_scene *s = random_scene(seed, (int32_t)(seed * seed * 337 % 20000));
+        const int32_t n = (int32_t)(seed * seed * 337 % 20000);
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, n);
         for (int k = 0; k < 5; k++) {
             qr_index_params p;
             qr_index_params_default(&p);
@@ -247,7 +248,8 @@ Test(gpu_index, single_leaf_kernel_hands_over)
     qr_index_params p;
     qr_index_params_default(&p);
     qr_scene *one = gpu_test_scene("rgb", 0);
-    qr_scene *many = random_scene(7, 6000); /* <= QR_SINGLE_MAX_CIRCLES, but the root splits */
+    /* <= QR_SINGLE_MAX_CIRCLES, but the root splits */
+    qr_scene *many = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 7, 6000);
     qr_scene *wide = wide_circles(3000);
     qr_gpu_scene *g_one = NULL, *g_many = NULL, *g_wide = NULL;
     QR_CHECK(err, qr_gpu_scene_upload(one, &g_one, &err));

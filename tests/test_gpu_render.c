@@ -77,7 +77,7 @@ Test(gpu_render, random_scenes_exact)
     QR_REQUIRE_GPU();
     const int sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}};
     for (uint64_t seed = 1; seed <= 8; seed++) {
-        qr_scene *s = random_scene(seed, (int32_t)(seed * 2503 % 12000));
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, (int32_t)(seed * 2503 % 12000));
         for (int k = 0; k < 4; k++) {
             qr_index_params p;
             qr_index_params_default(&p);
@@ -103,26 +103,16 @@ Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
     for (int k = 0; k < 3; k++) {
         const int w = sizes[k][0], h = sizes[k][1];
         const float px = 1.0f / (float)(w > h ? w : h); /* a pixel, in scene units */
-        qr_error err;
-        qr_scene *s = NULL;
-        const int32_t n = 2 * w * h;
-        QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
-        uint64_t st = 77 + k;
-        for (int32_t i = 0; i < n; i++) {
-            const int kind = rnd(&st) % 8;
-            if (kind == 0) { /* a pile on a few pixels */
-                s->x[i] = 0.3f + rndf(&st, 0.0f, 3.0f) / w;
-                s->y[i] = 0.6f + rndf(&st, 0.0f, 3.0f) / h;
-            } else { /* anywhere, a little past the edges */
-                s->x[i] = rndf(&st, -0.01f, 1.01f);
-                s->y[i] = rndf(&st, -0.01f, 1.01f);
-            }
-            s->r[i] = rndf(&st, 0.05f, 1.5f) * px;
-            s->z[i] = rndf(&st, 0.0f, 1.0f);
-            s->red[i] = rndf(&st, -0.5f, 1.5f);
-            s->green[i] = rndf(&st, 0.0f, 1.0f);
-            s->blue[i] = rndf(&st, 0.0f, 1.0f);
-        }
+        const float r[2] = {0.05f * px, 1.5f * px};
+        const qr_test_scene_spec spec = {
+            .seed = 77 + (uint64_t)k, .n = 2 * w * h, .z = {0.0f, 1.0f},
+            .rgb = {{-0.5f, 1.5f}, {0.0f, 1.0f}, {0.0f, 1.0f}}, .num_kinds = 2,
+            .kinds = {/* a pile on a few pixels */
+                      {1, QR_TEST_PLAIN, {0.3f, 0.3f + 3.0f / w}, {0.6f, 0.6f + 3.0f / h},
+                       {r[0], r[1]}},
+                      /* anywhere, a little past the edges */
+                      {7, QR_TEST_PLAIN, {-0.01f, 1.01f}, {-0.01f, 1.01f}, {r[0], r[1]}}}};
+        qr_scene *s = qr_test_scene_generate(&spec);
         char what[64];
         snprintf(what, sizeof what, "tiny circles %dx%d", w, h);
         compare_default(s, w, h, what);
@@ -141,18 +131,13 @@ Test(gpu_render, snow_small_and_large_circles, .timeout = 300)
      * to 0 (z > 2.5: fast mode stages log2 0 = -inf) */
     const float radii[] = {3.0f, 40.0f, 0.6f};
     for (int k = 0; k < 3; k++) {
-        qr_error err;
-        qr_scene *s = NULL;
-        const int32_t n = k == 0 ? 40000 : k == 1 ? 3000 : 60000;
-        QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
-        s->shading = QR_SHADE_SNOW;
-        uint64_t st = 5 + k;
-        for (int32_t i = 0; i < n; i++) {
-            s->x[i] = rndf(&st, -0.05f, 1.05f);
-            s->y[i] = rndf(&st, -0.05f, 1.05f);
-            s->r[i] = rndf(&st, 0.2f, 1.8f) * radii[k] / (float)w;
-            s->z[i] = k == 2 ? rndf(&st, -2.0f, 3.0f) : rndf(&st, 0.0f, 1.0f);
-        }
+        const float r[2] = {0.2f * radii[k] / (float)w, 1.8f * radii[k] / (float)w};
+        const qr_test_scene_spec spec = {
+            .seed = 5 + (uint64_t)k, .n = k == 0 ? 40000 : k == 1 ? 3000 : 60000,
+            .shading = QR_SHADE_SNOW, .z = {k == 2 ? -2.0f : 0.0f, k == 2 ? 3.0f : 1.0f},
+            .num_kinds = 1, /* colours 0: snow shading ignores them */
+            .kinds = {{1, QR_TEST_PLAIN, {-0.05f, 1.05f}, {-0.05f, 1.05f}, {r[0], r[1]}}}};
+        qr_scene *s = qr_test_scene_generate(&spec);
         char what[64];
         snprintf(what, sizeof what, "snow, radius %g px", radii[k]);
         compare_default(s, w, h, what);
@@ -174,20 +159,20 @@ Test(gpu_render, fused_blend_edges_equal_the_cpu, .timeout = 300)
             qr_scene *s = NULL;
             const int32_t n = deep ? 600 : 140;
             QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
-            uint64_t st = 11 + kind;
+            qr_test_rng st = qr_test_rng_seed(11 + kind);
             for (int32_t i = 0; i < n; i++) {
-                s->x[i] = rndf(&st, 0.3f, 0.7f);
-                s->y[i] = rndf(&st, 0.2f, 0.5f);
-                s->r[i] = rndf(&st, 0.3f, 0.6f);
-                s->z[i] = rndf(&st, 0.0f, 1.0f);
-                s->green[i] = rndf(&st, 0.0f, 1.0f);
-                s->blue[i] = rndf(&st, 0.0f, 1.0f);
+                s->x[i] = qr_test_rng_float(&st, 0.3f, 0.7f);
+                s->y[i] = qr_test_rng_float(&st, 0.2f, 0.5f);
+                s->r[i] = qr_test_rng_float(&st, 0.3f, 0.6f);
+                s->z[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
+                s->green[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
+                s->blue[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
                 if (kind == 0) /* subnormal and tiny reds: 0.5 c is inexact there */
-                    s->red[i] = (float)(1 + 2 * (int)(rnd(&st) % 50)) * 0x1p-149f;
+                    s->red[i] = (float)(1 + 2 * (int)qr_test_rng_below(&st, 50)) * 0x1p-149f;
                 else if (kind == 1) /* black stacks: most circles halve red */
-                    s->red[i] = rnd(&st) % 8 ? 0.0f : 0x1p-40f;
+                    s->red[i] = qr_test_rng_below(&st, 8) ? 0.0f : 0x1p-40f;
                 else
-                    s->red[i] = rndf(&st, -1.0f, 1.0f);
+                    s->red[i] = qr_test_rng_float(&st, -1.0f, 1.0f);
             }
             char what[64];
             snprintf(what, sizeof what, "blend edge %d, %d circles", kind, n);
@@ -477,7 +462,8 @@ Test(gpu_render, exact_windows_equal_the_full_walk, .timeout = 600)
     const char *names[] = {"rand100k", "biglittle", "rand1M", "micro2M", "random 3", "random 7"};
     const int windows[] = {1, 3, 20, QR_EXACT_WINDOW, 100000};
     for (int n = 0; n < 6; n++) {
-        qr_scene *s = n < 4 ? gpu_test_scene(names[n], 0) : random_scene(n == 4 ? 3 : 7, 9000);
+        qr_scene *s = n < 4 ? gpu_test_scene(names[n], 0)
+                            : qr_test_random_scene(QR_TEST_MIX_RENDERABLE, n == 4 ? 3 : 7, 9000);
         const int w = n % 2 ? 333 : 800, h = n % 2 ? 777 : 600;
         qr_image *full = render_window(s, w, h, 0);
         qr_image *cpu = cpu_render_image(s, w, h);
@@ -514,18 +500,19 @@ Test(gpu_render, exact_counts_on_pixel_edges, .timeout = 300)
         qr_error err;
         qr_scene *s = NULL;
         QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
-        uint64_t st = 31 + k;
+        qr_test_rng st = qr_test_rng_seed(31 + k);
         for (int32_t i = 0; i < n; i++) {
-            const float fx = (float)(rnd(&st) % (uint32_t)w), fy = (float)(rnd(&st) % (uint32_t)h);
-            const float off = (rnd(&st) & 1) ? 0.5f : 0.0f; /* a pixel's centre or its corner */
+            const float fx = (float)qr_test_rng_below(&st, (uint32_t)w);
+            const float fy = (float)qr_test_rng_below(&st, (uint32_t)h);
+            const float off = qr_test_rng_below(&st, 2) ? 0.5f : 0.0f; /* a pixel's centre or its corner */
             s->x[i] = (fx + off) / (float)w;
             s->y[i] = (fy + off) / (float)h;
-            s->r[i] = (float)(1 + rnd(&st) % 40) * 0.5f / (float)w;
-            if (k == 1 && i < 40) s->r[i] = rndf(&st, 0.47f, 0.6f); /* 517 to 660 columns */
-            s->z[i] = rndf(&st, 0.0f, 1.0f);
-            s->red[i] = rndf(&st, 0.0f, 1.0f);
-            s->green[i] = rndf(&st, 0.0f, 1.0f);
-            s->blue[i] = rndf(&st, 0.0f, 1.0f);
+            s->r[i] = (float)(1 + qr_test_rng_below(&st, 40)) * 0.5f / (float)w;
+            if (k == 1 && i < 40) s->r[i] = qr_test_rng_float(&st, 0.47f, 0.6f); /* 517 to 660 columns */
+            s->z[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
+            s->red[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
+            s->green[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
+            s->blue[i] = qr_test_rng_float(&st, 0.0f, 1.0f);
         }
         qr_image *cpu = cpu_render_image(s, w, h);
         const int windows[] = {1, QR_EXACT_WINDOW};
@@ -552,20 +539,12 @@ Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
 {
     QR_REQUIRE_GPU();
     qr_error err;
-    qr_scene *s = NULL;
-    const int32_t n = 24000;
-    QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
-    uint64_t st = 4242;
-    for (int32_t i = 0; i < n; i++) {
-        const bool big = i % 8 == 0;
-        s->x[i] = big ? rndf(&st, 0.0f, 1.0f) : rndf(&st, 0.0f, 0.25f);
-        s->y[i] = big ? rndf(&st, 0.0f, 1.0f) : rndf(&st, 0.75f, 1.0f);
-        s->r[i] = big ? rndf(&st, 0.1f, 0.3f) : rndf(&st, 0.0005f, 0.003f);
-        s->z[i] = rndf(&st, 0.0f, 1.0f);
-        s->red[i] = rndf(&st, 0.0f, 1.0f);
-        s->green[i] = rndf(&st, 0.0f, 1.0f);
-        s->blue[i] = rndf(&st, 0.0f, 1.0f);
-    }
+    const qr_test_scene_spec spec = {
+        .seed = 4242, .n = 24000, .z = {0.0f, 1.0f},
+        .rgb = {{0.0f, 1.0f}, {0.0f, 1.0f}, {0.0f, 1.0f}}, .num_kinds = 2,
+        .kinds = {{1, QR_TEST_PLAIN, {0.0f, 1.0f}, {0.0f, 1.0f}, {0.1f, 0.3f}},
+                  {7, QR_TEST_PLAIN, {0.0f, 0.25f}, {0.75f, 1.0f}, {0.0005f, 0.003f}}}};
+    qr_scene *s = qr_test_scene_generate(&spec);
     const int sizes[][2] = {{1024, 1024}, {1000, 600}};
     for (int k = 0; k < 2; k++) {
         const int w = sizes[k][0], h = sizes[k][1];

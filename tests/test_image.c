@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "quadrender/image.h"
+#include "random_scene.h"
 #include "test_util.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -50,45 +51,10 @@ static void fill_pattern(qr_image *img)
 /* Incompressible content, so that even the PNG is large. */
 static void fill_noise(qr_image *img)
 {
-    uint32_t s = 12345u;
+    qr_test_rng g = qr_test_rng_seed(12345u);
     size_t n = (size_t)img->width * (size_t)img->height * 4;
-    for (size_t k = 0; k < n; k++) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        img->rgba[k] = (float)(s >> 8) / 16777216.0f;
-    }
-}
-
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
+    for (size_t k = 0; k < n; k++)
+        img->rgba[k] = qr_test_rng_float(&g, 0.0f, 1.0f);
 }
 
 /* Entries of dir whose name marks an atomic-write temporary. */
@@ -103,22 +69,6 @@ static int count_temp_files(const char *dir)
             n++;
     closedir(d);
     return n;
-}
-
-static const char *fresh_dir(const char *name)
-{
-    const char *dir = qr_test_tmp(name);
-    cr_assert(mkdir(dir, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
-    return dir;
-}
-
-static const char *join(const char *dir, const char *name)
-{
-    static char buf[4][1200];
-    static int slot;
-    char *out = buf[slot++ % 4];
-    snprintf(out, sizeof buf[0], "%s/%s", dir, name);
-    return out;
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -290,7 +240,7 @@ Test(image, ppm_header_and_pixels)
     cr_assert_eq(qr_image_write(img, path, &err), QR_OK, "%s", err.msg);
 
     size_t len;
-    unsigned char *data = read_all(path, &len);
+    unsigned char *data = (unsigned char *)qr_test_read_file(path, &len);
     const char header[] = "P6\n5 3\n255\n";
     size_t hl = sizeof header - 1;
     cr_assert_eq(len, hl + 5 * 3 * 3);
@@ -323,7 +273,7 @@ Test(image, ppm_extreme_shapes)
         qr_error err;
         cr_assert_eq(qr_image_write_ppm(img, path, &err), QR_OK, "%s", err.msg);
         size_t len;
-        unsigned char *data = read_all(path, &len);
+        unsigned char *data = (unsigned char *)qr_test_read_file(path, &len);
         char header[64];
         int hl = snprintf(header, sizeof header, "P6\n%d %d\n255\n", shapes[k][0], shapes[k][1]);
         cr_assert_eq(len, (size_t)hl + (size_t)shapes[k][0] * (size_t)shapes[k][1] * 3);
@@ -353,7 +303,7 @@ Test(image, pfm_header_bits_and_row_order)
     cr_assert_eq(qr_image_write(img, path, &err), QR_OK, "%s", err.msg);
 
     size_t len;
-    unsigned char *data = read_all(path, &len);
+    unsigned char *data = (unsigned char *)qr_test_read_file(path, &len);
     const char header[] = "PF\n4 3\n-1.0\n";
     size_t hl = sizeof header - 1;
     cr_assert_eq(len, hl + 4 * 3 * 3 * 4);
@@ -389,7 +339,7 @@ Test(image, png_reads_back)
 
     /* IHDR straight from the bytes: 8-bit depth, colour type 2 (RGB), no interlace */
     size_t len;
-    unsigned char *raw = read_all(path, &len);
+    unsigned char *raw = (unsigned char *)qr_test_read_file(path, &len);
     cr_assert_gt(len, 33);
     cr_assert_eq(memcmp(raw + 12, "IHDR", 4), 0);
     cr_assert_eq(raw[24], 8);
@@ -440,7 +390,7 @@ Test(image, png_same_bytes_as_ppm)
     unsigned char *buf = malloc(n);
     cr_assert(png_image_finish_read(&pi, NULL, buf, 0, NULL), "%s", pi.message);
     size_t len;
-    unsigned char *ppm = read_all(ppm_path, &len);
+    unsigned char *ppm = (unsigned char *)qr_test_read_file(ppm_path, &len);
     const size_t hl = strlen("P6\n97 61\n255\n");
     cr_assert_eq(len, hl + n);
     cr_assert_eq(memcmp(ppm + hl, buf, n), 0);
@@ -455,14 +405,14 @@ Test(image, unknown_extension)
 {
     qr_image *img = make_image(2, 2);
     qr_image_clear(img, QR_SHADE_FLAT);
-    const char *dir = fresh_dir("unknown-ext");
-    const char *path = join(dir, "out.jpg");
+    const char *dir = qr_test_tmp_dir("unknown-ext");
+    const char *path = qr_test_join(dir, "out.jpg");
     qr_error err;
     cr_assert_eq(qr_image_write(img, path, &err), QR_ERR_INVALID);
     char want[1400];
     snprintf(want, sizeof want, "cannot tell the image format of '%s': use .png, .ppm or .pfm", path);
     cr_assert_str_eq(err.msg, want);
-    cr_assert(!file_exists(path));
+    cr_assert(!qr_test_exists(path));
     cr_assert_eq(count_temp_files(dir), 0);
 
     cr_assert_eq(qr_image_write(img, "noextension", &err), QR_ERR_INVALID);
@@ -478,22 +428,22 @@ Test(image, invalid_image_is_rejected)
     qr_image bad = {0, 0, NULL};
     cr_assert_eq(qr_image_write_png(&bad, qr_test_tmp("invalid.png"), &err), QR_ERR_INVALID);
     cr_assert_eq(qr_image_write_pfm(&bad, qr_test_tmp("invalid.pfm"), &err), QR_ERR_INVALID);
-    cr_assert(!file_exists(path));
+    cr_assert(!qr_test_exists(path));
 }
 
 Test(image, missing_directory_fails_cleanly)
 {
     qr_image *img = make_image(3, 2);
     qr_image_clear(img, QR_SHADE_FLAT);
-    const char *dir = fresh_dir("missing-parent");
+    const char *dir = qr_test_tmp_dir("missing-parent");
     const char *names[] = {"absent/out.png", "absent/out.ppm", "absent/out.pfm"};
     for (int k = 0; k < 3; k++) {
-        const char *path = join(dir, names[k]);
+        const char *path = qr_test_join(dir, names[k]);
         qr_error err;
         cr_assert_eq(qr_image_write(img, path, &err), QR_ERR_IO);
         cr_assert(strstr(err.msg, path), "message: %s", err.msg);
         cr_assert(strstr(err.msg, strerror(ENOENT)), "message: %s", err.msg);
-        cr_assert(!file_exists(join(dir, "absent")));
+        cr_assert(!qr_test_exists(qr_test_join(dir, "absent")));
         cr_assert_eq(count_temp_files(dir), 0);
     }
     qr_image_free(img);
@@ -503,8 +453,8 @@ Test(image, target_is_a_directory)
 {
     qr_image *img = make_image(3, 2);
     qr_image_clear(img, QR_SHADE_FLAT);
-    const char *dir = fresh_dir("dir-target");
-    const char *path = join(dir, "taken.png");
+    const char *dir = qr_test_tmp_dir("dir-target");
+    const char *path = qr_test_join(dir, "taken.png");
     cr_assert_eq(mkdir(path, 0777), 0);
     qr_error err;
     cr_assert_eq(qr_image_write(img, path, &err), QR_ERR_IO);
@@ -517,19 +467,19 @@ Test(image, overwrite_existing_file)
 {
     qr_image *img = make_image(4, 4);
     fill_pattern(img);
-    const char *dir = fresh_dir("overwrite");
+    const char *dir = qr_test_tmp_dir("overwrite");
     const char *names[] = {"o.png", "o.ppm", "o.pfm"};
     for (int k = 0; k < 3; k++) {
-        const char *path = join(dir, names[k]);
+        const char *path = qr_test_join(dir, names[k]);
         /* longer than the image, so a write in place would leave a tail */
         char junk[5000];
         memset(junk, 'x', sizeof junk - 1);
         junk[sizeof junk - 1] = '\0';
-        write_text(path, junk);
+        qr_test_write_text(path, junk);
         qr_error err;
         cr_assert_eq(qr_image_write(img, path, &err), QR_OK, "%s", err.msg);
         size_t len;
-        unsigned char *data = read_all(path, &len);
+        unsigned char *data = (unsigned char *)qr_test_read_file(path, &len);
         cr_assert_lt(len, sizeof junk - 1);
         cr_assert(data[0] == 0x89 || data[0] == 'P');
         free(data);
@@ -538,7 +488,7 @@ Test(image, overwrite_existing_file)
 
     /* the replaced file is a real image again */
     size_t len;
-    unsigned char *data = read_all(join(dir, "o.ppm"), &len);
+    unsigned char *data = (unsigned char *)qr_test_read_file(qr_test_join(dir, "o.ppm"), &len);
     cr_assert_eq(len, strlen("P6\n4 4\n255\n") + 4 * 4 * 3);
     free(data);
     qr_image_free(img);
@@ -551,11 +501,11 @@ Test(image, failed_write_keeps_old_target)
     signal(SIGXFSZ, SIG_IGN);
     qr_image *img = make_image(256, 256);
     fill_noise(img);
-    const char *dir = fresh_dir("failed-write");
+    const char *dir = qr_test_tmp_dir("failed-write");
     const char *names[] = {"keep.png", "keep.ppm", "keep.pfm"};
     const char *old = "the previous image\n";
     for (int k = 0; k < 3; k++)
-        write_text(join(dir, names[k]), old);
+        qr_test_write_text(qr_test_join(dir, names[k]), old);
 
     struct rlimit rl;
     cr_assert_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
@@ -563,14 +513,14 @@ Test(image, failed_write_keeps_old_target)
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
 
     for (int k = 0; k < 3; k++) {
-        const char *path = join(dir, names[k]);
+        const char *path = qr_test_join(dir, names[k]);
         qr_error err;
         cr_assert_eq(qr_image_write(img, path, &err), QR_ERR_IO, "%s: %s", names[k], err.msg);
         cr_assert_eq(err.status, QR_ERR_IO);
         cr_assert(strstr(err.msg, path), "message: %s", err.msg);
         cr_assert(strstr(err.msg, strerror(EFBIG)), "message: %s", err.msg);
         size_t len;
-        unsigned char *data = read_all(path, &len);
+        unsigned char *data = (unsigned char *)qr_test_read_file(path, &len);
         cr_assert_eq(len, strlen(old));
         cr_assert_eq(memcmp(data, old, len), 0);
         free(data);

@@ -1,18 +1,10 @@
 /* test_index_host.c — the host quadtree oracle, qr_index_build_host.
  *
  * Runs without a GPU. Nothing here trusts the implementation: every build
- * goes through check_invariants(), which
- *   - re-derives each circle's culling and clipped pixel box from the CS149
- *     formulas (model_circle) and compares qr_index_circle_box with it;
- *   - paints the leaves over the region (every pixel exactly once), checks
- *     that each leaf is an aligned square of side root_size >> depth clipped
- *     to the region, and that leaves come in depth-first (Z) order;
- *   - recomputes every leaf's list by scanning all circles, and the counts,
- *     offsets and totals;
- *   - checks the split rules: a leaf over capacity could not split, and every
- *     leaf's parent held more than capacity circles (nodes split only when
- *     needed), or in uniform mode every leaf is as small as allowed;
- *   - counts the tree's nodes from the leaves' ancestors.
+ * goes through the invariant checker (support/index_check.h), which checks
+ * culling, boxes, leaf geometry and order, lists, split rules and totals
+ * against brute force; scenes come from support/random_scene.h's hostile
+ * mix (clusters, huge circles, NaN, infinities, overflowing values).
  * Small cases (a 64 x 64 scene, a region, culling at pixel centres) are
  * worked out by hand with coordinates where every float operation is exact.
  */
@@ -23,6 +15,8 @@
 
 #include "quadrender/index.h"
 #include "quadrender/scene.h"
+#include "index_check.h"
+#include "random_scene.h"
 #include "test_util.h"
 
 /* ---- scenes and params ------------------------------------------------------ */
@@ -54,60 +48,6 @@ static qr_scene *builtin(const char *name)
     return s;
 }
 
-static uint64_t rng_next(uint64_t *st) /* splitmix64 */
-{
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static float rng_float(uint64_t *st, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(rng_next(st) >> 40) * (1.0f / 16777216.0f));
-}
-
-/* Clusters of tiny circles (deep trees), ordinary ones, huge ones, and a few
- * that must be culled: far away, r <= 0, NaN or infinite values; and a
- * few with huge finite values. */
-static qr_scene *random_scene(uint64_t seed, int32_t n)
-{
-    qr_scene *s = scene_new(n);
-    uint64_t st = seed;
-    float cx[3], cy[3];
-    for (int k = 0; k < 3; k++) {
-        cx[k] = rng_float(&st, 0.0f, 1.0f);
-        cy[k] = rng_float(&st, 0.0f, 1.0f);
-    }
-    for (int32_t i = 0; i < n; i++) {
-        unsigned kind = (unsigned)(rng_next(&st) % 100);
-        float x = rng_float(&st, -0.15f, 1.15f), y = rng_float(&st, -0.15f, 1.15f);
-        float r = rng_float(&st, 0.001f, 0.08f);
-        if (kind < 40) { /* clustered, tiny (some sub-pixel) */
-            int c = (int)(rng_next(&st) % 3);
-            x = cx[c] + rng_float(&st, -0.03f, 0.03f);
-            y = cy[c] + rng_float(&st, -0.03f, 0.03f);
-            r = rng_float(&st, 0.0002f, 0.005f);
-        } else if (kind < 85) { /* ordinary, partly off-screen */
-        } else if (kind < 92) { /* huge */
-            r = rng_float(&st, 0.3f, 1.5f);
-        } else if (kind < 94) { /* far away */
-            x = rng_float(&st, 1.5f, 4.0f);
-        } else if (kind < 95) { /* huge finite values: (x +- r) * W overflows */
-            x = (rng_next(&st) & 1) ? 3e38f : -3e38f;
-            r = (rng_next(&st) & 1) ? 3e38f : 1e30f;
-        } else if (kind < 97) { /* r <= 0 */
-            r = kind == 95 ? 0.0f : -r;
-        } else { /* not finite */
-            if (kind == 97) x = NAN;
-            else if (kind == 98) y = INFINITY;
-            else r = INFINITY;
-        }
-        set_circle(s, i, x, y, r);
-    }
-    return s;
-}
-
 static qr_index_params params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                               int32_t uniform)
 {
@@ -126,294 +66,15 @@ static qr_index *build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *r
     return ix;
 }
 
-/* ---- the brute-force model ---------------------------------------------------- */
-
-static int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
-static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
-
-/* CLAMP((int)v + add, 0, limit), C truncation toward zero, in double so that
- * no float -> int conversion can overflow. */
-static int32_t cs149_bound(float v, int add, int32_t limit)
-{
-    double t = trunc((double)v) + add;
-    if (t < 0.0) return 0;
-    if (t > (double)limit) return limit;
-    return (int32_t)t;
-}
-
-/* quadrender/index.h's culling rule, from scratch: r > 0 and finite values;
- * the CS149 box (truncate (x-r)*W, (x+r)*W + 1, clamp) clipped to the region
- * is not empty; and a box of at most 3 x 3 pixels holds a pixel centre
- * ((p + 0.5) / W) with dx*dx + dy*dy <= r*r. */
-static int model_circle(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_rect reg,
-                        qr_rect *box)
-{
-    float x = s->x[i], y = s->y[i], r = s->r[i];
-    if (!isfinite(x) || !isfinite(y) || !isfinite(r) || !(r > 0.0f))
-        return 0;
-    float fw = (float)w, fh = (float)h;
-    qr_rect b;
-    b.x0 = imax(cs149_bound((x - r) * fw, 0, w), reg.x0);
-    b.x1 = imin(cs149_bound((x + r) * fw, 1, w), reg.x1);
-    b.y0 = imax(cs149_bound((y - r) * fh, 0, h), reg.y0);
-    b.y1 = imin(cs149_bound((y + r) * fh, 1, h), reg.y1);
-    if (b.x0 >= b.x1 || b.y0 >= b.y1)
-        return 0;
-    if (b.x1 - b.x0 <= 3 && b.y1 - b.y0 <= 3) {
-        float inv_w = 1.0f / fw, inv_h = 1.0f / fh, r2 = r * r;
-        int hit = 0;
-        for (int32_t py = b.y0; py < b.y1; py++)
-            for (int32_t px = b.x0; px < b.x1; px++) {
-                float dx = x - inv_w * ((float)px + 0.5f);
-                float dy = y - inv_h * ((float)py + 0.5f);
-                if (dx * dx + dy * dy <= r2) hit = 1;
-            }
-        if (!hit)
-            return 0;
-    }
-    *box = b;
-    return 1;
-}
-
-static int rects_meet(qr_rect a, qr_rect b)
-{
-    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-}
-
-static int rects_equal(qr_rect a, qr_rect b)
-{
-    return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
-}
-
-/* Morton key, y bits above x bits: depth-first order with children
- * bottom-left, bottom-right, top-left, top-right sorts leaves by it. */
-static uint64_t zkey(uint32_t x, uint32_t y)
-{
-    uint64_t k = 0;
-    for (int b = 0; b < 20; b++)
-        k |= (uint64_t)((x >> b) & 1u) << (2 * b) | (uint64_t)((y >> b) & 1u) << (2 * b + 1);
-    return k;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The split_cost rule, written out from its definition in index.h: regions
- * reading a leaf of side s are max(1, s / 32)^2. */
-static int split_pays(int32_t side, long long count, long long children, int32_t cost)
-{
-    long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
-    return 100 * (children - count) < cost * (r * r * count - rh * rh * children);
-}
-
-/* Visible circles summed over the existing children of the node at (x0, y0)
- * of this side (brute force). */
-static long long children_sum(const qr_rect *boxes, const unsigned char *vis, int32_t n,
-                              qr_rect reg, int32_t x0, int32_t y0, int32_t side)
-{
-    long long sum = 0;
-    const int32_t half = side / 2;
-    for (int k = 0; k < 4; k++) {
-        qr_rect c = {x0 + (k & 1) * half, y0 + (k >> 1) * half, 0, 0};
-        if (c.x0 >= reg.x1 || c.y0 >= reg.y1) continue;
-        c.x1 = c.x0 + half;
-        c.y1 = c.y0 + half;
-        for (int32_t i = 0; i < n; i++) sum += vis[i] && rects_meet(boxes[i], c);
-    }
-    return sum;
-}
-
-/* Builds the index and checks every invariant against brute force; returns
- * the index for further checks (free it with qr_index_free). */
-static qr_index *check_invariants(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
-                                  const qr_index_params *p)
-{
-    qr_rect reg = region ? *region : qr_rect_full(w, h);
-    char ctx[256];
-    snprintf(ctx, sizeof ctx,
-             "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d cost %d%s",
-             s->name[0] ? s->name : "scene", s->n, w, h, reg.x0, reg.x1, reg.y0, reg.y1,
-             p->capacity, p->min_leaf, p->max_depth, p->split_cost, p->uniform ? " uniform" : "");
-    qr_index *ix = build(s, w, h, region, p);
-    const int32_t n = s->n, rw = reg.x1 - reg.x0, rh = reg.y1 - reg.y0;
-
-    /* the header */
-    cr_assert_eq(ix->width, w, "%s", ctx);
-    cr_assert_eq(ix->height, h, "%s", ctx);
-    cr_assert(rects_equal(ix->region, reg), "%s: index region [%d,%d)x[%d,%d)", ctx,
-              ix->region.x0, ix->region.x1, ix->region.y0, ix->region.y1);
-    cr_assert(ix->params.capacity == p->capacity && ix->params.min_leaf == p->min_leaf &&
-                  ix->params.max_depth == p->max_depth && ix->params.uniform == p->uniform,
-              "%s: params not recorded", ctx);
-    int32_t root = p->min_leaf;
-    while (root < rw || root < rh) root *= 2;
-    cr_assert_eq(ix->root_size, root, "%s: root_size %d, expected %d", ctx, ix->root_size, root);
-    cr_assert(ix->num_leaves >= 1, "%s: %d leaves", ctx, ix->num_leaves);
-
-    /* circles: culling and clipped boxes, against the model */
-    qr_rect *boxes = calloc((size_t)n + 1, sizeof *boxes);
-    unsigned char *vis = calloc((size_t)n + 1, 1), *listed = calloc((size_t)n + 1, 1);
-    int32_t *expect = malloc(((size_t)n + 1) * sizeof *expect);
-    cr_assert(boxes && vis && listed && expect);
-    int32_t visible = 0;
-    for (int32_t i = 0; i < n; i++) {
-        qr_rect lib = {-1, -1, -1, -1};
-        int lv = qr_index_circle_box(s, i, w, h, region, &lib);
-        vis[i] = (unsigned char)model_circle(s, i, w, h, reg, &boxes[i]);
-        if ((lv != 0) != vis[i])
-            cr_assert_fail("%s: circle %d (x %a y %a r %a): qr_index_circle_box says %s, "
-                           "expected %s", ctx, i, s->x[i], s->y[i], s->r[i],
-                           lv ? "visible" : "culled", vis[i] ? "visible" : "culled");
-        if (vis[i] && !rects_equal(lib, boxes[i]))
-            cr_assert_fail("%s: circle %d box [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)", ctx, i,
-                           lib.x0, lib.x1, lib.y0, lib.y1, boxes[i].x0, boxes[i].x1, boxes[i].y0,
-                           boxes[i].y1);
-        visible += vis[i];
-    }
-    cr_assert_eq(ix->visible, visible, "%s: visible %d, expected %d", ctx, ix->visible, visible);
-    cr_assert_eq(ix->culled, n - visible, "%s: culled %d, expected %d", ctx, ix->culled,
-                 n - visible);
-
-    /* leaves */
-    unsigned char *paint = calloc((size_t)rw * (size_t)rh, 1);
-    uint64_t *anc = malloc(((size_t)ix->num_leaves * 16 + 1) * sizeof *anc);
-    cr_assert(paint && anc);
-    size_t num_anc = 0;
-    int64_t offset = 0;
-    int32_t deepest = 0;
-    uint64_t prev_key = 0;
-    for (int32_t k = 0; k < ix->num_leaves; k++) {
-        const qr_leaf *l = &ix->leaves[k];
-        const qr_rect q = l->rect;
-        char lc[96];
-        snprintf(lc, sizeof lc, "leaf %d [%d,%d)x[%d,%d) depth %d", k, q.x0, q.x1, q.y0, q.y1,
-                 l->depth);
-
-        /* geometry: an aligned square of side root >> depth, clipped to the region */
-        if (l->depth < 0 || l->depth > p->max_depth)
-            cr_assert_fail("%s: %s: depth out of 0..%d", ctx, lc, p->max_depth);
-        const int32_t side = root >> l->depth;
-        if (side < p->min_leaf || (side << l->depth) != root)
-            cr_assert_fail("%s: %s: side %d not a power of two >= %d", ctx, lc, side, p->min_leaf);
-        const int32_t rx = q.x0 - reg.x0, ry = q.y0 - reg.y0;
-        if (rx < 0 || ry < 0 || rx % side || ry % side)
-            cr_assert_fail("%s: %s: not aligned to %d from the region corner", ctx, lc, side);
-        if (q.x0 >= reg.x1 || q.y0 >= reg.y1)
-            cr_assert_fail("%s: %s: outside the region", ctx, lc);
-        if (q.x1 != imin(q.x0 + side, reg.x1) || q.y1 != imin(q.y0 + side, reg.y1))
-            cr_assert_fail("%s: %s: not the square of side %d clipped to the region", ctx, lc,
-                           side);
-        const uint64_t key = zkey((uint32_t)rx, (uint32_t)ry);
-        if (k > 0 && key <= prev_key)
-            cr_assert_fail("%s: %s: leaves out of depth-first order", ctx, lc);
-        prev_key = key;
-        for (int32_t y = q.y0; y < q.y1; y++)
-            for (int32_t x = q.x0; x < q.x1; x++)
-                paint[(size_t)(y - reg.y0) * (size_t)rw + (size_t)(x - reg.x0)]++;
-        if (l->depth > deepest) deepest = l->depth;
-
-        /* the list: exactly the circles whose box meets the leaf, ascending */
-        if (l->offset != offset)
-            cr_assert_fail("%s: %s: offset %lld, expected %lld", ctx, lc, (long long)l->offset,
-                           (long long)offset);
-        int32_t m = 0;
-        for (int32_t i = 0; i < n; i++)
-            if (vis[i] && rects_meet(boxes[i], q)) expect[m++] = i;
-        if (l->count != m)
-            cr_assert_fail("%s: %s: count %d, expected %d", ctx, lc, l->count, m);
-        for (int32_t j = 0; j < m; j++) {
-            if (ix->lists[offset + j] != expect[j])
-                cr_assert_fail("%s: %s: entry %d is circle %d, expected %d", ctx, lc, j,
-                               ix->lists[offset + j], expect[j]);
-            listed[expect[j]] = 1;
-        }
-        offset += m;
-
-        /* split rules */
-        const int may_split = side > p->min_leaf && l->depth < p->max_depth;
-        if (p->uniform && may_split)
-            cr_assert_fail("%s: %s: uniform mode left a splittable leaf", ctx, lc);
-        const int weighed = p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf);
-        if (!p->uniform && may_split && l->count > p->capacity &&
-            !(weighed && !split_pays(side, l->count,
-                                     children_sum(boxes, vis, n, reg, q.x0, q.y0, side),
-                                     p->split_cost)))
-            cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
-        if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
-            cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
-        if (l->depth > 0 && !p->uniform) {
-            const int32_t ps = 2 * side;
-            qr_rect par;
-            par.x0 = reg.x0 + rx / ps * ps;
-            par.y0 = reg.y0 + ry / ps * ps;
-            par.x1 = imin(par.x0 + ps, reg.x1);
-            par.y1 = imin(par.y0 + ps, reg.y1);
-            int32_t c = 0;
-            for (int32_t i = 0; i < n; i++)
-                c += vis[i] && rects_meet(boxes[i], par);
-            if (c <= p->capacity && !(p->max_leaf && ps > p->max_leaf))
-                cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
-                               lc, par.x0, par.x1, par.y0, par.y1, c);
-            const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
-            if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) &&
-                !split_pays(ps, c, cc, p->split_cost))
-                cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though it does not pay "
-                               "(%d circles, children %lld)",
-                               ctx, lc, par.x0, par.x1, par.y0, par.y1, c, cc);
-        }
-        for (int32_t d = 0; d < l->depth; d++) {
-            const int32_t as = root >> d;
-            anc[num_anc++] = (uint64_t)d << 48 | (uint64_t)(rx / as) << 24 | (uint64_t)(ry / as);
-        }
-    }
-    for (int32_t y = 0; y < rh; y++)
-        for (int32_t x = 0; x < rw; x++)
-            if (paint[(size_t)y * (size_t)rw + (size_t)x] != 1)
-                cr_assert_fail("%s: pixel (%d,%d) covered by %d leaves", ctx, reg.x0 + x,
-                               reg.y0 + y, paint[(size_t)y * (size_t)rw + (size_t)x]);
-    cr_assert_eq(ix->num_pairs, offset, "%s: num_pairs %lld, expected %lld", ctx,
-                 (long long)ix->num_pairs, (long long)offset);
-    for (int32_t i = 0; i < n; i++)
-        if (listed[i] != vis[i])
-            cr_assert_fail("%s: circle %d visible %d but listed %d", ctx, i, vis[i], listed[i]);
-
-    /* tree totals: the internal nodes are the leaves' distinct ancestors */
-    qsort(anc, num_anc, sizeof *anc, cmp_u64);
-    int32_t internal = 0;
-    for (size_t a = 0; a < num_anc; a++)
-        internal += a == 0 || anc[a] != anc[a - 1];
-    cr_assert_eq(ix->num_nodes, ix->num_leaves + internal, "%s: num_nodes %d, expected %d", ctx,
-                 ix->num_nodes, ix->num_leaves + internal);
-    cr_assert_eq(ix->max_depth_reached, deepest, "%s: max_depth_reached %d, expected %d", ctx,
-                 ix->max_depth_reached, deepest);
-
-    free(boxes);
-    free(vis);
-    free(listed);
-    free(expect);
-    free(paint);
-    free(anc);
-    return ix;
-}
-
-static void check(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
-                  const qr_index_params *p)
-{
-    qr_index_free(check_invariants(s, w, h, region, p));
-}
-
 /* Asserts leaf k's rectangle, depth and exact list. */
 static void expect_leaf(const qr_index *ix, int32_t k, qr_rect rect, int32_t depth, int32_t count,
                         const int32_t *ids)
 {
     cr_assert_lt(k, ix->num_leaves, "leaf %d missing (%d leaves)", k, ix->num_leaves);
     const qr_leaf *l = &ix->leaves[k];
-    cr_assert(rects_equal(l->rect, rect), "leaf %d is [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)",
-              k, l->rect.x0, l->rect.x1, l->rect.y0, l->rect.y1, rect.x0, rect.x1, rect.y0,
-              rect.y1);
+    cr_assert(qr_test_rect_equal(l->rect, rect),
+              "leaf %d is [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)", k, l->rect.x0, l->rect.x1,
+              l->rect.y0, l->rect.y1, rect.x0, rect.x1, rect.y0, rect.y1);
     cr_assert_eq(l->depth, depth, "leaf %d depth %d, expected %d", k, l->depth, depth);
     cr_assert_eq(l->count, count, "leaf %d count %d, expected %d", k, l->count, count);
     for (int32_t j = 0; j < count; j++)
@@ -446,7 +107,7 @@ Test(index_host, hand_checked_64x64)
     set_circle(s, 3, 48.0f / 64, 48.0f / 64, 4.0f / 64);
     set_circle(s, 4, 0.3f, 0.3f, 0.0f);
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 64, 64, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 64, 64, NULL, &p);
 
     cr_assert_eq(ix->root_size, 64);
     cr_assert_eq(ix->num_leaves, 10);
@@ -483,11 +144,11 @@ Test(index_host, hand_checked_region)
     set_circle(s, 2, 0.5f, 0.75f, 0.05f);
     qr_rect region = RECT(10, 30, 5, 12);
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 64, 64, &region, &p);
+    qr_index *ix = qr_test_index_checked(s, 64, 64, &region, &p);
 
     qr_rect box;
     cr_assert_eq(qr_index_circle_box(s, 0, 64, 64, &region, &box), 1);
-    cr_assert(rects_equal(box, RECT(10, 21, 5, 12)), "box [%d,%d)x[%d,%d)", box.x0, box.x1,
+    cr_assert(qr_test_rect_equal(box, RECT(10, 21, 5, 12)), "box [%d,%d)x[%d,%d)", box.x0, box.x1,
               box.y0, box.y1);
     cr_assert_eq(qr_index_circle_box(s, 2, 64, 64, &region, &box), 0);
     cr_assert_eq(qr_index_circle_box(s, 2, 64, 64, NULL, &box), 1);
@@ -515,7 +176,7 @@ Test(index_host, region_one_pixel)
     set_circle(s, 3, 0.9f, 0.9f, 0.05f);               /* elsewhere */
     qr_rect region = RECT(5, 6, 7, 8);
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 64, 64, &region, &p);
+    qr_index *ix = qr_test_index_checked(s, 64, 64, &region, &p);
     cr_assert_eq(ix->root_size, 16);
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert_eq(ix->num_nodes, 1);
@@ -526,7 +187,7 @@ Test(index_host, region_one_pixel)
 
     /* uniform mode cannot split it either */
     p.uniform = 1;
-    ix = check_invariants(s, 64, 64, &region, &p);
+    ix = qr_test_index_checked(s, 64, 64, &region, &p);
     cr_assert_eq(ix->num_leaves, 1);
     expect_leaf(ix, 0, region, 0, 2, c02);
     qr_index_free(ix);
@@ -547,8 +208,8 @@ static void expect_box(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_re
 {
     qr_rect box;
     cr_assert_eq(qr_index_circle_box(s, i, w, h, NULL, &box), 1, "%s (circle %d) culled", what, i);
-    cr_assert(rects_equal(box, want), "%s: box [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)", what,
-              box.x0, box.x1, box.y0, box.y1, want.x0, want.x1, want.y0, want.y1);
+    cr_assert(qr_test_rect_equal(box, want), "%s: box [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)",
+              what, box.x0, box.x1, box.y0, box.y1, want.x0, want.x1, want.y0, want.y1);
 }
 
 Test(index_host, cull_bad_values)
@@ -573,7 +234,7 @@ Test(index_host, cull_bad_values)
     qr_index_params_default(&p);
     p.capacity = 1;
     p.min_leaf = 16;
-    qr_index *ix = check_invariants(s, 128, 128, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 128, 128, NULL, &p);
     cr_assert_eq(ix->visible, 1);
     cr_assert_eq(ix->culled, 10);
     cr_assert_eq(ix->num_leaves, 1, "one visible circle fits capacity 1");
@@ -598,7 +259,7 @@ Test(index_host, cull_offscreen)
     for (int32_t i = 0; i < 7; i++)
         expect_culled(s, i, 64, 64, "off-screen");
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 64, 64, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 64, 64, NULL, &p);
     cr_assert_eq(ix->visible, 0);
     cr_assert_eq(ix->culled, 7);
     cr_assert_eq(ix->num_leaves, 1);
@@ -636,7 +297,7 @@ Test(index_host, cull_subpixel)
     expect_culled(s, 6, 8, 8, "r = -0 on a pixel centre");
 
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 8, 8, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 8, 8, NULL, &p);
     cr_assert_eq(ix->visible, 3);
     cr_assert_eq(ix->culled, 4);
     const int32_t c124[] = {1, 2, 4};
@@ -651,13 +312,14 @@ Test(index_host, cull_subpixel)
 Test(index_host, circle_box_matches_model)
 {
     const int32_t sizes[][2] = {{8, 8}, {64, 64}, {100, 37}, {1, 1}, {1000, 300}};
-    uint64_t st = 12345;
+    qr_test_rng st = qr_test_rng_seed(12345);
     for (int k = 0; k < 5; k++) {
         const int32_t w = sizes[k][0], h = sizes[k][1];
         qr_scene *s = scene_new(20000);
         for (int32_t i = 0; i < s->n; i++) {
-            float r = rng_float(&st, 0.0f, 2.5f) / (float)(w > h ? w : h);
-            set_circle(s, i, rng_float(&st, -0.05f, 1.05f), rng_float(&st, -0.05f, 1.05f), r);
+            float r = qr_test_rng_float(&st, 0.0f, 2.5f) / (float)(w > h ? w : h);
+            const float x = qr_test_rng_float(&st, -0.05f, 1.05f);
+            set_circle(s, i, x, qr_test_rng_float(&st, -0.05f, 1.05f), r);
         }
         qr_rect regions[2] = {qr_rect_full(w, h), RECT(w / 3, w - w / 4, h / 5, h - h / 3)};
         for (int g = 0; g < 2; g++) {
@@ -667,11 +329,11 @@ Test(index_host, circle_box_matches_model)
             for (int32_t i = 0; i < s->n; i++) {
                 qr_rect a = {-1, -1, -1, -1}, b = {-2, -2, -2, -2};
                 int la = qr_index_circle_box(s, i, w, h, &reg, &a);
-                int mb = model_circle(s, i, w, h, reg, &b);
+                int mb = qr_test_model_circle(s, i, w, h, reg, &b);
                 if ((la != 0) != mb)
                     cr_assert_fail("%dx%d circle %d (x %a y %a r %a): library %d, model %d", w, h,
                                    i, s->x[i], s->y[i], s->r[i], la, mb);
-                if (mb && !rects_equal(a, b))
+                if (mb && !qr_test_rect_equal(a, b))
                     cr_assert_fail("%dx%d circle %d: box differs from the model", w, h, i);
                 kept += mb;
                 culled += !mb;
@@ -689,7 +351,7 @@ Test(index_host, empty_scene)
 {
     qr_scene *s = scene_new(0);
     qr_index_params p = params(256, 32, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 640, 480, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 640, 480, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert_eq(ix->num_nodes, 1);
     cr_assert_eq(ix->num_pairs, 0);
@@ -701,7 +363,7 @@ Test(index_host, empty_scene)
 
     /* uniform mode still makes the grid: 640/32 x 480/32 empty tiles */
     p.uniform = 1;
-    ix = check_invariants(s, 640, 480, NULL, &p);
+    ix = qr_test_index_checked(s, 640, 480, NULL, &p);
     cr_assert_eq(ix->num_leaves, 20 * 15);
     cr_assert_eq(ix->num_pairs, 0);
     qr_index_free(ix);
@@ -714,14 +376,14 @@ Test(index_host, one_circle)
     set_circle(s, 0, 0.3f, 0.6f, 0.1f);
     const int32_t c0[] = {0};
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 256, 256, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 256, 256, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1, "one circle never exceeds capacity 1");
     expect_leaf(ix, 0, RECT(0, 256, 0, 256), 0, 1, c0);
     qr_index_free(ix);
 
     /* uniform 16 x 16 tiles: the circle is in exactly the tiles its box meets */
     p.uniform = 1;
-    ix = check_invariants(s, 256, 256, NULL, &p);
+    ix = qr_test_index_checked(s, 256, 256, NULL, &p);
     cr_assert_eq(ix->num_leaves, 256);
     qr_rect box;
     cr_assert_eq(qr_index_circle_box(s, 0, 256, 256, NULL, &box), 1);
@@ -735,13 +397,13 @@ Test(index_host, one_circle)
 
 Test(index_host, all_offscreen)
 {
-    qr_scene *s = random_scene(7, 500);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 7, 500);
     for (int32_t i = 0; i < s->n; i++) { /* move every circle far right */
         s->x[i] = fabsf(s->x[i]) + 3.0f;
         if (s->r[i] > 1.0f) s->r[i] = 1.0f;
     }
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 300, 200, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 300, 200, NULL, &p);
     cr_assert_eq(ix->visible, 0);
     cr_assert_eq(ix->culled, 500);
     cr_assert_eq(ix->num_leaves, 1);
@@ -761,7 +423,7 @@ Test(index_host, circles_bigger_than_image)
         set_circle(s, i, 0.5f + 0.1f * (float)i, 0.4f, 2.0f + (float)i);
     const int32_t all[] = {0, 1, 2, 3, 4};
     qr_index_params p = params(2, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 100, 70, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 100, 70, NULL, &p);
     cr_assert_eq(ix->root_size, 128);
     cr_assert_eq(ix->num_leaves, 7 * 5); /* ceil(100/16) x ceil(70/16) */
     cr_assert_eq(ix->num_pairs, 7 * 5 * 5);
@@ -774,7 +436,7 @@ Test(index_host, circles_bigger_than_image)
 
     /* capacity 5 holds them all in the root */
     p.capacity = 5;
-    ix = check_invariants(s, 100, 70, NULL, &p);
+    ix = qr_test_index_checked(s, 100, 70, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1);
     expect_leaf(ix, 0, RECT(0, 100, 0, 70), 0, 5, all);
     qr_index_free(ix);
@@ -790,29 +452,29 @@ Test(index_host, image_shapes)
     const qr_index_params ps[] = {params(256, 32, 15, 0), params(8, 16, 15, 0),
                                   params(1, 16, 4, 0), params(1, 64, 15, 0),
                                   params(1, 16, 15, 1), params(1, 32, 2, 1)};
-    qr_scene *s = random_scene(99, 3000);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 99, 3000);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++)
-            check(s, sizes[k][0], sizes[k][1], NULL, &ps[j]);
+            qr_test_index_check(s, sizes[k][0], sizes[k][1], NULL, &ps[j]);
     qr_scene_free(s);
 }
 
 Test(index_host, wide_and_tall_uniform_grid)
 {
-    qr_scene *s = random_scene(3, 1000);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 3, 1000);
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 1);
-    qr_index *ix = check_invariants(s, 1000, 300, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 1000, 300, NULL, &p);
     cr_assert_eq(ix->root_size, 1024);
     cr_assert_eq(ix->num_leaves, 63 * 19);
     cr_assert_eq(ix->max_depth_reached, 6);
     qr_index_free(ix);
-    ix = check_invariants(s, 300, 1000, NULL, &p);
+    ix = qr_test_index_checked(s, 300, 1000, NULL, &p);
     cr_assert_eq(ix->num_leaves, 19 * 63);
     qr_index_free(ix);
 
     /* max_depth 3 stops at 1024 >> 3 = 128: ceil(1000/128) x ceil(300/128) */
     p.max_depth = 3;
-    ix = check_invariants(s, 1000, 300, NULL, &p);
+    ix = qr_test_index_checked(s, 1000, 300, NULL, &p);
     cr_assert_eq(ix->num_leaves, 8 * 3);
     for (int32_t k = 0; k < ix->num_leaves; k++)
         cr_assert_eq(ix->leaves[k].depth, 3);
@@ -827,7 +489,7 @@ Test(index_host, one_by_one_image)
     set_circle(s, 1, 0.9f, 0.9f, 0.05f); /* box [0,1)^2, centre 0.57 away */
     set_circle(s, 2, 0.5f, 0.5f, 5.0f);
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 1);
-    qr_index *ix = check_invariants(s, 1, 1, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 1, 1, NULL, &p);
     cr_assert_eq(ix->root_size, 16);
     cr_assert_eq(ix->num_leaves, 1);
     const int32_t c02[] = {0, 2};
@@ -838,41 +500,41 @@ Test(index_host, one_by_one_image)
 
 Test(index_host, min_leaf_equals_image)
 {
-    qr_scene *s = random_scene(5, 400);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 5, 400);
     qr_index_params p = params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 16, 16, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 16, 16, NULL, &p);
     cr_assert_eq(ix->root_size, 16);
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert_eq(ix->leaves[0].count, ix->visible);
-    cr_assert(rects_equal(ix->leaves[0].rect, RECT(0, 16, 0, 16)));
+    cr_assert(qr_test_rect_equal(ix->leaves[0].rect, RECT(0, 16, 0, 16)));
     qr_index_free(ix);
 
     /* a min_leaf far larger than the image: the root is min_leaf, clipped */
     p = params(1, 32768, QR_MAX_DEPTH_LIMIT, 0);
-    ix = check_invariants(s, 640, 480, NULL, &p);
+    ix = qr_test_index_checked(s, 640, 480, NULL, &p);
     cr_assert_eq(ix->root_size, 32768);
     cr_assert_eq(ix->num_leaves, 1);
-    cr_assert(rects_equal(ix->leaves[0].rect, RECT(0, 640, 0, 480)));
+    cr_assert(qr_test_rect_equal(ix->leaves[0].rect, RECT(0, 640, 0, 480)));
     qr_index_free(ix);
     qr_scene_free(s);
 }
 
 Test(index_host, max_depth_limits)
 {
-    qr_scene *s = random_scene(11, 2000);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 11, 2000);
     qr_index_params p = params(1, 16, 0, 0);
-    qr_index *ix = check_invariants(s, 512, 512, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 512, 512, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1, "max_depth 0: the root is the only node");
     cr_assert_eq(ix->leaves[0].count, ix->visible);
     qr_index_free(ix);
     p.max_depth = 1;
-    ix = check_invariants(s, 512, 512, NULL, &p);
+    ix = qr_test_index_checked(s, 512, 512, NULL, &p);
     cr_assert_eq(ix->num_leaves, 4);
     cr_assert_eq(ix->max_depth_reached, 1);
     qr_index_free(ix);
     for (int32_t d = 2; d <= QR_MAX_DEPTH_LIMIT; d += 3) {
         p.max_depth = d;
-        check(s, 512, 512, NULL, &p);
+        qr_test_index_check(s, 512, 512, NULL, &p);
     }
     qr_scene_free(s);
 }
@@ -886,7 +548,7 @@ Test(index_host, splits_only_where_needed)
         set_circle(s, i, (float)(4 + (i % 8) * 4) / 512, (float)(4 + (i / 8) * 4) / 512,
                    1.0f / 512);
     qr_index_params p = params(4, 16, QR_MAX_DEPTH_LIMIT, 0);
-    qr_index *ix = check_invariants(s, 512, 512, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 512, 512, NULL, &p);
     cr_assert_eq(ix->visible, 64);
     cr_assert_eq(ix->max_depth_reached, 5);
     /* the three other quadrants of the root, and of its bottom-left child, ... */
@@ -896,7 +558,7 @@ Test(index_host, splits_only_where_needed)
     for (size_t b = 0; b < sizeof big / sizeof big[0]; b++) {
         int found = 0;
         for (int32_t k = 0; k < ix->num_leaves; k++)
-            found |= rects_equal(ix->leaves[k].rect, big[b]) && ix->leaves[k].count == 0;
+            found |= qr_test_rect_equal(ix->leaves[k].rect, big[b]) && ix->leaves[k].count == 0;
         cr_assert(found, "no empty leaf [%d,%d)x[%d,%d)", big[b].x0, big[b].x1, big[b].y0,
                   big[b].y1);
     }
@@ -916,20 +578,20 @@ Test(index_host, regions)
                                   params(1, 16, 15, 1), params(4, 32, 3, 0)};
     for (size_t k = 0; k < sizeof regions / sizeof regions[0]; k++)
         for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++)
-            check(s, 640, 480, &regions[k], &ps[j]);
+            qr_test_index_check(s, 640, 480, &regions[k], &ps[j]);
 
     /* the band as a uniform 32-grid: 20 columns, rows at 100, 132, 164, 196
      * (the last clipped to 4 pixels) */
     qr_rect band = RECT(0, 640, 100, 200);
     qr_index_params p = params(1, 32, QR_MAX_DEPTH_LIMIT, 1);
-    qr_index *ix = check_invariants(s, 640, 480, &band, &p);
+    qr_index *ix = qr_test_index_checked(s, 640, 480, &band, &p);
     cr_assert_eq(ix->root_size, 1024);
     cr_assert_eq(ix->num_leaves, 20 * 4);
     int clipped = 0;
     for (int32_t k = 0; k < ix->num_leaves; k++)
         clipped += ix->leaves[k].rect.y0 == 196 && ix->leaves[k].rect.y1 == 200;
     cr_assert_eq(clipped, 20);
-    cr_assert(rects_equal(ix->leaves[0].rect, RECT(0, 32, 100, 132)));
+    cr_assert(qr_test_rect_equal(ix->leaves[0].rect, RECT(0, 32, 100, 132)));
     qr_index_free(ix);
     qr_scene_free(s);
 }
@@ -937,11 +599,11 @@ Test(index_host, regions)
 /* A region equal to the whole image indexes exactly like region NULL. */
 Test(index_host, full_region_equals_null)
 {
-    qr_scene *s = random_scene(21, 3000);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 21, 3000);
     qr_index_params p = params(8, 16, QR_MAX_DEPTH_LIMIT, 0);
     qr_rect full = qr_rect_full(333, 200);
-    qr_index *a = check_invariants(s, 333, 200, NULL, &p);
-    qr_index *b = check_invariants(s, 333, 200, &full, &p);
+    qr_index *a = qr_test_index_checked(s, 333, 200, NULL, &p);
+    qr_index *b = qr_test_index_checked(s, 333, 200, &full, &p);
     cr_assert_eq(a->num_leaves, b->num_leaves);
     cr_assert_eq(a->num_pairs, b->num_pairs);
     cr_assert(memcmp(a->leaves, b->leaves, (size_t)a->num_leaves * sizeof *a->leaves) == 0);
@@ -970,7 +632,7 @@ static void expect_invalid(const qr_scene *s, int32_t w, int32_t h, const qr_rec
 
 Test(index_host, invalid_params)
 {
-    qr_scene *s = random_scene(1, 50);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 1, 50);
     const qr_index_params ok = params(4, 16, 15, 0);
     expect_invalid(s, 64, 64, NULL, params(0, 16, 15, 0), "capacity");
     expect_invalid(s, 64, 64, NULL, params(-3, 16, 15, 0), "capacity");
@@ -1025,7 +687,7 @@ static void expect_same(const qr_index *a, const qr_index *b)
               "headers differ");
     for (int32_t k = 0; k < a->num_leaves; k++) {
         const qr_leaf *x = &a->leaves[k], *y = &b->leaves[k];
-        cr_assert(rects_equal(x->rect, y->rect) && x->depth == y->depth &&
+        cr_assert(qr_test_rect_equal(x->rect, y->rect) && x->depth == y->depth &&
                       x->count == y->count && x->offset == y->offset,
                   "leaf %d differs", k);
     }
@@ -1071,8 +733,8 @@ static void check_builtin(const char *name)
     const qr_rect region = RECT(37, 291, 53, 170);
     for (int k = 0; k < 2; k++) {
         for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++)
-            check(s, sizes[k][0], sizes[k][1], NULL, &ps[j]);
-        check(s, sizes[k][0], sizes[k][1], &region, &ps[1]);
+            qr_test_index_check(s, sizes[k][0], sizes[k][1], NULL, &ps[j]);
+        qr_test_index_check(s, sizes[k][0], sizes[k][1], &region, &ps[1]);
     }
     qr_scene_free(s);
 }
@@ -1085,10 +747,10 @@ Test(index_host, builtin_pattern) { check_builtin("pattern"); }
  * with no limit the same scene keeps its big leaves. */
 Test(index_host, max_leaf_bounds_leaf_size)
 {
-    qr_scene *s = random_scene(3, 40);
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 3, 40);
     qr_index_params p = params(1000, 16, 15, 0);
     p.max_leaf = 64;
-    check(s, 512, 384, NULL, &p);
+    qr_test_index_check(s, 512, 384, NULL, &p);
     qr_index *ix = build(s, 512, 384, NULL, &p);
     for (int32_t i = 0; i < ix->num_leaves; i++)
         cr_assert((ix->root_size >> ix->leaves[i].depth) <= 64, "leaf %d of side %d", i,
@@ -1118,7 +780,7 @@ Test(index_host, split_cost_rule)
     const int32_t leaves[] = {1, 1, 0, 0}; /* 0: split */
     for (int k = 0; k < 4; k++) {
         p.split_cost = costs[k];
-        qr_index *ix = check_invariants(s, 128, 128, NULL, &p);
+        qr_index *ix = qr_test_index_checked(s, 128, 128, NULL, &p);
         if (leaves[k])
             cr_assert_eq(ix->num_leaves, 1, "cost %d: the root should stay a leaf", costs[k]);
         else
@@ -1127,12 +789,12 @@ Test(index_host, split_cost_rule)
     }
     /* capacity alone splits it down to min_leaf around the small circle */
     p.split_cost = 0;
-    qr_index *ix = check_invariants(s, 128, 128, NULL, &p);
+    qr_index *ix = qr_test_index_checked(s, 128, 128, NULL, &p);
     cr_assert_gt(ix->num_leaves, 4);
     qr_index_free(ix);
     set_circle(s, 0, 0.9f, 0.9f, 0.008f);
     p.split_cost = 1;
-    ix = check_invariants(s, 128, 128, NULL, &p);
+    ix = qr_test_index_checked(s, 128, 128, NULL, &p);
     cr_assert_gt(ix->num_leaves, 1, "two separate small circles: splitting costs nothing");
     qr_index_free(ix);
     qr_scene_free(s);
@@ -1142,7 +804,8 @@ Test(index_host, random_scenes)
 {
     const int32_t sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}, {2048, 64}, {96, 96}};
     for (uint64_t seed = 1; seed <= 10; seed++) {
-        qr_scene *s = random_scene(seed, (int32_t)(seed * seed * 37 % 3000));
+        const int32_t n = (int32_t)(seed * seed * 37 % 3000);
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, seed, n);
         for (int k = 0; k < 6; k++) {
             qr_index_params p;
             p.capacity = (int32_t)(1 + (seed * 37 + (uint64_t)k) % 100);
@@ -1152,10 +815,10 @@ Test(index_host, random_scenes)
             p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
             p.split_cost = (seed + (uint64_t)k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + (uint64_t)k) % 41));
             const int32_t w = sizes[k][0], h = sizes[k][1];
-            check(s, w, h, NULL, &p);
+            qr_test_index_check(s, w, h, NULL, &p);
             qr_rect region = RECT(w / 7, w - w / 5, h / 3, h - h / 9);
             if (region.x0 < region.x1 && region.y0 < region.y1)
-                check(s, w, h, &region, &p);
+                qr_test_index_check(s, w, h, &region, &p);
         }
         qr_scene_free(s);
     }

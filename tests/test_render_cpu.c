@@ -12,6 +12,7 @@
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/scene.h"
+#include "random_scene.h"
 #include "test_util.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
@@ -451,48 +452,19 @@ static void naive_reference(const qr_scene *s, int width, int height, float *dat
     }
 }
 
-static uint32_t xorshift(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
-
-static float uniform(uint32_t *s, float lo, float hi)
-{
-    return lo + (hi - lo) * ((float)(xorshift(s) >> 8) / 16777216.0f);
-}
-
-static qr_scene *random_scene(int32_t n, uint32_t seed)
-{
-    qr_scene *s = scene_new(n, QR_SHADE_FLAT);
-    uint32_t st = seed;
-    for (int32_t i = 0; i < n; i++) {
-        s->x[i] = uniform(&st, -0.2f, 1.2f);
-        s->y[i] = uniform(&st, -0.2f, 1.2f);
-        s->z[i] = uniform(&st, 0.0f, 1.0f);
-        s->r[i] = uniform(&st, 0.001f, 0.3f);
-        s->red[i] = uniform(&st, -0.5f, 1.5f);
-        s->green[i] = uniform(&st, -0.5f, 1.5f);
-        s->blue[i] = uniform(&st, -0.5f, 1.5f);
-    }
-    return s;
-}
-
 /* Random circles would almost never put an edge within an ulp of a pixel
  * centre, so in flat shading (where only coverage decisions matter) a renderer
  * computing the centres slightly differently would still pass. Here each
  * circle's radius is tuned, in ulps, so that its edge grazes one pixel centre
  * (as the spec computes it): alternately just covering it (r*r <= d2 by the
  * least margin) and just missing it. */
-static qr_scene *grazing_scene(int32_t n, uint32_t seed, int width, int height)
+static qr_scene *grazing_scene(int32_t n, uint64_t seed, int width, int height)
 {
-    qr_scene *s = random_scene(n, seed);
-    uint32_t st = seed ^ 0x9e3779b9u;
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_UNIFORM, seed, n);
+    qr_test_rng st = qr_test_rng_seed(seed ^ 0x9e3779b9u);
     for (int32_t i = 0; i < n; i++) {
-        int px = (int)(xorshift(&st) % (uint32_t)width);
-        int py = (int)(xorshift(&st) % (uint32_t)height);
+        int px = (int)qr_test_rng_below(&st, (uint32_t)width);
+        int py = (int)qr_test_rng_below(&st, (uint32_t)height);
         float cx = (1.f / width) * ((float)px + 0.5f);
         float cy = (1.f / height) * ((float)py + 0.5f);
         float dx = s->x[i] - cx, dy = s->y[i] - cy;
@@ -518,7 +490,8 @@ Test(render_cpu, bit_exact_against_naive_reference)
         for (size_t k = 0; k < 2 * sizeof seeds / sizeof seeds[0]; k++) {
             int32_t w = sizes[z][0], h = sizes[z][1];
             size_t seed = k % 3;
-            qr_scene *s = k < 3 ? random_scene(300, seeds[seed]) : grazing_scene(300, seeds[seed], w, h);
+            qr_scene *s = k < 3 ? qr_test_random_scene(QR_TEST_MIX_UNIFORM, seeds[seed], 300)
+                                : grazing_scene(300, seeds[seed], w, h);
             qr_image *img = render(s, w, h);
             size_t n = (size_t)w * (size_t)h * 4;
             float *want = malloc(n * sizeof *want);

@@ -13,45 +13,17 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
+/* Writes a scratch file named `name`; returns its path. */
 static const char *write_file(const char *name, const char *data, size_t len)
 {
     const char *path = qr_test_tmp(name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "cannot create %s", path);
-    cr_assert_eq(fwrite(data, 1, len, f), len);
-    cr_assert_eq(fclose(f), 0);
+    qr_test_write_file(path, data, len);
     return path;
 }
 
 static const char *write_text(const char *name, const char *text)
 {
     return write_file(name, text, strlen(text));
-}
-
-/* The whole file as a NUL-terminated string (malloc'd). */
-static char *slurp(const char *path, size_t *len_out)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len - 1 == 0)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    buf[len] = '\0';
-    if (len_out)
-        *len_out = len;
-    return buf;
-}
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
 }
 
 /* No "<dir>/.<base>.tmp-*" file left next to path. */
@@ -206,7 +178,7 @@ Test(scene_file, writer_exact_bytes)
     const char *path = qr_test_tmp("two.circles");
     cr_assert_eq(qr_scene_write_circles(s, path, &err), QR_OK, "%s", err.msg);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = qr_test_read_file(path, &len);
     cr_assert_str_eq(text, "circles 2\n"
                            "0.5 0.25 1 0.100000001 1 0 0.5\n"
                            "-0 1e-30 0.333333343 2 0.200000003 0.300000012 1.00000002e+20\n");
@@ -226,7 +198,7 @@ Test(scene_file, writes_are_deterministic_and_replace)
     cr_assert_eq(qr_scene_write_circles(s, a, &err), QR_OK);
     cr_assert_eq(qr_scene_write_circles(s, b, &err), QR_OK);
     size_t la, lb;
-    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+    char *ta = qr_test_read_file(a, &la), *tb = qr_test_read_file(b, &lb);
     cr_assert_eq(la, lb);
     cr_assert(memcmp(ta, tb, la) == 0);
     cr_assert(strncmp(ta, "circles 315\n", 12) == 0);
@@ -258,7 +230,7 @@ Test(scene_file, empty_scene)
     cr_assert_eq(qr_scene_alloc(0, QR_ANIM_NONE, &s, &err), QR_OK);
     const char *path = qr_test_tmp("empty.circles");
     cr_assert_eq(qr_scene_write_circles(s, path, &err), QR_OK);
-    char *text = slurp(path, NULL);
+    char *text = qr_test_read_file(path, NULL);
     cr_assert_str_eq(text, "circles 0\n");
     free(text);
     qr_scene *back = read_ok(path);
@@ -281,8 +253,8 @@ Test(scene_file, failed_write_leaves_nothing)
     snprintf(path, sizeof path, "%s/out.circles", dir);
     cr_assert_eq(qr_scene_write_circles(s, path, &err), QR_ERR_IO);
     cr_assert_not_null(strstr(err.msg, path), "%s", err.msg);
-    cr_assert(!file_exists(path));
-    cr_assert(!file_exists(dir));
+    cr_assert(!qr_test_exists(path));
+    cr_assert(!qr_test_exists(dir));
 
     /* the target is a directory: refused, nothing created beside it */
     const char *d2 = qr_test_tmp("target-dir.circles");
@@ -296,12 +268,12 @@ Test(scene_file, failed_write_leaves_nothing)
     const char *p3 = qr_test_tmp("nan.circles");
     s->x[1] = NAN;
     cr_assert_eq(qr_scene_write_circles(s, p3, &err), QR_ERR_INVALID);
-    cr_assert(!file_exists(p3));
+    cr_assert(!qr_test_exists(p3));
     assert_no_temp(p3);
     s->x[1] = 0.5f;
     s->r[2] = -1.0f;
     cr_assert_eq(qr_scene_write_circles(s, p3, &err), QR_ERR_INVALID);
-    cr_assert(!file_exists(p3));
+    cr_assert(!qr_test_exists(p3));
     qr_scene_free(s);
 }
 

@@ -1,0 +1,295 @@
+/* index_check.c — see index_check.h. */
+#include "index_check.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static qr_index *build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                       const qr_index_params *p)
+{
+    qr_index *ix = NULL;
+    qr_error err;
+    qr_status st = qr_index_build_host(s, w, h, region, p, &ix, &err);
+    cr_assert_eq(st, QR_OK, "qr_index_build_host %dx%d: %s", w, h, err.msg);
+    cr_assert_not_null(ix);
+    return ix;
+}
+
+static int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
+static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
+
+/* CLAMP((int)v + add, 0, limit), C truncation toward zero, in double so that
+ * no float -> int conversion can overflow. */
+static int32_t cs149_bound(float v, int add, int32_t limit)
+{
+    double t = trunc((double)v) + add;
+    if (t < 0.0) return 0;
+    if (t > (double)limit) return limit;
+    return (int32_t)t;
+}
+
+/* quadrender/index.h's culling rule, from scratch: r > 0 and finite values;
+ * the CS149 box (truncate (x-r)*W, (x+r)*W + 1, clamp) clipped to the region
+ * is not empty; and a box of at most 3 x 3 pixels holds a pixel centre
+ * ((p + 0.5) / W) with dx*dx + dy*dy <= r*r. */
+int qr_test_model_circle(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_rect reg,
+                         qr_rect *box)
+{
+    float x = s->x[i], y = s->y[i], r = s->r[i];
+    if (!isfinite(x) || !isfinite(y) || !isfinite(r) || !(r > 0.0f))
+        return 0;
+    float fw = (float)w, fh = (float)h;
+    qr_rect b;
+    b.x0 = imax(cs149_bound((x - r) * fw, 0, w), reg.x0);
+    b.x1 = imin(cs149_bound((x + r) * fw, 1, w), reg.x1);
+    b.y0 = imax(cs149_bound((y - r) * fh, 0, h), reg.y0);
+    b.y1 = imin(cs149_bound((y + r) * fh, 1, h), reg.y1);
+    if (b.x0 >= b.x1 || b.y0 >= b.y1)
+        return 0;
+    if (b.x1 - b.x0 <= 3 && b.y1 - b.y0 <= 3) {
+        float inv_w = 1.0f / fw, inv_h = 1.0f / fh, r2 = r * r;
+        int hit = 0;
+        for (int32_t py = b.y0; py < b.y1; py++)
+            for (int32_t px = b.x0; px < b.x1; px++) {
+                float dx = x - inv_w * ((float)px + 0.5f);
+                float dy = y - inv_h * ((float)py + 0.5f);
+                if (dx * dx + dy * dy <= r2) hit = 1;
+            }
+        if (!hit)
+            return 0;
+    }
+    *box = b;
+    return 1;
+}
+
+static int rects_meet(qr_rect a, qr_rect b)
+{
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+bool qr_test_rect_equal(qr_rect a, qr_rect b)
+{
+    return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
+}
+
+/* Morton key, y bits above x bits: depth-first order with children
+ * bottom-left, bottom-right, top-left, top-right sorts leaves by it. */
+static uint64_t zkey(uint32_t x, uint32_t y)
+{
+    uint64_t k = 0;
+    for (int b = 0; b < 20; b++)
+        k |= (uint64_t)((x >> b) & 1u) << (2 * b) | (uint64_t)((y >> b) & 1u) << (2 * b + 1);
+    return k;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The split_cost rule, written out from its definition in index.h: regions
+ * reading a leaf of side s are max(1, s / 32)^2. */
+static int split_pays(int32_t side, long long count, long long children, int32_t cost)
+{
+    long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
+    return 100 * (children - count) < cost * (r * r * count - rh * rh * children);
+}
+
+/* Visible circles summed over the existing children of the node at (x0, y0)
+ * of this side (brute force). */
+static long long children_sum(const qr_rect *boxes, const unsigned char *vis, int32_t n,
+                              qr_rect reg, int32_t x0, int32_t y0, int32_t side)
+{
+    long long sum = 0;
+    const int32_t half = side / 2;
+    for (int k = 0; k < 4; k++) {
+        qr_rect c = {x0 + (k & 1) * half, y0 + (k >> 1) * half, 0, 0};
+        if (c.x0 >= reg.x1 || c.y0 >= reg.y1) continue;
+        c.x1 = c.x0 + half;
+        c.y1 = c.y0 + half;
+        for (int32_t i = 0; i < n; i++) sum += vis[i] && rects_meet(boxes[i], c);
+    }
+    return sum;
+}
+
+qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                                const qr_index_params *p)
+{
+    qr_rect reg = region ? *region : qr_rect_full(w, h);
+    char ctx[256];
+    snprintf(ctx, sizeof ctx,
+             "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d cost %d%s",
+             s->name[0] ? s->name : "scene", s->n, w, h, reg.x0, reg.x1, reg.y0, reg.y1,
+             p->capacity, p->min_leaf, p->max_depth, p->split_cost, p->uniform ? " uniform" : "");
+    qr_index *ix = build(s, w, h, region, p);
+    const int32_t n = s->n, rw = reg.x1 - reg.x0, rh = reg.y1 - reg.y0;
+
+    /* the header */
+    cr_assert_eq(ix->width, w, "%s", ctx);
+    cr_assert_eq(ix->height, h, "%s", ctx);
+    cr_assert(qr_test_rect_equal(ix->region, reg), "%s: index region [%d,%d)x[%d,%d)", ctx,
+              ix->region.x0, ix->region.x1, ix->region.y0, ix->region.y1);
+    cr_assert(ix->params.capacity == p->capacity && ix->params.min_leaf == p->min_leaf &&
+                  ix->params.max_depth == p->max_depth && ix->params.uniform == p->uniform,
+              "%s: params not recorded", ctx);
+    int32_t root = p->min_leaf;
+    while (root < rw || root < rh) root *= 2;
+    cr_assert_eq(ix->root_size, root, "%s: root_size %d, expected %d", ctx, ix->root_size, root);
+    cr_assert(ix->num_leaves >= 1, "%s: %d leaves", ctx, ix->num_leaves);
+
+    /* circles: culling and clipped boxes, against the model */
+    qr_rect *boxes = calloc((size_t)n + 1, sizeof *boxes);
+    unsigned char *vis = calloc((size_t)n + 1, 1), *listed = calloc((size_t)n + 1, 1);
+    int32_t *expect = malloc(((size_t)n + 1) * sizeof *expect);
+    cr_assert(boxes && vis && listed && expect);
+    int32_t visible = 0;
+    for (int32_t i = 0; i < n; i++) {
+        qr_rect lib = {-1, -1, -1, -1};
+        int lv = qr_index_circle_box(s, i, w, h, region, &lib);
+        vis[i] = (unsigned char)qr_test_model_circle(s, i, w, h, reg, &boxes[i]);
+        if ((lv != 0) != vis[i])
+            cr_assert_fail("%s: circle %d (x %a y %a r %a): qr_index_circle_box says %s, "
+                           "expected %s", ctx, i, s->x[i], s->y[i], s->r[i],
+                           lv ? "visible" : "culled", vis[i] ? "visible" : "culled");
+        if (vis[i] && !qr_test_rect_equal(lib, boxes[i]))
+            cr_assert_fail("%s: circle %d box [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)", ctx, i,
+                           lib.x0, lib.x1, lib.y0, lib.y1, boxes[i].x0, boxes[i].x1, boxes[i].y0,
+                           boxes[i].y1);
+        visible += vis[i];
+    }
+    cr_assert_eq(ix->visible, visible, "%s: visible %d, expected %d", ctx, ix->visible, visible);
+    cr_assert_eq(ix->culled, n - visible, "%s: culled %d, expected %d", ctx, ix->culled,
+                 n - visible);
+
+    /* leaves */
+    unsigned char *paint = calloc((size_t)rw * (size_t)rh, 1);
+    uint64_t *anc = malloc(((size_t)ix->num_leaves * 16 + 1) * sizeof *anc);
+    cr_assert(paint && anc);
+    size_t num_anc = 0;
+    int64_t offset = 0;
+    int32_t deepest = 0;
+    uint64_t prev_key = 0;
+    for (int32_t k = 0; k < ix->num_leaves; k++) {
+        const qr_leaf *l = &ix->leaves[k];
+        const qr_rect q = l->rect;
+        char lc[96];
+        snprintf(lc, sizeof lc, "leaf %d [%d,%d)x[%d,%d) depth %d", k, q.x0, q.x1, q.y0, q.y1,
+                 l->depth);
+
+        /* geometry: an aligned square of side root >> depth, clipped to the region */
+        if (l->depth < 0 || l->depth > p->max_depth)
+            cr_assert_fail("%s: %s: depth out of 0..%d", ctx, lc, p->max_depth);
+        const int32_t side = root >> l->depth;
+        if (side < p->min_leaf || (side << l->depth) != root)
+            cr_assert_fail("%s: %s: side %d not a power of two >= %d", ctx, lc, side, p->min_leaf);
+        const int32_t rx = q.x0 - reg.x0, ry = q.y0 - reg.y0;
+        if (rx < 0 || ry < 0 || rx % side || ry % side)
+            cr_assert_fail("%s: %s: not aligned to %d from the region corner", ctx, lc, side);
+        if (q.x0 >= reg.x1 || q.y0 >= reg.y1)
+            cr_assert_fail("%s: %s: outside the region", ctx, lc);
+        if (q.x1 != imin(q.x0 + side, reg.x1) || q.y1 != imin(q.y0 + side, reg.y1))
+            cr_assert_fail("%s: %s: not the square of side %d clipped to the region", ctx, lc,
+                           side);
+        const uint64_t key = zkey((uint32_t)rx, (uint32_t)ry);
+        if (k > 0 && key <= prev_key)
+            cr_assert_fail("%s: %s: leaves out of depth-first order", ctx, lc);
+        prev_key = key;
+        for (int32_t y = q.y0; y < q.y1; y++)
+            for (int32_t x = q.x0; x < q.x1; x++)
+                paint[(size_t)(y - reg.y0) * (size_t)rw + (size_t)(x - reg.x0)]++;
+        if (l->depth > deepest) deepest = l->depth;
+
+        /* the list: exactly the circles whose box meets the leaf, ascending */
+        if (l->offset != offset)
+            cr_assert_fail("%s: %s: offset %lld, expected %lld", ctx, lc, (long long)l->offset,
+                           (long long)offset);
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (vis[i] && rects_meet(boxes[i], q)) expect[m++] = i;
+        if (l->count != m)
+            cr_assert_fail("%s: %s: count %d, expected %d", ctx, lc, l->count, m);
+        for (int32_t j = 0; j < m; j++) {
+            if (ix->lists[offset + j] != expect[j])
+                cr_assert_fail("%s: %s: entry %d is circle %d, expected %d", ctx, lc, j,
+                               ix->lists[offset + j], expect[j]);
+            listed[expect[j]] = 1;
+        }
+        offset += m;
+
+        /* split rules */
+        const int may_split = side > p->min_leaf && l->depth < p->max_depth;
+        if (p->uniform && may_split)
+            cr_assert_fail("%s: %s: uniform mode left a splittable leaf", ctx, lc);
+        const int weighed = p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf);
+        if (!p->uniform && may_split && l->count > p->capacity &&
+            !(weighed && !split_pays(side, l->count,
+                                     children_sum(boxes, vis, n, reg, q.x0, q.y0, side),
+                                     p->split_cost)))
+            cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
+        if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
+            cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
+        if (l->depth > 0 && !p->uniform) {
+            const int32_t ps = 2 * side;
+            qr_rect par;
+            par.x0 = reg.x0 + rx / ps * ps;
+            par.y0 = reg.y0 + ry / ps * ps;
+            par.x1 = imin(par.x0 + ps, reg.x1);
+            par.y1 = imin(par.y0 + ps, reg.y1);
+            int32_t c = 0;
+            for (int32_t i = 0; i < n; i++)
+                c += vis[i] && rects_meet(boxes[i], par);
+            if (c <= p->capacity && !(p->max_leaf && ps > p->max_leaf))
+                cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
+                               lc, par.x0, par.x1, par.y0, par.y1, c);
+            const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
+            if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) &&
+                !split_pays(ps, c, cc, p->split_cost))
+                cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though it does not pay "
+                               "(%d circles, children %lld)",
+                               ctx, lc, par.x0, par.x1, par.y0, par.y1, c, cc);
+        }
+        for (int32_t d = 0; d < l->depth; d++) {
+            const int32_t as = root >> d;
+            anc[num_anc++] = (uint64_t)d << 48 | (uint64_t)(rx / as) << 24 | (uint64_t)(ry / as);
+        }
+    }
+    for (int32_t y = 0; y < rh; y++)
+        for (int32_t x = 0; x < rw; x++)
+            if (paint[(size_t)y * (size_t)rw + (size_t)x] != 1)
+                cr_assert_fail("%s: pixel (%d,%d) covered by %d leaves", ctx, reg.x0 + x,
+                               reg.y0 + y, paint[(size_t)y * (size_t)rw + (size_t)x]);
+    cr_assert_eq(ix->num_pairs, offset, "%s: num_pairs %lld, expected %lld", ctx,
+                 (long long)ix->num_pairs, (long long)offset);
+    for (int32_t i = 0; i < n; i++)
+        if (listed[i] != vis[i])
+            cr_assert_fail("%s: circle %d visible %d but listed %d", ctx, i, vis[i], listed[i]);
+
+    /* tree totals: the internal nodes are the leaves' distinct ancestors */
+    qsort(anc, num_anc, sizeof *anc, cmp_u64);
+    int32_t internal = 0;
+    for (size_t a = 0; a < num_anc; a++)
+        internal += a == 0 || anc[a] != anc[a - 1];
+    cr_assert_eq(ix->num_nodes, ix->num_leaves + internal, "%s: num_nodes %d, expected %d", ctx,
+                 ix->num_nodes, ix->num_leaves + internal);
+    cr_assert_eq(ix->max_depth_reached, deepest, "%s: max_depth_reached %d, expected %d", ctx,
+                 ix->max_depth_reached, deepest);
+
+    free(boxes);
+    free(vis);
+    free(listed);
+    free(expect);
+    free(paint);
+    free(anc);
+    return ix;
+}
+
+void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                         const qr_index_params *p)
+{
+    qr_index_free(qr_test_index_checked(s, w, h, region, p));
+}

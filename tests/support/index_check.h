@@ -1,0 +1,42 @@
+/* index_check.h — the index invariant checker: a host index build checked
+ * against brute force. Nothing trusts the implementation:
+ *   - each circle's culling and clipped pixel box is re-derived from the
+ *     CS149 formulas (qr_test_model_circle) and compared with
+ *     qr_index_circle_box;
+ *   - the leaves are painted over the region (every pixel exactly once);
+ *     each leaf is an aligned square of side root_size >> depth clipped to
+ *     the region, and leaves come in depth-first (Z) order;
+ *   - every leaf's list is recomputed by scanning all circles, and so are
+ *     the counts, offsets and totals;
+ *   - the split rules hold: a leaf over capacity could not split (or the
+ *     split did not pay, under split_cost), every split parent held more
+ *     than capacity circles, max_leaf bounds leaf sides, and in uniform
+ *     mode every leaf is as small as allowed;
+ *   - the tree's node count is re-counted from the leaves' ancestors.
+ * Failures are Criterion assertions naming the scene, size and parameters. */
+#ifndef QR_TEST_INDEX_CHECK_H
+#define QR_TEST_INDEX_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "quadrender/index.h"
+#include "quadrender/scene.h"
+
+/* Builds s's host index (qr_index_build_host) and checks it; returns it for
+ * further checks (free it with qr_index_free). */
+qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                                const qr_index_params *p);
+
+/* The same, freeing the index. */
+void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                         const qr_index_params *p);
+
+/* quadrender/index.h's culling rule, from scratch: whether circle i of s is
+ * visible at w x h within reg, and then its clipped pixel box. */
+int qr_test_model_circle(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_rect reg,
+                         qr_rect *box);
+
+bool qr_test_rect_equal(qr_rect a, qr_rect b);
+
+#endif

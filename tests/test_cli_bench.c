@@ -1,0 +1,27 @@
+/* test_cli_bench.c — `quadrender bench` on the command line, without a GPU:
+ * bad options are usage errors, and without a GPU it says it needs one. Its
+ * writers are test_bench.c's. */
+#include "cli_run.h"
+#include "test_util.h"
+
+Test(bench, bad_options_are_usage_errors)
+{
+    const char *bad[][2] = {{"--index", "quadtree,octree"}, {"--mode", "slow"}, {"--tile", "24"},
+                            {"--tile", "8"},  {"--frames", "0"}, {"--size", "0"},
+                            {"--plot", "out.png"}, {"--warmup", "x"}};
+    for (int i = 0; i < 8; i++) {
+        RUN("bench", "rgb", bad[i][0], bad[i][1]);
+        cr_assert_eq(R.code, 2, "'bench rgb %s %s' should exit 2", bad[i][0], bad[i][1]);
+        cr_assert(strstr(R.err, bad[i][0]) != NULL,
+                  "'bench rgb %s %s': message does not name %s: %s", bad[i][0], bad[i][1],
+                  bad[i][0], R.err);
+    }
+}
+
+Test(bench, needs_a_gpu)
+{
+    qr_error e;
+    if (qr_gpu_probe(NULL, &e) == QR_OK) cr_skip_test("this machine has a GPU");
+    cr_assert_eq(RUN("bench", "rgb", "--frames", "1"), 5);
+    cr_assert(strstr(R.err, "needs a GPU") != NULL, "%s", R.err);
+}

@@ -1,0 +1,122 @@
+/* test_cli_misc.c — the `quadrender` command line as a whole, run as a
+ * user runs it (support/cli_run.h): --help and --version, `scenes`,
+ * unknown commands and options, missing values, unknown scenes (exit 3)
+ * and a failing standard output (exit 4). Each command has its own
+ * test_cli_<command>.c. */
+#include <stdbool.h>
+
+#include "cli_expect.h"
+#include "cli_run.h"
+#include "test_util.h"
+
+Test(cli, help)
+{
+    const char *forms[] = {"--help", "-h"};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(RUN(forms[i]), 0, "%s: stderr: %s", forms[i], R.err);
+        const char *cmds[] = {"render", "check", "stats", "dump", "scenes"};
+        for (int k = 0; k < 5; k++)
+            cr_expect(strstr(R.out, cmds[k]), "%s does not mention %s", forms[i], cmds[k]);
+        cr_expect(strstr(R.out, "Exit codes"));
+    }
+    const char *cmds[] = {"render", "check", "stats", "dump", "scenes"};
+    for (int k = 0; k < 5; k++) {
+        cr_expect_eq(RUN(cmds[k], "--help"), 0, "%s --help: %s", cmds[k], R.err);
+        char usage[64];
+        snprintf(usage, sizeof usage, "Usage: quadrender %s", cmds[k]);
+        cr_expect_eq(strncmp(R.out, usage, strlen(usage)), 0, "%s", R.out);
+    }
+    cr_expect_eq(RUN("render", "--help"), 0);
+    cr_expect(strstr(R.out, "--width") && strstr(R.out, "--frames") && strstr(R.out, "--device"));
+    cr_expect(strstr(R.out, "--exact") && strstr(R.out, "--fast") && strstr(R.out, "--capacity") &&
+                  strstr(R.out, "--min-leaf") && strstr(R.out, "--max-depth"),
+              "%s", R.out);
+    cr_expect_eq(RUN("stats", "--help"), 0);
+    cr_expect(strstr(R.out, "--json") && strstr(R.out, "--picture-mode") &&
+                  strstr(R.out, "(default 1024)") && strstr(R.out, "--capacity"),
+              "%s", R.out);
+    /* no command at all: the usage, on stderr, as an error */
+    cr_expect_eq(RUN_IN(NULL, NULL), 2);
+    cr_expect(strstr(R.err, "Usage: quadrender"));
+}
+
+Test(cli, version)
+{
+    cr_assert_eq(RUN("--version"), 0, "stderr: %s", R.err);
+    cr_expect_eq(strncmp(R.out, "quadrender ", 11), 0, "%s", R.out);
+    cr_expect(strstr(R.out, "driver"), "%s", R.out);
+    cr_expect(strstr(R.out, "compiled GPU architectures: "), "%s", R.out);
+    cr_expect(strstr(R.out, "\nGPU: "), "%s", R.out);
+    if (qr_gpu_probe(NULL, NULL) != QR_OK)
+        cr_expect(strstr(R.out, "GPU: none usable: "), "%s", R.out);
+}
+
+Test(cli, scenes)
+{
+    static const char *names[] = {"rgb",      "rgby",      "rand10k",       "rand100k", "rand1M",
+                                  "micro2M",  "biglittle", "littlebig",     "pattern",  "hypnosis",
+                                  "fireworks", "snow",     "bouncingballs", "snowsingle"};
+    cr_assert_eq(RUN("scenes"), 0, "stderr: %s", R.err);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        /* a row starts with the name and a space */
+        char row[64];
+        snprintf(row, sizeof row, "\n%s ", names[i]);
+        cr_expect(strstr(R.out, row), "scenes does not list %s:\n%s", names[i], R.out);
+    }
+    cr_expect_eq(cli_count_lines(R.out), 15, "a header and 14 rows:\n%s", R.out);
+    cr_expect(strstr(R.out, "\nrand1M ") && strstr(R.out, " 1000000 "), "%s", R.out);
+}
+
+Test(cli, usage_unknown)
+{
+    const cli_usage_case cases[] = {
+        {{"bogus"}, "'bogus'"},
+        {{"--bogus"}, "'--bogus'"},
+        {{"render", "rgb", "--bogus"}, "'--bogus'"},
+        {{"render", "rgb", "-x", "1"}, "'-x'"},
+        {{"render"}, "SCENE"},
+        {{"render", "rgb", "extra"}, "'extra'"},
+        {{"scenes", "extra"}, "'extra'"},
+        {{"dump", "rgb"}, "-o"},
+        {{"dump", "rgb", "--frames", "0:1", "-o", "x.circles"}, "'--frames'"},
+        {{"dump", "rgb", "-o", "x.txt"}, "-o"},
+        {{"render", "rgb", "-o", "x.jpg"}, "-o"},
+        {{"render", "rgb", "--help=1"}, "--help"},
+    };
+    cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+Test(cli, usage_missing_value)
+{
+    const cli_usage_case cases[] = {
+        {{"render", "rgb", "--width"}, "--width"},
+        {{"render", "rgb", "-s"}, "-s"},
+        {{"render", "rgb", "--seed"}, "--seed"},
+        {{"render", "rgb", "-o"}, "-o"},
+        {{"dump", "rgb", "--frame"}, "--frame"},
+    };
+    cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+Test(cli, bad_scene)
+{
+    const char *out = qr_test_tmp("bad.ppm");
+    cr_expect_eq(RUN("render", "nosuchscene", "-o", out), 3, "%s", R.err);
+    cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+    cr_expect(strstr(R.err, "nosuchscene"), "%s", R.err);
+    cr_expect_eq(RUN("render", qr_test_tmp("missing.circles"), "-o", out), 3, "%s", R.err);
+    cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+    cr_expect_eq(RUN("dump", "nosuchscene", "-o", qr_test_tmp("bad.circles")), 3, "%s", R.err);
+    cr_expect(!qr_test_exists(out));
+    cr_expect(!qr_test_exists(qr_test_tmp("bad.circles")));
+}
+
+Test(cli, stdout_write_error)
+{
+    if (access("/dev/full", W_OK) != 0)
+        cr_skip_test("no /dev/full");
+    qr_cli_run(&(qr_cli_opts){.stdout_to = "/dev/full"}, (const char *const[]){"scenes", NULL},
+               &R);
+    cr_expect_eq(R.code, 4, "%s", R.err);
+    cr_expect(strstr(R.err, "standard output"), "%s", R.err);
+}

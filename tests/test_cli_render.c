@@ -1,0 +1,279 @@
+/* test_cli_render.c — `quadrender render`, run as a user runs it
+ * (support/cli_run.h): output formats, sizes and names, scene files,
+ * --device, frame sequences, bad numbers and conflicting options, failed
+ * writes that leave nothing behind, and on a GPU the same images as the CPU. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "cli_expect.h"
+#include "cli_run.h"
+#include "test_util.h"
+
+Test(cli, render_rgb_ppm)
+{
+    const char *out = qr_test_tmp("rgb.ppm");
+    cr_assert_eq(RUN("render", "rgb", "-s", "64", "-o", out), 0, "stderr: %s", R.err);
+    cli_ppm ppm = cli_read_ppm(out);
+    cr_expect_eq(ppm.w, 64);
+    cr_expect_eq(ppm.h, 64);
+    cli_ppm_free(&ppm);
+    char *data = qr_test_read_file(out, NULL);
+    cr_expect_eq(memcmp(data, "P6\n64 64\n255\n", 13), 0, "header: %.13s", data);
+    free(data);
+    /* "on the GPU" where there is one (auto) */
+    cr_expect(strstr(R.err, "rgb (3 circles) 64x64 frame 0 on the "), "%s", R.err);
+    cr_expect(strstr(R.err, "render "), "no stage times: %s", R.err);
+
+    cr_assert_eq(RUN("render", "rgb", "--width", "40", "--height", "24", "-o", out), 0, "%s",
+                 R.err);
+    ppm = cli_read_ppm(out);
+    cr_expect(ppm.w == 40 && ppm.h == 24, "%dx%d", ppm.w, ppm.h);
+    cli_ppm_free(&ppm);
+    cr_assert_eq(RUN("render", "rgb", "--width=16", "-o", out), 0, "%s", R.err);
+    ppm = cli_read_ppm(out);
+    cr_expect(ppm.w == 16 && ppm.h == 1024, "--width alone keeps the default height: %dx%d",
+              ppm.w, ppm.h);
+    cli_ppm_free(&ppm);
+}
+
+Test(cli, render_default_output_name)
+{
+    const char *dir = qr_test_tmp_dir("cwd");
+    cr_assert_eq(RUN_IN(dir, "render", "rgb", "-s", "16"), 0, "stderr: %s", R.err);
+    cr_expect(qr_test_exists(qr_test_join(dir, "rgb.png")), "no rgb.png in the working directory");
+}
+
+Test(cli, render_circles_file)
+{
+    /* one half-transparent red circle in the middle of a white image */
+    const char *scene = qr_test_tmp("one.circles");
+    qr_test_write_text(scene, "# a test scene\n"
+                              "circles 1\n"
+                              "0.5 0.5 0 0.25 1 0 0\n");
+    const char *out = qr_test_tmp("one.ppm");
+    cr_assert_eq(RUN("render", scene, "-s", "32", "-o", out), 0, "stderr: %s", R.err);
+    cr_expect(strstr(R.err, "one (1 circles) 32x32"), "%s", R.err);
+    cli_ppm ppm = cli_read_ppm(out);
+    const unsigned char *centre = ppm.px + (16 * 32 + 16) * 3, *corner = ppm.px;
+    cr_expect(centre[0] == 255 && centre[1] == 127 && centre[2] == 127, "centre %d %d %d",
+              centre[0], centre[1], centre[2]);
+    cr_expect(corner[0] == 255 && corner[1] == 255 && corner[2] == 255, "corner %d %d %d",
+              corner[0], corner[1], corner[2]);
+    cli_ppm_free(&ppm);
+}
+
+Test(cli, render_device)
+{
+    const char *out = qr_test_tmp("dev.ppm");
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "--device", "cpu", "-o", out), 0, "%s", R.err);
+    cr_expect(strstr(R.err, "on the CPU"), "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "-s", "8", "--device", "auto", "-o", out), 0, "%s", R.err);
+}
+
+Test(cli, device_gpu_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    const char *out = qr_test_tmp("gpu.ppm");
+    cr_expect_eq(RUN("render", "rgb", "-s", "8", "--device", "gpu", "-o", out), 5, "%s", R.err);
+    cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+    cr_expect(strstr(R.err, "--device gpu") && strstr(R.err, err.msg), "%s", R.err);
+    cr_expect(!qr_test_exists(out));
+}
+
+Test(cli, frames)
+{
+    const char *dir = qr_test_tmp_dir("frames");
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "48", "--frames", "0:2", "-o",
+                     qr_test_join(dir, "hyp.ppm")),
+                 0, "stderr: %s", R.err);
+    const char *names[] = {"hyp_0000.ppm", "hyp_0001.ppm", "hyp_0002.ppm"};
+    for (int k = 0; k < 3; k++) {
+        cr_assert(qr_test_exists(qr_test_join(dir, names[k])), "%s missing", names[k]);
+        char frame[8];
+        snprintf(frame, sizeof frame, "%d", k);
+        const char *single = qr_test_join(dir, "single.ppm");
+        cr_assert_eq(RUN("render", "hypnosis", "-s", "48", "--frame", frame, "-o", single), 0,
+                     "%s", R.err);
+        cr_expect(qr_test_same_bytes(qr_test_join(dir, names[k]), single),
+                  "%s differs from --frame %d", names[k], k);
+    }
+    cr_expect(!qr_test_exists(qr_test_join(dir, "hyp_0003.ppm")));
+    cr_expect(!qr_test_exists(qr_test_join(dir, "hyp.ppm")));
+    /* the scene does move from frame to frame */
+    cr_expect(!qr_test_same_bytes(qr_test_join(dir, "hyp_0000.ppm"),
+                                  qr_test_join(dir, "hyp_0001.ppm")));
+}
+
+Test(cli, render_auto_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    const char *out = qr_test_tmp("auto.ppm");
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "-o", out), 0, "%s", R.err);
+    char why[700];
+    snprintf(why, sizeof why, "quadrender: no usable GPU (%s): rendering on the CPU\n", err.msg);
+    cr_expect_eq(strncmp(R.err, why, strlen(why)), 0, "expected '%s' first, got %s", why, R.err);
+    cr_expect(strstr(R.err, "rgb (3 circles) 8x8 frame 0 on the CPU -> "), "%s", R.err);
+    /* the mode flags are accepted; on the CPU they change nothing */
+    const char *exact = qr_test_tmp("exact.ppm");
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "--exact", "--capacity", "1", "-o", exact), 0,
+                 "%s", R.err);
+    cr_expect(qr_test_same_bytes(out, exact));
+}
+
+Test(cli, usage_bad_numbers)
+{
+    const cli_usage_case cases[] = {
+        {{"render", "rgb", "--width", "abc"}, "--width"},
+        {{"render", "rgb", "--width", "-5"}, "--width"},
+        {{"render", "rgb", "--height", "0"}, "--height"},
+        {{"render", "rgb", "-s", "32769"}, "-s"},
+        {{"render", "rgb", "-s", "64x"}, "-s"},
+        {{"render", "rgb", "-s", " 64"}, "-s"},
+        {{"render", "rgb", "-s", "+64"}, "-s"},
+        {{"render", "rgb", "--width", ""}, "--width"},
+        {{"render", "rgb", "--width", "99999999999999999999999"}, "--width"},
+        {{"render", "rgb", "--seed", "-1"}, "--seed"},
+        {{"render", "rgb", "--seed", "4294967296"}, "--seed"},
+        {{"render", "rgb", "--seed", "1.5"}, "--seed"},
+        {{"render", "rgb", "--frame", "-1"}, "--frame"},
+        {{"render", "rgb", "--frame", "abc"}, "--frame"},
+        {{"render", "rgb", "--frames", "5:3"}, "--frames"},
+        {{"render", "rgb", "--frames", "x:y"}, "--frames"},
+        {{"render", "rgb", "--frames", "3"}, "--frames"},
+        {{"render", "rgb", "--frames", "1:"}, "--frames"},
+        {{"render", "rgb", "--frames", ":2"}, "--frames"},
+        {{"render", "rgb", "--frames", "1:2:3"}, "--frames"},
+        {{"render", "rgb", "--device", "tpu"}, "--device"},
+        {{"dump", "rgb", "--seed", "x", "-o", "x.circles"}, "--seed"},
+    };
+    cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
+    /* the message shows what was expected and what was given */
+    RUN("render", "rgb", "--width", "abc");
+    cr_expect_str_eq(R.err, "quadrender: --width: expected an integer from 1 to 32768, got 'abc'\n"
+                            "Try 'quadrender render --help'.\n");
+}
+
+Test(cli, usage_conflicts)
+{
+    const cli_usage_case cases[] = {
+        {{"render", "rgb", "-s", "64", "--width", "64"}, "-s"},
+        {{"render", "rgb", "--height", "64", "-s", "64"}, "-s"},
+        {{"render", "hypnosis", "--frame", "1", "--frames", "0:2"}, "--frame"},
+    };
+    cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+Test(cli, malformed_scene)
+{
+    const char *scene = qr_test_tmp("bad.circles");
+    qr_test_write_text(scene, "circles 2\n"
+                      "0.5 0.5 0 0.25 1 0 0\n"
+                      "0.5 oops 0 0.25 1 0 0\n");
+    const char *out = qr_test_tmp("bad.ppm");
+    cr_expect_eq(RUN("render", scene, "-s", "8", "-o", out), 3, "%s", R.err);
+    cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+    char where[1100];
+    snprintf(where, sizeof where, "quadrender: %s:3:", scene);
+    cr_expect_eq(strncmp(R.err, where, strlen(where)), 0, "expected '%s...', got %s", where, R.err);
+    cr_expect(!qr_test_exists(out));
+}
+
+Test(cli, unwritable_output)
+{
+    const char *dir = qr_test_tmp_dir("unwritable");
+    const char *missing = qr_test_join(dir, "no/such/dir/x.ppm");
+    cr_expect_eq(RUN("render", "rgb", "-s", "8", "-o", missing), 4, "%s", R.err);
+    cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+    cr_expect(strstr(R.err, missing), "%s", R.err);
+    cr_expect(!qr_test_exists(qr_test_join(dir, "no")), "created a directory");
+    cr_expect_eq(RUN("dump", "rgb", "-o", qr_test_join(dir, "no/x.circles")), 4, "%s", R.err);
+
+    /* the output names an existing directory */
+    const char *taken = qr_test_join(dir, "taken.ppm");
+    cr_assert(mkdir(taken, 0755) == 0);
+    cr_expect_eq(RUN("render", "rgb", "-s", "8", "-o", taken), 4, "%s", R.err);
+    cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+
+    /* nothing half-written left behind: only the directory made above */
+    DIR *d = opendir(dir);
+    cr_assert(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        cr_expect(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+                      strcmp(e->d_name, "taken.ppm") == 0,
+                  "left behind: %s", e->d_name);
+    closedir(d);
+}
+
+Test(cli, failed_render_keeps_existing_output)
+{
+    const char *out = qr_test_tmp("keep.ppm");
+    qr_test_write_text(out, "precious");
+    cr_expect_eq(RUN("render", "nosuchscene", "-o", out), 3);
+    char *text = qr_test_read_file(out, NULL);
+    cr_expect_str_eq(text, "precious");
+    free(text);
+}
+
+/* Two PPMs of the same size whose bytes differ by at most `tol`. */
+static void expect_ppm_close(const char *a, const char *b, int tol)
+{
+    cli_ppm pa = cli_read_ppm(a), pb = cli_read_ppm(b);
+    cr_assert(pa.w == pb.w && pa.h == pb.h, "%s %dx%d, %s %dx%d", a, pa.w, pa.h, b, pb.w, pb.h);
+    for (size_t i = 0; i < (size_t)pa.w * pa.h * 3; i++)
+        cr_assert(abs((int)pa.px[i] - (int)pb.px[i]) <= tol, "%s and %s differ at byte %zu: %d %d",
+                  a, b, i, pa.px[i], pb.px[i]);
+    cli_ppm_free(&pa);
+    cli_ppm_free(&pb);
+}
+
+Test(cli, gpu_render_matches_cpu, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("gpu-render");
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--exact", "-o",
+                     qr_test_join(dir, "g.ppm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "quadrender: rendering on the GPU (") && strstr(R.err, "exact mode"),
+              "%s", R.err);
+    cr_expect(strstr(R.err, " frame 0 on the GPU -> ") && strstr(R.err, "upload ") &&
+                  strstr(R.err, "index ") && strstr(R.err, " on the GPU, download "),
+              "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "cpu",
+                     "-o", qr_test_join(dir, "c.ppm")),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "g.ppm"), qr_test_join(dir, "c.ppm")),
+              "exact GPU render differs");
+    /* fast mode is within 1e-5: a byte may land one lower or higher */
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "gpu",
+                     "-o", qr_test_join(dir, "f.ppm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "fast mode"), "%s", R.err);
+    expect_ppm_close(qr_test_join(dir, "f.ppm"), qr_test_join(dir, "c.ppm"), 1);
+
+    /* a sequence stepped on the device, starting past frame 0 */
+    const char *scenes[] = {"hypnosis", "fireworks", "bouncingballs"};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(RUN("render", scenes[k], "-s", "160", "--frames", "2:4", "--exact", "--device",
+                         "gpu", "-o", qr_test_join(dir, "g.ppm")),
+                     0, "%s", R.err);
+        cr_expect(strstr(R.err, "3 frames in ") && strstr(R.err, "per frame on the GPU"), "%s",
+                  R.err);
+        cr_assert_eq(RUN("render", scenes[k], "-s", "160", "--frames", "2:4", "--device", "cpu",
+                         "-o", qr_test_join(dir, "c.ppm")),
+                     0, "%s", R.err);
+        for (int f = 2; f <= 4; f++) {
+            char g[32], c[32];
+            snprintf(g, sizeof g, "g_%04d.ppm", f);
+            snprintf(c, sizeof c, "c_%04d.ppm", f);
+            cr_expect(qr_test_same_bytes(qr_test_join(dir, g), qr_test_join(dir, c)),
+                      "%s frame %d differs", scenes[k], f);
+        }
+    }
+}
