@@ -28,7 +28,8 @@
 
 #include "common/parallel.h"
 
-/* Chunks are at least this long (smaller files use fewer threads) ... */
+/* Chunks are at least this long by default (smaller files use fewer
+ * threads) ... */
 #define QR_CHUNK_MIN (1 << 20)
 /* ... and there are a few per thread, so that uneven chunks even out. */
 #define QR_CHUNKS_PER_THREAD 4
@@ -128,7 +129,8 @@ static qr_status qr_chunk_error(const qr_parse_job *job, qr_chunk *c, long line,
 }
 
 static qr_status qr_read_mapped(const char *path, qr_text_kind kind, int threads,
-                                const char *data, size_t len, qr_scene **out, qr_error *err)
+                                size_t chunk_min, const char *data, size_t len, qr_scene **out,
+                                qr_error *err)
 {
     const struct lconv *lc = localeconv();
     qr_parse_job job = {.path = path, .kind = kind};
@@ -145,7 +147,7 @@ static qr_status qr_read_mapped(const char *path, qr_text_kind kind, int threads
 
     size_t body = (size_t)(r.end - r.pos);
     size_t most = (size_t)threads * QR_CHUNKS_PER_THREAD;
-    size_t want = body / QR_CHUNK_MIN;
+    size_t want = body / (chunk_min ? chunk_min : 1);
     int nchunks = (int)(want < 1 ? 1 : want > most ? most : want);
     job.chunks = calloc((size_t)nchunks, sizeof *job.chunks);
     if (!job.chunks)
@@ -185,6 +187,12 @@ done:
 qr_status qr_scene_read_text(const char *path, qr_text_kind kind, int threads, qr_scene **out,
                              qr_error *err)
 {
+    return qr_scene_read_text_chunked(path, kind, threads, QR_CHUNK_MIN, out, err);
+}
+
+qr_status qr_scene_read_text_chunked(const char *path, qr_text_kind kind, int threads,
+                                     size_t chunk_min, qr_scene **out, qr_error *err)
+{
     *out = NULL;
     if (threads <= 0)
         return qr_scene_read_text_serial(path, kind, out, err);
@@ -212,7 +220,7 @@ qr_status qr_scene_read_text(const char *path, qr_text_kind kind, int threads, q
         data = map;
     }
     close(fd);
-    qr_status st = qr_read_mapped(path, kind, threads, data, len, out, err);
+    qr_status st = qr_read_mapped(path, kind, threads, chunk_min, data, len, out, err);
     if (map)
         munmap(map, len);
     return st;

@@ -70,6 +70,11 @@ int qr_text_parse_float(const char *tok, int fast, float *out);
 qr_status qr_scene_read_text(const char *path, qr_text_kind kind, int threads, qr_scene **out,
                              qr_error *err);
 
+/* qr_scene_read_text with chunks of at least chunk_min bytes (the default
+ * is 1 MiB); tests cut small files into many chunks with it. */
+qr_status qr_scene_read_text_chunked(const char *path, qr_text_kind kind, int threads,
+                                     size_t chunk_min, qr_scene **out, qr_error *err);
+
 /* The serial reader of scene_file.c. */
 qr_status qr_scene_read_text_serial(const char *path, qr_text_kind kind, qr_scene **out,
                                     qr_error *err);
