@@ -150,7 +150,7 @@ static const double qr_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e
  * between d and the exact value; a midpoint is itself a double, and d is the
  * double nearest the exact value, so that can only happen when d is the
  * midpoint: those (and subnormal or overflowing results) go to strtof. */
-static int qr_fast_float(const char *s, float *out)
+static int qr_fast_float_at(const char *s, const char **endp, float *out)
 {
     const char *p = s;
     int neg = 0;
@@ -194,8 +194,7 @@ static int qr_fast_float(const char *s, float *out)
             return 0;
         exp10 += eneg ? -e : e;
     }
-    if (*p != '\0')
-        return 0;
+    *endp = p;
     if (m == 0) {
         *out = neg ? -0.0f : 0.0f;
         return 1;
@@ -213,6 +212,17 @@ static int qr_fast_float(const char *s, float *out)
         return 0;
     float f = (float)d;
     *out = neg ? -f : f;
+    return 1;
+}
+
+/* The same for a whole NUL-terminated token. */
+static int qr_fast_float(const char *tok, float *out)
+{
+    const char *end;
+    float v;
+    if (!qr_fast_float_at(tok, &end, &v) || *end != '\0')
+        return 0;
+    *out = v;
     return 1;
 }
 
@@ -317,13 +327,58 @@ static qr_status qr_buf_reserve(qr_circle_buf *b, const char *path, qr_error *er
     return QR_OK;
 }
 
+/* The common line of a mapped file in one pass, without copying it: seven
+ * plain decimals the fast path converts, separated by blanks, a radius that
+ * is not negative, and a '\n' within QR_LINE_MAX bytes. Returns 1 with the
+ * line consumed and v filled, or 0 to leave the line, untouched, to the
+ * general code (comments, blank lines, other numbers, every error). The
+ * '\n' stops every scan, so nothing past it is read. */
+static int qr_quick_line(qr_line_reader *r, qr_text_kind kind, float *v)
+{
+    const char *p = r->pos;
+    size_t avail = (size_t)(r->end - p);
+    const char *nl = memchr(p, '\n', avail < QR_LINE_MAX + 1 ? avail : QR_LINE_MAX + 1);
+    if (!nl)
+        return 0;
+    for (int k = 0; k < QR_FIELDS; ++k) {
+        while (qr_is_space(*p))
+            ++p;
+        if (!qr_fast_float_at(p, &p, &v[k]) || !(qr_is_space(*p) || *p == '\n'))
+            return 0;
+    }
+    while (qr_is_space(*p))
+        ++p;
+    if (p != nl)
+        return 0;
+    if (kind == QR_TEXT_PAR) {
+        v[3] = v[6];
+        v[4] = v[5] = v[6] = 1.0f;
+    }
+    if (v[3] < 0.0f)
+        return 0;
+    r->pos = nl + 1;
+    r->line++;
+    return 1;
+}
+
 qr_status qr_text_parse_body(qr_line_reader *r, qr_text_kind kind, int64_t n, long header_line,
                              int64_t *count, qr_circle_buf *out, qr_error *err)
 {
     const char *const *names = kind == QR_TEXT_CIRCLES ? qr_circles_fields : qr_par_fields;
     qr_status st = QR_OK;
-    int got;
-    while ((got = qr_next_content_line(r, &st, err)) == 1) {
+    int got = 0;
+    float v[QR_FIELDS];
+    for (;;) {
+        if (!r->fp && r->fast && *count < n && qr_quick_line(r, kind, v)) {
+            if ((st = qr_buf_reserve(out, r->path, err)) != QR_OK)
+                return st;
+            memcpy(out->v + out->n * QR_FIELDS, v, sizeof v);
+            out->n++;
+            (*count)++;
+            continue;
+        }
+        if ((got = qr_next_content_line(r, &st, err)) != 1)
+            break;
         if (*count == n)
             return qr_fail(err, QR_ERR_PARSE,
                            "%s:%ld: more than the %lld circles the header on line %ld announces",
@@ -335,7 +390,6 @@ qr_status qr_text_parse_body(qr_line_reader *r, qr_text_kind kind, int64_t n, lo
                            "%s:%ld: expected %d numbers (%s %s %s %s %s %s %s), found %d", r->path,
                            r->line, QR_FIELDS, names[0], names[1], names[2], names[3], names[4],
                            names[5], names[6], nt);
-        float v[QR_FIELDS];
         for (int k = 0; k < QR_FIELDS; ++k)
             if ((st = qr_parse_float(r, tok[k], names[k], &v[k], err)) != QR_OK)
                 return st;
