@@ -94,3 +94,47 @@ Test(rng, independent_generators_do_not_interfere)
         cr_assert_eq(qr_rng_next(&a), qr_rng_next(&ref));
     }
 }
+
+/* Skipping k outputs lands where k calls of qr_rng_next land, for short and
+ * long skips, from any ring position, and after earlier skips. */
+Test(rng, skip_equals_stepping)
+{
+    const uint64_t skips[] = {0, 1, 2, 30, 31, 33, 34, 35, 4095, 4096, 4097, 5000, 65536, 999983,
+                              3000001};
+    for (int start = 0; start < 40; start += 13)
+        for (size_t s = 0; s < sizeof skips / sizeof skips[0]; ++s) {
+            qr_rng a, b;
+            qr_rng_seed(&a, 12345u + (unsigned)start);
+            for (int i = 0; i < start; ++i)
+                (void)qr_rng_next(&a);
+            b = a;
+            for (uint64_t i = 0; i < skips[s]; ++i)
+                (void)qr_rng_next(&a);
+            qr_rng_skip(&b, skips[s]);
+            for (int i = 0; i < 100; ++i)
+                cr_assert_eq(qr_rng_next(&a), qr_rng_next(&b), "start %d skip %llu output %d",
+                             start, (unsigned long long)skips[s], i);
+        }
+    /* two skips make one */
+    qr_rng a, b;
+    qr_rng_seed(&a, 3);
+    b = a;
+    qr_rng_skip(&a, 123456);
+    qr_rng_skip(&a, 654321);
+    qr_rng_skip(&b, 777777);
+    for (int i = 0; i < 100; ++i)
+        cr_assert_eq(qr_rng_next(&a), qr_rng_next(&b));
+}
+
+/* Against glibc's own rand() after a long skip. */
+Test(rng, skip_matches_glibc_rand)
+{
+    qr_rng g;
+    qr_rng_seed(&g, 99);
+    srand(99);
+    for (int i = 0; i < 2000000; ++i)
+        (void)rand();
+    qr_rng_skip(&g, 2000000);
+    for (int i = 0; i < 1000; ++i)
+        cr_assert_eq(qr_rng_next(&g), rand(), "output %d", i);
+}

@@ -24,6 +24,9 @@ void qr_rng_seed(qr_rng *rng, uint32_t seed);
 int32_t qr_rng_next(qr_rng *rng);
 /* (float)rand() / 2147483647 computed as a float division (divisor 2^31). */
 float qr_rng_float(qr_rng *rng);
+/* Skips k outputs, as k calls of qr_rng_next would, in O(log k) time: lets
+ * several threads each produce their own stretch of one sequence. */
+void qr_rng_skip(qr_rng *rng, uint64_t k);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,8 @@
  *   - the fourteen built-in CS149 scenes, reproduced exactly as
  *     ../shared/specs/scenes.md defines them (qr_scene_builtin);
  *   - `.circles` text files (docs/scene-format.md), read and written here;
- *   - CS149 particle dumps `.par` (rendered with snow shading).
+ *   - CS149 particle dumps `.par` (rendered with snow shading);
+ *   - NumPy `.npy` arrays of float32 rows x y z r R G B, read and written here.
  *
  * Arrays are structure-of-arrays, all carved from one allocation so a scene
  * can be uploaded to the GPU with one copy (qr_scene.block, block_floats).
@@ -80,7 +81,7 @@ const qr_builtin_info *qr_builtin_scenes(int *count);
 /* Generates built-in scene `name` for `seed` (0 behaves as 1, like srand). */
 qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err);
 
-/* Loads `spec`: a built-in name, or a path ending in .circles or .par.
+/* Loads `spec`: a built-in name, or a path ending in .circles, .par or .npy.
  * `seed` only matters for built-ins. */
 qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err);
 
@@ -103,6 +104,12 @@ qr_status qr_scene_read_circles(const char *path, qr_scene **out, qr_error *err)
 qr_status qr_scene_read_par(const char *path, qr_scene **out, qr_error *err);
 /* Writes the circles (not velocities) as a .circles file, atomically. */
 qr_status qr_scene_write_circles(const qr_scene *scene, const char *path, qr_error *err);
+/* Reads a NumPy .npy file: float32 '<f4', C order, shape (N, 7), rows
+ * x y z r R G B (docs/scene-format.md). Errors read "file: what". */
+qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err);
+/* Writes the circles (not velocities) as a .npy file (format 1.0, '<f4',
+ * shape (N, 7)), atomically. */
+qr_status qr_scene_write_npy(const qr_scene *scene, const char *path, qr_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* cmd_dump.c — `quadrender dump`: a scene's circles to a .circles file.
+/* cmd_dump.c — `quadrender dump`: a scene's circles to a .circles or .npy file.
  *
  * Without --frame the file holds the scene as generated, before any
  * animation step; with --frame K it holds the state frame K is rendered
@@ -12,7 +12,12 @@
 #include "cli/cli.h"
 #include "quadrender/scene.h"
 
-static const char circles_ext[] = ".circles";
+/* The writer follows the output's extension (case-insensitive). */
+static int has_ext(const char *path, const char *ext)
+{
+    size_t len = strlen(path), n = strlen(ext);
+    return len > n && strcasecmp(path + len - n, ext) == 0;
+}
 
 static int run_dump(const cli_cmd *cmd, int argc, char **argv)
 {
@@ -26,7 +31,7 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         [O_FRAME] = {"--frame", NULL, "K", cli_set_frame, &frame,
                      "the state frame K is rendered from (default: as generated)"},
         [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &out,
-                   "the .circles file to write (required)"},
+                   "the .circles or .npy file to write (required)"},
     };
     char *pos[1];
     int npos;
@@ -36,13 +41,13 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     if (rc != CLI_PARSE_OK)
         return rc;
     if (npos == 0)
-        return cli_usage_error(cmd, "dump: missing SCENE (a built-in name or a .circles/.par file)");
+        return cli_usage_error(cmd, "dump: missing SCENE (a built-in name or a .circles/.par/.npy file)");
     if (!out)
-        return cli_usage_error(cmd, "dump: missing -o/--output FILE.circles");
+        return cli_usage_error(cmd, "dump: missing -o/--output FILE.circles or FILE.npy");
     /* scenes are loaded by extension: any other name could not be read back */
-    size_t len = strlen(out), ext = sizeof circles_ext - 1;
-    if (len <= ext || strcasecmp(out + len - ext, circles_ext) != 0)
-        return cli_usage_error(cmd, "-o/--output: '%s' does not end in .circles", out);
+    int npy = has_ext(out, ".npy");
+    if (!npy && !has_ext(out, ".circles"))
+        return cli_usage_error(cmd, "-o/--output: '%s' does not end in .circles or .npy", out);
     if ((rc = cli_check_output_path(out)) != CLI_EXIT_OK)
         return rc;
 
@@ -63,7 +68,8 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         goto done;
     }
     double t2 = cli_now_ms();
-    if (qr_scene_write_circles(scene, out, &err) != QR_OK) {
+    if ((npy ? qr_scene_write_npy(scene, out, &err) : qr_scene_write_circles(scene, out, &err)) !=
+        QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         goto done;
     }
@@ -77,11 +83,12 @@ done:
 
 const cli_cmd cli_cmd_dump = {
     .name = "dump",
-    .summary = "write a scene's circles to a .circles file",
-    .args = "SCENE -o FILE.circles [options]",
-    .about = "Writes the circles of SCENE (a built-in name or a .circles or .par file) to a\n"
-             ".circles text file (docs/scene-format.md). Velocities are not written: the\n"
-             "file is a still scene.\n",
+    .summary = "write a scene's circles to a .circles or .npy file",
+    .args = "SCENE -o FILE.circles|FILE.npy [options]",
+    .about = "Writes the circles of SCENE (a built-in name or a .circles, .par or .npy file)\n"
+             "to a .circles text file or a NumPy .npy file of float32 rows x y z r R G B,\n"
+             "by the output's extension (docs/scene-format.md). Velocities are not written:\n"
+             "the file is a still scene.\n",
     .notes = "Without --frame the file holds the scene as generated, before any animation\n"
              "step. With --frame K it holds the state frame K is rendered from (K+1 steps),\n"
              "so 'quadrender render FILE' draws what 'quadrender render SCENE --frame K' does.\n",

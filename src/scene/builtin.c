@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parallel.h"
 #include "quadrender/rng.h"
 
 enum qr_builtin_id {
@@ -57,80 +58,6 @@ const qr_builtin_info *qr_builtin_scenes(int *count)
     return qr_builtin_table;
 }
 
-/* ---- sort descending --------------------------------------------------- */
-
-/* Maps a float's bits to a key whose unsigned order is the float's
- * DESCENDING order (any sign; NaN never occurs here). */
-static uint32_t qr_desc_key(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return (b & 0x80000000u) ? b : (~b & 0x7fffffffu);
-}
-
-static float qr_desc_key_inverse(uint32_t k)
-{
-    uint32_t b = (k & 0x80000000u) ? k : (~k & 0x7fffffffu);
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-#define QR_RADIX_BITS 11
-#define QR_RADIX_SIZE (1u << QR_RADIX_BITS)
-#define QR_RADIX_PASSES 3
-
-/* Sorts v[0..n) from largest to smallest. An LSD radix sort on the bit
- * patterns: exact for floats (equal keys are equal values), and several
- * times faster than qsort on the 2M depths of micro2M. */
-static qr_status qr_sort_descending(float *v, size_t n, qr_error *err)
-{
-    if (n < 2)
-        return QR_OK;
-    uint32_t *a = malloc(n * sizeof *a);
-    uint32_t *b = malloc(n * sizeof *b);
-    uint32_t(*hist)[QR_RADIX_SIZE] = calloc(QR_RADIX_PASSES, sizeof *hist);
-    if (!a || !b || !hist) {
-        free(a);
-        free(b);
-        free(hist);
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory sorting %zu depths", n);
-    }
-    for (size_t i = 0; i < n; ++i) {
-        uint32_t k = qr_desc_key(v[i]);
-        a[i] = k;
-        for (int p = 0; p < QR_RADIX_PASSES; ++p)
-            hist[p][(k >> (p * QR_RADIX_BITS)) & (QR_RADIX_SIZE - 1)]++;
-    }
-    for (int p = 0; p < QR_RADIX_PASSES; ++p) {
-        uint32_t *h = hist[p];
-        int shift = p * QR_RADIX_BITS;
-        /* A digit every key shares (the exponent bits of [0,1] floats, say)
-         * leaves the order as it is: skip the pass. */
-        if (h[(a[0] >> shift) & (QR_RADIX_SIZE - 1)] == n)
-            continue;
-        uint32_t sum = 0;
-        for (uint32_t d = 0; d < QR_RADIX_SIZE; ++d) {
-            uint32_t c = h[d];
-            h[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; ++i) {
-            uint32_t k = a[i];
-            b[h[(k >> shift) & (QR_RADIX_SIZE - 1)]++] = k;
-        }
-        uint32_t *t = a;
-        a = b;
-        b = t;
-    }
-    for (size_t i = 0; i < n; ++i)
-        v[i] = qr_desc_key_inverse(a[i]);
-    free(a);
-    free(b);
-    free(hist);
-    return QR_OK;
-}
-
 /* ---- generators ---------------------------------------------------------- */
 
 static void qr_set_circle(qr_scene *s, int32_t i, float x, float y, float z, float r, float red,
@@ -160,14 +87,6 @@ static void qr_gen_rgby(qr_scene *s)
     qr_set_circle(s, 3, 0.2f, 0.2f, 0.9f, 0.1f, 1.0f, 1.0f, 0.0f);
 }
 
-/* depth[i] = rf() for every circle, sorted descending, into z. */
-static qr_status qr_gen_sorted_depths(qr_scene *s, qr_rng *g, qr_error *err)
-{
-    for (int32_t i = 0; i < s->n; ++i)
-        s->z[i] = qr_rng_float(g);
-    return qr_sort_descending(s->z, (size_t)s->n, err);
-}
-
 /* The colour rule of random and sized circles; `sized` selects the variant
  * sized(N, R) uses for N > 100000. */
 static void qr_gen_color(qr_scene *s, int32_t i, qr_rng *g, int sized)
@@ -192,38 +111,80 @@ static void qr_gen_color(qr_scene *s, int32_t i, qr_rng *g, int sized)
     }
 }
 
-static qr_status qr_gen_random(qr_scene *s, qr_rng *g, uint32_t seed, qr_error *err)
+/* ---- random and sized scenes, in parallel ---------------------------------- */
+
+/* random(N) and sized(N, R) draw rf() N times for the depths, then a fixed
+ * number of times per circle, in circle order. With qr_rng_skip each task
+ * starts at its own place in that one sequence, so any number of threads
+ * produces the very values the serial loop does. */
+#define QR_GEN_TASK 65536
+
+typedef struct qr_gen_job {
+    qr_scene *s;
+    qr_rng start;  /* the generator right after seeding */
+    int sized;     /* sized(N, radius) rather than random(N) */
+    float radius;
+    int per;       /* rf() calls per circle */
+} qr_gen_job;
+
+static void qr_gen_depth_task(void *ctx, int t)
+{
+    qr_gen_job *job = ctx;
+    qr_scene *s = job->s;
+    int32_t a = t * QR_GEN_TASK, b = a + QR_GEN_TASK < s->n ? a + QR_GEN_TASK : s->n;
+    qr_rng g = job->start;
+    qr_rng_skip(&g, (uint64_t)a);
+    for (int32_t i = a; i < b; ++i)
+        s->z[i] = qr_rng_float(&g);
+}
+
+static void qr_gen_circle_task(void *ctx, int t)
+{
+    qr_gen_job *job = ctx;
+    qr_scene *s = job->s;
+    int32_t n = s->n;
+    int32_t a = t * QR_GEN_TASK, b = a + QR_GEN_TASK < n ? a + QR_GEN_TASK : n;
+    qr_rng g = job->start;
+    qr_rng_skip(&g, (uint64_t)n + (uint64_t)job->per * (uint64_t)a);
+    for (int32_t i = a; i < b; ++i) {
+        if (job->sized)
+            s->r[i] = job->radius;
+        else if (n > 100000)
+            s->r[i] = 0.009f + 0.005f * qr_rng_float(&g);
+        else
+            s->r[i] = 0.02f + 0.06f * qr_rng_float(&g);
+        s->x[i] = qr_rng_float(&g);
+        s->y[i] = qr_rng_float(&g);
+        qr_gen_color(s, i, &g, job->sized);
+    }
+}
+
+/* Reseeds g, generates the scene, and leaves g where the serial loop would
+ * (biglittle goes on drawing from it). */
+static qr_status qr_gen_circles(qr_scene *s, qr_rng *g, uint32_t seed, int sized, float radius,
+                                qr_error *err)
 {
     qr_rng_seed(g, seed);
-    qr_status st = qr_gen_sorted_depths(s, g, err);
+    qr_gen_job job = {.s = s, .start = *g, .sized = sized, .radius = radius, .per = sized ? 5 : 6};
+    int tasks = (int)((s->n + QR_GEN_TASK - 1) / QR_GEN_TASK);
+    int threads = qr_cpu_count();
+    qr_parallel_for(threads, tasks, qr_gen_depth_task, &job);
+    qr_status st = qr_sort_descending(s->z, (size_t)s->n, err);
     if (st != QR_OK)
         return st;
-    int32_t n = s->n;
-    for (int32_t i = 0; i < n; ++i) {
-        if (n > 100000)
-            s->r[i] = 0.009f + 0.005f * qr_rng_float(g);
-        else
-            s->r[i] = 0.02f + 0.06f * qr_rng_float(g);
-        s->x[i] = qr_rng_float(g);
-        s->y[i] = qr_rng_float(g);
-        qr_gen_color(s, i, g, 0);
-    }
+    qr_parallel_for(threads, tasks, qr_gen_circle_task, &job);
+    qr_rng_skip(g, (uint64_t)s->n * (uint64_t)(1 + job.per));
     return QR_OK;
+}
+
+static qr_status qr_gen_random(qr_scene *s, qr_rng *g, uint32_t seed, qr_error *err)
+{
+    return qr_gen_circles(s, g, seed, 0, 0.0f, err);
 }
 
 static qr_status qr_gen_sized(qr_scene *s, qr_rng *g, uint32_t seed, float radius, qr_error *err)
 {
-    qr_rng_seed(g, seed);
-    qr_status st = qr_gen_sorted_depths(s, g, err);
-    if (st != QR_OK)
-        return st;
-    for (int32_t i = 0; i < s->n; ++i) {
-        s->r[i] = radius;
-        s->x[i] = qr_rng_float(g);
-        s->y[i] = qr_rng_float(g);
-        qr_gen_color(s, i, g, 1);
-    }
-    return QR_OK;
+    return qr_gen_circles(s, g, seed, 1, radius, err);
 }
 
 /* biglittle (corner_y 0.85) and littlebig (0.05): the last 1000 circles of

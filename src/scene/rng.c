@@ -68,3 +68,55 @@ float qr_rng_float(qr_rng *rng)
      * float and rounds to 2147483648.0f, and the division is in float. */
     return (float)qr_rng_next(rng) / (float)2147483647;
 }
+
+/* Jumping ahead: the recurrence r[i] = r[i-31] + r[i-3] is linear over the
+ * integers mod 2^32 with characteristic polynomial P(x) = x^31 - x^28 - 1,
+ * so r[b + k] = sum_j c_j r[b + j] (j < 31) where c = x^k mod P. Polynomial
+ * arithmetic mod 2^32 is exactly uint32_t arithmetic. */
+#define QR_RNG_DEG 31
+
+/* a = a * b mod P. */
+static void qr_poly_mulmod(uint32_t *a, const uint32_t *b)
+{
+    uint32_t prod[2 * QR_RNG_DEG - 1] = {0};
+    for (int i = 0; i < QR_RNG_DEG; ++i)
+        for (int j = 0; j < QR_RNG_DEG; ++j)
+            prod[i + j] += a[i] * b[j];
+    /* x^d = x^(d-31) * x^31 = x^(d-3) + x^(d-31) (mod P), from the top down */
+    for (int d = 2 * QR_RNG_DEG - 2; d >= QR_RNG_DEG; --d) {
+        prod[d - 3] += prod[d];
+        prod[d - QR_RNG_DEG] += prod[d];
+    }
+    for (int i = 0; i < QR_RNG_DEG; ++i)
+        a[i] = prod[i];
+}
+
+void qr_rng_skip(qr_rng *rng, uint64_t k)
+{
+    if (k < 4096) {
+        while (k--)
+            (void)qr_rng_advance(rng);
+        return;
+    }
+    /* c = x^k mod P by square and multiply. */
+    uint32_t c[QR_RNG_DEG] = {1}, x[QR_RNG_DEG] = {0, 1};
+    for (uint64_t e = k; e; e >>= 1) {
+        if (e & 1)
+            qr_poly_mulmod(c, x);
+        qr_poly_mulmod(x, x);
+    }
+    /* The last 34 values, oldest first, and the 30 after them. */
+    uint32_t w[QR_RNG_RING + QR_RNG_DEG - 1];
+    for (int i = 0; i < QR_RNG_RING; ++i)
+        w[i] = (uint32_t)rng->r[(rng->pos + i) % QR_RNG_RING];
+    for (int i = QR_RNG_RING; i < QR_RNG_RING + QR_RNG_DEG - 1; ++i)
+        w[i] = w[i - 31] + w[i - 3];
+    /* Value i of the new window is k values after w[i]. */
+    for (int i = 0; i < QR_RNG_RING; ++i) {
+        uint32_t v = 0;
+        for (int j = 0; j < QR_RNG_DEG; ++j)
+            v += c[j] * w[i + j];
+        rng->r[i] = qr_u32_to_i32(v);
+    }
+    rng->pos = 0;
+}

@@ -129,8 +129,10 @@ qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_erro
         return qr_scene_read_circles(spec, out, err);
     if (qr_path_has_ext(spec, ".par"))
         return qr_scene_read_par(spec, out, err);
+    if (qr_path_has_ext(spec, ".npy"))
+        return qr_scene_read_npy(spec, out, err);
     return qr_fail(err, QR_ERR_INVALID,
-                   "unknown scene '%s' (not a built-in name, not a .circles or .par file); "
+                   "unknown scene '%s' (not a built-in name, not a .circles, .par or .npy file); "
                    "try `quadrender scenes`",
                    spec);
 }

@@ -14,4 +14,7 @@ void qr_scene_name_from_path(qr_scene *scene, const char *path);
 /* Non-zero when path ends in ext (".par"), compared case-insensitively. */
 int qr_path_has_ext(const char *path, const char *ext);
 
+/* Sorts v[0..n) from largest to smallest (depth_sort.c), on all cores. */
+qr_status qr_sort_descending(float *v, size_t n, qr_error *err);
+
 #endif

@@ -1,0 +1,524 @@
+/* test_scene_npy.c — NumPy .npy scenes: bit-exact round trips of every
+ * built-in scene, the header numpy.save writes, the header variants NumPy
+ * may write (versions 2.0 and 3.0, key order, quotes, padding), and every
+ * kind of bad file answered with one line naming the file (never a crash),
+ * by the library and by the command line (exit 3, nothing written). */
+#include "test_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "quadrender/scene.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static const char *write_file(const char *name, const void *data, size_t len)
+{
+    const char *path = qr_test_tmp(name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot create %s", path);
+    cr_assert_eq(fwrite(data, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+    return path;
+}
+
+static unsigned char *slurp(const char *path, size_t *len_out)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    rewind(f);
+    unsigned char *buf = malloc((size_t)len + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *len_out = (size_t)len;
+    return buf;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static uint32_t bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static void assert_same_circles(const qr_scene *a, const qr_scene *b, const char *what)
+{
+    cr_assert_eq(a->n, b->n, "%s: %d circles, read back %d", what, a->n, b->n);
+    const float *fa[7] = {a->x, a->y, a->z, a->r, a->red, a->green, a->blue};
+    const float *fb[7] = {b->x, b->y, b->z, b->r, b->red, b->green, b->blue};
+    for (int f = 0; f < 7; ++f)
+        for (int32_t i = 0; i < a->n; ++i)
+            if (bits(fa[f][i]) != bits(fb[f][i]))
+                cr_assert_fail("%s: circle %d field %d: %a != %a", what, i, f, (double)fa[f][i],
+                               (double)fb[f][i]);
+}
+
+/* A .npy file built by hand: magic, version, header length (2 or 4 bytes
+ * by version, or `hlen_override` when not negative), the header text as
+ * given, then `data_len` bytes of data. */
+static size_t build_npy(unsigned char *out, int major, const char *header, long hlen_override,
+                        const void *data, size_t data_len)
+{
+    size_t at = 0;
+    memcpy(out, "\x93NUMPY", 6);
+    out[6] = (unsigned char)major;
+    out[7] = 0;
+    at = 8;
+    size_t hlen = strlen(header);
+    uint32_t h = hlen_override >= 0 ? (uint32_t)hlen_override : (uint32_t)hlen;
+    out[at++] = (unsigned char)h;
+    out[at++] = (unsigned char)(h >> 8);
+    if (major > 1) {
+        out[at++] = (unsigned char)(h >> 16);
+        out[at++] = (unsigned char)(h >> 24);
+    }
+    memcpy(out + at, header, hlen);
+    at += hlen;
+    memcpy(out + at, data, data_len);
+    return at + data_len;
+}
+
+/* Little-endian bytes of n rows. */
+static size_t rows_le(unsigned char *out, const float (*v)[7], int n)
+{
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 7; ++k) {
+            uint32_t u = bits(v[i][k]);
+            for (int b = 0; b < 4; ++b)
+                *out++ = (unsigned char)(u >> (8 * b));
+        }
+    return (size_t)n * 28;
+}
+
+static qr_scene *read_ok(const char *path)
+{
+    qr_scene *s = NULL;
+    qr_error err;
+    cr_assert_eq(qr_scene_read_npy(path, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_not_null(s);
+    return s;
+}
+
+/* Reading the file fails with a parse error, no scene, and one line
+ * "<path>: ..." that says `what`. */
+static void expect_bad(const char *name, const void *data, size_t len, const char *what)
+{
+    const char *path = write_file(name, data, len);
+    qr_scene *s = (qr_scene *)1;
+    qr_error err;
+    qr_status st = qr_scene_read_npy(path, &s, &err);
+    cr_assert_eq(st, QR_ERR_PARSE, "%s: status %d (%s)", name, (int)st, st ? err.msg : "");
+    cr_assert_null(s, "%s: no scene on failure", name);
+    char prefix[1200];
+    snprintf(prefix, sizeof prefix, "%s: ", path);
+    cr_assert(strncmp(err.msg, prefix, strlen(prefix)) == 0, "%s: '%s' should start '%s'", name,
+              err.msg, prefix);
+    cr_assert_not_null(strstr(err.msg, what), "%s: '%s' should say '%s'", name, err.msg, what);
+    cr_assert_null(strchr(err.msg, '\n'), "one line");
+    unlink(path);
+}
+
+static const char good_header[] =
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), }          \n";
+
+static const float two_rows[2][7] = {{0.5f, 0.25f, 1.0f, 0.1f, 1.0f, 0.0f, 0.5f},
+                                     {-0.0f, 1e-30f, FLT_TRUE_MIN, 2.0f, 0.2f, -3.0f, 1e20f}};
+
+/* ---- round trips ------------------------------------------------------ */
+
+Test(scene_npy, round_trip_every_builtin)
+{
+    int count = 0;
+    const qr_builtin_info *table = qr_builtin_scenes(&count);
+    for (int k = 0; k < count; ++k) {
+        qr_scene *s;
+        qr_error err;
+        cr_assert_eq(qr_scene_builtin(table[k].name, 0, &s, &err), QR_OK);
+        const char *path = qr_test_tmp("rt.npy");
+        cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+        size_t len;
+        free(slurp(path, &len));
+        cr_assert_eq(len, 128 + (size_t)s->n * 28, "%s: file of %zu bytes", table[k].name, len);
+        qr_scene *back = read_ok(path);
+        assert_same_circles(s, back, table[k].name);
+        cr_assert_eq(back->anim, QR_ANIM_NONE);
+        cr_assert_eq(back->shading, QR_SHADE_FLAT);
+        cr_assert_eq(back->block_floats, (size_t)back->n * 7);
+        cr_assert_not_null(strstr(back->name, "rt"), "%s", back->name);
+        cr_assert_null(strchr(back->name, '.'), "the extension is not part of the name");
+        qr_scene_free(s);
+        qr_scene_free(back);
+        unlink(path);
+    }
+}
+
+Test(scene_npy, round_trip_awkward_values_and_empty)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_alloc(2, QR_ANIM_NONE, &s, &err), QR_OK);
+    float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 7; ++k)
+            f[k][i] = two_rows[i][k];
+    const char *path = qr_test_tmp("awkward.npy");
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    qr_scene *back = read_ok(path);
+    assert_same_circles(s, back, "awkward");
+    cr_assert(signbit(back->x[1]), "-0 stays -0");
+    qr_scene_free(back);
+    qr_scene_free(s);
+
+    cr_assert_eq(qr_scene_alloc(0, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    back = read_ok(path);
+    cr_assert_eq(back->n, 0);
+    qr_scene_free(back);
+    qr_scene_free(s);
+    unlink(path);
+}
+
+/* The bytes numpy.save writes for a (2, 7) float32 array: version 1.0, the
+ * dict in this exact form, padded with spaces and a newline to 64 bytes,
+ * then the rows in little-endian order. */
+Test(scene_npy, writer_matches_numpy_layout)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_alloc(2, QR_ANIM_NONE, &s, &err), QR_OK);
+    float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 7; ++k)
+            f[k][i] = two_rows[i][k];
+    const char *path = qr_test_tmp("layout.npy");
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    size_t len;
+    unsigned char *got = slurp(path, &len);
+    const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), }";
+    unsigned char want[256];
+    memcpy(want, "\x93NUMPY\x01\x00\x76\x00", 10); /* 0x76 = 118 = 128 - 10 */
+    memcpy(want + 10, dict, sizeof dict - 1);
+    memset(want + 10 + sizeof dict - 1, ' ', 128 - 10 - (sizeof dict - 1) - 1);
+    want[127] = '\n';
+    size_t data = rows_le(want + 128, two_rows, 2);
+    cr_assert_eq(len, 128 + data);
+    cr_assert(memcmp(got, want, len) == 0, "the file differs from numpy.save's layout");
+    free(got);
+    qr_scene_free(s);
+    unlink(path);
+}
+
+Test(scene_npy, writer_refuses_what_cannot_be_read)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_alloc(3, QR_ANIM_NONE, &s, &err), QR_OK);
+    const char *path = qr_test_tmp("refused.npy");
+    s->green[2] = NAN;
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_ERR_INVALID);
+    cr_assert_not_null(strstr(err.msg, "circle 2"), "%s", err.msg);
+    s->green[2] = 0.0f;
+    s->r[1] = -1.0f;
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_ERR_INVALID);
+    cr_assert_not_null(strstr(err.msg, "negative radius"), "%s", err.msg);
+    cr_assert(!file_exists(path), "nothing written");
+    cr_assert_eq(qr_scene_write_npy(s, qr_test_tmp("no/such/dir/x.npy"), &err), QR_ERR_INVALID);
+    s->r[1] = 1.0f;
+    cr_assert_eq(qr_scene_write_npy(s, qr_test_tmp("no/such/dir/x.npy"), &err), QR_ERR_IO);
+    qr_scene_free(s);
+}
+
+/* Headers NumPy writes in other versions or that other writers produce. */
+Test(scene_npy, accepted_header_variants)
+{
+    const char *headers[][2] = {
+        {"1", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), }          \n"},
+        {"2", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), }        \n"},
+        {"3", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), }        \n"},
+        {"1", "{\"shape\": (2,7), \"fortran_order\": False, \"descr\": \"<f4\"}"},
+        {"1", "{'descr':'<f4','fortran_order':False,'shape':(2L, 7L)}\n"},
+        {"1", "  {  'shape' : ( 2 , 7 , ) , 'descr' : '<f4' , 'fortran_order' : False , }  \r\n"},
+    };
+    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; ++h) {
+        unsigned char data[64], file[512];
+        size_t dlen = rows_le(data, two_rows, 2);
+        size_t len = build_npy(file, headers[h][0][0] - '0', headers[h][1], -1, data, dlen);
+        const char *path = write_file("variant.npy", file, len);
+        qr_scene *s = read_ok(path);
+        cr_assert_eq(s->n, 2, "header %zu", h);
+        for (int i = 0; i < 2; ++i) {
+            float got[7] = {s->x[i],   s->y[i],     s->z[i],   s->r[i],
+                            s->red[i], s->green[i], s->blue[i]};
+            for (int k = 0; k < 7; ++k)
+                cr_assert_eq(bits(got[k]), bits(two_rows[i][k]), "header %zu row %d col %d", h,
+                             i, k);
+        }
+        qr_scene_free(s);
+        unlink(path);
+    }
+}
+
+/* ---- bad files -------------------------------------------------------- */
+
+static void expect_bad_header(const char *name, int major, const char *header, const char *what)
+{
+    unsigned char data[64], file[512];
+    size_t dlen = rows_le(data, two_rows, 2);
+    size_t len = build_npy(file, major, header, -1, data, dlen);
+    expect_bad(name, file, len, what);
+}
+
+Test(scene_npy, wrong_dtype_order_or_shape)
+{
+    expect_bad_header("f8.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 7), }\n",
+                      "dtype '<f8' is not supported");
+    expect_bad_header("be.npy", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 7), }\n",
+                      "dtype '>f4' is not supported");
+    expect_bad_header("i4.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 7), }\n",
+                      "dtype '<i4'");
+    expect_bad_header("struct.npy", 1,
+                      "{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2, 7), }\n",
+                      "'descr'");
+    expect_bad_header("fortran.npy", 1,
+                      "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 7), }\n",
+                      "fortran_order True is not supported");
+    expect_bad_header("cols6.npy", 1,
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 6), }\n",
+                      "shape (2, 6) is not supported: expected (N, 7)");
+    expect_bad_header("flat.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (14,), }\n",
+                      "shape (14,) is not supported");
+    expect_bad_header("3d.npy", 1,
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7, 1), }\n",
+                      "shape (2, 7, 1) is not supported");
+    expect_bad_header("scalar.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }\n",
+                      "shape () is not supported");
+    expect_bad_header("nokey.npy", 1, "{'descr': '<f4', 'shape': (2, 7), }\n", "lacks");
+    expect_bad_header("extrakey.npy", 1,
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), 'x': 1}\n",
+                      "a key other than");
+    expect_bad_header("negshape.npy", 1,
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 7), }\n", "'shape'");
+    expect_bad_header("huge.npy", 1,
+                      "{'descr': '<f4', 'fortran_order': False, 'shape': (300000000, 7), }\n",
+                      "exceed the limit");
+    expect_bad_header("version.npy", 4, good_header, "version 4.0 is not supported");
+    expect_bad_header("notdict.npy", 1, "[1, 2]\n", "bad .npy header");
+}
+
+Test(scene_npy, truncated_files)
+{
+    unsigned char data[64], file[512];
+    size_t dlen = rows_le(data, two_rows, 2);
+    size_t full = build_npy(file, 1, good_header, -1, data, dlen);
+    /* cut anywhere: inside the magic, the header, the data */
+    const size_t cuts[] = {1, 5, 6, 8, 9, 10, 40, 10 + sizeof good_header - 2,
+                           10 + sizeof good_header - 1, full - 28, full - 1};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; ++c) {
+        const char *what = cuts[c] >= 10 + sizeof good_header - 1 ? "truncated: shape (2, 7) needs"
+                           : cuts[c] >= 10                        ? "truncated"
+                                                                  : "truncated .npy header";
+        char name[32];
+        snprintf(name, sizeof name, "cut%zu.npy", cuts[c]);
+        expect_bad(name, file, cuts[c], what);
+    }
+    expect_bad("empty.npy", "", 0, "empty file");
+    expect_bad("text.npy", "circles 1\n", 10, "not a NumPy .npy file");
+    /* more data than the shape */
+    unsigned char more[600];
+    memcpy(more, file, full);
+    memset(more + full, 0, 28);
+    expect_bad("long.npy", more, full + 28, "28 bytes follow the data");
+}
+
+/* The header's length field disagrees with the header. */
+Test(scene_npy, header_length_lies)
+{
+    unsigned char data[64], file[512];
+    size_t dlen = rows_le(data, two_rows, 2);
+    size_t hlen = strlen(good_header);
+    size_t len;
+    /* longer than the file */
+    len = build_npy(file, 1, good_header, 60000, data, dlen);
+    expect_bad("hlen_past_end.npy", file, len, "header says it is 60000 bytes long");
+    /* longer than the dict: the data's bytes become part of the header */
+    len = build_npy(file, 1, good_header, (long)hlen + 28, data, dlen);
+    expect_bad("hlen_long.npy", file, len, "bad .npy header");
+    /* shorter: the dict is cut */
+    len = build_npy(file, 1, good_header, (long)hlen - 20, data, dlen);
+    expect_bad("hlen_short.npy", file, len, "bad .npy header");
+    /* a version 2.0 length field read as if it were 1.0's */
+    len = build_npy(file, 2, good_header, (long)hlen + (1L << 16), data, dlen);
+    expect_bad("hlen_v2.npy", file, len, "header says it is");
+}
+
+Test(scene_npy, bad_values)
+{
+    const struct {
+        int row, col;
+        float v;
+        const char *what;
+    } cases[] = {
+        {1, 1, NAN, "row 1: y: nan is not a finite number"},
+        {0, 6, INFINITY, "row 0: B: inf is not a finite number"},
+        {1, 3, -0.5f, "row 1: negative radius -0.5"},
+        {1, 0, -INFINITY, "row 1: x: -inf is not a finite number"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        float rows[2][7];
+        memcpy(rows, two_rows, sizeof rows);
+        rows[cases[c].row][cases[c].col] = cases[c].v;
+        unsigned char data[64], file[512];
+        size_t dlen = rows_le(data, (const float(*)[7])rows, 2);
+        size_t len = build_npy(file, 1, good_header, -1, data, dlen);
+        expect_bad("value.npy", file, len, cases[c].what);
+    }
+}
+
+/* The first bad row is reported, however the rows are split among threads. */
+Test(scene_npy, first_bad_row_of_a_large_file)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_builtin("micro2M", 0, &s, &err), QR_OK);
+    const char *path = qr_test_tmp("big_bad.npy");
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    /* poison rows near the end of the file and one earlier, in another task */
+    int fd = open(path, O_WRONLY);
+    cr_assert(fd >= 0);
+    const float nan = NAN, neg = -1.0f;
+    cr_assert_eq(pwrite(fd, &nan, 4, 128 + 1999990L * 28 + 4), 4);
+    cr_assert_eq(pwrite(fd, &neg, 4, 128 + 700001L * 28 + 12), 4);
+    close(fd);
+    qr_scene *back = (qr_scene *)1;
+    cr_assert_eq(qr_scene_read_npy(path, &back, &err), QR_ERR_PARSE);
+    cr_assert_null(back);
+    cr_assert_not_null(strstr(err.msg, ": row 700001: negative radius -1"), "%s", err.msg);
+    qr_scene_free(s);
+    unlink(path);
+}
+
+Test(scene_npy, io_errors)
+{
+    qr_scene *s = (qr_scene *)1;
+    qr_error err;
+    cr_assert_eq(qr_scene_read_npy(qr_test_tmp("missing.npy"), &s, &err), QR_ERR_IO);
+    cr_assert_null(s);
+    cr_assert_not_null(strstr(err.msg, "No such file"), "%s", err.msg);
+    const char *dir = qr_test_tmp("dir.npy");
+    mkdir(dir, 0755);
+    cr_assert_eq(qr_scene_read_npy(dir, &s, &err), QR_ERR_IO);
+    cr_assert_not_null(strstr(err.msg, "is a directory"), "%s", err.msg);
+    rmdir(dir);
+    /* loading by extension */
+    cr_assert_eq(qr_scene_load(qr_test_tmp("missing.NPY"), 0, &s, &err), QR_ERR_IO);
+}
+
+/* ---- the command line --------------------------------------------------- */
+
+/* Runs $QR_CLI with args; returns its exit code, stderr in *err_text. */
+static int run_cli(char **err_text, const char *const *args)
+{
+    const char *cli = getenv("QR_CLI");
+    cr_assert(cli, "QR_CLI is not set (run the tests through ctest)");
+    /* not through qr_test_tmp: its few rotating buffers hold the caller's paths */
+    const char *tmp = getenv("QR_TMP") ? getenv("QR_TMP") : "/tmp";
+    char err_path[1024];
+    snprintf(err_path, sizeof err_path, "%s/%d-cli-stderr.txt", tmp, (int)getpid());
+    const char *argv[32];
+    int argc = 0;
+    argv[argc++] = cli;
+    for (int i = 0; args[i]; ++i)
+        argv[argc++] = args[i];
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fo = open("/dev/null", O_WRONLY);
+        if (fe < 0 || fo < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        execv(cli, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    size_t len;
+    *err_text = (char *)slurp(err_path, &len);
+    (*err_text)[len] = '\0';
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+#define CLI(err, ...) run_cli((err), (const char *const[]){__VA_ARGS__, NULL})
+
+static int same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
+    int same = la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+Test(scene_npy, cli_dump_and_render)
+{
+    char *e;
+    const char *npy = qr_test_tmp("cli.npy"), *circles = qr_test_tmp("cli.circles");
+    const char *a = qr_test_tmp("from_npy.ppm"), *b = qr_test_tmp("builtin.ppm");
+    cr_assert_eq(CLI(&e, "dump", "pattern", "-o", npy), 0, "%s", e);
+    free(e);
+    cr_assert_eq(CLI(&e, "render", npy, "-s", "64", "-o", a), 0, "%s", e);
+    free(e);
+    cr_assert_eq(CLI(&e, "render", "pattern", "-s", "64", "-o", b), 0, "%s", e);
+    free(e);
+    cr_assert(same_file(a, b), "the .npy dump renders differently");
+    /* .npy -> .circles -> .npy gives the same bytes */
+    cr_assert_eq(CLI(&e, "dump", npy, "-o", circles), 0, "%s", e);
+    free(e);
+    const char *again = qr_test_tmp("again.NPY");
+    cr_assert_eq(CLI(&e, "dump", circles, "-o", again), 0, "%s", e);
+    free(e);
+    cr_assert(same_file(npy, again));
+    cr_assert_eq(CLI(&e, "dump", "rgb", "-o", qr_test_tmp("x.npz")), 2, "%s", e);
+    free(e);
+}
+
+Test(scene_npy, cli_bad_file_exits_3_and_writes_nothing)
+{
+    unsigned char data[64], file[512];
+    size_t dlen = rows_le(data, two_rows, 2);
+    size_t len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n",
+                           -1, data, dlen);
+    const char *bad = write_file("cli_bad.npy", file, len);
+    const char *cut = write_file("cli_cut.npy", file, len - 3);
+    const char *out = qr_test_tmp("cli_bad.ppm"), *dumped = qr_test_tmp("cli_bad.circles");
+    const char *inputs[] = {bad, cut};
+    for (int i = 0; i < 2; ++i) {
+        char *e;
+        cr_assert_eq(CLI(&e, "render", inputs[i], "-s", "8", "-o", out), 3, "%s", e);
+        char prefix[1200];
+        snprintf(prefix, sizeof prefix, "quadrender: %s: ", inputs[i]);
+        cr_assert_eq(strncmp(e, prefix, strlen(prefix)), 0, "%s", e);
+        cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
+        free(e);
+        cr_assert_eq(CLI(&e, "dump", inputs[i], "-o", dumped), 3, "%s", e);
+        free(e);
+        cr_assert(!file_exists(out) && !file_exists(dumped), "nothing written");
+    }
+    unlink(bad);
+    unlink(cut);
+}
