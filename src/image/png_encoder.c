@@ -84,7 +84,8 @@ qr_png_params qr_png_params_for(int level, int threads)
                        .threads = threads,
                        .filter = QR_PNG_FILTER_DEFAULT,
                        .strategy = Z_DEFAULT_STRATEGY,
-                       .chunk_bytes = QR_PNG_CHUNK_BYTES};
+                       .chunk_bytes = QR_PNG_CHUNK_BYTES,
+                       .dict_bytes = QR_PNG_DICT_BYTES};
     return p;
 }
 
@@ -129,7 +130,7 @@ static void compress_chunk(const qr_png_encoder *e, worker *w, chunk_slot *s)
                           w->filtered + (size_t)(r - r0) * fb, w->scratch);
     }
     size_t ctx_len = (size_t)(s->nctx - r0) * fb;
-    size_t dict_len = ctx_len < DICT_BYTES ? ctx_len : DICT_BYTES;
+    size_t dict_len = ctx_len < e->p.dict_bytes ? ctx_len : e->p.dict_bytes;
     const unsigned char *in = w->filtered + ctx_len;
     size_t in_len = (size_t)s->nrows * fb;
 
@@ -237,7 +238,10 @@ static qr_status put_chunk(qr_png_encoder *e, const char *type, const unsigned c
     unsigned char head[8], tail[4];
     put_be32(head, len);
     memcpy(head + 4, type, 4);
-    put_be32(tail, (uint32_t)crc32(crc32(0L, head + 4, 4), data, len));
+    uLong crc = crc32(0L, head + 4, 4);
+    if (len) /* crc32 of a NULL buffer answers the initial value, not crc */
+        crc = crc32(crc, data, len);
+    put_be32(tail, (uint32_t)crc);
     qr_status st = put(e, head, 8, err);
     if (st == QR_OK)
         st = put(e, data, len, err);
@@ -468,7 +472,8 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
                               const qr_png_params *params, qr_png_encoder **out, qr_error *err)
 {
     *out = NULL;
-    if (width < 1 || height < 1 || params->level < 0 || params->level > 9 || params->chunk_bytes < 1)
+    if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
+        params->chunk_bytes < 1 || params->dict_bytes > DICT_BYTES)
         return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
     qr_png_encoder *e = calloc(1, sizeof *e);
     if (!e || !(e->name = strdup(name))) {
@@ -484,7 +489,7 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
     const size_t fb = e->row_bytes + 1;
     size_t rpc = (e->p.chunk_bytes + fb - 1) / fb;
     e->rows_per_chunk = (int32_t)(rpc < (size_t)height ? rpc : (size_t)height);
-    e->ctx_max = (int32_t)((DICT_BYTES + fb - 1) / fb) + 1;
+    e->ctx_max = (int32_t)((e->p.dict_bytes + fb - 1) / fb) + 1;
     e->nchunks = ((int64_t)height + e->rows_per_chunk - 1) / e->rows_per_chunk;
     e->adler = (uint32_t)adler32(0L, Z_NULL, 0);
 

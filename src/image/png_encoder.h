@@ -26,6 +26,7 @@
 /* Raw (filtered) bytes per chunk, rounded up to whole rows. */
 #define QR_PNG_CHUNK_BYTES (256 * 1024)
 #define QR_PNG_FILTER_DEFAULT QR_PNG_FILTER_UP
+#define QR_PNG_DICT_BYTES 32768
 
 typedef struct qr_png_params {
     int level;            /* zlib level 0..9 */
@@ -33,6 +34,8 @@ typedef struct qr_png_params {
     qr_png_filter filter; /* QR_PNG_FILTER_DEFAULT in the product */
     int strategy;         /* zlib strategy; Z_DEFAULT_STRATEGY in the product */
     size_t chunk_bytes;   /* QR_PNG_CHUNK_BYTES in the product */
+    size_t dict_bytes;    /* 0..32768: how much of the data before a chunk primes
+                             its compressor; QR_PNG_DICT_BYTES in the product */
 } qr_png_params;
 
 /* The product's parameters for a level and a thread count. */
