@@ -305,7 +305,8 @@ static void assert_png_pixels(const char *path, const unsigned char *want, int32
 
 /* ---- against the whole-image writers ----------------------------------------------------- */
 
-static const int32_t sizes[][2] = {{1, 1}, {1, 4097}, {3000, 7}, {257, 301}};
+/* 1000 x 1000: the whole-image writers convert it on several threads */
+static const int32_t sizes[][2] = {{1, 1}, {1, 4097}, {3000, 7}, {257, 301}, {1000, 1000}};
 static const int32_t bands[] = {1, 7, 1 << 30 /* whole */};
 
 Test(image_stream, ppm_and_pfm_equal_the_whole_image_writers)

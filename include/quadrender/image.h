@@ -67,8 +67,9 @@ qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *er
 
 typedef struct qr_image_write_options {
     int png_level; /* 0..9, QR_PNG_LEVEL_DEFAULT */
-    int threads;   /* PNG encoding threads; 0: one per online core. The
-                      bytes written do not depend on it. */
+    int threads;   /* threads that encode PNG and convert whole images;
+                      0: one per online core. The bytes written do not
+                      depend on it. */
 } qr_image_write_options;
 
 static inline qr_image_write_options qr_image_write_options_default(void)

@@ -17,14 +17,12 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "image_threads.h"
 #include "png_encoder.h"
 
 /* stdio's buffer: large writes of whole bands pass it by, small ones (headers,
  * PNG chunk framing) gather in it. */
 #define IO_BUFFER_BYTES (1 << 20)
-/* More encoding threads than this gain nothing on any machine we know. */
-#define MAX_THREADS 256
-
 struct qr_image_writer {
     qr_atomic_file af;
     qr_image_format format;
@@ -36,10 +34,10 @@ struct qr_image_writer {
     qr_error fail;       /* sticky: the first failure */
 };
 
-static int online_cores(void)
+int qr_image_threads(int requested)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+    long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > QR_IMAGE_MAX_THREADS ? QR_IMAGE_MAX_THREADS : (int)n;
 }
 
 static int host_is_little_endian(void)
@@ -122,9 +120,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
     setvbuf(w->af.fp, w->iobuf, _IOFBF, IO_BUFFER_BYTES);
 
     if (format == QR_FORMAT_PNG) {
-        int threads = o.threads ? (o.threads > MAX_THREADS ? MAX_THREADS : o.threads)
-                                : online_cores();
-        qr_png_params p = qr_png_params_for(o.png_level, threads);
+        qr_png_params p = qr_png_params_for(o.png_level, qr_image_threads(o.threads));
         st = qr_png_encoder_open(w->af.fp, path, width, height, &p, &w->png, err);
     } else {
         /* Byte for byte the headers the CS149 tool and the PFM convention use. */

@@ -1,15 +1,24 @@
 /* image_write.c — the whole-image writers: a float RGBA qr_image (row 0 at
  * the bottom) to a PNG, PPM or PFM file, through the streaming writer
  * (image_stream.c) in bands of about BAND_BYTES, so that a write needs
- * memory for one band beyond the image itself.
+ * memory for one band beyond the image itself. Each band is converted on
+ * the writer's threads: one thread converts floats to bytes more slowly
+ * than all cores encode PNG.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "quadrender/image.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BAND_BYTES (1 << 20)
+#include "image_threads.h"
+
+#define BAND_BYTES (8 << 20)
+/* Rows converted by one thread at the least: below that a thread costs
+ * more than it saves. */
+#define MIN_CONVERT_BYTES (256 << 10)
 
 static qr_status check_image(const qr_image *img, const char *path, qr_error *err)
 {
@@ -42,6 +51,57 @@ static void row_to_rgbf(const float *src, int32_t width, float *dst)
         memcpy(dst + 3 * (size_t)i, src + 4 * (size_t)i, 3 * sizeof(float));
 }
 
+/* Rows [first, first + n) of a band, in file order, converted into buf. */
+typedef struct convert_job {
+    const qr_image *img;
+    int pfm;
+    int32_t band_first, first, n;
+    size_t row_bytes;
+    void *buf;
+} convert_job;
+
+static void *convert_rows(void *arg)
+{
+    const convert_job *c = arg;
+    const qr_image *img = c->img;
+    for (int32_t r = c->first; r < c->first + c->n; r++) {
+        /* PNG and PPM store the top row (our last) first, PFM the bottom one. */
+        int32_t k = c->band_first + r;
+        int32_t j = c->pfm ? k : img->height - 1 - k;
+        unsigned char *dst = (unsigned char *)c->buf + (size_t)r * c->row_bytes;
+        if (c->pfm)
+            row_to_rgbf(image_row(img, j), img->width, (float *)(void *)dst);
+        else
+            row_to_bytes(image_row(img, j), img->width, dst);
+    }
+    return NULL;
+}
+
+/* Converts n rows from file row band_first on, split over up to `threads`
+ * threads; falls back to fewer (down to this one) if a thread won't start. */
+static void convert_band(const qr_image *img, int pfm, int32_t band_first, int32_t n,
+                         size_t row_bytes, void *buf, int threads)
+{
+    int64_t most = (int64_t)((size_t)n * row_bytes / MIN_CONVERT_BYTES);
+    if (threads > most)
+        threads = most < 1 ? 1 : (int)most;
+    convert_job jobs[QR_IMAGE_MAX_THREADS];
+    pthread_t tids[QR_IMAGE_MAX_THREADS];
+    int started = 0;
+    for (int t = 0; t < threads; t++) {
+        int32_t a = (int32_t)((int64_t)n * t / threads), b = (int32_t)((int64_t)n * (t + 1) / threads);
+        jobs[t] = (convert_job){img, pfm, band_first, a, b - a, row_bytes, buf};
+        if (t == threads - 1 || pthread_create(&tids[started], NULL, convert_rows, &jobs[t]) != 0) {
+            /* the last part, and any a thread refused, is done here */
+            convert_rows(&jobs[t]);
+        } else {
+            started++;
+        }
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+}
+
 static qr_status write_format(const qr_image *img, const char *path, qr_image_format format,
                               const qr_image_write_options *opts, qr_error *err)
 {
@@ -61,16 +121,10 @@ static qr_status write_format(const qr_image *img, const char *path, qr_image_fo
                        (size_t)band * row_bytes, path);
     qr_image_writer *w;
     st = qr_image_writer_open(path, format, img->width, img->height, opts, &w, err);
-    /* PNG and PPM store the top row (our last) first, PFM the bottom one. */
+    const int threads = qr_image_threads(opts ? opts->threads : 0);
     for (int32_t done = 0; st == QR_OK && done < img->height; done += band) {
         int32_t n = img->height - done < band ? img->height - done : band;
-        for (int32_t r = 0; r < n; r++) {
-            int32_t j = pfm ? done + r : img->height - 1 - (done + r);
-            if (pfm)
-                row_to_rgbf(image_row(img, j), img->width, (float *)buf + (size_t)r * img->width * 3);
-            else
-                row_to_bytes(image_row(img, j), img->width, (unsigned char *)buf + (size_t)r * row_bytes);
-        }
+        convert_band(img, pfm, done, n, row_bytes, buf, threads);
         st = pfm ? qr_image_writer_append_rgbf(w, buf, n, err)
                  : qr_image_writer_append_rgb8(w, buf, n, err);
     }
