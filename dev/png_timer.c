@@ -207,7 +207,13 @@ static size_t run_chunks(const unsigned char *px, int w, int h, const qr_png_par
 {
     chunk_job j = {.px = px, .w = w, .h = h, .lib = lib, .p = *p};
     size_t fb = (size_t)w * 3 + 1;
-    j.rows_per_chunk = (int)((p->chunk_bytes + fb - 1) / fb);
+    size_t chunk = p->chunk_bytes;
+    if (!chunk) { /* as the encoder chooses */
+        chunk = fb * (size_t)h / QR_PNG_CHUNKS;
+        chunk = chunk < QR_PNG_CHUNK_MIN ? QR_PNG_CHUNK_MIN
+                : chunk > QR_PNG_CHUNK_MAX ? QR_PNG_CHUNK_MAX : chunk;
+    }
+    j.rows_per_chunk = (int)((chunk + fb - 1) / fb);
     j.nchunks = (h + j.rows_per_chunk - 1) / j.rows_per_chunk;
     atomic_init(&j.next, 0);
     atomic_init(&j.out_bytes, 0);
@@ -258,7 +264,7 @@ int main(int argc, char **argv)
     int levels[10] = {1}, nlevels = 1;
     int filters[6] = {QR_PNG_FILTER_DEFAULT}, nfilters = 1;
     int libs[3] = {LIB_ENCODER, LIB_ZLIB, LIB_LIBDEFLATE}, nlibs = 3;
-    size_t chunk = QR_PNG_CHUNK_BYTES, dict = QR_PNG_DICT_BYTES;
+    size_t chunk = 0, dict = QR_PNG_DICT_BYTES;
     for (int a = 1; a < argc; a++) {
         const char *v = a + 1 < argc ? argv[a + 1] : "";
         if (!strcmp(argv[a], "--ppm")) ppm = v;
@@ -278,7 +284,7 @@ int main(int argc, char **argv)
     double t0 = now_ms();
     unsigned char *px = ppm ? read_ppm(ppm, &w, &h) : render_scene(scene, w = h = size);
     double raw_mb = (double)w * h * 3 / 1e6;
-    printf("# %s: %dx%d, %.1f MB of RGB (%s in %.0f ms), chunks of %zu bytes, "
+    printf("# %s: %dx%d, %.1f MB of RGB (%s in %.0f ms), chunks of %zu bytes (0: by size), "
            "dictionary %zu, %ld cores, best of %d\n", ppm ? ppm : scene, w, h, raw_mb,
            ppm ? "read" : "rendered", now_ms() - t0, chunk, dict, cores, reps);
     printf("%-10s %-8s %5s %7s %9s %9s %9s %11s %7s\n", "library", "filter", "level", "threads",

@@ -84,7 +84,7 @@ qr_png_params qr_png_params_for(int level, int threads)
                        .threads = threads,
                        .filter = QR_PNG_FILTER_DEFAULT,
                        .strategy = Z_DEFAULT_STRATEGY,
-                       .chunk_bytes = QR_PNG_CHUNK_BYTES,
+                       .chunk_bytes = 0,
                        .dict_bytes = QR_PNG_DICT_BYTES};
     return p;
 }
@@ -473,7 +473,7 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
 {
     *out = NULL;
     if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
-        params->chunk_bytes < 1 || params->dict_bytes > DICT_BYTES)
+        params->dict_bytes > DICT_BYTES)
         return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
     qr_png_encoder *e = calloc(1, sizeof *e);
     if (!e || !(e->name = strdup(name))) {
@@ -487,7 +487,13 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
     e->p = *params;
     e->row_bytes = (size_t)width * 3;
     const size_t fb = e->row_bytes + 1;
-    size_t rpc = (e->p.chunk_bytes + fb - 1) / fb;
+    size_t chunk = e->p.chunk_bytes;
+    if (chunk == 0) {
+        chunk = fb * (size_t)height / QR_PNG_CHUNKS;
+        chunk = chunk < QR_PNG_CHUNK_MIN ? QR_PNG_CHUNK_MIN
+                : chunk > QR_PNG_CHUNK_MAX ? QR_PNG_CHUNK_MAX : chunk;
+    }
+    size_t rpc = (chunk + fb - 1) / fb;
     e->rows_per_chunk = (int32_t)(rpc < (size_t)height ? rpc : (size_t)height);
     e->ctx_max = (int32_t)((e->p.dict_bytes + fb - 1) / fb) + 1;
     e->nchunks = ((int64_t)height + e->rows_per_chunk - 1) / e->rows_per_chunk;

@@ -23,8 +23,13 @@
 #include "png_filter.h"
 #include "quadrender/error.h"
 
-/* Raw (filtered) bytes per chunk, rounded up to whole rows. */
-#define QR_PNG_CHUNK_BYTES (256 * 1024)
+/* Filtered bytes per chunk, rounded up to whole rows: the image's share
+ * of QR_PNG_CHUNKS chunks, within [QR_PNG_CHUNK_MIN, QR_PNG_CHUNK_MAX].
+ * Small images get chunks enough for every core; large ones, chunks
+ * large enough that priming each with the dictionary costs little. */
+#define QR_PNG_CHUNKS 64
+#define QR_PNG_CHUNK_MIN (128 * 1024)
+#define QR_PNG_CHUNK_MAX (1024 * 1024)
 #define QR_PNG_FILTER_DEFAULT QR_PNG_FILTER_UP
 #define QR_PNG_DICT_BYTES 32768
 
@@ -33,7 +38,7 @@ typedef struct qr_png_params {
     int threads;          /* >= 1; 1 encodes in the caller's thread */
     qr_png_filter filter; /* QR_PNG_FILTER_DEFAULT in the product */
     int strategy;         /* zlib strategy; Z_DEFAULT_STRATEGY in the product */
-    size_t chunk_bytes;   /* QR_PNG_CHUNK_BYTES in the product */
+    size_t chunk_bytes;   /* 0 in the product: by the image's size, as above */
     size_t dict_bytes;    /* 0..32768: how much of the data before a chunk primes
                              its compressor; QR_PNG_DICT_BYTES in the product */
 } qr_png_params;
