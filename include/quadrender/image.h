@@ -5,7 +5,7 @@
  * file format's own convention.
  *
  * Output formats, chosen by extension:
- *   .png  8-bit RGB (libpng)        .ppm  P6 8-bit RGB, top row first
+ *   .png  8-bit RGB (zlib, on all cores)  .ppm  P6 8-bit RGB, top row first
  *   .pfm  float RGB, little-endian, bottom row first (as PFM specifies)
  * 8-bit values are (unsigned char)(255 * clamp(v, 0, 1)) — truncation — so a
  * PPM equals byte for byte the one the CS149 tool writes.
