@@ -7,7 +7,10 @@
 # ../shared/tools/criterion-bundle.sh for machines without apt) uses that
 # instead of any package.
 
-QR_PACKAGES=(cmake pkg-config libpng-dev libcriterion-dev)
+# zlib1g-dev: the PNG encoder deflates with zlib itself (libpng-dev brings it
+# too). dev/png_timer also measures libdeflate when libdeflate-dev is there;
+# nothing else needs it, so it is not installed here.
+QR_PACKAGES=(cmake pkg-config libpng-dev zlib1g-dev libcriterion-dev)
 
 qr_apt_install() {
     local sudo=()

@@ -5,12 +5,15 @@
  * file format's own convention.
  *
  * Output formats, chosen by extension:
- *   .png  8-bit RGB (libpng)        .ppm  P6 8-bit RGB, top row first
+ *   .png  8-bit RGB (zlib, on all cores)  .ppm  P6 8-bit RGB, top row first
  *   .pfm  float RGB, little-endian, bottom row first (as PFM specifies)
  * 8-bit values are (unsigned char)(255 * clamp(v, 0, 1)) — truncation — so a
  * PPM equals byte for byte the one the CS149 tool writes.
  * Every writer goes through a temporary file and a rename: a failed run never
  * leaves a half-written image behind.
+ *
+ * The whole-image writers are thin users of the streaming writer below
+ * (qr_image_writer), which takes rows in bands and encodes PNG on all cores.
  */
 #ifndef QUADRENDER_IMAGE_H
 #define QUADRENDER_IMAGE_H
@@ -53,6 +56,61 @@ qr_status qr_image_write(const qr_image *img, const char *path, qr_error *err);
 qr_status qr_image_write_png(const qr_image *img, const char *path, qr_error *err);
 qr_status qr_image_write_ppm(const qr_image *img, const char *path, qr_error *err);
 qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *err);
+
+/* ---- options and the streaming writer -------------------------------------- */
+
+/* zlib's levels: 0 stores, 1 is the fastest that compresses, 9 the smallest. */
+#define QR_PNG_LEVEL_DEFAULT 1
+/* The widest and tallest image the streaming writer takes (PNG allows
+ * 2^31 - 1; a row of this width is 48 MiB of RGB bytes). */
+#define QR_IMAGE_WRITER_MAX_DIM (1 << 24)
+
+typedef struct qr_image_write_options {
+    int png_level; /* 0..9, QR_PNG_LEVEL_DEFAULT */
+    int threads;   /* threads that encode PNG and convert whole images;
+                      0: one per online core. The bytes written do not
+                      depend on it. */
+} qr_image_write_options;
+
+static inline qr_image_write_options qr_image_write_options_default(void)
+{
+    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0};
+    return o;
+}
+
+/* Writes by extension with the given options (NULL: the defaults). */
+qr_status qr_image_write_with(const qr_image *img, const char *path,
+                              const qr_image_write_options *opts, qr_error *err);
+
+/* A file being written row band by row band:
+ *
+ *     qr_image_writer *w;
+ *     qr_image_writer_open(path, QR_FORMAT_PNG, W, H, NULL, &w, &err);
+ *     for each band: qr_image_writer_append_rgb8(w, rows, n, &err);
+ *     qr_image_writer_close(w, &err);   // or qr_image_writer_abort(w)
+ *
+ * Rows go in the file's own order: top row first for PNG and PPM (8-bit
+ * RGB rows of 3 * width bytes, qr_image_writer_append_rgb8), bottom row
+ * first for PFM (float RGB rows of 3 * width floats,
+ * qr_image_writer_append_rgbf). A band may hold any number of rows; the
+ * bytes written do not depend on how the rows were banded. The file
+ * appears under `path` only when close succeeds with every row written;
+ * after any failure, or after abort, no file and no temporary file is
+ * left. After a failure, every further call answers the same error; close
+ * or abort must still be called to free the writer. */
+typedef struct qr_image_writer qr_image_writer;
+
+qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t width,
+                               int32_t height, const qr_image_write_options *opts,
+                               qr_image_writer **out, qr_error *err);
+qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *rows,
+                                      int32_t nrows, qr_error *err);
+qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int32_t nrows,
+                                      qr_error *err);
+/* Finishes the file and renames it into place; frees w whatever happens. */
+qr_status qr_image_writer_close(qr_image_writer *w, qr_error *err);
+/* Discards the file; frees w. Safe on NULL. */
+void qr_image_writer_abort(qr_image_writer *w);
 
 /* The 8-bit value a float channel is written as. */
 static inline unsigned char qr_to_byte(float v)

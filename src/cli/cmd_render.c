@@ -104,6 +104,15 @@ static void frame_path(char *buf, size_t size, const char *out, int64_t frame)
     snprintf(buf, size, "%.*s_%04lld%s", stem, out, (long long)frame, dot ? dot : "");
 }
 
+static const char *set_png_level(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 9, &v))
+        return "a PNG level from 0 to 9";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
 static int run_render(const cli_cmd *cmd, int argc, char **argv)
 {
     cli_scene_opts so;
@@ -111,6 +120,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     const char *out = NULL;
     cli_device device = CLI_DEVICE_AUTO;
     int exact = 0, fast = 0;
+    qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
     enum {
         O_SCENE,
@@ -119,6 +129,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_DEVICE,
         O_EXACT,
         O_FAST,
+        O_PNG_LEVEL,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -133,6 +144,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                      "GPU: bit-identical to the CPU reference (back to front)"},
         [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
                     "GPU: front to back with early stop, within 1e-5 (the default)"},
+        [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &write_opts.png_level,
+                         "PNG compression, 0 (none) to 9 (smallest); default 1, the fastest"},
     };
     const char *scene_arg = NULL;
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
@@ -207,7 +220,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t3 = cli_now_ms();
-        if (qr_image_write(img, path, &err) != QR_OK) {
+        if (qr_image_write_with(img, path, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
         }

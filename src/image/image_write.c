@@ -1,25 +1,24 @@
-/* image_write.c — PNG, PPM and PFM writers for float RGBA images.
- *
- * Every writer streams one row at a time through a small row buffer (an
- * image can be 32768 x 32768, 16 GiB of floats: a second full-size copy is
- * not an option) into a temporary file that replaces the target only when
- * complete (common/atomic_file.h).
+/* image_write.c — the whole-image writers: a float RGBA qr_image (row 0 at
+ * the bottom) to a PNG, PPM or PFM file, through the streaming writer
+ * (image_stream.c) in bands of about BAND_BYTES, so that a write needs
+ * memory for one band beyond the image itself. Each band is converted on
+ * the writer's threads: one thread converts floats to bytes more slowly
+ * than all cores encode PNG.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "quadrender/image.h"
 
-#include <errno.h>
-#include <png.h>
-#include <setjmp.h>
+#include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic_file.h"
+#include "image_threads.h"
 
-/* Level 3 costs a little size against zlib's default 6 but keeps a 1024 x 1024
- * frame's encoding well below its render time. */
-#define QR_PNG_COMPRESSION_LEVEL 3
+#define BAND_BYTES (8 << 20)
+/* Rows converted by one thread at the least: below that a thread costs
+ * more than it saves. */
+#define MIN_CONVERT_BYTES (256 << 10)
 
 static qr_status check_image(const qr_image *img, const char *path, qr_error *err)
 {
@@ -36,50 +35,6 @@ static const float *image_row(const qr_image *img, int32_t j)
     return img->rgba + (size_t)j * (size_t)img->width * 4;
 }
 
-/* Shared tail of the stdio writers: a failed fwrite aborts with errno's text. */
-static qr_status write_failed(qr_atomic_file *af, int e, const char *path, qr_error *err)
-{
-    qr_atomic_abort(af);
-    return qr_fail(err, QR_ERR_IO, "%s: write failed: %s", path, strerror(e ? e : EIO));
-}
-
-qr_status qr_image_write(const qr_image *img, const char *path, qr_error *err)
-{
-    switch (qr_image_format_from_path(path)) {
-    case QR_FORMAT_PNG: return qr_image_write_png(img, path, err);
-    case QR_FORMAT_PPM: return qr_image_write_ppm(img, path, err);
-    case QR_FORMAT_PFM: return qr_image_write_pfm(img, path, err);
-    case QR_FORMAT_UNKNOWN: break;
-    }
-    return qr_fail(err, QR_ERR_INVALID, "cannot tell the image format of '%s': use .png, .ppm or .pfm",
-                   path ? path : "");
-}
-
-/* ---- PPM ------------------------------------------------------------------ */
-
-/* The start every writer shares: a valid image, a one-row buffer of
- * width * pixel_bytes (its size in *row_bytes), and the temporary file. On
- * failure nothing is left behind. */
-static qr_status begin_write(const qr_image *img, const char *path, size_t pixel_bytes,
-                             unsigned char **row, size_t *row_bytes_out, qr_atomic_file *af,
-                             qr_error *err)
-{
-    qr_status st = check_image(img, path, err);
-    if (st != QR_OK)
-        return st;
-    const size_t row_bytes = (size_t)img->width * pixel_bytes;
-    *row_bytes_out = row_bytes;
-    *row = malloc(row_bytes);
-    if (!*row)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a row of %s", row_bytes, path);
-    st = qr_atomic_open(af, path, err);
-    if (st != QR_OK) {
-        free(*row);
-        *row = NULL;
-    }
-    return st;
-}
-
 static void row_to_bytes(const float *src, int32_t width, unsigned char *dst)
 {
     for (int32_t i = 0; i < width; i++) {
@@ -89,166 +44,125 @@ static void row_to_bytes(const float *src, int32_t width, unsigned char *dst)
     }
 }
 
-qr_status qr_image_write_ppm(const qr_image *img, const char *path, qr_error *err)
+/* Alpha dropped, bits kept as they are (NaN payloads included). */
+static void row_to_rgbf(const float *src, int32_t width, float *dst)
 {
+    for (int32_t i = 0; i < width; i++)
+        memcpy(dst + 3 * (size_t)i, src + 4 * (size_t)i, 3 * sizeof(float));
+}
+
+/* Rows [first, first + n) of a band, in file order, converted into buf. */
+typedef struct convert_job {
+    const qr_image *img;
+    int pfm;
+    int32_t band_first, first, n;
     size_t row_bytes;
-    unsigned char *row;
-    qr_atomic_file af;
-    qr_status st = begin_write(img, path, 3, &row, &row_bytes, &af, err);
+    void *buf;
+} convert_job;
+
+static void *convert_rows(void *arg)
+{
+    const convert_job *c = arg;
+    const qr_image *img = c->img;
+    for (int32_t r = c->first; r < c->first + c->n; r++) {
+        /* PNG and PPM store the top row (our last) first, PFM the bottom one. */
+        int32_t k = c->band_first + r;
+        int32_t j = c->pfm ? k : img->height - 1 - k;
+        unsigned char *dst = (unsigned char *)c->buf + (size_t)r * c->row_bytes;
+        if (c->pfm)
+            row_to_rgbf(image_row(img, j), img->width, (float *)(void *)dst);
+        else
+            row_to_bytes(image_row(img, j), img->width, dst);
+    }
+    return NULL;
+}
+
+/* Converts n rows from file row band_first on, split over up to `threads`
+ * threads; falls back to fewer (down to this one) if a thread won't start. */
+static void convert_band(const qr_image *img, int pfm, int32_t band_first, int32_t n,
+                         size_t row_bytes, void *buf, int threads)
+{
+    int64_t most = (int64_t)((size_t)n * row_bytes / MIN_CONVERT_BYTES);
+    if (threads > most)
+        threads = most < 1 ? 1 : (int)most;
+    convert_job jobs[QR_IMAGE_MAX_THREADS];
+    pthread_t tids[QR_IMAGE_MAX_THREADS];
+    int started = 0;
+    for (int t = 0; t < threads; t++) {
+        int32_t a = (int32_t)((int64_t)n * t / threads), b = (int32_t)((int64_t)n * (t + 1) / threads);
+        jobs[t] = (convert_job){img, pfm, band_first, a, b - a, row_bytes, buf};
+        if (t == threads - 1 || pthread_create(&tids[started], NULL, convert_rows, &jobs[t]) != 0) {
+            /* the last part, and any a thread refused, is done here */
+            convert_rows(&jobs[t]);
+        } else {
+            started++;
+        }
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+}
+
+static qr_status write_format(const qr_image *img, const char *path, qr_image_format format,
+                              const qr_image_write_options *opts, qr_error *err)
+{
+    qr_status st = check_image(img, path, err);
     if (st != QR_OK)
         return st;
-    /* Byte for byte the header the CS149 tool writes. */
-    errno = 0;
-    if (fprintf(af.fp, "P6\n%ld %ld\n255\n", (long)img->width, (long)img->height) < 0) {
-        free(row);
-        return write_failed(&af, errno, path, err);
+    const int pfm = format == QR_FORMAT_PFM;
+    const size_t row_bytes = (size_t)img->width * 3 * (pfm ? sizeof(float) : 1);
+    int32_t band = (int32_t)(BAND_BYTES / row_bytes);
+    if (band < 1)
+        band = 1;
+    if (band > img->height)
+        band = img->height;
+    void *buf = malloc((size_t)band * row_bytes);
+    if (!buf)
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a band of %s",
+                       (size_t)band * row_bytes, path);
+    qr_image_writer *w;
+    st = qr_image_writer_open(path, format, img->width, img->height, opts, &w, err);
+    const int threads = qr_image_threads(opts ? opts->threads : 0);
+    for (int32_t done = 0; st == QR_OK && done < img->height; done += band) {
+        int32_t n = img->height - done < band ? img->height - done : band;
+        convert_band(img, pfm, done, n, row_bytes, buf, threads);
+        st = pfm ? qr_image_writer_append_rgbf(w, buf, n, err)
+                 : qr_image_writer_append_rgb8(w, buf, n, err);
     }
-    for (int32_t j = img->height - 1; j >= 0; j--) {
-        row_to_bytes(image_row(img, j), img->width, row);
-        errno = 0;
-        if (fwrite(row, 1, row_bytes, af.fp) != row_bytes) {
-            free(row);
-            return write_failed(&af, errno, path, err);
-        }
-    }
-    free(row);
-    return qr_atomic_commit(&af, err);
+    free(buf);
+    if (st == QR_OK)
+        return qr_image_writer_close(w, err);
+    if (w)
+        qr_image_writer_abort(w);
+    return st;
 }
 
-/* ---- PFM ------------------------------------------------------------------ */
-
-/* Little-endian whatever the host: PFM's negative scale promises it. */
-static void put_f32_le(unsigned char *dst, float v)
+qr_status qr_image_write_with(const qr_image *img, const char *path,
+                              const qr_image_write_options *opts, qr_error *err)
 {
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    dst[0] = (unsigned char)(u & 0xffu);
-    dst[1] = (unsigned char)((u >> 8) & 0xffu);
-    dst[2] = (unsigned char)((u >> 16) & 0xffu);
-    dst[3] = (unsigned char)((u >> 24) & 0xffu);
+    qr_image_format f = qr_image_format_from_path(path);
+    if (f == QR_FORMAT_UNKNOWN)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "cannot tell the image format of '%s': use .png, .ppm or .pfm",
+                       path ? path : "");
+    return write_format(img, path, f, opts, err);
 }
 
-qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *err)
+qr_status qr_image_write(const qr_image *img, const char *path, qr_error *err)
 {
-    size_t row_bytes;
-    unsigned char *row;
-    qr_atomic_file af;
-    qr_status st = begin_write(img, path, 3 * 4, &row, &row_bytes, &af, err);
-    if (st != QR_OK)
-        return st;
-    errno = 0;
-    if (fprintf(af.fp, "PF\n%ld %ld\n-1.0\n", (long)img->width, (long)img->height) < 0) {
-        free(row);
-        return write_failed(&af, errno, path, err);
-    }
-    /* PFM stores the bottom row first, which is our row 0. */
-    for (int32_t j = 0; j < img->height; j++) {
-        const float *src = image_row(img, j);
-        for (int32_t i = 0; i < img->width; i++) {
-            put_f32_le(row + 12 * (size_t)i + 0, src[4 * i + 0]);
-            put_f32_le(row + 12 * (size_t)i + 4, src[4 * i + 1]);
-            put_f32_le(row + 12 * (size_t)i + 8, src[4 * i + 2]);
-        }
-        errno = 0;
-        if (fwrite(row, 1, row_bytes, af.fp) != row_bytes) {
-            free(row);
-            return write_failed(&af, errno, path, err);
-        }
-    }
-    free(row);
-    return qr_atomic_commit(&af, err);
-}
-
-/* ---- PNG ------------------------------------------------------------------ */
-
-/* What libpng's callbacks report back; lives in the caller of png_encode, so
- * it survives the longjmp with defined contents. */
-typedef struct png_sink {
-    FILE *fp;
-    int io_errno;   /* non-zero once a write to fp failed */
-    char msg[200];  /* libpng's own error text */
-} png_sink;
-
-static void png_on_error(png_structp png, png_const_charp msg)
-{
-    png_sink *sink = png_get_error_ptr(png);
-    if (sink)
-        snprintf(sink->msg, sizeof sink->msg, "%s", msg ? msg : "unknown libpng error");
-    png_longjmp(png, 1);
-}
-
-/* The library never prints: libpng's warnings (none expected for 8-bit RGB)
- * are dropped rather than sent to stderr. */
-static void png_on_warning(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
-}
-
-/* Our own write callback, rather than png_init_io, so that the errno of a
- * failed write is kept for the message. */
-static void png_on_write(png_structp png, png_bytep data, png_size_t len)
-{
-    png_sink *sink = png_get_io_ptr(png);
-    errno = 0;
-    if (fwrite(data, 1, len, sink->fp) != len) {
-        sink->io_errno = errno ? errno : EIO;
-        png_error(png, "write failed");
-    }
-}
-
-static void png_on_flush(png_structp png)
-{
-    (void)png; /* qr_atomic_commit flushes once at the end */
-}
-
-/* The part of the PNG writer that libpng may longjmp out of. It has no local
- * state that matters after the jump, so nothing here needs to be volatile. */
-static int png_encode(png_structp png, png_infop info, const qr_image *img, unsigned char *row)
-{
-    if (setjmp(png_jmpbuf(png)))
-        return -1;
-    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
-                 PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, QR_PNG_COMPRESSION_LEVEL);
-    png_write_info(png, info);
-    for (int32_t j = img->height - 1; j >= 0; j--) {
-        row_to_bytes(image_row(img, j), img->width, row);
-        png_write_row(png, row);
-    }
-    png_write_end(png, info);
-    return 0;
+    return qr_image_write_with(img, path, NULL, err);
 }
 
 qr_status qr_image_write_png(const qr_image *img, const char *path, qr_error *err)
 {
-    size_t row_bytes;
-    unsigned char *row;
-    qr_atomic_file af;
-    qr_status st = begin_write(img, path, 3, &row, &row_bytes, &af, err);
-    if (st != QR_OK)
-        return st;
-    png_sink sink = {.fp = af.fp, .io_errno = 0, .msg = ""};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, png_on_error,
-                                              png_on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        png_destroy_write_struct(&png, &info);
-        qr_atomic_abort(&af);
-        free(row);
-        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the PNG encoder", path);
-    }
-    png_set_write_fn(png, &sink, png_on_write, png_on_flush);
+    return write_format(img, path, QR_FORMAT_PNG, NULL, err);
+}
 
-    int failed = png_encode(png, info, img, row) != 0;
-    png_destroy_write_struct(&png, &info);
-    free(row);
-    if (failed) {
-        qr_atomic_abort(&af);
-        if (sink.io_errno)
-            return qr_fail(err, QR_ERR_IO, "%s: write failed: %s", path, strerror(sink.io_errno));
-        return qr_fail(err, QR_ERR_IO, "%s: cannot encode PNG: %s", path, sink.msg);
-    }
-    return qr_atomic_commit(&af, err);
+qr_status qr_image_write_ppm(const qr_image *img, const char *path, qr_error *err)
+{
+    return write_format(img, path, QR_FORMAT_PPM, NULL, err);
+}
+
+qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *err)
+{
+    return write_format(img, path, QR_FORMAT_PFM, NULL, err);
 }

@@ -1,0 +1,250 @@
+/* image_stream.c — the streaming image writer (qr_image_writer, see
+ * include/quadrender/image.h).
+ *
+ * PPM and PFM rows go straight to the file; PNG rows go to the parallel
+ * encoder (png_encoder.h). Either way the bytes land in a temporary file
+ * that replaces the target only on a successful close
+ * (common/atomic_file.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "quadrender/image.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/atomic_file.h"
+#include "image_threads.h"
+#include "png_encoder.h"
+
+/* stdio's buffer: large writes of whole bands pass it by, small ones (headers,
+ * PNG chunk framing) gather in it. */
+#define IO_BUFFER_BYTES (1 << 20)
+struct qr_image_writer {
+    qr_atomic_file af;
+    qr_image_format format;
+    int32_t width, height;
+    int64_t rows_in;
+    qr_png_encoder *png;
+    char *iobuf;
+    unsigned char *conv; /* PFM on a big-endian host: one row of little-endian floats */
+    qr_error fail;       /* sticky: the first failure */
+};
+
+int qr_image_threads(int requested)
+{
+    long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > QR_IMAGE_MAX_THREADS ? QR_IMAGE_MAX_THREADS : (int)n;
+}
+
+static int host_is_little_endian(void)
+{
+    const uint32_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+static void writer_free(qr_image_writer *w)
+{
+    qr_png_encoder_free(w->png);
+    free(w->conv);
+    free(w->iobuf);
+    free(w);
+}
+
+/* Records the first failure, removes the temporary file and answers it. */
+static qr_status writer_failed(qr_image_writer *w, qr_error *err)
+{
+    if (w->af.fp || w->af.tmp_path[0]) {
+        qr_png_encoder_free(w->png); /* its threads stop before the file goes */
+        w->png = NULL;
+        qr_atomic_abort(&w->af);
+    }
+    return qr_fail(err, w->fail.status, "%s", w->fail.msg);
+}
+
+static qr_status write_bytes(qr_image_writer *w, const void *data, size_t len, qr_error *err)
+{
+    errno = 0;
+    if (fwrite(data, 1, len, w->af.fp) != len) {
+        int e = errno ? errno : EIO;
+        qr_fail(&w->fail, QR_ERR_IO, "%s: write failed: %s", w->af.path, strerror(e));
+        return writer_failed(w, err);
+    }
+    return QR_OK;
+}
+
+qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t width,
+                               int32_t height, const qr_image_write_options *opts,
+                               qr_image_writer **out, qr_error *err)
+{
+    if (!out)
+        return qr_fail(err, QR_ERR_INVALID, "qr_image_writer_open: no output pointer");
+    *out = NULL;
+    if (!path)
+        return qr_fail(err, QR_ERR_INVALID, "no output file name");
+    if (format != QR_FORMAT_PNG && format != QR_FORMAT_PPM && format != QR_FORMAT_PFM)
+        return qr_fail(err, QR_ERR_INVALID, "%s: unknown image format", path);
+    if (width < 1 || height < 1 || width > QR_IMAGE_WRITER_MAX_DIM ||
+        height > QR_IMAGE_WRITER_MAX_DIM)
+        return qr_fail(err, QR_ERR_INVALID, "%s: cannot write a %ldx%ld image (1..%d a side)",
+                       path, (long)width, (long)height, QR_IMAGE_WRITER_MAX_DIM);
+    qr_image_write_options o = opts ? *opts : qr_image_write_options_default();
+    if (o.png_level < 0 || o.png_level > 9)
+        return qr_fail(err, QR_ERR_INVALID, "PNG level %d is out of range (0..9)", o.png_level);
+    if (o.threads < 0)
+        return qr_fail(err, QR_ERR_INVALID, "thread count %d is negative", o.threads);
+
+    qr_image_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the writer", path);
+    w->format = format;
+    w->width = width;
+    w->height = height;
+    qr_error_clear(&w->fail);
+    w->iobuf = malloc(IO_BUFFER_BYTES);
+    if (!w->iobuf || (format == QR_FORMAT_PFM && !host_is_little_endian() &&
+                      !(w->conv = malloc((size_t)width * 12)))) {
+        writer_free(w);
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the writer", path);
+    }
+    qr_status st = qr_atomic_open(&w->af, path, err);
+    if (st != QR_OK) {
+        writer_free(w);
+        return st;
+    }
+    setvbuf(w->af.fp, w->iobuf, _IOFBF, IO_BUFFER_BYTES);
+
+    if (format == QR_FORMAT_PNG) {
+        qr_png_params p = qr_png_params_for(o.png_level, qr_image_threads(o.threads));
+        st = qr_png_encoder_open(w->af.fp, path, width, height, &p, &w->png, err);
+    } else {
+        /* Byte for byte the headers the CS149 tool and the PFM convention use. */
+        char head[64];
+        int n = snprintf(head, sizeof head, format == QR_FORMAT_PPM ? "P6\n%ld %ld\n255\n"
+                                                                    : "PF\n%ld %ld\n-1.0\n",
+                         (long)width, (long)height);
+        errno = 0;
+        if (fwrite(head, 1, (size_t)n, w->af.fp) != (size_t)n)
+            st = qr_fail(err, QR_ERR_IO, "%s: write failed: %s", path,
+                         strerror(errno ? errno : EIO));
+    }
+    if (st != QR_OK) {
+        qr_png_encoder_free(w->png);
+        qr_atomic_abort(&w->af);
+        writer_free(w);
+        return st;
+    }
+    *out = w;
+    return QR_OK;
+}
+
+/* The checks every append makes. */
+static qr_status check_append(qr_image_writer *w, qr_image_format want, const void *rows,
+                              int32_t nrows, qr_error *err)
+{
+    if (!w)
+        return qr_fail(err, QR_ERR_INVALID, "no image writer");
+    if (w->fail.status != QR_OK)
+        return qr_fail(err, w->fail.status, "%s", w->fail.msg);
+    if (nrows < 0 || (nrows > 0 && !rows))
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: no rows to append", w->af.path);
+    else if ((want == QR_FORMAT_PFM) != (w->format == QR_FORMAT_PFM))
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: %s", w->af.path,
+                w->format == QR_FORMAT_PFM ? "a PFM file takes float rows"
+                                           : "a PNG or PPM file takes 8-bit rows");
+    else if (nrows > w->height - w->rows_in)
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: %lld rows appended to a %ld-row image",
+                w->af.path, (long long)(w->rows_in + nrows), (long)w->height);
+    if (w->fail.status != QR_OK)
+        return writer_failed(w, err);
+    return QR_OK;
+}
+
+qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *rows,
+                                      int32_t nrows, qr_error *err)
+{
+    qr_status st = check_append(w, QR_FORMAT_PNG, rows, nrows, err);
+    if (st != QR_OK || nrows == 0)
+        return st;
+    if (w->png) {
+        st = qr_png_encoder_rows(w->png, rows, nrows, &w->fail);
+        if (st != QR_OK)
+            return writer_failed(w, err);
+    } else {
+        st = write_bytes(w, rows, (size_t)nrows * (size_t)w->width * 3, err);
+        if (st != QR_OK)
+            return st;
+    }
+    w->rows_in += nrows;
+    return QR_OK;
+}
+
+/* Little-endian whatever the host: PFM's negative scale promises it. */
+static void put_f32_le(unsigned char *dst, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    dst[0] = (unsigned char)(u & 0xffu);
+    dst[1] = (unsigned char)((u >> 8) & 0xffu);
+    dst[2] = (unsigned char)((u >> 16) & 0xffu);
+    dst[3] = (unsigned char)((u >> 24) & 0xffu);
+}
+
+qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int32_t nrows,
+                                      qr_error *err)
+{
+    qr_status st = check_append(w, QR_FORMAT_PFM, rows, nrows, err);
+    if (st != QR_OK || nrows == 0)
+        return st;
+    const size_t row_floats = (size_t)w->width * 3;
+    if (!w->conv) {
+        st = write_bytes(w, rows, (size_t)nrows * row_floats * sizeof(float), err);
+    } else {
+        for (int32_t r = 0; st == QR_OK && r < nrows; r++) {
+            const float *src = rows + (size_t)r * row_floats;
+            for (size_t k = 0; k < row_floats; k++)
+                put_f32_le(w->conv + 4 * k, src[k]);
+            st = write_bytes(w, w->conv, row_floats * 4, err);
+        }
+    }
+    if (st == QR_OK)
+        w->rows_in += nrows;
+    return st;
+}
+
+qr_status qr_image_writer_close(qr_image_writer *w, qr_error *err)
+{
+    if (!w)
+        return qr_fail(err, QR_ERR_INVALID, "no image writer");
+    qr_status st = QR_OK;
+    if (w->fail.status != QR_OK) {
+        st = writer_failed(w, err);
+    } else if (w->rows_in != w->height) {
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: %lld of the image's %ld rows were written",
+                w->af.path, (long long)w->rows_in, (long)w->height);
+        st = writer_failed(w, err);
+    } else if (w->png && qr_png_encoder_finish(w->png, &w->fail) != QR_OK) {
+        st = writer_failed(w, err);
+    } else {
+        qr_png_encoder_free(w->png);
+        w->png = NULL;
+        st = qr_atomic_commit(&w->af, err);
+    }
+    writer_free(w);
+    return st;
+}
+
+void qr_image_writer_abort(qr_image_writer *w)
+{
+    if (!w)
+        return;
+    qr_png_encoder_free(w->png);
+    w->png = NULL;
+    qr_atomic_abort(&w->af);
+    writer_free(w);
+}

@@ -1,0 +1,548 @@
+/* png_encoder.c — see png_encoder.h.
+ *
+ * Chunk k lives in slot k % nslots from the moment its first row arrives
+ * until its compressed bytes are written. The caller's thread fills slots,
+ * hands full ones to the workers (in chunk order) and writes finished ones
+ * (in chunk order); it waits only when the slot the next chunk needs still
+ * holds an unwritten one, which bounds the memory to nslots chunks.
+ *
+ * A chunk's slot also holds the rows just above it (its context): enough
+ * to filter 32 KiB of the data before the chunk, which becomes the
+ * compressor's dictionary, plus the one row that filter needs above them.
+ * A worker therefore never needs another chunk's results.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "png_encoder.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define DICT_BYTES 32768 /* deflate's window */
+
+enum { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_DONE };
+
+typedef struct chunk_slot {
+    int64_t index;      /* chunk number */
+    int32_t first_row;  /* image row of the chunk's first row */
+    int32_t nrows;      /* rows in the chunk */
+    int32_t filled;     /* rows copied in so far */
+    int32_t nctx;       /* context rows before them in raw */
+    int last;           /* the chunk that ends the zlib stream */
+    int state;          /* SLOT_*, under the encoder's mutex */
+    unsigned char *raw; /* nctx + nrows rows of row_bytes */
+    /* the worker's results */
+    unsigned char *out; /* deflate data (chunk 0: after the zlib header) */
+    size_t out_len, out_cap;
+    uint32_t adler;     /* of the chunk's filtered bytes */
+    uint32_t crc;       /* of "IDAT" and out */
+    int zerr;           /* non-zero: zlib failed with this code */
+} chunk_slot;
+
+/* What one compressing thread owns. */
+typedef struct worker {
+    z_stream zs;
+    int zs_ready;
+    unsigned char *filtered; /* (ctx_max + rows_per_chunk) filtered rows */
+    unsigned char *scratch;  /* one filtered row, for the adaptive filter */
+    struct qr_png_encoder *enc;
+    pthread_t tid;
+} worker;
+
+struct qr_png_encoder {
+    FILE *fp;
+    char *name;
+    int32_t width, height;
+    size_t row_bytes;
+    qr_png_params p;
+    int32_t rows_per_chunk, ctx_max;
+    int64_t nchunks;
+    int64_t rows_in;
+
+    chunk_slot *slots;
+    int nslots;
+    int64_t filling;    /* chunk being filled */
+    int64_t next_write; /* chunk to write next */
+    uint32_t adler;     /* of the chunks written so far */
+
+    worker *workers;
+    int nworkers, started; /* started == 0: chunks are compressed in the caller */
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, done_cv;
+    int sync_ready;        /* mu and the condition variables exist */
+    int64_t submitted, taken;
+    int stop;
+
+    qr_error fail; /* sticky: once set, every call answers it */
+};
+
+qr_png_params qr_png_params_for(int level, int threads)
+{
+    qr_png_params p = {.level = level,
+                       .threads = threads,
+                       .filter = QR_PNG_FILTER_DEFAULT,
+                       .strategy = Z_DEFAULT_STRATEGY,
+                       .chunk_bytes = 0,
+                       .dict_bytes = QR_PNG_DICT_BYTES};
+    return p;
+}
+
+static chunk_slot *slot_of(qr_png_encoder *e, int64_t k)
+{
+    return &e->slots[k % e->nslots];
+}
+
+static void put_be32(unsigned char *d, uint32_t v)
+{
+    d[0] = (unsigned char)(v >> 24);
+    d[1] = (unsigned char)(v >> 16);
+    d[2] = (unsigned char)(v >> 8);
+    d[3] = (unsigned char)v;
+}
+
+/* ---- compressing one chunk ----------------------------------------------------- */
+
+static int grow_out(chunk_slot *s, size_t need)
+{
+    if (need <= s->out_cap)
+        return 0;
+    unsigned char *p = realloc(s->out, need);
+    if (!p)
+        return -1;
+    s->out = p;
+    s->out_cap = need;
+    return 0;
+}
+
+/* Filters the chunk's context and rows, then deflates the rows with the
+ * context's last 32 KiB as dictionary. Sets s->zerr on failure. */
+static void compress_chunk(const qr_png_encoder *e, worker *w, chunk_slot *s)
+{
+    const size_t rb = e->row_bytes, fb = rb + 1;
+    /* The top context row is only the prior of the next one, unless the
+     * context reaches the image's top row, whose prior is nothing. */
+    int32_t r0 = (s->nctx == s->first_row) ? 0 : 1;
+    for (int32_t r = r0; r < s->nctx + s->nrows; r++) {
+        const unsigned char *prior = r > 0 ? s->raw + (size_t)(r - 1) * rb : NULL;
+        qr_png_filter_row(e->p.filter, s->raw + (size_t)r * rb, prior, rb,
+                          w->filtered + (size_t)(r - r0) * fb, w->scratch);
+    }
+    size_t ctx_len = (size_t)(s->nctx - r0) * fb;
+    size_t dict_len = ctx_len < e->p.dict_bytes ? ctx_len : e->p.dict_bytes;
+    const unsigned char *in = w->filtered + ctx_len;
+    size_t in_len = (size_t)s->nrows * fb;
+
+    s->zerr = 0;
+    s->adler = (uint32_t)adler32(adler32(0L, Z_NULL, 0), in, (uInt)in_len);
+    z_stream *zs = &w->zs;
+    int zr = deflateReset(zs);
+    if (zr == Z_OK && dict_len)
+        zr = deflateSetDictionary(zs, in - dict_len, (uInt)dict_len);
+    if (zr != Z_OK) {
+        s->zerr = zr;
+        return;
+    }
+    size_t head = 0;
+    if (s->index == 0) {
+        /* zlib header: deflate, 32 KiB window, FLEVEL as zlib sets it */
+        int lv = e->p.level;
+        unsigned flevel = (lv < 2 || e->p.strategy >= Z_HUFFMAN_ONLY) ? 0 : lv < 6 ? 1 : lv == 6 ? 2 : 3;
+        unsigned cmf = 0x78, flg = flevel << 6;
+        flg += 31 - ((cmf << 8) + flg) % 31;
+        if (grow_out(s, 2)) {
+            s->zerr = Z_MEM_ERROR;
+            return;
+        }
+        s->out[0] = (unsigned char)cmf;
+        s->out[1] = (unsigned char)flg;
+        head = 2;
+    }
+    /* deflateBound covers a finished stream; a sync flush adds an empty
+     * stored block and at most a byte of bits before it. */
+    size_t cap = head + deflateBound(zs, (uLong)in_len) + 16;
+    if (grow_out(s, cap)) {
+        s->zerr = Z_MEM_ERROR;
+        return;
+    }
+    zs->next_in = (Bytef *)in;
+    zs->avail_in = (uInt)in_len;
+    size_t len = head;
+    int flush = s->last ? Z_FINISH : Z_SYNC_FLUSH;
+    for (;;) {
+        if (len == s->out_cap && grow_out(s, s->out_cap * 2)) {
+            s->zerr = Z_MEM_ERROR;
+            return;
+        }
+        zs->next_out = s->out + len;
+        zs->avail_out = (uInt)(s->out_cap - len);
+        zr = deflate(zs, flush);
+        len = s->out_cap - zs->avail_out;
+        if (zr == Z_STREAM_END)
+            break;
+        if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            s->zerr = zr;
+            return;
+        }
+        /* a sync flush is complete once deflate leaves output space unused */
+        if (!s->last && zs->avail_in == 0 && zs->avail_out > 0)
+            break;
+    }
+    s->out_len = len;
+    s->crc = (uint32_t)crc32(crc32(0L, (const Bytef *)"IDAT", 4), s->out, (uInt)len);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    qr_png_encoder *e = w->enc;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->stop && e->taken == e->submitted)
+            pthread_cond_wait(&e->work_cv, &e->mu);
+        if (e->stop)
+            break;
+        chunk_slot *s = slot_of(e, e->taken++);
+        pthread_mutex_unlock(&e->mu);
+        compress_chunk(e, w, s);
+        pthread_mutex_lock(&e->mu);
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&e->done_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- writing, in chunk order ------------------------------------------------------ */
+
+static qr_status fail_write(qr_png_encoder *e, qr_error *err)
+{
+    int en = errno ? errno : EIO;
+    qr_fail(&e->fail, QR_ERR_IO, "%s: write failed: %s", e->name, strerror(en));
+    return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+}
+
+static qr_status put(qr_png_encoder *e, const void *data, size_t len, qr_error *err)
+{
+    errno = 0;
+    if (len && fwrite(data, 1, len, e->fp) != len)
+        return fail_write(e, err);
+    return QR_OK;
+}
+
+/* One PNG chunk whose data is in memory. */
+static qr_status put_chunk(qr_png_encoder *e, const char *type, const unsigned char *data,
+                           uint32_t len, qr_error *err)
+{
+    unsigned char head[8], tail[4];
+    put_be32(head, len);
+    memcpy(head + 4, type, 4);
+    uLong crc = crc32(0L, head + 4, 4);
+    if (len) /* crc32 of a NULL buffer answers the initial value, not crc */
+        crc = crc32(crc, data, len);
+    put_be32(tail, (uint32_t)crc);
+    qr_status st = put(e, head, 8, err);
+    if (st == QR_OK)
+        st = put(e, data, len, err);
+    if (st == QR_OK)
+        st = put(e, tail, 4, err);
+    return st;
+}
+
+/* Writes chunk e->next_write, whose slot is DONE, as one IDAT; the last
+ * one carries the stream's Adler-32 and is followed by IEND. */
+static qr_status write_next(qr_png_encoder *e, qr_error *err)
+{
+    chunk_slot *s = slot_of(e, e->next_write);
+    if (s->zerr) {
+        qr_fail(&e->fail, s->zerr == Z_MEM_ERROR ? QR_ERR_NOMEM : QR_ERR_IO,
+                "%s: cannot compress the PNG data: %s", e->name,
+                s->zerr == Z_MEM_ERROR ? "out of memory" : zError(s->zerr));
+        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+    }
+    e->adler = (uint32_t)adler32_combine(e->adler, s->adler,
+                                         (z_off_t)((size_t)s->nrows * (e->row_bytes + 1)));
+    unsigned char head[8], trailer[4], tail[4];
+    uint32_t crc = s->crc;
+    size_t len = s->out_len;
+    if (s->last) {
+        put_be32(trailer, e->adler);
+        crc = (uint32_t)crc32(crc, trailer, 4);
+        len += 4;
+    }
+    put_be32(head, (uint32_t)len);
+    memcpy(head + 4, "IDAT", 4);
+    put_be32(tail, crc);
+    qr_status st = put(e, head, 8, err);
+    if (st == QR_OK)
+        st = put(e, s->out, s->out_len, err);
+    if (st == QR_OK && s->last)
+        st = put(e, trailer, 4, err);
+    if (st == QR_OK)
+        st = put(e, tail, 4, err);
+    if (st == QR_OK && s->last)
+        st = put_chunk(e, "IEND", NULL, 0, err);
+    if (st != QR_OK)
+        return st;
+    e->next_write++;
+    if (e->started) {
+        pthread_mutex_lock(&e->mu);
+        s->state = SLOT_FREE;
+        pthread_mutex_unlock(&e->mu);
+    } else {
+        s->state = SLOT_FREE;
+    }
+    return QR_OK;
+}
+
+/* Writes the oldest unwritten chunk, waiting for it if `wait`; answers
+ * QR_OK with *wrote = 0 when it is not ready and wait is 0. */
+static qr_status write_oldest(qr_png_encoder *e, int wait, int *wrote, qr_error *err)
+{
+    *wrote = 0;
+    if (e->next_write >= e->submitted)
+        return QR_OK;
+    chunk_slot *s = slot_of(e, e->next_write);
+    if (e->started) {
+        pthread_mutex_lock(&e->mu);
+        while (wait && s->state != SLOT_DONE)
+            pthread_cond_wait(&e->done_cv, &e->mu);
+        int ready = s->state == SLOT_DONE;
+        pthread_mutex_unlock(&e->mu);
+        if (!ready)
+            return QR_OK;
+    }
+    *wrote = 1;
+    return write_next(e, err);
+}
+
+/* ---- filling ------------------------------------------------------------------------- */
+
+static void setup_slot(qr_png_encoder *e, int64_t k)
+{
+    chunk_slot *s = slot_of(e, k);
+    s->index = k;
+    s->first_row = (int32_t)(k * e->rows_per_chunk);
+    int64_t left = (int64_t)e->height - s->first_row;
+    s->nrows = (int32_t)(left < e->rows_per_chunk ? left : e->rows_per_chunk);
+    s->filled = 0;
+    s->nctx = 0;
+    s->last = (k == e->nchunks - 1);
+    s->state = SLOT_FILLING;
+}
+
+/* Chunk e->filling is full: hand it over, write what is ready, and set up
+ * the next chunk's slot with its context. */
+static qr_status complete_chunk(qr_png_encoder *e, qr_error *err)
+{
+    int64_t k = e->filling;
+    chunk_slot *s = slot_of(e, k);
+    if (e->started) {
+        pthread_mutex_lock(&e->mu);
+        s->state = SLOT_QUEUED;
+        e->submitted++;
+        pthread_cond_signal(&e->work_cv);
+        pthread_mutex_unlock(&e->mu);
+    } else {
+        compress_chunk(e, &e->workers[0], s);
+        s->state = SLOT_DONE;
+        e->submitted++;
+    }
+    int wrote = 1;
+    qr_status st = QR_OK;
+    while (st == QR_OK && wrote)
+        st = write_oldest(e, 0, &wrote, err);
+    if (st != QR_OK || k + 1 == e->nchunks)
+        return st;
+    /* the next chunk's slot must have been written out */
+    while (st == QR_OK && e->next_write <= k + 1 - e->nslots)
+        st = write_oldest(e, 1, &wrote, err);
+    if (st != QR_OK)
+        return st;
+    setup_slot(e, k + 1);
+    chunk_slot *d = slot_of(e, k + 1);
+    int32_t have = s->nctx + s->nrows;
+    int32_t need = d->first_row < e->ctx_max ? d->first_row : e->ctx_max;
+    memcpy(d->raw, s->raw + (size_t)(have - need) * e->row_bytes, (size_t)need * e->row_bytes);
+    d->nctx = need;
+    e->filling = k + 1;
+    return QR_OK;
+}
+
+qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int32_t nrows,
+                              qr_error *err)
+{
+    if (e->fail.status != QR_OK)
+        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+    if (nrows < 0 || (nrows > 0 && !rows))
+        return qr_fail(err, QR_ERR_INVALID, "%s: no rows to append", e->name);
+    if (nrows > e->height - e->rows_in)
+        return qr_fail(err, QR_ERR_INVALID, "%s: %lld rows appended to a %ld-row image",
+                       e->name, (long long)(e->rows_in + nrows), (long)e->height);
+    while (nrows > 0) {
+        chunk_slot *s = slot_of(e, e->filling);
+        int32_t take = s->nrows - s->filled;
+        if (take > nrows)
+            take = nrows;
+        size_t bytes = (size_t)take * e->row_bytes;
+        memcpy(s->raw + (size_t)(s->nctx + s->filled) * e->row_bytes, rows, bytes);
+        s->filled += take;
+        rows += bytes;
+        nrows -= take;
+        e->rows_in += take;
+        if (s->filled == s->nrows) {
+            qr_status st = complete_chunk(e, err);
+            if (st != QR_OK)
+                return st;
+        }
+    }
+    return QR_OK;
+}
+
+qr_status qr_png_encoder_finish(qr_png_encoder *e, qr_error *err)
+{
+    if (e->fail.status != QR_OK)
+        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+    if (e->rows_in != e->height)
+        return qr_fail(err, QR_ERR_INVALID, "%s: %lld of the image's %ld rows were appended",
+                       e->name, (long long)e->rows_in, (long)e->height);
+    int wrote;
+    qr_status st = QR_OK;
+    while (st == QR_OK && e->next_write < e->nchunks)
+        st = write_oldest(e, 1, &wrote, err);
+    return st;
+}
+
+/* ---- set-up and tear-down ------------------------------------------------------------- */
+
+void qr_png_encoder_free(qr_png_encoder *e)
+{
+    if (!e)
+        return;
+    if (e->started) {
+        pthread_mutex_lock(&e->mu);
+        e->stop = 1;
+        pthread_cond_broadcast(&e->work_cv);
+        pthread_mutex_unlock(&e->mu);
+        for (int i = 0; i < e->started; i++)
+            pthread_join(e->workers[i].tid, NULL);
+    }
+    if (e->workers) {
+        for (int i = 0; i < e->nworkers; i++) {
+            if (e->workers[i].zs_ready)
+                deflateEnd(&e->workers[i].zs);
+            free(e->workers[i].filtered);
+            free(e->workers[i].scratch);
+        }
+    }
+    if (e->slots) {
+        for (int i = 0; i < e->nslots; i++) {
+            free(e->slots[i].raw);
+            free(e->slots[i].out);
+        }
+    }
+    if (e->sync_ready) {
+        pthread_mutex_destroy(&e->mu);
+        pthread_cond_destroy(&e->work_cv);
+        pthread_cond_destroy(&e->done_cv);
+    }
+    free(e->workers);
+    free(e->slots);
+    free(e->name);
+    free(e);
+}
+
+static qr_status write_header(qr_png_encoder *e, qr_error *err)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char ihdr[13];
+    put_be32(ihdr, (uint32_t)e->width);
+    put_be32(ihdr + 4, (uint32_t)e->height);
+    ihdr[8] = 8;  /* bit depth */
+    ihdr[9] = 2;  /* colour type: RGB */
+    ihdr[10] = 0; /* deflate */
+    ihdr[11] = 0; /* adaptive filtering, types 0-4 */
+    ihdr[12] = 0; /* no interlace */
+    qr_status st = put(e, sig, sizeof sig, err);
+    return st == QR_OK ? put_chunk(e, "IHDR", ihdr, sizeof ihdr, err) : st;
+}
+
+qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
+                              const qr_png_params *params, qr_png_encoder **out, qr_error *err)
+{
+    *out = NULL;
+    if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
+        params->dict_bytes > DICT_BYTES)
+        return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
+    qr_png_encoder *e = calloc(1, sizeof *e);
+    if (!e || !(e->name = strdup(name))) {
+        free(e);
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the PNG encoder", name);
+    }
+    qr_error_clear(&e->fail);
+    e->fp = fp;
+    e->width = width;
+    e->height = height;
+    e->p = *params;
+    e->row_bytes = (size_t)width * 3;
+    const size_t fb = e->row_bytes + 1;
+    size_t chunk = e->p.chunk_bytes;
+    if (chunk == 0) {
+        chunk = fb * (size_t)height / QR_PNG_CHUNKS;
+        chunk = chunk < QR_PNG_CHUNK_MIN ? QR_PNG_CHUNK_MIN
+                : chunk > QR_PNG_CHUNK_MAX ? QR_PNG_CHUNK_MAX : chunk;
+    }
+    size_t rpc = (chunk + fb - 1) / fb;
+    e->rows_per_chunk = (int32_t)(rpc < (size_t)height ? rpc : (size_t)height);
+    e->ctx_max = (int32_t)((e->p.dict_bytes + fb - 1) / fb) + 1;
+    e->nchunks = ((int64_t)height + e->rows_per_chunk - 1) / e->rows_per_chunk;
+    e->adler = (uint32_t)adler32(0L, Z_NULL, 0);
+
+    int threads = e->p.threads < 1 ? 1 : e->p.threads;
+    if (threads > e->nchunks)
+        threads = (int)e->nchunks;
+    e->nworkers = threads;
+    e->nslots = threads == 1 ? 2 : 2 * threads;
+    e->workers = calloc((size_t)e->nworkers, sizeof *e->workers);
+    e->slots = calloc((size_t)e->nslots, sizeof *e->slots);
+    int ok = e->workers && e->slots;
+    const size_t slot_rows = (size_t)e->ctx_max + (size_t)e->rows_per_chunk;
+    for (int i = 0; ok && i < e->nslots; i++)
+        ok = (e->slots[i].raw = malloc(slot_rows * e->row_bytes)) != NULL;
+    for (int i = 0; ok && i < e->nworkers; i++) {
+        worker *w = &e->workers[i];
+        w->enc = e;
+        w->filtered = malloc(slot_rows * fb);
+        w->scratch = malloc(fb);
+        ok = w->filtered && w->scratch &&
+             deflateInit2(&w->zs, e->p.level, Z_DEFLATED, -15, 8, e->p.strategy) == Z_OK;
+        w->zs_ready = ok;
+    }
+    if (!ok) {
+        qr_png_encoder_free(e);
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory for the PNG encoder's buffers", name);
+    }
+    if (threads > 1) {
+        pthread_mutex_init(&e->mu, NULL);
+        pthread_cond_init(&e->work_cv, NULL);
+        pthread_cond_init(&e->done_cv, NULL);
+        e->sync_ready = 1;
+        for (int i = 0; i < threads; i++) {
+            if (pthread_create(&e->workers[i].tid, NULL, worker_main, &e->workers[i]) != 0) {
+                qr_png_encoder_free(e);
+                return qr_fail(err, QR_ERR_NOMEM, "%s: cannot start %d encoding threads", name,
+                               threads);
+            }
+            e->started++;
+        }
+    }
+    setup_slot(e, 0);
+    qr_status st = write_header(e, err);
+    if (st != QR_OK) {
+        qr_png_encoder_free(e);
+        return st;
+    }
+    *out = e;
+    return QR_OK;
+}

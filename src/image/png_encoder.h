@@ -1,0 +1,66 @@
+/* png_encoder.h — a streaming, multi-threaded PNG encoder (8-bit RGB).
+ *
+ * Rows arrive top row first, in bands of any height. They are cut into
+ * chunks of a fixed number of rows that depends on the width alone, and
+ * each chunk is filtered and deflated independently on a pool of threads,
+ * the technique of pigz: every chunk's raw deflate data ends with a sync
+ * flush (an empty stored block) so it stops on a byte boundary, the last
+ * one ends the stream, and the pieces are written in order, one IDAT each,
+ * between the zlib header and a trailer whose Adler-32 is combined from
+ * the chunks' own (adler32_combine). Each chunk's compressor is primed
+ * with the 32 KiB of filtered data before it (deflateSetDictionary), so
+ * matches reach across chunk boundaries as they would in one stream.
+ *
+ * The bytes written depend on the pixels, the level, the filter and the
+ * chunk size only: never on the thread count or on how rows are banded.
+ */
+#ifndef QR_PNG_ENCODER_H
+#define QR_PNG_ENCODER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "png_filter.h"
+#include "quadrender/error.h"
+
+/* Filtered bytes per chunk, rounded up to whole rows: the image's share
+ * of QR_PNG_CHUNKS chunks, within [QR_PNG_CHUNK_MIN, QR_PNG_CHUNK_MAX].
+ * Small images get chunks enough for every core; large ones, chunks
+ * large enough that priming each with the dictionary costs little. */
+#define QR_PNG_CHUNKS 64
+#define QR_PNG_CHUNK_MIN (128 * 1024)
+#define QR_PNG_CHUNK_MAX (1024 * 1024)
+#define QR_PNG_FILTER_DEFAULT QR_PNG_FILTER_UP
+#define QR_PNG_DICT_BYTES 32768
+
+typedef struct qr_png_params {
+    int level;            /* zlib level 0..9 */
+    int threads;          /* >= 1; 1 encodes in the caller's thread */
+    qr_png_filter filter; /* QR_PNG_FILTER_DEFAULT in the product */
+    int strategy;         /* zlib strategy; Z_DEFAULT_STRATEGY in the product */
+    size_t chunk_bytes;   /* 0 in the product: by the image's size, as above */
+    size_t dict_bytes;    /* 0..32768: how much of the data before a chunk primes
+                             its compressor; QR_PNG_DICT_BYTES in the product */
+} qr_png_params;
+
+/* The product's parameters for a level and a thread count. */
+qr_png_params qr_png_params_for(int level, int threads);
+
+typedef struct qr_png_encoder qr_png_encoder;
+
+/* Writes the signature and IHDR to fp and starts the threads. `name`
+ * (the file's name) prefixes error messages. */
+qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
+                              const qr_png_params *params, qr_png_encoder **out, qr_error *err);
+
+/* Appends nrows rows of 3 * width bytes each, top row first. */
+qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int32_t nrows,
+                              qr_error *err);
+
+/* Once every row is in: writes the remaining IDATs and IEND. */
+qr_status qr_png_encoder_finish(qr_png_encoder *e, qr_error *err);
+
+/* Stops the threads and frees everything; safe on NULL and after a failure. */
+void qr_png_encoder_free(qr_png_encoder *e);
+
+#endif
