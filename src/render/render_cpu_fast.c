@@ -227,7 +227,7 @@ qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *param
     }
     const double t0 = now_ms();
     qr_index *ix = NULL;
-    st = qr_index_build_host(scene, img->width, img->height, NULL, params, &ix, err);
+    st = qr_index_build_host_threads(scene, img->width, img->height, NULL, params, threads, &ix, err);
     const double t1 = now_ms();
     if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, img, err);
     const double t2 = now_ms();
