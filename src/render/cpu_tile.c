@@ -102,24 +102,23 @@ typedef float v8f_alias __attribute__((vector_size(32), may_alias));
 
 /* ---- exact: back to front, the reference blend ------------------------------- */
 
-INLINE void exact_flat(const cpu_frame *f, const int32_t *list, int32_t count, const tile_geom *t,
+INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count, const tile_geom *t,
                        tile_px *p)
 {
-    const qr_scene *s = f->scene;
     const v8f half = SPLAT(0.5f);
     for (int32_t j = 0; j < count; j++) {
-        const int32_t i = list[j];
+        const cpu_circle *ci = &list[j];
         tile_box c;
-        if (!clip_box(&f->boxes[i], t, &c)) continue;
-        const float x = s->x[i], y = s->y[i], rad = s->r[i];
+        if (!clip_box(&ci->box, t, &c)) continue;
+        const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad));
         /* alpha * colour, as qr_blend computes it (alpha = 0.5) */
-        const v8f hr = SPLAT(QR_MUL(0.5f, s->red[i]));
-        const v8f hg = SPLAT(QR_MUL(0.5f, s->green[i]));
-        const v8f hb = SPLAT(QR_MUL(0.5f, s->blue[i]));
+        const v8f hr = SPLAT(QR_MUL(0.5f, ci->c0));
+        const v8f hg = SPLAT(QR_MUL(0.5f, ci->c1));
+        const v8f hb = SPLAT(QR_MUL(0.5f, ci->c2));
         v8f dx2[NV];
         v8i in_box[NV];
-        circle_columns(t, &f->boxes[i], &c, x, dx2, in_box);
+        circle_columns(t, &ci->box, &c, x, dx2, in_box);
         for (int k = c.y0; k < c.y1; k++) {
             const float dy = QR_SUB(y, t->cy[k]);
             const v8f dy2 = SPLAT(QR_MUL(dy, dy));
@@ -148,15 +147,14 @@ INLINE void blend_px(tile_px *p, int at, float alpha, float r, float g, float b)
     p->a[at] = QR_ADD(p->a[at], alpha);
 }
 
-INLINE void exact_snow(const cpu_frame *f, const int32_t *list, int32_t count, const tile_geom *t,
+INLINE void exact_snow(const cpu_frame *f, const cpu_circle *list, int32_t count, const tile_geom *t,
                        tile_px *p)
 {
-    const qr_scene *s = f->scene;
     for (int32_t j = 0; j < count; j++) {
-        const int32_t i = list[j];
+        const cpu_circle *ci = &list[j];
         tile_box c;
-        if (!clip_box(&f->boxes[i], t, &c)) continue;
-        const float x = s->x[i], y = s->y[i], z = s->z[i], rad = s->r[i];
+        if (!clip_box(&ci->box, t, &c)) continue;
+        const float x = ci->x, y = ci->y, z = ci->c0, rad = ci->rad;
         const float r2 = QR_MUL(rad, rad);
         for (int k = c.y0; k < c.y1; k++) {
             const float dy = QR_SUB(y, t->cy[k]);
@@ -194,23 +192,22 @@ INLINE uint32_t row_bits(int y0, int y1)
     return hi & ~((1u << y0) - 1u);
 }
 
-INLINE uint32_t fast_flat(const cpu_frame *f, const int32_t *list, int32_t count,
+INLINE uint32_t fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
                           const tile_geom *t, tile_px *p, uint32_t live)
 {
-    const qr_scene *s = f->scene;
     const v8f half = SPLAT(0.5f), zero = SPLAT(0.0f);
     for (int32_t j = count - 1; j >= 0 && live; j--) {
-        const int32_t i = list[j];
+        const cpu_circle *ci = &list[j];
         tile_box c;
-        if (!clip_box(&f->boxes[i], t, &c)) continue;
+        if (!clip_box(&ci->box, t, &c)) continue;
         uint32_t rows = row_bits(c.y0, c.y1) & live;
         if (!rows) continue;
-        const float x = s->x[i], y = s->y[i], rad = s->r[i];
+        const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad));
-        const v8f cr = SPLAT(s->red[i]), cg = SPLAT(s->green[i]), cb = SPLAT(s->blue[i]);
+        const v8f cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
         v8f dx2[NV];
         v8i in_box[NV];
-        circle_columns(t, &f->boxes[i], &c, x, dx2, in_box);
+        circle_columns(t, &ci->box, &c, x, dx2, in_box);
         while (rows) {
             const int k = __builtin_ctz(rows);
             rows &= rows - 1;
@@ -232,17 +229,16 @@ INLINE uint32_t fast_flat(const cpu_frame *f, const int32_t *list, int32_t count
     return live;
 }
 
-INLINE uint32_t fast_snow(const cpu_frame *f, const int32_t *list, int32_t count,
+INLINE uint32_t fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t count,
                           const tile_geom *t, tile_px *p, uint32_t live)
 {
-    const qr_scene *s = f->scene;
     for (int32_t j = count - 1; j >= 0 && live; j--) {
-        const int32_t i = list[j];
+        const cpu_circle *ci = &list[j];
         tile_box c;
-        if (!clip_box(&f->boxes[i], t, &c)) continue;
+        if (!clip_box(&ci->box, t, &c)) continue;
         uint32_t rows = row_bits(c.y0, c.y1) & live;
         if (!rows) continue;
-        const float x = s->x[i], y = s->y[i], z = s->z[i], rad = s->r[i];
+        const float x = ci->x, y = ci->y, z = ci->c0, rad = ci->rad;
         const float r2 = QR_MUL(rad, rad);
         while (rows) {
             const int k = __builtin_ctz(rows);
@@ -271,7 +267,7 @@ INLINE uint32_t fast_snow(const cpu_frame *f, const int32_t *list, int32_t count
 /* ---- the tile ----------------------------------------------------------------- */
 
 QR_SIMD_CLONES
-void cpu_render_tile(const cpu_frame *f, const int32_t *list, int32_t count, int x0, int y0,
+void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, int x0, int y0,
                      int x1, int y1)
 {
     tile_geom t;

@@ -12,6 +12,7 @@
 #include "quadrender/render_cpu_fast.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -39,7 +40,7 @@ typedef struct chunk_sums {
 typedef struct circle_pass {
     const qr_scene *s;
     int width, height;
-    cpu_box *boxes;
+    cpu_circle *circles;
     chunk_sums *sums;
 } circle_pass;
 
@@ -57,9 +58,11 @@ static void circle_chunk(void *ctx, int task)
     const int32_t first = (int32_t)task * CIRCLE_CHUNK;
     const int32_t last = s->n - first < CIRCLE_CHUNK ? s->n : first + CIRCLE_CHUNK;
     chunk_sums sum = {1.0f, 1.0f, 0.0};
+    const int snow = s->shading == QR_SHADE_SNOW;
     for (int32_t i = first; i < last; i++) {
         cpu_box b = {0, 0, 0, 0};
-        if (drawable(s, i)) {
+        const int draws = drawable(s, i);
+        if (draws) {
             const qr_pixbox pb = qr_circle_pixbox(s->x[i], s->y[i], s->r[i], cp->width, cp->height);
             if (pb.x0 < pb.x1 && pb.y0 < pb.y1) {
                 b.x0 = (uint16_t)pb.x0;
@@ -68,12 +71,20 @@ static void circle_chunk(void *ctx, int task)
                 b.y1 = (uint16_t)pb.y1;
             }
         }
-        cp->boxes[i] = b;
-        if (s->shading == QR_SHADE_FLAT) {
-            const float c[3] = {s->red[i], s->green[i], s->blue[i]};
+        cpu_circle *c = &cp->circles[i];
+        c->x = s->x[i];
+        c->y = s->y[i];
+        c->rad = s->r[i];
+        c->c0 = snow ? s->z[i] : s->red[i];
+        c->c1 = snow ? 0.0f : s->green[i];
+        c->c2 = snow ? 0.0f : s->blue[i];
+        c->box = b;
+        /* the colours the walks can blend (drawable circles') */
+        if (!snow && draws) {
+            const float rgb[3] = {s->red[i], s->green[i], s->blue[i]};
             for (int k = 0; k < 3; k++) {
-                sum.lo = c[k] < sum.lo ? c[k] : sum.lo;
-                sum.hi = c[k] > sum.hi ? c[k] : sum.hi;
+                sum.lo = rgb[k] < sum.lo ? rgb[k] : sum.lo;
+                sum.hi = rgb[k] > sum.hi ? rgb[k] : sum.hi;
             }
         }
         /* the GPU's depth (scene_gpu.cu): the box inside the unit square
@@ -86,50 +97,80 @@ static void circle_chunk(void *ctx, int task)
     cp->sums[task] = sum;
 }
 
-/* ---- tiles -------------------------------------------------------------------------- */
+/* ---- blocks of leaves, and their tiles ---------------------------------------------------- */
 
-typedef struct tile_task {
+/* A task: a block of up to BLOCK x BLOCK pixels of one leaf. It gathers
+ * the circles of the leaf's list that meet it into one array (a leaf list
+ * jumps through the scene; the block's tiles then read the array in order)
+ * and renders its tiles from it. */
+#define BLOCK (2 * CPU_TILE)
+
+typedef struct block_task {
     int32_t leaf;
     int32_t x0, y0, x1, y1;
-} tile_task;
+} block_task;
 
-typedef struct tile_pass {
+typedef struct block_pass {
     const cpu_frame *f;
     const qr_index *ix;
-    const tile_task *tasks;
-} tile_pass;
+    const cpu_circle *circles;
+    const block_task *tasks;
+    atomic_int oom; /* a block found no memory for its circles */
+} block_pass;
 
-static void tile_job(void *ctx, int task)
+static int box_meets(const cpu_box *b, int x0, int y0, int x1, int y1)
 {
-    const tile_pass *tp = ctx;
-    const tile_task *t = &tp->tasks[task];
-    const qr_leaf *leaf = &tp->ix->leaves[t->leaf];
-    cpu_render_tile(tp->f, tp->ix->lists + leaf->offset, leaf->count, t->x0, t->y0, t->x1, t->y1);
+    return b->x0 < x1 && b->x1 > x0 && b->y0 < y1 && b->y1 > y0;
 }
 
-/* The tasks: every leaf cut into tiles of CPU_TILE from its corner. */
-static tile_task *make_tasks(const qr_index *ix, int *ntasks)
+static void block_job(void *ctx, int task)
+{
+    block_pass *bp = ctx;
+    const block_task *t = &bp->tasks[task];
+    const qr_leaf *leaf = &bp->ix->leaves[t->leaf];
+    const int32_t *list = bp->ix->lists + leaf->offset;
+    cpu_circle *mine = malloc((size_t)(leaf->count ? leaf->count : 1) * sizeof *mine);
+    if (!mine) {
+        atomic_store(&bp->oom, 1);
+        return;
+    }
+    int32_t m = 0;
+    for (int32_t j = 0; j < leaf->count; j++) {
+        const cpu_circle *c = &bp->circles[list[j]];
+        if (box_meets(&c->box, t->x0, t->y0, t->x1, t->y1)) mine[m++] = *c;
+    }
+    for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
+        for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
+            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
+            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
+            cpu_render_tile(bp->f, mine, m, x, y, x1, y1);
+        }
+    free(mine);
+}
+
+/* The tasks: every leaf cut into blocks of BLOCK from its corner. */
+static block_task *make_tasks(const qr_index *ix, int *ntasks)
 {
     size_t n = 0;
     for (int32_t l = 0; l < ix->num_leaves; l++) {
         const qr_rect *r = &ix->leaves[l].rect;
-        n += (size_t)((r->x1 - r->x0 + CPU_TILE - 1) / CPU_TILE) *
-             (size_t)((r->y1 - r->y0 + CPU_TILE - 1) / CPU_TILE);
+        n += (size_t)((r->x1 - r->x0 + BLOCK - 1) / BLOCK) *
+             (size_t)((r->y1 - r->y0 + BLOCK - 1) / BLOCK);
     }
     if (n > (size_t)INT32_MAX) return NULL;
-    tile_task *t = malloc((n ? n : 1) * sizeof *t);
+    block_task *t = malloc((n ? n : 1) * sizeof *t);
     if (!t) return NULL;
     size_t k = 0;
     for (int32_t l = 0; l < ix->num_leaves; l++) {
         const qr_rect *r = &ix->leaves[l].rect;
-        for (int32_t y = r->y0; y < r->y1; y += CPU_TILE)
-            for (int32_t x = r->x0; x < r->x1; x += CPU_TILE) {
-                tile_task *tk = &t[k++];
+        for (int32_t y = r->y0; y < r->y1; y += BLOCK)
+            for (int32_t x = r->x0; x < r->x1; x += BLOCK) {
+                block_task *tk = &t[k++];
                 tk->leaf = l;
                 tk->x0 = x;
                 tk->y0 = y;
-                tk->x1 = x + CPU_TILE < r->x1 ? x + CPU_TILE : r->x1;
-                tk->y1 = y + CPU_TILE < r->y1 ? y + CPU_TILE : r->y1;
+                tk->x1 = x + BLOCK < r->x1 ? x + BLOCK : r->x1;
+                tk->y1 = y + BLOCK < r->y1 ? y + BLOCK : r->y1;
             }
     }
     *ntasks = (int)n;
@@ -167,50 +208,54 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
     if (threads <= 0) threads = qr_threads();
 
     const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
-    cpu_box *boxes = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *boxes);
+    cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
     chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
     int ntasks = 0;
-    tile_task *tasks = make_tasks(ix, &ntasks);
-    if (!boxes || !sums || !tasks) {
-        free(boxes);
+    block_task *tasks = make_tasks(ix, &ntasks);
+    if (!circles || !sums || !tasks) {
+        free(circles);
         free(sums);
         free(tasks);
         return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
                        scene->n);
     }
-    circle_pass cp = {scene, img->width, img->height, boxes, sums};
+    circle_pass cp = {scene, img->width, img->height, circles, sums};
     qr_parallel_for(nchunks, threads, circle_chunk, &cp);
     /* the colour span and the depth as the GPU's upload computes them
-     * (scene_gpu.cu): fast mode's stop, and whether it can stop at all */
+     * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
+     * whether it can stop at all */
     float lo = scene->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
     double area = 0.0;
     for (int c = 0; c < nchunks; c++) {
-        if (scene->shading == QR_SHADE_FLAT) {
-            lo = sums[c].lo < lo ? sums[c].lo : lo;
-            hi = sums[c].hi > hi ? sums[c].hi : hi;
-        }
+        lo = sums[c].lo < lo ? sums[c].lo : lo;
+        hi = sums[c].hi > hi ? sums[c].hi : hi;
         area += sums[c].area;
     }
+    free(sums);
     const float span = hi - lo;
     const int snow = scene->shading == QR_SHADE_SNOW;
     const float stop_blends = log2f(2.0f * span / QR_FAST_TOLERANCE);
     const int shallow = !snow && (float)area < 0.5f * stop_blends;
 
     cpu_frame f;
-    f.scene = scene;
-    f.boxes = boxes;
+    f.snow = snow;
     f.img = img;
     f.inv_w = 1.f / (float)img->width;
     f.inv_h = 1.f / (float)img->height;
-    f.snow = snow;
     f.front_to_back = mode == QR_RENDER_FAST && !shallow;
     f.keep_alpha = mode == QR_RENDER_EXACT;
     f.stop = 0.5f * QR_FAST_TOLERANCE / span;
-    tile_pass tp = {&f, ix, tasks};
-    qr_parallel_for(ntasks, threads, tile_job, &tp);
+    block_pass bp;
+    bp.f = &f;
+    bp.ix = ix;
+    bp.circles = circles;
+    bp.tasks = tasks;
+    atomic_init(&bp.oom, 0);
+    qr_parallel_for(ntasks, threads, block_job, &bp);
     free(tasks);
-    free(sums);
-    free(boxes);
+    free(circles);
+    if (atomic_load(&bp.oom))
+        return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory");
     return QR_OK;
 }
 
