@@ -558,12 +558,15 @@ Test(cli, render_auto_without_gpu)
     if (qr_gpu_probe(NULL, &err) == QR_OK)
         cr_skip_test("this machine has a GPU");
     const char *out = qr_test_tmp("auto.ppm");
-    cr_assert_eq(RUN("render", "rgb", "-s", "8", "-o", out), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "--threads", "3", "-o", out), 0, "%s", R.err);
     char why[700];
-    snprintf(why, sizeof why, "quadrender: no usable GPU (%s): rendering on the CPU\n", err.msg);
+    snprintf(why, sizeof why,
+             "quadrender: no usable GPU (%s): rendering on the CPU (3 threads), fast mode\n",
+             err.msg);
     cr_expect_eq(strncmp(R.err, why, strlen(why)), 0, "expected '%s' first, got %s", why, R.err);
-    cr_expect(strstr(R.err, "rgb (3 circles) 8x8 frame 0 on the CPU -> "), "%s", R.err);
-    /* the mode flags are accepted; on the CPU they change nothing */
+    cr_expect(strstr(R.err, "rgb (3 circles) 8x8 frame 0 on the CPU (3 threads) -> "), "%s", R.err);
+    /* rgb is too shallow for fast mode to stop early: it takes the exact
+     * walk, and a PPM holds no alpha */
     const char *exact = qr_test_tmp("exact.ppm");
     cr_assert_eq(RUN("render", "rgb", "-s", "8", "--exact", "--capacity", "1", "-o", exact), 0,
                  "%s", R.err);
@@ -575,12 +578,61 @@ Test(cli, check_without_gpu)
     qr_error err;
     if (qr_gpu_probe(NULL, &err) == QR_OK)
         cr_skip_test("this machine has a GPU");
-    cr_expect_eq(RUN("check", "rgb", "-s", "16"), 5, "%s", R.err);
-    cr_expect_eq(count_lines(R.err), 1, "%s", R.err);
-    cr_expect(strstr(R.err, "check needs a GPU") && strstr(R.err, err.msg), "%s", R.err);
-    cr_expect_str_eq(R.out, "");
+    cr_expect_eq(RUN("check", "rand10k", "-s", "64", "--threads", "2"), 0, "%s", R.err);
+    cr_expect(strstr(R.err, "no usable GPU") && strstr(R.err, err.msg), "%s", R.err);
+    cr_expect_eq(count_lines(R.out), 5, "title, header, two rows, verdict:\n%s", R.out);
+    cr_expect(strstr(R.out, "\nCPU exact ") && strstr(R.out, "bit-identical  PASS") &&
+                  strstr(R.out, "\nCPU fast ") && strstr(R.out, "\nPASS\n"),
+              "%s", R.out);
+    cr_expect(!strstr(R.out, "GPU exact"), "%s", R.out);
     /* a bad command line is still a bad command line */
     cr_expect_eq(RUN("check"), 2, "%s", R.err);
+}
+
+/* The fast CPU renderer's exact mode and the reference write the same
+ * file, on any thread count; --threads is checked like any option. */
+Test(cli, cpu_exact_equals_reference)
+{
+    const char *dir = tmp_dir("cpu-ref");
+    cr_assert_eq(RUN("render", "rand10k", "--width", "120", "--height", "77", "--reference", "-o",
+                     join(dir, "r.pfm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "the serial reference renderer"), "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "--width", "120", "--height", "77", "--device",
+                     "cpu-reference", "-o", join(dir, "r2.pfm")),
+                 0, "%s", R.err);
+    cr_expect(same_bytes(join(dir, "r.pfm"), join(dir, "r2.pfm")));
+    const char *threads[] = {"1", "2", "5"};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(RUN("render", "rand10k", "--width", "120", "--height", "77", "--device", "cpu",
+                         "--exact", "--threads", threads[k], "-o", join(dir, "c.pfm")),
+                     0, "%s", R.err);
+        cr_expect(same_bytes(join(dir, "r.pfm"), join(dir, "c.pfm")), "%s threads", threads[k]);
+    }
+    cr_expect_eq(RUN("render", "rgb", "--threads", "x"), 2, "%s", R.err);
+    cr_expect(strstr(R.err, "--threads: expected"), "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--threads", "1025"), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--reference", "--fast"), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--reference", "--device", "gpu"), 2, "%s", R.err);
+    cr_expect_eq(RUN("stats", "rgb", "--help"), 0, "%s", R.err);
+    cr_expect(strstr(R.out, "--threads N"), "%s", R.out);
+}
+
+/* bench --cpu without a GPU times the CPU renderers alone: one row per
+ * scene, size and mode, and the fast/exact ratio. */
+Test(cli, bench_cpu_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    cr_assert_eq(RUN("bench", "--cpu", "rgb", "rand10k", "--size", "48", "--cpu-frames", "2",
+                     "--threads", "2"),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.out, "fast CPU renderer: 2 threads"), "%s", R.out);
+    cr_expect(strstr(R.out, "\nrand10k          48 exact ") && strstr(R.out, "\nrand10k          48 fast "),
+              "%s", R.out);
+    cr_expect(strstr(R.out, "rand10k          48 fast mode "), "%s", R.out);
+    cr_expect_eq(RUN("bench", "--cpu", "rgb", "--json", "x.json"), 2, "%s", R.err);
 }
 
 Test(cli, stats_device_gpu_without_gpu)
@@ -971,7 +1023,7 @@ Test(cli, gpu_render_matches_cpu, .timeout = 300)
     cr_expect(strstr(R.err, " frame 0 on the GPU -> ") && strstr(R.err, "upload ") &&
                   strstr(R.err, "index ") && strstr(R.err, " on the GPU, download "),
               "%s", R.err);
-    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "cpu",
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--reference",
                      "-o", join(dir, "c.ppm")),
                  0, "%s", R.err);
     cr_expect(same_bytes(join(dir, "g.ppm"), join(dir, "c.ppm")), "exact GPU render differs");
@@ -991,7 +1043,7 @@ Test(cli, gpu_render_matches_cpu, .timeout = 300)
         cr_expect(strstr(R.err, "3 frames in ") && strstr(R.err, "per frame on the GPU"), "%s",
                   R.err);
         cr_assert_eq(RUN("render", scenes[k], "-s", "160", "--frames", "2:4", "--device", "cpu",
-                         "-o", join(dir, "c.ppm")),
+                         "--exact", "-o", join(dir, "c.ppm")),
                      0, "%s", R.err);
         for (int f = 2; f <= 4; f++) {
             char g[32], c[32];
@@ -1006,8 +1058,10 @@ Test(cli, gpu_check, .timeout = 300)
 {
     QR_REQUIRE_GPU();
     cr_assert_eq(RUN("check", "rand10k", "-s", "256"), 0, "%s%s", R.out, R.err);
-    cr_expect_eq(count_lines(R.out), 5, "title, header, two rows, verdict:\n%s", R.out);
-    cr_expect(strstr(R.out, "\nexact ") && strstr(R.out, "\nfast ") && strstr(R.out, "\nPASS\n"),
+    cr_expect_eq(count_lines(R.out), 7, "title, header, four rows, verdict:\n%s", R.out);
+    cr_expect(strstr(R.out, "\nGPU exact ") && strstr(R.out, "\nGPU fast ") &&
+                  strstr(R.out, "\nCPU exact ") && strstr(R.out, "\nCPU fast ") &&
+                  strstr(R.out, "\nPASS\n"),
               "%s", R.out);
     cr_expect(strstr(R.out, "bit-identical  PASS"), "%s", R.out);
     cr_assert_eq(RUN("check", "snow", "-s", "256", "--frame", "3"), 0, "%s%s", R.out, R.err);
