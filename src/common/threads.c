@@ -4,9 +4,9 @@
  * parallel loop here is "tasks from an atomic counter" (which a dozen lines
  * of pthreads express exactly), and the thread count is an argument of each
  * call rather than OpenMP's process-wide state, which a host program may
- * set for its own purposes. A team is started per call; its cost (tens of
- * microseconds per thread) is small beside the milliseconds a parallel part
- * of a frame takes, and there is no pool whose idle threads spin.
+ * set for its own purposes. A team is started per call: starting threads
+ * costs little beside the work of a parallel part of a frame, and there is
+ * no pool whose idle threads spin.
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "quadrender/threads.h"
