@@ -25,3 +25,20 @@ Test(bench, needs_a_gpu)
     cr_assert_eq(RUN("bench", "rgb", "--frames", "1"), 5);
     cr_assert(strstr(R.err, "needs a GPU") != NULL, "%s", R.err);
 }
+
+/* bench --cpu without a GPU times the CPU renderers alone: one row per
+ * scene, size and mode, and the fast/exact ratio. */
+Test(cli, bench_cpu_without_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    cr_assert_eq(RUN("bench", "--cpu", "rgb", "rand10k", "--size", "48", "--cpu-frames", "2",
+                     "--threads", "2"),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.out, "fast CPU renderer: 2 threads"), "%s", R.out);
+    cr_expect(strstr(R.out, "\nrand10k          48 exact ") && strstr(R.out, "\nrand10k          48 fast "),
+              "%s", R.out);
+    cr_expect(strstr(R.out, "rand10k          48 fast mode "), "%s", R.out);
+    cr_expect_eq(RUN("bench", "--cpu", "rgb", "--json", "x.json"), 2, "%s", R.err);
+}

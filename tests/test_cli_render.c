@@ -114,12 +114,15 @@ Test(cli, render_auto_without_gpu)
     if (qr_gpu_probe(NULL, &err) == QR_OK)
         cr_skip_test("this machine has a GPU");
     const char *out = qr_test_tmp("auto.ppm");
-    cr_assert_eq(RUN("render", "rgb", "-s", "8", "-o", out), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rgb", "-s", "8", "--threads", "3", "-o", out), 0, "%s", R.err);
     char why[700];
-    snprintf(why, sizeof why, "quadrender: no usable GPU (%s): rendering on the CPU\n", err.msg);
+    snprintf(why, sizeof why,
+             "quadrender: no usable GPU (%s): rendering on the CPU (3 threads), fast mode\n",
+             err.msg);
     cr_expect_eq(strncmp(R.err, why, strlen(why)), 0, "expected '%s' first, got %s", why, R.err);
-    cr_expect(strstr(R.err, "rgb (3 circles) 8x8 frame 0 on the CPU -> "), "%s", R.err);
-    /* the mode flags are accepted; on the CPU they change nothing */
+    cr_expect(strstr(R.err, "rgb (3 circles) 8x8 frame 0 on the CPU (3 threads) -> "), "%s", R.err);
+    /* rgb is too shallow for fast mode to stop early: it takes the exact
+     * walk, and a PPM holds no alpha */
     const char *exact = qr_test_tmp("exact.ppm");
     cr_assert_eq(RUN("render", "rgb", "-s", "8", "--exact", "--capacity", "1", "-o", exact), 0,
                  "%s", R.err);
@@ -245,11 +248,10 @@ Test(cli, gpu_render_matches_cpu, .timeout = 300)
     cr_expect(strstr(R.err, " frame 0 on the GPU -> ") && strstr(R.err, "upload ") &&
                   strstr(R.err, "index ") && strstr(R.err, " on the GPU, download "),
               "%s", R.err);
-    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "cpu",
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--reference",
                      "-o", qr_test_join(dir, "c.ppm")),
                  0, "%s", R.err);
-    cr_expect(qr_test_same_bytes(qr_test_join(dir, "g.ppm"), qr_test_join(dir, "c.ppm")),
-              "exact GPU render differs");
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "g.ppm"), qr_test_join(dir, "c.ppm")), "exact GPU render differs");
     /* fast mode is within 1e-5: a byte may land one lower or higher */
     cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "200", "--device", "gpu",
                      "-o", qr_test_join(dir, "f.ppm")),
@@ -266,14 +268,42 @@ Test(cli, gpu_render_matches_cpu, .timeout = 300)
         cr_expect(strstr(R.err, "3 frames in ") && strstr(R.err, "per frame on the GPU"), "%s",
                   R.err);
         cr_assert_eq(RUN("render", scenes[k], "-s", "160", "--frames", "2:4", "--device", "cpu",
-                         "-o", qr_test_join(dir, "c.ppm")),
+                         "--exact", "-o", qr_test_join(dir, "c.ppm")),
                      0, "%s", R.err);
         for (int f = 2; f <= 4; f++) {
             char g[32], c[32];
             snprintf(g, sizeof g, "g_%04d.ppm", f);
             snprintf(c, sizeof c, "c_%04d.ppm", f);
-            cr_expect(qr_test_same_bytes(qr_test_join(dir, g), qr_test_join(dir, c)),
-                      "%s frame %d differs", scenes[k], f);
+            cr_expect(qr_test_same_bytes(qr_test_join(dir, g), qr_test_join(dir, c)), "%s frame %d differs", scenes[k], f);
         }
     }
+}
+
+/* The fast CPU renderer's exact mode and the reference write the same
+ * file, on any thread count; --threads is checked like any option. */
+Test(cli, cpu_exact_equals_reference)
+{
+    const char *dir = qr_test_tmp_dir("cpu-ref");
+    cr_assert_eq(RUN("render", "rand10k", "--width", "120", "--height", "77", "--reference", "-o",
+                     qr_test_join(dir, "r.pfm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "the serial reference renderer"), "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "--width", "120", "--height", "77", "--device",
+                     "cpu-reference", "-o", qr_test_join(dir, "r2.pfm")),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "r.pfm"), qr_test_join(dir, "r2.pfm")));
+    const char *threads[] = {"1", "2", "5"};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(RUN("render", "rand10k", "--width", "120", "--height", "77", "--device", "cpu",
+                         "--exact", "--threads", threads[k], "-o", qr_test_join(dir, "c.pfm")),
+                     0, "%s", R.err);
+        cr_expect(qr_test_same_bytes(qr_test_join(dir, "r.pfm"), qr_test_join(dir, "c.pfm")), "%s threads", threads[k]);
+    }
+    cr_expect_eq(RUN("render", "rgb", "--threads", "x"), 2, "%s", R.err);
+    cr_expect(strstr(R.err, "--threads: expected"), "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--threads", "1025"), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--reference", "--fast"), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--reference", "--device", "gpu"), 2, "%s", R.err);
+    cr_expect_eq(RUN("stats", "rgb", "--help"), 0, "%s", R.err);
+    cr_expect(strstr(R.out, "--threads N"), "%s", R.out);
 }

@@ -13,6 +13,7 @@
 #include "quadrender/error.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
+#include "quadrender/render_mode.h"
 #include "quadrender/scene.h"
 
 #ifdef __cplusplus
@@ -126,14 +127,7 @@ size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix);
  * Builds the index of a scene and renders it into a device image. One object
  * per image size; it owns the index and the image and reuses both, so
  * rendering frame after frame allocates nothing once warm. */
-typedef enum qr_render_mode {
-    QR_RENDER_FAST = 0, /* front to back with early stop: within 1e-5 of exact */
-    QR_RENDER_EXACT = 1 /* back to front, bit-identical to qr_render_cpu (non-snow) */
-} qr_render_mode;
-
-/* Stopping bound of fast mode: every colour channel of a fast render lies
- * within this of the exact render (docs/architecture.md derives it). */
-#define QR_FAST_TOLERANCE 1e-5f
+/* qr_render_mode and QR_FAST_TOLERANCE: quadrender/render_mode.h */
 
 typedef struct qr_frame_timing {
     qr_build_timing build; /* index stages */

@@ -107,6 +107,11 @@ qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *reg
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
                               const qr_rect *region, const qr_index_params *params,
                               qr_index **out, qr_error *err);
+/* The same on `threads` threads (0: qr_threads(), quadrender/threads.h);
+ * qr_index_build_host uses qr_threads(). Same index whatever the count. */
+qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int32_t height,
+                                      const qr_rect *region, const qr_index_params *params,
+                                      int threads, qr_index **out, qr_error *err);
 void qr_index_free(qr_index *index);
 
 /* Whether circle i is culled for this image (see above); the box is returned

@@ -6,7 +6,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <stdint.h>
+
 #include "quadrender/error.h"
+#include "quadrender/index.h"
 
 /* Stages of one frame, in pipeline order; "other" is what the frame took
  * beyond the sum of the stages (launch gaps, the scalar read-back). */
@@ -50,5 +53,11 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
  * log axis; one panel per (size, mode). */
 qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
                           qr_error *err);
+
+/* `bench --cpu` (bench_cpu.c): the fast CPU renderer in exact and/or fast
+ * mode beside the reference renderer, a table to `out`. */
+qr_status bench_cpu(FILE *out, const char *const *scenes, int nscenes, const int *sizes, int nsizes,
+                    int want_exact, int want_fast, int warmup, int frames, uint32_t seed,
+                    const qr_index_params *qp, qr_error *err);
 
 #endif

@@ -86,7 +86,11 @@ typedef struct cli_opt {
 #define CLI_PARSE_OK 0
 #define CLI_PARSE_HELP (-1)
 
-/* Parses argv[1..argc-1] of command `cmd` against opts[0..nopts-1]
+/* Every command also takes --threads N (CPU threads of every parallel part,
+ * 0 = all cores; quadrender/threads.h), which cli_parse applies itself
+ * (qr_set_threads) and lists in every --help.
+ *
+ * Parses argv[1..argc-1] of command `cmd` against opts[0..nopts-1]
  * ("--name VALUE", "--name=VALUE", "-s VALUE"; "--" ends the options) and
  * collects up to max_pos positional arguments in pos[], their count in
  * *npos. -h/--help prints the command's help to stdout and answers
@@ -107,7 +111,14 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopts);
 
 /* Standard setters. */
-typedef enum cli_device { CLI_DEVICE_AUTO, CLI_DEVICE_GPU, CLI_DEVICE_CPU } cli_device;
+/* cpu: the fast CPU renderer (quadtree, every core); cpu-reference: the
+ * serial reference renderer, the oracle. */
+typedef enum cli_device {
+    CLI_DEVICE_AUTO,
+    CLI_DEVICE_GPU,
+    CLI_DEVICE_CPU,
+    CLI_DEVICE_CPU_REFERENCE
+} cli_device;
 
 typedef struct cli_range {
     int64_t first, last; /* inclusive, first <= last */
@@ -121,6 +132,7 @@ const char *cli_set_seed(const char *text, void *dest);   /* uint32_t */
 const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..CLI_MAX_FRAME */
 const char *cli_set_frames(const char *text, void *dest); /* cli_range, "A:B" */
 const char *cli_set_device(const char *text, void *dest); /* cli_device */
+const char *cli_set_threads(const char *text, void *dest); /* int, 0..QR_MAX_THREADS */
 
 /* Strict unsigned decimal: digits only (no sign, no spaces), value <= max. */
 bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
@@ -171,12 +183,14 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
 /* Where a command runs, decided from --device before any work is done. */
 typedef struct cli_device_choice {
     bool gpu;          /* run on the GPU */
+    bool reference;    /* on the CPU: the serial reference renderer */
     qr_gpu_info info;  /* when gpu */
     char where[320];   /* "the GPU (NVIDIA H100 ..., sm_90, 132 SMs)" or "the CPU" */
     char note[768];    /* what to tell the user once the scene is loaded, or "" */
 } cli_device_choice;
 
-/* Probes the GPU for `auto` and `gpu`. `doing` is what the command does
+/* Probes the GPU for `auto` and `gpu`; cpu and cpu-reference never touch
+ * it. `doing` is what the command does
  * there ("rendering"). auto falls back to the CPU, saying why in the note;
  * gpu without a usable GPU prints "quadrender: --device gpu: <why>" and
  * answers CLI_EXIT_NO_GPU. Otherwise CLI_EXIT_OK. */

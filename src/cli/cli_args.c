@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "quadrender/image.h"
+#include "quadrender/threads.h"
 
 /* ---- exit codes -------------------------------------------------------------- */
 
@@ -131,15 +132,32 @@ const char *cli_set_device(const char *text, void *dest)
     static const struct {
         const char *name;
         cli_device device;
-    } names[] = {{"auto", CLI_DEVICE_AUTO}, {"gpu", CLI_DEVICE_GPU}, {"cpu", CLI_DEVICE_CPU}};
+    } names[] = {{"auto", CLI_DEVICE_AUTO},
+                 {"gpu", CLI_DEVICE_GPU},
+                 {"cpu", CLI_DEVICE_CPU},
+                 {"cpu-reference", CLI_DEVICE_CPU_REFERENCE}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(text, names[i].name) == 0) {
             *(cli_device *)dest = names[i].device;
             return NULL;
         }
     }
-    return "auto, gpu or cpu";
+    return "auto, gpu, cpu or cpu-reference";
 }
+
+const char *cli_set_threads(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, QR_MAX_THREADS, &v))
+        return "a thread count from 1 to 1024, or 0 for all cores";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+/* The option every command takes (cli.h): applied as soon as it is parsed. */
+static int threads_opt;
+static cli_opt threads_cli_opt = {"--threads", NULL, "N", cli_set_threads, &threads_opt,
+                                  "CPU threads of every parallel part (default 0: all cores)", 0};
 
 /* ---- the parser ------------------------------------------------------------------- */
 
@@ -191,6 +209,7 @@ int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **arg
             return CLI_PARSE_HELP;
         }
         cli_opt *o = find_opt(opts, nopts, arg, len);
+        if (!o) o = find_opt(&threads_cli_opt, 1, arg, len);
         if (!o)
             return cli_usage_error(cmd, "%s: unknown option '%s'", cmd->name, typed);
         if (!o->set) {
@@ -214,6 +233,7 @@ int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **arg
         if (expected)
             return cli_usage_error(cmd, "%s: expected %s, got '%s'", typed, expected, value);
         o->given++;
+        if (o == &threads_cli_opt) qr_set_threads(threads_opt);
     }
     return CLI_PARSE_OK;
 }
@@ -230,8 +250,8 @@ void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopt
     static const char help_label[] = "-h, --help";
     char label[128];
     int width = (int)strlen(help_label);
-    for (int i = 0; i < nopts; i++) {
-        opt_label(&opts[i], label, sizeof label);
+    for (int i = 0; i <= nopts; i++) {
+        opt_label(i < nopts ? &opts[i] : &threads_cli_opt, label, sizeof label);
         if ((int)strlen(label) > width)
             width = (int)strlen(label);
     }
@@ -241,6 +261,8 @@ void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopt
         opt_label(&opts[i], label, sizeof label);
         fprintf(out, "  %-*s  %s\n", width, label, opts[i].help);
     }
+    opt_label(&threads_cli_opt, label, sizeof label);
+    fprintf(out, "  %-*s  %s\n", width, label, threads_cli_opt.help);
     fprintf(out, "  %-*s  %s\n", width, help_label, "show this help and exit");
     if (cmd->notes)
         fprintf(out, "\n%s", cmd->notes);

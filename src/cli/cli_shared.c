@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "quadrender/image.h"
+#include "quadrender/threads.h"
 
 /* ---- scene options ------------------------------------------------------------- */
 
@@ -153,7 +154,13 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
 int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c)
 {
     memset(c, 0, sizeof *c);
-    snprintf(c->where, sizeof c->where, "the CPU");
+    const int threads = qr_threads();
+    snprintf(c->where, sizeof c->where, "the CPU (%d thread%s)", threads, threads == 1 ? "" : "s");
+    if (requested == CLI_DEVICE_CPU_REFERENCE) {
+        c->reference = true;
+        snprintf(c->where, sizeof c->where, "the CPU (the serial reference renderer)");
+        return CLI_EXIT_OK;
+    }
     if (requested == CLI_DEVICE_CPU)
         return CLI_EXIT_OK;
     qr_error err;
@@ -162,7 +169,8 @@ int cli_choose_device(cli_device requested, const char *doing, cli_device_choice
             fprintf(stderr, "quadrender: --device gpu: %s\n", err.msg);
             return CLI_EXIT_NO_GPU;
         }
-        snprintf(c->note, sizeof c->note, "no usable GPU (%s): %s on the CPU", err.msg, doing);
+        snprintf(c->note, sizeof c->note, "no usable GPU (%.300s): %s on %.200s", err.msg, doing,
+                 c->where);
         return CLI_EXIT_OK;
     }
     c->gpu = true;

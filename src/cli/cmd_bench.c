@@ -210,7 +210,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64}, 3};
     set_index_list("quadtree,grid", &indexes);
     set_mode_list("fast,exact", &modes);
-    int frames = 20, warmup = 5, cpu = 0, direct = 0;
+    int frames = 20, warmup = 5, cpu = 0, direct = 0, cpu_frames = 5;
     uint32_t seed = 0;
     const char *json = NULL, *csv = NULL, *plot = NULL;
     qr_index_params qp;
@@ -223,7 +223,10 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--frames", NULL, "N", set_count, &frames, "timed frames per measurement (default 20)", 0},
         {"--warmup", NULL, "N", set_count0, &warmup, "untimed frames first (default 5)", 0},
         {"--seed", NULL, "N", cli_set_seed, &seed, "seed of the built-in scenes (default 0)", 0},
-        {"--cpu", NULL, NULL, NULL, &cpu, "also time the CPU reference renderer (one frame)", 0},
+        {"--cpu", NULL, NULL, NULL, &cpu,
+         "also time the fast CPU renderer beside the reference (alone without a GPU)", 0},
+        {"--cpu-frames", NULL, "N", set_count, &cpu_frames,
+         "timed frames per mode on the CPU with --cpu (default 5)", 0},
         {"--direct", NULL, NULL, NULL, &direct, "launch build stages one by one, not as a CUDA graph", 0},
         {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON ('-' = stdout)", 0},
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV ('-' = stdout)", 0},
@@ -257,9 +260,24 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
 
     qr_error err;
     qr_gpu_info gpu;
+    int want_exact = 0, want_fast = 0;
+    for (int i = 0; i < modes.n; i++) {
+        want_exact |= !strcmp(modes.item[i], "exact");
+        want_fast |= !strcmp(modes.item[i], "fast");
+    }
     if (qr_gpu_probe(&gpu, &err) != QR_OK) {
-        fprintf(stderr, "quadrender: bench needs a GPU: %s\n", err.msg);
-        return CLI_EXIT_NO_GPU;
+        if (!cpu) {
+            fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", err.msg);
+            return CLI_EXIT_NO_GPU;
+        }
+        if (json || csv || plot)
+            return cli_usage_error(cmd, "--json, --csv and --plot need a GPU (no usable one: %s)",
+                                   err.msg);
+        fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", err.msg);
+        if (bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
+                      cpu_frames, seed, &qp, &err) != QR_OK)
+            return cli_fail(&err, CLI_PHASE_RUN);
+        return CLI_EXIT_OK;
     }
     char date[32];
     time_t now = time(NULL);
@@ -368,6 +386,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     if (rc == CLI_EXIT_OK) {
         bench_print_table(stdout, rows, nrows);
         bench_print_speedups(stdout, rows, nrows);
+        if (cpu && bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
+                             cpu_frames, seed, &qp, &err) != QR_OK)
+            rc = cli_fail(&err, CLI_PHASE_RUN);
         char title[512];
         snprintf(title, sizeof title, "quadrender bench — %s — %s", gpu.name, date);
         if (json && bench_write_json(json, header_json, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
@@ -380,16 +401,19 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
 
 const cli_cmd cli_cmd_bench = {
     .name = "bench",
-    .summary = "time the quadtree against the uniform grid on the GPU",
+    .summary = "time the quadtree against the uniform grid on the GPU (--cpu: the CPU renderers)",
     .args = "[SCENE...]",
     .about = "Times frames (index build + render, scene and image on the GPU) for each\n"
              "scene, size, index and mode, with CUDA events: warm-up frames first, then\n"
              "the median, quartiles and extremes of the timed ones, per stage. With no\n"
              "scene, the scored set: rgb pattern rand10k rand100k biglittle littlebig\n"
              "rand1M micro2M snowsingle. 'grid' is the classic uniform grid of --tile\n"
-             "pixel tiles, built and rendered by the same code as the quadtree.\n",
+             "pixel tiles, built and rendered by the same code as the quadtree.\n"
+             "With --cpu, the fast CPU renderer (quadtree index, --threads N threads, both\n"
+             "modes; --cpu-frames timed frames, medians) is timed beside the serial\n"
+             "reference renderer too; without a usable GPU, only they are.\n",
     .notes = "The table goes to stdout, a progress line to stderr when it is a terminal.\n"
              "Exit codes: 0 ok, 2 bad command line, 3 bad scene, 4 cannot write an output,\n"
-             "5 no usable GPU, 6 out of memory, 7 CUDA error.\n",
+             "5 no usable GPU (and no --cpu), 6 out of memory, 7 CUDA error.\n",
     .run = run_bench,
 };

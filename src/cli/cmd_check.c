@@ -1,9 +1,10 @@
-/* cmd_check.c — `quadrender check`: the GPU renderer against the CPU
- * reference on one scene, in both modes.
+/* cmd_check.c — `quadrender check`: the GPU renderer (when there is a
+ * usable GPU) and the fast CPU renderer against the CPU reference on one
+ * scene, in both modes.
  *
  * The scene is stepped twice, independently: on the device for the GPU
- * renders (as `render` does) and on the host for the reference, so a check
- * of an animated frame also checks the GPU step.
+ * renders (as `render` does) and on the host for the reference and the fast
+ * CPU renderer, so a check of an animated frame also checks the GPU step.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -14,7 +15,9 @@
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
+#include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
+#include "quadrender/threads.h"
 
 /* CS149's checker counts a channel as wrong beyond this. */
 #define CS149_TOLERANCE 0.1
@@ -79,8 +82,15 @@ static void print_row(const char *mode, const diff_stats *d, bool with_alpha, co
     else
         snprintf(alpha, sizeof alpha, "-");
     fmt_psnr(psnr, sizeof psnr, d->psnr);
-    printf("%-6s  %12s  %10s  %12lld  %8lld  %9s  %-13s  %s\n", mode, rgb, alpha, d->differing,
+    printf("%-10s  %12s  %10s  %12lld  %8lld  %9s  %-13s  %s\n", mode, rgb, alpha, d->differing,
            d->over, psnr, limit, pass ? "PASS" : "FAIL");
+}
+
+/* Renders one mode on the fast CPU renderer into img. */
+static qr_status cpu_render(const qr_scene *scene, const qr_index_params *params, qr_render_mode mode,
+                            qr_image *img, qr_error *err)
+{
+    return qr_render_cpu_fast(scene, params, mode, 0, img, NULL, err);
 }
 
 static int run_check(const cli_cmd *cmd, int argc, char **argv)
@@ -99,104 +109,139 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
 
     qr_error err;
     qr_gpu_info info;
-    if (qr_gpu_probe(&info, &err) != QR_OK) {
-        fprintf(stderr, "quadrender: check needs a GPU, and there is no usable one: %s\n", err.msg);
-        return CLI_EXIT_NO_GPU;
-    }
+    char no_gpu[sizeof err.msg] = "";
+    const bool gpu = qr_gpu_probe(&info, &err) == QR_OK;
+    if (!gpu)
+        snprintf(no_gpu, sizeof no_gpu, "%s", err.msg);
 
+    /* images: 0 reference, 1 GPU exact, 2 GPU fast, 3 CPU exact, 4 CPU fast */
+    enum { REF, GPU_EXACT, GPU_FAST, CPU_EXACT, CPU_FAST, NIMG };
     qr_scene *scene = NULL;
     qr_gpu_scene *gs = NULL;
     qr_gpu_renderer *r = NULL;
-    qr_image *exact = NULL, *fast = NULL, *cpu = NULL;
+    qr_image *img[NIMG] = {NULL};
     double t0 = cli_now_ms();
     if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double t1 = cli_now_ms();
-    fprintf(stderr, "quadrender: check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d)\n",
-            scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-            info.name, info.cc_major, info.cc_minor);
-    if (qr_image_create(so.width, so.height, &exact, &err) != QR_OK ||
-        qr_image_create(so.width, so.height, &fast, &err) != QR_OK ||
-        qr_image_create(so.width, so.height, &cpu, &err) != QR_OK ||
-        qr_gpu_scene_upload(scene, &gs, &err) != QR_OK ||
-        qr_gpu_renderer_create(so.width, so.height, &r, &err) != QR_OK ||
-        qr_gpu_scene_seek_frame(gs, so.frame, &err) != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_RUN);
-        goto done;
+    if (gpu)
+        fprintf(stderr,
+                "quadrender: check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d) and "
+                "the CPU (%d threads)\n",
+                scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
+                info.name, info.cc_major, info.cc_minor, qr_threads());
+    else
+        fprintf(stderr,
+                "quadrender: check %s (%d circles) %dx%d frame %lld on the CPU (%d threads); no "
+                "usable GPU (%s)\n",
+                scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
+                qr_threads(), no_gpu);
+    for (int k = 0; k < NIMG && rc == CLI_EXIT_OK; k++) {
+        if (!gpu && (k == GPU_EXACT || k == GPU_FAST)) continue;
+        if (qr_image_create(so.width, so.height, &img[k], &err) != QR_OK)
+            rc = cli_fail(&err, CLI_PHASE_RUN);
     }
-    double t2 = cli_now_ms();
-    if (qr_gpu_render(r, gs, &params, QR_RENDER_EXACT, &err) != QR_OK ||
-        qr_gpu_renderer_download(r, exact, &err) != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_RUN);
+    if (rc != CLI_EXIT_OK)
         goto done;
+    double t2 = cli_now_ms(), t3 = t2;
+    if (gpu) {
+        if (qr_gpu_scene_upload(scene, &gs, &err) != QR_OK ||
+            qr_gpu_renderer_create(so.width, so.height, &r, &err) != QR_OK ||
+            qr_gpu_scene_seek_frame(gs, so.frame, &err) != QR_OK ||
+            qr_gpu_render(r, gs, &params, QR_RENDER_EXACT, &err) != QR_OK ||
+            qr_gpu_renderer_download(r, img[GPU_EXACT], &err) != QR_OK ||
+            qr_gpu_render(r, gs, &params, QR_RENDER_FAST, &err) != QR_OK ||
+            qr_gpu_renderer_download(r, img[GPU_FAST], &err) != QR_OK) {
+            rc = cli_fail(&err, CLI_PHASE_RUN);
+            goto done;
+        }
+        t3 = cli_now_ms();
     }
-    double t3 = cli_now_ms();
-    if (qr_gpu_render(r, gs, &params, QR_RENDER_FAST, &err) != QR_OK ||
-        qr_gpu_renderer_download(r, fast, &err) != QR_OK) {
+    if (qr_scene_seek_frame(scene, so.frame, &err) != QR_OK ||
+        qr_render_cpu(scene, img[REF], &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }
     double t4 = cli_now_ms();
-    if (qr_scene_seek_frame(scene, so.frame, &err) != QR_OK ||
-        qr_render_cpu(scene, cpu, &err) != QR_OK) {
+    if (cpu_render(scene, &params, QR_RENDER_EXACT, img[CPU_EXACT], &err) != QR_OK ||
+        cpu_render(scene, &params, QR_RENDER_FAST, img[CPU_FAST], &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }
     double t5 = cli_now_ms();
     fprintf(stderr,
-            "quadrender:   load %.1f ms, upload and GPU seek %.1f ms, GPU exact %.1f ms, "
-            "GPU fast %.1f ms, CPU seek and render %.1f ms (with downloads)\n",
-            t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
+            "quadrender:   load %.1f ms, GPU (upload, seek, both modes, downloads) %.1f ms, CPU "
+            "seek and reference %.1f ms, fast CPU both modes %.1f ms\n",
+            t1 - t0, t3 - t2, t4 - t3, t5 - t4);
 
-    diff_stats de, df;
-    compare(exact, cpu, true, &de);
-    compare(fast, cpu, false, &df);
     bool snow = scene->shading == QR_SHADE_SNOW;
-    /* exact: the same bits as the reference, except snow's transcendental
-     * functions; fast: within the bound its early stop guarantees */
-    bool exact_ok = snow ? fmax(de.max_rgb, de.max_alpha) <= SNOW_EXACT_TOLERANCE
-                         : de.differing == 0;
-    bool fast_ok = df.max_rgb <= (double)QR_FAST_TOLERANCE;
     char fast_limit[32];
     snprintf(fast_limit, sizeof fast_limit, "<= %g", (double)QR_FAST_TOLERANCE);
-
-    printf("%s (%d circles) %dx%d frame %lld: GPU against the CPU reference\n", scene->name,
-           (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame);
-    printf("%-6s  %12s  %10s  %12s  %8s  %9s  %-13s  %s\n", "mode", "max|d| RGB", "max|d| A",
+    printf("%s (%d circles) %dx%d frame %lld: %s against the CPU reference\n", scene->name,
+           (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
+           gpu ? "GPU and fast CPU" : "fast CPU (no GPU)");
+    printf("%-10s  %12s  %10s  %12s  %8s  %9s  %-13s  %s\n", "renderer", "max|d| RGB", "max|d| A",
            "differing", "> 0.1", "PSNR dB", "required", "result");
-    print_row("exact", &de, true, snow ? "<= 1e-05" : "bit-identical", exact_ok);
-    print_row("fast", &df, false, fast_limit, fast_ok);
-    if (exact_ok && fast_ok) {
+    static const char *const names[NIMG] = {"", "GPU exact", "GPU fast", "CPU exact", "CPU fast"};
+    bool failed[NIMG] = {false};
+    for (int k = GPU_EXACT; k < NIMG; k++) {
+        if (!img[k]) continue;
+        const bool exact = k == GPU_EXACT || k == CPU_EXACT;
+        diff_stats d;
+        compare(img[k], img[REF], exact, &d);
+        bool ok;
+        const char *limit;
+        if (!exact) {
+            /* within the bound its early stop guarantees */
+            ok = d.max_rgb <= (double)QR_FAST_TOLERANCE;
+            limit = fast_limit;
+        } else if (snow && k == GPU_EXACT) {
+            /* the GPU's sqrtf and expf differ from the host's in the last bits */
+            ok = fmax(d.max_rgb, d.max_alpha) <= SNOW_EXACT_TOLERANCE;
+            limit = "<= 1e-05";
+        } else {
+            ok = d.differing == 0;
+            limit = "bit-identical";
+        }
+        failed[k] = !ok;
+        print_row(names[k], &d, exact, limit, ok);
+    }
+    bool any = false;
+    for (int k = 0; k < NIMG; k++) any |= failed[k];
+    if (!any) {
         printf("PASS\n");
         rc = CLI_EXIT_OK;
     } else {
-        printf("FAIL:%s%s\n", exact_ok ? "" : " exact", fast_ok ? "" : " fast");
+        printf("FAIL:");
+        for (int k = 0; k < NIMG; k++)
+            if (failed[k]) printf(" %s", names[k]);
+        printf("\n");
         rc = CLI_EXIT_CHECK;
     }
 done:
     qr_gpu_renderer_destroy(r);
     qr_gpu_scene_free(gs);
-    qr_image_free(exact);
-    qr_image_free(fast);
-    qr_image_free(cpu);
+    for (int k = 0; k < NIMG; k++) qr_image_free(img[k]);
     qr_scene_free(scene);
     return rc;
 }
 
 const cli_cmd cli_cmd_check = {
     .name = "check",
-    .summary = "render on the GPU and the CPU and compare the images",
+    .summary = "render on the GPU, the fast CPU renderer and the reference, and compare",
     .args = "SCENE [options]",
-    .about = "Renders SCENE on the GPU in exact and in fast mode and with the CPU reference\n"
-             "renderer, compares each GPU image with the reference and prints a table:\n"
+    .about = "Renders SCENE in exact and in fast mode on the GPU (when there is a usable\n"
+             "one) and on the fast CPU renderer, and with the serial CPU reference renderer;\n"
+             "compares each image with the reference and prints a table:\n"
              "the largest difference (colour; and alpha in exact mode), how many channel\n"
              "values differ at all and by more than 0.1 (CS149's tolerance), and the PSNR\n"
              "of the colour in dB (peak 1.0).\n",
-    .notes = "Passes when exact mode is bit-identical to the reference (snow: within 1e-5,\n"
-             "the GPU's sqrtf and expf differ in the last bits) and fast mode is within\n"
-             "1e-5 on every colour channel.\n"
+    .notes = "Passes when exact mode is bit-identical to the reference (GPU snow: within\n"
+             "1e-5, the GPU's sqrtf and expf differ in the last bits) and fast mode is\n"
+             "within 1e-5 on every colour channel. Without a usable GPU only the CPU rows\n"
+             "are checked.\n"
              "\n"
-             "Exit codes: 0 both modes pass, 2 bad command line, 3 bad scene, 5 no usable\n"
-             "GPU, 6 out of memory, 7 CUDA error, 8 a mode fails.\n",
+             "Exit codes: 0 every row passes, 2 bad command line, 3 bad scene, 6 out of\n"
+             "memory, 7 CUDA error, 8 a row fails.\n",
     .run = run_check,
 };

@@ -13,6 +13,7 @@
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
+#include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
 
 /* Longest -o we accept: leaves room for "_NNNN" and the writer's temporary
@@ -30,6 +31,7 @@ typedef struct render_ctx {
     qr_gpu_renderer *r;
     double upload_ms;       /* once, with the first frame's times */
     qr_frame_timing timing; /* of the last frame (CUDA events) */
+    qr_cpu_timing cpu;      /* of the last frame on the fast CPU renderer */
     double download_ms;     /* of the last frame */
 } render_ctx;
 
@@ -82,8 +84,10 @@ static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_erro
 static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
                               qr_error *err)
 {
-    if (!ctx->dev.gpu)
+    if (ctx->dev.reference)
         return qr_render_cpu(scene, img, err);
+    if (!ctx->dev.gpu)
+        return qr_render_cpu_fast(scene, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
     qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
     if (st == QR_OK)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
@@ -119,7 +123,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     cli_range frames = {0, 0};
     const char *out = NULL;
     cli_device device = CLI_DEVICE_AUTO;
-    int exact = 0, fast = 0;
+    int exact = 0, fast = 0, reference = 0;
     qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
     enum {
@@ -130,6 +134,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_EXACT,
         O_FAST,
         O_PNG_LEVEL,
+        O_REFERENCE,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -139,13 +144,15 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &out,
                    "output image, .png, .ppm or .pfm (default SCENE.png)"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
-                      "auto, gpu or cpu (default auto: the GPU when usable)"},
+                      "auto, gpu, cpu or cpu-reference (default auto: the GPU when usable)"},
         [O_EXACT] = {"--exact", NULL, NULL, NULL, &exact,
-                     "GPU: bit-identical to the CPU reference (back to front)"},
+                     "bit-identical to the CPU reference (back to front)"},
         [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
-                    "GPU: front to back with early stop, within 1e-5 (the default)"},
+                    "front to back with early stop, within 1e-5 (the default)"},
         [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &write_opts.png_level,
                          "PNG compression, 0 (none) to 9 (smallest); default 1, the fastest"},
+        [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &reference,
+                         "the serial CPU reference renderer (= --device cpu-reference)"},
     };
     const char *scene_arg = NULL;
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
@@ -158,6 +165,13 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         return cli_usage_error(cmd, "--frame cannot be combined with --frames");
     if (exact && fast)
         return cli_usage_error(cmd, "--exact cannot be combined with --fast");
+    if (reference) {
+        if (opts[O_DEVICE].given && device != CLI_DEVICE_CPU_REFERENCE)
+            return cli_usage_error(cmd, "--reference cannot be combined with --device gpu/cpu/auto");
+        if (fast)
+            return cli_usage_error(cmd, "--reference renders the exact image: not with --fast");
+        device = CLI_DEVICE_CPU_REFERENCE;
+    }
     bool many = opts[O_FRAMES].given;
     if (!many)
         frames.first = frames.last = so.frame;
@@ -186,7 +200,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     double load_ms = cli_now_ms() - t0;
     if (ctx.dev.note[0])
         fprintf(stderr, "quadrender: %s%s\n", ctx.dev.note,
-                !ctx.dev.gpu ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
+                ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
     if (qr_image_create(so.width, so.height, &img, &err) != QR_OK ||
         render_ctx_start(&ctx, scene, so.width, so.height, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
@@ -207,7 +221,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             snprintf(path, sizeof path, "%s", out);
         fprintf(stderr, "quadrender: %s (%d circles) %dx%d frame %lld on %s -> %s\n", scene->name,
                 (int)scene->n, (int)so.width, (int)so.height, (long long)k,
-                ctx.dev.gpu ? "the GPU" : "the CPU", path);
+                ctx.dev.where, path);
 
         double t1 = cli_now_ms();
         if (seek_frame(&ctx, scene, k, &err) != QR_OK) {
@@ -242,9 +256,15 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                     once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms,
                     ctx.download_ms, t4 - t3);
             gpu_ms += ft->frame_ms;
-        } else {
+        } else if (ctx.dev.reference) {
             fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", once,
                     t2 - t1, t3 - t2, t4 - t3);
+        } else {
+            fprintf(stderr,
+                    "quadrender:   %sseek %.1f ms, index %.1f ms + render %.1f ms (%s mode), "
+                    "write %.1f ms\n",
+                    once, t2 - t1, ctx.cpu.build_ms, ctx.cpu.render_ms,
+                    mode == QR_RENDER_EXACT ? "exact" : "fast", t4 - t3);
         }
     }
     if (many) {
@@ -273,10 +293,12 @@ const cli_cmd cli_cmd_render = {
              "NAME_%04d.EXT for NAME.EXT given by -o, e.g. -o out/snow.ppm writes\n"
              "out/snow_0003.ppm for frame 3.\n"
              "\n"
-             "On the GPU, --fast (the default) lets every colour channel differ from the\n"
-             "CPU reference by at most 1e-5 and leaves alpha at 1; --exact matches it bit\n"
-             "for bit (snow within 1e-5). The index options change the speed, never the\n"
-             "picture; the CPU renderer has no index and ignores them.\n"
+             "--fast (the default) lets every colour channel differ from the CPU reference\n"
+             "by at most 1e-5 and leaves alpha at 1; --exact matches it bit for bit (on the\n"
+             "GPU, snow within 1e-5). Without a usable GPU (or with --device cpu) the fast\n"
+             "CPU renderer runs: the same quadtree, every core (--threads N). --reference\n"
+             "runs the serial reference renderer, the oracle. The index options change the\n"
+             "speed, never the picture; the reference has no index and ignores them.\n"
              "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
              "image, 5 no usable GPU (--device gpu), 6 out of memory, 7 CUDA error.\n",

@@ -1,0 +1,44 @@
+/* quadrender/threads.h — how many CPU threads quadrender's parallel parts use,
+ * and the one way they run in parallel.
+ *
+ * Every parallel part of the library (the CPU renderer, the host index build,
+ * and anything added later) asks qr_threads() how many threads to use and
+ * runs its work through qr_parallel_for, so that one setting (the CLI's
+ * --threads N) governs them all. Results never depend on the thread count:
+ * callers split work into tasks whose outputs do not depend on which thread
+ * runs them or when.
+ */
+#ifndef QUADRENDER_THREADS_H
+#define QUADRENDER_THREADS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest thread count accepted; larger requests are clamped to it. */
+#define QR_MAX_THREADS 1024
+
+/* Sets the thread count of every parallel part: n >= 1, or 0 for all the
+ * cores this process may run on (the default). Meant to be called once, at
+ * start-up, before any parallel work. */
+void qr_set_threads(int n);
+
+/* The thread count in effect (>= 1). */
+int qr_threads(void);
+
+/* The cores this process may run on (its CPU affinity mask; >= 1). */
+int qr_cpu_count(void);
+
+/* Calls fn(ctx, task) once for every task in [0, ntasks), on up to
+ * `threads` threads (0: qr_threads()), the calling thread among them; tasks
+ * are handed out in ascending order as threads become free. Returns when all
+ * are done. A call made from inside a task runs its tasks on the calling
+ * thread alone (no nested thread teams). Returns 0, or -1 when no thread
+ * could be started (all tasks have then run on the calling thread). */
+typedef void (*qr_task_fn)(void *ctx, int task);
+int qr_parallel_for(int ntasks, int threads, qr_task_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,285 @@
+/* render_cpu_fast.c — the fast CPU renderer (quadrender/render_cpu_fast.h):
+ * the host index build, then the leaves' tiles spread over threads.
+ *
+ * A frame is three parallel passes: the index (qr_index_build_host), the
+ * circles' boxes with the numbers fast mode needs (colour span, depth), and
+ * the tiles. A task is one CPU_TILE x CPU_TILE part of one leaf (cpu_tile.c),
+ * handed out from an atomic counter; tasks write disjoint pixels and compute
+ * them the same way on any thread, so the image is the same bytes whatever
+ * the thread count. The per-circle pass splits the circles into fixed
+ * chunks and combines the chunks' sums in chunk order, for the same reason.
+ */
+#include "quadrender/render_cpu_fast.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "common/circle_math.h"
+#include "quadrender/threads.h"
+#include "render/cpu_tile.h"
+
+/* Circles per task of the per-circle pass. */
+#define CIRCLE_CHUNK 65536
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* ---- per circle: boxes, colour range, depth --------------------------------------- */
+
+typedef struct chunk_sums {
+    float lo, hi;  /* colour range (flat), background included */
+    double area;   /* circle area inside the unit square */
+} chunk_sums;
+
+typedef struct circle_pass {
+    const qr_scene *s;
+    int width, height;
+    cpu_circle *circles;
+    chunk_sums *sums;
+} circle_pass;
+
+static int drawable(const qr_scene *s, int32_t i)
+{
+    return s->r[i] > 0.0f && isfinite(s->r[i]) && isfinite(s->x[i]) && isfinite(s->y[i]) &&
+           isfinite(s->z[i]) && isfinite(s->red[i]) && isfinite(s->green[i]) &&
+           isfinite(s->blue[i]);
+}
+
+static void circle_chunk(void *ctx, int task)
+{
+    const circle_pass *cp = ctx;
+    const qr_scene *s = cp->s;
+    const int32_t first = (int32_t)task * CIRCLE_CHUNK;
+    const int32_t last = s->n - first < CIRCLE_CHUNK ? s->n : first + CIRCLE_CHUNK;
+    chunk_sums sum = {1.0f, 1.0f, 0.0};
+    const int snow = s->shading == QR_SHADE_SNOW;
+    for (int32_t i = first; i < last; i++) {
+        cpu_box b = {0, 0, 0, 0};
+        const int draws = drawable(s, i);
+        if (draws) {
+            const qr_pixbox pb = qr_circle_pixbox(s->x[i], s->y[i], s->r[i], cp->width, cp->height);
+            if (pb.x0 < pb.x1 && pb.y0 < pb.y1) {
+                b.x0 = (uint16_t)pb.x0;
+                b.x1 = (uint16_t)pb.x1;
+                b.y0 = (uint16_t)pb.y0;
+                b.y1 = (uint16_t)pb.y1;
+            }
+        }
+        cpu_circle *c = &cp->circles[i];
+        c->x = s->x[i];
+        c->y = s->y[i];
+        c->rad = s->r[i];
+        c->c0 = snow ? s->z[i] : s->red[i];
+        c->c1 = snow ? 0.0f : s->green[i];
+        c->c2 = snow ? 0.0f : s->blue[i];
+        c->box = b;
+        /* the colours the walks can blend (drawable circles') */
+        if (!snow && draws) {
+            const float rgb[3] = {s->red[i], s->green[i], s->blue[i]};
+            for (int k = 0; k < 3; k++) {
+                sum.lo = rgb[k] < sum.lo ? rgb[k] : sum.lo;
+                sum.hi = rgb[k] > sum.hi ? rgb[k] : sum.hi;
+            }
+        }
+        /* the GPU's depth (scene_gpu.cu): the box inside the unit square
+         * times pi/4 */
+        const double r = fabs((double)s->r[i]);
+        const double w = fmin(s->x[i] + r, 1.0) - fmax(s->x[i] - r, 0.0);
+        const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
+        sum.area += w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
+    }
+    cp->sums[task] = sum;
+}
+
+/* ---- blocks of leaves, and their tiles ---------------------------------------------------- */
+
+/* A task: a block of up to BLOCK x BLOCK pixels of one leaf. It gathers
+ * the circles of the leaf's list that meet it into one array (a leaf list
+ * jumps through the scene; the block's tiles then read the array in order)
+ * and renders its tiles from it. */
+#define BLOCK (2 * CPU_TILE)
+
+typedef struct block_task {
+    int32_t leaf;
+    int32_t x0, y0, x1, y1;
+} block_task;
+
+typedef struct block_pass {
+    const cpu_frame *f;
+    const qr_index *ix;
+    const cpu_circle *circles;
+    const block_task *tasks;
+    atomic_int oom; /* a block found no memory for its circles */
+} block_pass;
+
+static int box_meets(const cpu_box *b, int x0, int y0, int x1, int y1)
+{
+    return b->x0 < x1 && b->x1 > x0 && b->y0 < y1 && b->y1 > y0;
+}
+
+static void block_job(void *ctx, int task)
+{
+    block_pass *bp = ctx;
+    const block_task *t = &bp->tasks[task];
+    const qr_leaf *leaf = &bp->ix->leaves[t->leaf];
+    const int32_t *list = bp->ix->lists + leaf->offset;
+    cpu_circle *mine = malloc((size_t)(leaf->count ? leaf->count : 1) * sizeof *mine);
+    if (!mine) {
+        atomic_store(&bp->oom, 1);
+        return;
+    }
+    int32_t m = 0;
+    for (int32_t j = 0; j < leaf->count; j++) {
+        const cpu_circle *c = &bp->circles[list[j]];
+        if (box_meets(&c->box, t->x0, t->y0, t->x1, t->y1)) mine[m++] = *c;
+    }
+    for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
+        for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
+            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
+            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
+            cpu_render_tile(bp->f, mine, m, x, y, x1, y1);
+        }
+    free(mine);
+}
+
+/* The tasks: every leaf cut into blocks of BLOCK from its corner. */
+static block_task *make_tasks(const qr_index *ix, int *ntasks)
+{
+    size_t n = 0;
+    for (int32_t l = 0; l < ix->num_leaves; l++) {
+        const qr_rect *r = &ix->leaves[l].rect;
+        n += (size_t)((r->x1 - r->x0 + BLOCK - 1) / BLOCK) *
+             (size_t)((r->y1 - r->y0 + BLOCK - 1) / BLOCK);
+    }
+    if (n > (size_t)INT32_MAX) return NULL;
+    block_task *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t) return NULL;
+    size_t k = 0;
+    for (int32_t l = 0; l < ix->num_leaves; l++) {
+        const qr_rect *r = &ix->leaves[l].rect;
+        for (int32_t y = r->y0; y < r->y1; y += BLOCK)
+            for (int32_t x = r->x0; x < r->x1; x += BLOCK) {
+                block_task *tk = &t[k++];
+                tk->leaf = l;
+                tk->x0 = x;
+                tk->y0 = y;
+                tk->x1 = x + BLOCK < r->x1 ? x + BLOCK : r->x1;
+                tk->y1 = y + BLOCK < r->y1 ? y + BLOCK : r->y1;
+            }
+    }
+    *ntasks = (int)n;
+    return t;
+}
+
+/* ---- the renderer ----------------------------------------------------------------------- */
+
+static qr_status check_scene(const qr_scene *scene, const qr_image *img, qr_error *err)
+{
+    if (!scene || !img || !img->rgba)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no scene or no image");
+    if (img->width < 1 || img->height < 1 || img->width > QR_IMAGE_MAX_DIM ||
+        img->height > QR_IMAGE_MAX_DIM)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: image size %ldx%ld out of range",
+                       (long)img->width, (long)img->height);
+    if (scene->n < 0 ||
+        (scene->n > 0 && (!scene->x || !scene->y || !scene->z || !scene->r || !scene->red ||
+                          !scene->green || !scene->blue)))
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: scene '%s' is malformed", scene->name);
+    return QR_OK;
+}
+
+qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
+                              int threads, qr_image *img, qr_error *err)
+{
+    qr_status st = check_scene(scene, img, err);
+    if (st) return st;
+    if (!ix || ix->width != img->width || ix->height != img->height || ix->region.x0 != 0 ||
+        ix->region.y0 != 0 || ix->region.x1 != img->width || ix->region.y1 != img->height ||
+        ix->visible + ix->culled != scene->n)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "CPU renderer: the index is not of this scene over the whole %dx%d image",
+                       img->width, img->height);
+    if (threads <= 0) threads = qr_threads();
+
+    const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
+    cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
+    chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
+    int ntasks = 0;
+    block_task *tasks = make_tasks(ix, &ntasks);
+    if (!circles || !sums || !tasks) {
+        free(circles);
+        free(sums);
+        free(tasks);
+        return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
+                       scene->n);
+    }
+    circle_pass cp = {scene, img->width, img->height, circles, sums};
+    qr_parallel_for(nchunks, threads, circle_chunk, &cp);
+    /* the colour span and the depth as the GPU's upload computes them
+     * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
+     * whether it can stop at all */
+    float lo = scene->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
+    double area = 0.0;
+    for (int c = 0; c < nchunks; c++) {
+        lo = sums[c].lo < lo ? sums[c].lo : lo;
+        hi = sums[c].hi > hi ? sums[c].hi : hi;
+        area += sums[c].area;
+    }
+    free(sums);
+    const float span = hi - lo;
+    const int snow = scene->shading == QR_SHADE_SNOW;
+    const float stop_blends = log2f(2.0f * span / QR_FAST_TOLERANCE);
+    const int shallow = !snow && (float)area < 0.5f * stop_blends;
+
+    cpu_frame f;
+    f.snow = snow;
+    f.img = img;
+    f.inv_w = 1.f / (float)img->width;
+    f.inv_h = 1.f / (float)img->height;
+    f.front_to_back = mode == QR_RENDER_FAST && !shallow;
+    f.keep_alpha = mode == QR_RENDER_EXACT;
+    f.stop = 0.5f * QR_FAST_TOLERANCE / span;
+    block_pass bp;
+    bp.f = &f;
+    bp.ix = ix;
+    bp.circles = circles;
+    bp.tasks = tasks;
+    atomic_init(&bp.oom, 0);
+    qr_parallel_for(ntasks, threads, block_job, &bp);
+    free(tasks);
+    free(circles);
+    if (atomic_load(&bp.oom))
+        return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory");
+    return QR_OK;
+}
+
+qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *params,
+                             qr_render_mode mode, int threads, qr_image *img,
+                             qr_cpu_timing *timing, qr_error *err)
+{
+    qr_status st = check_scene(scene, img, err);
+    if (st) return st;
+    qr_index_params def;
+    if (!params) {
+        qr_index_params_default(&def);
+        params = &def;
+    }
+    const double t0 = now_ms();
+    qr_index *ix = NULL;
+    st = qr_index_build_host_threads(scene, img->width, img->height, NULL, params, threads, &ix, err);
+    const double t1 = now_ms();
+    if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, img, err);
+    const double t2 = now_ms();
+    qr_index_free(ix);
+    if (timing) {
+        timing->build_ms = t1 - t0;
+        timing->render_ms = t2 - t1;
+    }
+    return st;
+}
