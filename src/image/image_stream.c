@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "quadrender/image.h"
+#include "quadrender/threads.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -36,7 +37,7 @@ struct qr_image_writer {
 
 int qr_image_threads(int requested)
 {
-    long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+    long n = requested > 0 ? requested : qr_threads(); /* the process's setting (--threads) */
     return n < 1 ? 1 : n > QR_IMAGE_MAX_THREADS ? QR_IMAGE_MAX_THREADS : (int)n;
 }
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/parallel.h"
+#include "quadrender/threads.h"
 #include "quadrender/rng.h"
 
 enum qr_builtin_id {
@@ -167,12 +167,12 @@ static qr_status qr_gen_circles(qr_scene *s, qr_rng *g, uint32_t seed, int sized
     qr_rng_seed(g, seed);
     qr_gen_job job = {.s = s, .start = *g, .sized = sized, .radius = radius, .per = sized ? 5 : 6};
     int tasks = (int)((s->n + QR_GEN_TASK - 1) / QR_GEN_TASK);
-    int threads = qr_cpu_count();
-    qr_parallel_for(threads, tasks, qr_gen_depth_task, &job);
+    int threads = qr_threads();
+    qr_parallel_for(tasks, threads, qr_gen_depth_task, &job);
     qr_status st = qr_sort_descending(s->z, (size_t)s->n, err);
     if (st != QR_OK)
         return st;
-    qr_parallel_for(threads, tasks, qr_gen_circle_task, &job);
+    qr_parallel_for(tasks, threads, qr_gen_circle_task, &job);
     qr_rng_skip(g, (uint64_t)s->n * (uint64_t)(1 + job.per));
     return QR_OK;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/parallel.h"
+#include "quadrender/threads.h"
 
 #define QR_RADIX_BITS 11
 #define QR_RADIX_SIZE (1u << QR_RADIX_BITS)
@@ -110,11 +110,11 @@ qr_status qr_sort_descending(float *v, size_t n, qr_error *err)
         free(job.hist);
         return qr_fail(err, QR_ERR_NOMEM, "out of memory sorting %zu depths", n);
     }
-    int threads = qr_cpu_count();
-    qr_parallel_for(threads, job.slices, qr_to_keys, &job);
+    int threads = qr_threads();
+    qr_parallel_for(job.slices, threads, qr_to_keys, &job);
     for (int p = 0; p < QR_RADIX_PASSES; ++p) {
         job.shift = p * QR_RADIX_BITS;
-        qr_parallel_for(threads, job.slices, qr_count, &job);
+        qr_parallel_for(job.slices, threads, qr_count, &job);
         /* A digit every key shares (the exponent bits of [0,1] floats, say)
          * leaves the order as it is: skip the pass. */
         uint32_t d0 = (job.a[0] >> job.shift) & (QR_RADIX_SIZE - 1);
@@ -130,12 +130,12 @@ qr_status qr_sort_descending(float *v, size_t n, qr_error *err)
                 job.hist[s][d] = sum;
                 sum += c;
             }
-        qr_parallel_for(threads, job.slices, qr_scatter, &job);
+        qr_parallel_for(job.slices, threads, qr_scatter, &job);
         uint32_t *t = job.a;
         job.a = job.b;
         job.b = t;
     }
-    qr_parallel_for(threads, job.slices, qr_from_keys, &job);
+    qr_parallel_for(job.slices, threads, qr_from_keys, &job);
     free(job.a);
     free(job.b);
     free(job.hist);

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
-#include "common/parallel.h"
+#include "quadrender/threads.h"
 
 #define QR_NPY_COLS 7
 #define QR_NPY_ROW_BYTES (QR_NPY_COLS * 4)
@@ -353,7 +353,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
         st = qr_fail(err, QR_ERR_NOMEM, "out of memory reading %s", path);
         goto done;
     }
-    qr_parallel_for(qr_cpu_count(), tasks, qr_npy_task, &job);
+    qr_parallel_for(tasks, qr_threads(), qr_npy_task, &job);
     for (int t = 0; t < tasks; ++t)
         if (job.bad[t] >= 0) {
             st = qr_bad_row(path, job.scene, job.bad[t], err);

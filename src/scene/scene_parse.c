@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/parallel.h"
+#include "quadrender/threads.h"
 
 /* Chunks are at least this long by default (smaller files use fewer
  * threads) ... */
@@ -53,7 +53,7 @@ typedef struct qr_parse_job {
 
 int qr_default_threads(void)
 {
-    return qr_cpu_count();
+    return qr_threads();
 }
 
 static void qr_reader_init(qr_line_reader *r, const char *path, const char *begin,
@@ -153,7 +153,7 @@ static qr_status qr_read_mapped(const char *path, qr_text_kind kind, int threads
     if (!job.chunks)
         return qr_fail(err, QR_ERR_NOMEM, "out of memory reading %s", path);
     qr_split(job.chunks, nchunks, r.pos, r.end);
-    qr_parallel_for(threads, nchunks, qr_parse_chunk, &job);
+    qr_parallel_for(nchunks, threads, qr_parse_chunk, &job);
 
     long line = header_line;
     int64_t count = 0;
@@ -173,7 +173,7 @@ static qr_status qr_read_mapped(const char *path, qr_text_kind kind, int threads
     }
     if ((st = qr_scene_alloc((int32_t)count, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
         goto done;
-    qr_parallel_for(threads, nchunks, qr_copy_chunk, &job);
+    qr_parallel_for(nchunks, threads, qr_copy_chunk, &job);
     qr_text_finish_scene(job.scene, path, kind);
     *out = job.scene;
 
