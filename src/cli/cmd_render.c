@@ -361,6 +361,7 @@ const cli_cmd cli_cmd_render = {
              "picture; the CPU renderer has no index and ignores them.\n"
              "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
-             "image, 5 no usable GPU (--device gpu), 6 out of memory, 7 CUDA error.\n",
+             "image (or it exists, with -n), 5 no usable GPU (--device gpu), 6 out of\n"
+             "memory, 7 CUDA error; ended by SIGINT, SIGTERM or SIGHUP: 130, 143, 129.\n",
     .run = run_render,
 };
