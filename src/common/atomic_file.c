@@ -206,12 +206,31 @@ static void temp_template(const char *target, char *tmp)
     snprintf(tmp, 4096, "%.*s.%.*s.tmp-XXXXXX", (int)dn, target, (int)bn, base);
 }
 
-static qr_status open_direct(qr_atomic_file *af, const struct stat *st, int exists,
-                             qr_error *err)
+/* The descriptor a name such as /dev/stdout, /dev/fd/N or /proc/self/fd/N
+ * stands for, or -1. */
+static int named_descriptor(const char *p)
 {
-    /* a regular file behind a descriptor name is truncated, as cp does */
-    int flags = O_WRONLY | O_NOCTTY | (exists && S_ISREG(st->st_mode) ? O_TRUNC : 0);
-    int fd = open(af->target, flags);
+    if (strcmp(p, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(p, "/dev/stderr") == 0)
+        return 2;
+    const char *digits = strncmp(p, "/dev/fd/", 8) == 0         ? p + 8
+                         : strncmp(p, "/proc/self/fd/", 14) == 0 ? p + 14
+                                                                 : NULL;
+    if (!digits || *digits < '0' || *digits > '9')
+        return -1;
+    char *end;
+    long n = strtol(digits, &end, 10);
+    return *end == '\0' && n <= INT_MAX ? (int)n : -1;
+}
+
+static qr_status open_direct(qr_atomic_file *af, qr_error *err)
+{
+    /* A descriptor name writes through a copy of that descriptor, so that it
+     * shares the offset and flags the caller's shell gave it (> or >>);
+     * anything else (a FIFO, a device) is opened. */
+    int named = named_descriptor(af->target);
+    int fd = named >= 0 ? dup(named) : open(af->target, O_WRONLY | O_NOCTTY);
     if (fd < 0)
         return qr_fail(err, QR_ERR_IO, "%s: cannot open: %s", af->path, strerror(errno));
     af->fp = fdopen(fd, "wb");
@@ -273,7 +292,7 @@ qr_status qr_atomic_open(qr_atomic_file *af, const char *path, qr_error *err)
         return QR_OK;
     }
     if (kind == TARGET_DIRECT)
-        return open_direct(af, &st, exists, err);
+        return open_direct(af, err);
     if (exists && atomic_load(&no_clobber))
         return qr_fail(err, QR_ERR_IO, "%s: already exists, not overwritten", path);
 

@@ -14,10 +14,11 @@
  * - a symbolic link: followed (link to link, relative or absolute), and the
  *   file it points to is written as above; the link itself stays.
  * - "-": standard output, written directly (never closed).
- * - a FIFO, a character or block device, a socket, or a descriptor name
- *   (/dev/stdout, /dev/fd/N, /proc/...): opened and written directly, with
- *   no temporary file and no rename, so `--json >(jq .)` or /dev/null work and
- *   /dev/full reports its error.
+ * - a FIFO, a character or block device, a socket: opened and written
+ *   directly, with no temporary file and no rename, so /dev/null works and
+ *   /dev/full reports its error; a descriptor name (/dev/stdout,
+ *   /dev/fd/N, /proc/self/fd/N) is written through a copy of that
+ *   descriptor, so `--json >(jq .)` works and a shell's >> appends.
  *
  * Temporary files still open are recorded in a process-wide table that
  * qr_atomic_remove_temps() empties from a signal handler.
