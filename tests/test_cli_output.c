@@ -34,6 +34,7 @@ static cli_result R; /* the last run */
 /* How the next child runs: stdout to this file instead of captured, a pipe
  * end passed as descriptor 5, as the unprivileged user `nobody`. */
 static const char *stdout_to;
+static bool stdout_append; /* open stdout_to as a shell's >> does, not > */
 static int pass_fd5 = -1;
 static bool as_nobody;
 
@@ -87,7 +88,7 @@ static pid_t spawn(const char *const *args)
     pid_t pid = fork();
     cr_assert(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
-        int fo = stdout_to ? open(stdout_to, O_WRONLY | O_TRUNC)
+        int fo = stdout_to ? open(stdout_to, O_WRONLY | (stdout_append ? O_APPEND : O_TRUNC))
                            : open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
@@ -476,6 +477,22 @@ Test(cli_output, stdout_dash_and_dev_stdout)
     stdout_to = NULL;
     cr_expect_eq(R.code, 0, "%s", R.err);
     cr_expect(same_bytes(captured, ref_ppm), "-o /dev/stdout is not the PPM");
+
+    /* a shell's >> keeps what the file holds: the image is appended */
+    write_text(captured, "head\n");
+    stdout_to = captured;
+    stdout_append = true;
+    RUN("render", "rgb", "-s", "8", "--device", "cpu", "--format", "ppm", "-o", "/dev/stdout");
+    stdout_to = NULL;
+    stdout_append = false;
+    cr_expect_eq(R.code, 0, "%s", R.err);
+    size_t ref_len = 0, got_len = 0;
+    char *want = read_file(ref_ppm, &ref_len), *got = read_file(captured, &got_len);
+    cr_expect(got_len == 5 + ref_len && memcmp(got, "head\n", 5) == 0 &&
+                  memcmp(got + 5, want, ref_len) == 0,
+              ">> /dev/stdout did not append the PPM (%zu bytes)", got_len);
+    free(want);
+    free(got);
     cr_expect(is_kind("/dev/stdout", S_IFLNK) || !exists("/dev/stdout"),
               "/dev/stdout was replaced");
     expect_entries(dir, 4);
