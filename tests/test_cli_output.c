@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -37,6 +38,7 @@ static const char *stdout_to;
 static bool stdout_append; /* open stdout_to as a shell's >> does, not > */
 static int pass_fd5 = -1;
 static bool as_nobody;
+static rlim_t address_space; /* a limit on it (RLIMIT_AS), 0 for none */
 
 /* The uid and gid the child takes with as_nobody. */
 #define NOBODY_ID 65534
@@ -97,6 +99,9 @@ static pid_t spawn(const char *const *args)
             _exit(126);
         if (as_nobody && (setgid(NOBODY_ID) != 0 || setuid(NOBODY_ID) != 0))
             _exit(EXIT_NO_SETUID);
+        struct rlimit rl = {address_space, address_space};
+        if (address_space && setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
         execv(cli, (char *const *)argv);
         _exit(127);
     }
@@ -720,6 +725,44 @@ Test(cli_output, many_frames_need_force)
                  4, "%s", R.err);
     cr_expect(strstr(R.err, "x_000000.ppm"), "%s", R.err);
     expect_entries(dir, 1);
+}
+
+/* ---- 22: out of memory while writing ------------------------------------------------------ */
+
+/* Address-space limits from too small to start the program up to enough to
+ * write the image: every failure on the way is exit 6 (never 4, "cannot write"),
+ * leaves no temporary file, and some happen inside the writer (the message
+ * names the file). */
+Test(cli_output, out_of_memory_while_writing, .timeout = 300)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer's shadow memory does not fit under an address-space limit");
+#endif
+    const char *dir = tmp_dir("oom");
+    char out[1024];
+    snprintf(out, sizeof out, "%s/x.png", qr_test_tmp("oom"));
+    int writer_failures = 0, other_failures = 0;
+    bool written = false;
+    for (rlim_t mb = 8; mb <= 1024 && !written; mb += 2) {
+        address_space = mb << 20;
+        RUN("render", "rgb", "-s", "1024", "--device", "cpu", "-o", out);
+        address_space = 0;
+        if (R.code == 0) {
+            written = true;
+            break;
+        }
+        if (R.code == 127 && strstr(R.err, "error while loading shared libraries"))
+            continue; /* too small for the program to start at all */
+        cr_assert_eq(R.code, 6, "%lu MiB: exit %d: %s", (unsigned long)mb, R.code, R.err);
+        if (strstr(R.err, "x.png:"))
+            writer_failures++;
+        else
+            other_failures++;
+        expect_entries(dir, 0);
+    }
+    cr_assert(written, "not written under 1 GiB of address space: %s", R.err);
+    cr_expect_gt(writer_failures, 0, "no limit failed inside the writer (%d other failures)",
+                 other_failures);
 }
 
 /* ---- 23: fsync before and after the rename -------------------------------------------------------- */
