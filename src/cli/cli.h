@@ -204,10 +204,42 @@ double cli_median(double *v, int n);
 /* Milliseconds on the monotonic clock, for the per-stage times. */
 double cli_now_ms(void);
 
+/* ---- output (cli_output.c) -------------------------------------------------------- */
+
 /* Fails early, before minutes of rendering, when `path` cannot be written
- * for a reason visible now (its directory does not exist, or it is itself a
- * directory): prints the error and returns CLI_EXIT_OUTPUT, or returns
+ * for a reason visible now (qr_atomic_check: a missing, unwritable or
+ * non-directory directory, a directory in the way, an existing file under
+ * --no-clobber): prints the error and returns CLI_EXIT_OUTPUT, or returns
  * CLI_EXIT_OK. The writer still reports everything else. */
 int cli_check_output_path(const char *path);
+
+/* -n/--no-clobber: from now on no existing file is replaced (process-wide). */
+void cli_set_no_clobber(bool on);
+
+/* Whether path is written as a stream ("-", a FIFO, a device, /dev/stdout)
+ * rather than a file replaced whole. */
+bool cli_output_is_stream(const char *path);
+
+/* The files of `render -o OUT`. A single frame goes to OUT itself. With
+ * --frames A:B, OUT.EXT gives OUT_%0Dd.EXT with D the digits of B, at least
+ * 4; a user's OUT holding %d or %0Nd is a pattern (%% for a '%'); a stream
+ * gets every frame. */
+typedef struct cli_frame_names {
+    char prefix[4096], suffix[4096];
+    int width; /* digits, zero-padded; 0: as many as needed */
+    bool one;  /* every frame goes to prefix (a single frame, or a stream) */
+} cli_frame_names;
+
+/* frames: the --frames range, or NULL for a single frame; user_pattern: OUT
+ * came from the user (a default name is never a pattern). Returns NULL, or
+ * what a pattern must look like. */
+const char *cli_frame_names_init(cli_frame_names *fn, const char *out, const cli_range *frames,
+                                 bool user_pattern);
+void cli_frame_name(const cli_frame_names *fn, int64_t frame, char *buf, size_t size);
+
+/* SIGINT, SIGTERM and SIGHUP remove the temporary files of the outputs being
+ * written, then end the process by the same signal (exit status 130, 143,
+ * 129 in a shell). Signals ignored at start stay ignored. */
+void cli_install_signal_handlers(void);
 
 #endif

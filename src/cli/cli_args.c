@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "quadrender/image.h"
@@ -275,32 +274,4 @@ double cli_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-int cli_check_output_path(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "quadrender: %s: cannot write: is a directory\n", path);
-        return CLI_EXIT_OUTPUT;
-    }
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return CLI_EXIT_OK; /* the current directory */
-    char dir[4096];
-    size_t len = slash == path ? 1 : (size_t)(slash - path); /* "/x.png" -> "/" */
-    if (len >= sizeof dir)
-        return CLI_EXIT_OK; /* let the writer report it */
-    memcpy(dir, path, len);
-    dir[len] = '\0';
-    if (stat(dir, &st) != 0) {
-        fprintf(stderr, "quadrender: %s: cannot write into '%s': %s\n", path, dir,
-                strerror(errno));
-        return CLI_EXIT_OUTPUT;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "quadrender: %s: cannot write into '%s': not a directory\n", path, dir);
-        return CLI_EXIT_OUTPUT;
-    }
-    return CLI_EXIT_OK;
 }

@@ -24,14 +24,17 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     uint32_t seed = 0;
     int64_t frame = 0;
     const char *out = NULL;
-    enum { O_SEED, O_FRAME, O_OUT, O_COUNT };
+    int no_clobber = 0;
+    enum { O_SEED, O_FRAME, O_OUT, O_NO_CLOBBER, O_COUNT };
     cli_opt opts[O_COUNT] = {
         [O_SEED] = {"--seed", NULL, "N", cli_set_seed, &seed,
                     "random seed of a built-in scene (default 0)"},
         [O_FRAME] = {"--frame", NULL, "K", cli_set_frame, &frame,
                      "the state frame K is rendered from (default: as generated)"},
         [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &out,
-                   "the .circles or .npy file to write (required)"},
+                   "the .circles or .npy file to write, or - for stdout (required)"},
+        [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
+                          "never replace an existing file (exit 4 before any work)"},
     };
     char *pos[1];
     int npos;
@@ -44,10 +47,13 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         return cli_usage_error(cmd, "dump: missing SCENE (a built-in name or a .circles/.par/.npy file)");
     if (!out)
         return cli_usage_error(cmd, "dump: missing -o/--output FILE.circles or FILE.npy");
-    /* scenes are loaded by extension: any other name could not be read back */
+    /* scenes are loaded by extension: any other file name could not be read
+     * back; a stream (stdout, a pipe, a device) has no name to read back and
+     * gets .circles text unless its name ends in .npy */
     int npy = has_ext(out, ".npy");
-    if (!npy && !has_ext(out, ".circles"))
+    if (!npy && !has_ext(out, ".circles") && !cli_output_is_stream(out))
         return cli_usage_error(cmd, "-o/--output: '%s' does not end in .circles or .npy", out);
+    cli_set_no_clobber(no_clobber);
     if ((rc = cli_check_output_path(out)) != CLI_EXIT_OK)
         return rc;
 
@@ -91,6 +97,12 @@ const cli_cmd cli_cmd_dump = {
              "the file is a still scene.\n",
     .notes = "Without --frame the file holds the scene as generated, before any animation\n"
              "step. With --frame K it holds the state frame K is rendered from (K+1 steps),\n"
-             "so 'quadrender render FILE' draws what 'quadrender render SCENE --frame K' does.\n",
+             "so 'quadrender render FILE' draws what 'quadrender render SCENE --frame K' does.\n"
+             "\n"
+             "The file is replaced whole (a temporary file beside it, synced, renamed over\n"
+             "it); -o - writes .circles text to standard output.\n"
+             "\n"
+             "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
+             "file (or it exists, with -n), 6 out of memory.\n",
     .run = run_dump,
 };

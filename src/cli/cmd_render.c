@@ -98,14 +98,56 @@ static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *
     return st;
 }
 
-/* The file frame `frame` of a --frames run goes to: "out/snow.ppm", 3 ->
- * "out/snow_0003.ppm". `out` has an extension (its format was checked). */
-static void frame_path(char *buf, size_t size, const char *out, int64_t frame)
+/* --frames ranges longer than this need --force: a typo in A:B should not
+ * fill a disk with files. */
+#define MAX_FRAMES_UNFORCED INT64_C(100000)
+
+/* --format: png, ppm or pfm, into a qr_image_format. */
+static const char *set_format(const char *text, void *dest)
 {
-    const char *base = strrchr(out, '/');
-    const char *dot = strrchr(base ? base + 1 : out, '.');
-    int stem = dot ? (int)(dot - out) : (int)strlen(out);
-    snprintf(buf, size, "%.*s_%04lld%s", stem, out, (long long)frame, dot ? dot : "");
+    qr_image_format f = !strcmp(text, "png")   ? QR_FORMAT_PNG
+                        : !strcmp(text, "ppm") ? QR_FORMAT_PPM
+                        : !strcmp(text, "pfm") ? QR_FORMAT_PFM
+                                               : QR_FORMAT_UNKNOWN;
+    if (f == QR_FORMAT_UNKNOWN)
+        return "png, ppm or pfm";
+    *(qr_image_format *)dest = f;
+    return NULL;
+}
+
+/* The image in `format`. qr_image_write_with takes the format from the name,
+ * so a name that says otherwise (a stream, or --format against the
+ * extension) goes through the writer of the format, at its default PNG
+ * level and threads. */
+static qr_status write_image(const qr_image *img, const char *path, qr_image_format format,
+                             const qr_image_write_options *opts, qr_error *err)
+{
+    if (qr_image_format_from_path(path) == format)
+        return qr_image_write_with(img, path, opts, err);
+    switch (format) {
+    case QR_FORMAT_PPM: return qr_image_write_ppm(img, path, err);
+    case QR_FORMAT_PFM: return qr_image_write_pfm(img, path, err);
+    case QR_FORMAT_PNG:
+    case QR_FORMAT_UNKNOWN: break;
+    }
+    return qr_image_write_png(img, path, err);
+}
+
+/* Checks, before any work, every file a run writes (a run of more than
+ * MAX_FRAMES_UNFORCED frames: the first; the writer checks the others). */
+static int check_outputs(const cli_frame_names *names, cli_range frames)
+{
+    int64_t last = frames.last - frames.first < MAX_FRAMES_UNFORCED ? frames.last : frames.first;
+    char path[sizeof names->prefix + sizeof names->suffix + 24];
+    for (int64_t k = frames.first; k <= last; k++) {
+        cli_frame_name(names, k, path, sizeof path);
+        int rc = cli_check_output_path(path);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (names->one)
+            break;
+    }
+    return CLI_EXIT_OK;
 }
 
 static const char *set_png_level(const char *text, void *dest)
@@ -123,7 +165,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     cli_range frames = {0, 0};
     const char *out = NULL;
     cli_device device = CLI_DEVICE_AUTO;
-    int exact = 0, fast = 0, reference = 0;
+    int exact = 0, fast = 0, reference = 0, no_clobber = 0, force = 0;
+    qr_image_format format = QR_FORMAT_UNKNOWN;
     qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
     enum {
@@ -135,6 +178,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_FAST,
         O_PNG_LEVEL,
         O_REFERENCE,
+        O_FORMAT,
+        O_NO_CLOBBER,
+        O_FORCE,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -142,7 +188,13 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_FRAMES] = {"--frames", NULL, "A:B", cli_set_frames, &frames,
                       "render frames A to B, one file each (NAME_%04d.EXT)"},
         [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &out,
-                   "output image, .png, .ppm or .pfm (default SCENE.png)"},
+                   "output image, .png, .ppm or .pfm, or - for stdout (default SCENE.png)"},
+        [O_FORMAT] = {"--format", NULL, "FMT", set_format, &format,
+                      "png, ppm or pfm (default: by extension; png for - and devices)"},
+        [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
+                          "never replace an existing file (exit 4 before any work)"},
+        [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
+                     "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
                       "auto, gpu, cpu or cpu-reference (default auto: the GPU when usable)"},
         [O_EXACT] = {"--exact", NULL, NULL, NULL, &exact,
@@ -175,14 +227,35 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     bool many = opts[O_FRAMES].given;
     if (!many)
         frames.first = frames.last = so.frame;
+    if (many && frames.last - frames.first >= MAX_FRAMES_UNFORCED && !force)
+        return cli_usage_error(cmd,
+                               "--frames %lld:%lld: %lld frames, one file each; more than %lld "
+                               "need --force",
+                               (long long)frames.first, (long long)frames.last,
+                               (long long)(frames.last - frames.first + 1),
+                               (long long)MAX_FRAMES_UNFORCED);
+    cli_set_no_clobber(no_clobber);
+    cli_frame_names names;
     if (out) {
-        if (qr_image_format_from_path(out) == QR_FORMAT_UNKNOWN)
-            return cli_usage_error(cmd, "-o/--output: '%s' is not a .png, .ppm or .pfm file name",
-                                   out);
         if (strlen(out) > MAX_OUT_LEN)
             return cli_usage_error(cmd, "-o/--output: file name longer than %d bytes",
                                    MAX_OUT_LEN);
-        if ((rc = cli_check_output_path(out)) != CLI_EXIT_OK)
+        if (format == QR_FORMAT_UNKNOWN)
+            format = qr_image_format_from_path(out);
+        if (format == QR_FORMAT_UNKNOWN && cli_output_is_stream(out))
+            format = QR_FORMAT_PNG;
+        if (format == QR_FORMAT_UNKNOWN)
+            return cli_usage_error(cmd,
+                                   "-o/--output: '%s' is not a .png, .ppm or .pfm file name "
+                                   "(or -, or give --format)",
+                                   out);
+        /* the writers that take a format besides the name's take no level */
+        if (opts[O_PNG_LEVEL].given && qr_image_format_from_path(out) != format)
+            return cli_usage_error(cmd, "--png-level: only with an -o name ending in .png");
+        const char *bad = cli_frame_names_init(&names, out, many ? &frames : NULL, true);
+        if (bad)
+            return cli_usage_error(cmd, "-o/--output: '%s': expected %s", out, bad);
+        if ((rc = check_outputs(&names, frames)) != CLI_EXIT_OK)
             return rc;
     }
 
@@ -210,15 +283,17 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     if (!out) {
         snprintf(default_out, sizeof default_out, "%s.png", scene->name);
         out = default_out;
+        if (format == QR_FORMAT_UNKNOWN)
+            format = QR_FORMAT_PNG;
+        cli_frame_names_init(&names, out, many ? &frames : NULL, false);
+        if ((rc = check_outputs(&names, frames)) != CLI_EXIT_OK)
+            goto done;
     }
 
     double gpu_ms = 0, wall0 = cli_now_ms();
     for (int64_t k = frames.first; k <= frames.last; k++) {
-        char path[MAX_OUT_LEN + 32];
-        if (many)
-            frame_path(path, sizeof path, out, k);
-        else
-            snprintf(path, sizeof path, "%s", out);
+        char path[sizeof names.prefix + sizeof names.suffix + 24];
+        cli_frame_name(&names, k, path, sizeof path);
         fprintf(stderr, "quadrender: %s (%d circles) %dx%d frame %lld on %s -> %s\n", scene->name,
                 (int)scene->n, (int)so.width, (int)so.height, (long long)k,
                 ctx.dev.where, path);
@@ -234,7 +309,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t3 = cli_now_ms();
-        if (qr_image_write_with(img, path, &write_opts, &err) != QR_OK) {
+        if (write_image(img, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
         }
@@ -290,8 +365,15 @@ const cli_cmd cli_cmd_render = {
              ".circles or .par file, and writes the image.\n",
     .notes = "Frame K of an animated scene is rendered after K+1 animation steps; static\n"
              "scenes look the same in every frame. With --frames A:B the frames go to\n"
-             "NAME_%04d.EXT for NAME.EXT given by -o, e.g. -o out/snow.ppm writes\n"
-             "out/snow_0003.ppm for frame 3.\n"
+             "NAME_%04d.EXT for NAME.EXT given by -o (more digits when B needs them),\n"
+             "e.g. -o out/snow.ppm writes out/snow_0003.ppm for frame 3; an -o holding\n"
+             "%d or %0Nd names the files itself (-o out/f%06d.png; %% for a '%').\n"
+             "More than 100000 frames need --force. To -, a FIFO or a device every frame\n"
+             "is written in turn.\n"
+             "\n"
+             "Files are replaced whole: written to a temporary file beside the target,\n"
+             "synced, then renamed over it, keeping an existing file's mode; a symbolic\n"
+             "link is followed. Interrupted (INT, TERM, HUP), the temporary file goes.\n"
              "\n"
              "--fast (the default) lets every colour channel differ from the CPU reference\n"
              "by at most 1e-5 and leaves alpha at 1; --exact matches it bit for bit (on the\n"
@@ -301,6 +383,7 @@ const cli_cmd cli_cmd_render = {
              "speed, never the picture; the reference has no index and ignores them.\n"
              "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
-             "image, 5 no usable GPU (--device gpu), 6 out of memory, 7 CUDA error.\n",
+             "image (or it exists, with -n), 5 no usable GPU (--device gpu), 6 out of\n"
+             "memory, 7 CUDA error; ended by SIGINT, SIGTERM or SIGHUP: 130, 143, 129.\n",
     .run = run_render,
 };

@@ -310,6 +310,7 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     cli_device device = CLI_DEVICE_AUTO;
     const char *json = NULL, *picture = NULL;
     picture_mode pmode = PICTURE_LEAVES;
+    int no_clobber = 0;
     enum {
         O_SCENE,
         O_INDEX = O_SCENE + CLI_SCENE_NOPTS,
@@ -317,6 +318,7 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         O_JSON,
         O_PICTURE,
         O_PICTURE_MODE,
+        O_NO_CLOBBER,
         O_COUNT
     };
     cli_opt opts[O_COUNT] = {
@@ -328,6 +330,8 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
                        "draw the leaves over the rendered scene (.png, .ppm or .pfm)"},
         [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
                             "leaves (boundaries, default) or heat (circles per leaf)"},
+        [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
+                          "never replace an existing file (exit 4 before any work)"},
     };
     const char *scene_arg = NULL;
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
@@ -341,6 +345,7 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     if (picture && qr_image_format_from_path(picture) == QR_FORMAT_UNKNOWN)
         return cli_usage_error(cmd, "--picture: '%s' is not a .png, .ppm or .pfm file name",
                                picture);
+    cli_set_no_clobber(no_clobber);
     if (json && strcmp(json, "-") != 0 && (rc = cli_check_output_path(json)) != CLI_EXIT_OK)
         return rc;
     if (picture && (rc = cli_check_output_path(picture)) != CLI_EXIT_OK)

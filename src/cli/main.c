@@ -98,6 +98,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_install_signal_handlers();
     int rc = dispatch(argc, argv);
     /* stdout is buffered: a full disk or a closed pipe shows only here */
     if (fflush(stdout) != 0 || ferror(stdout)) {
