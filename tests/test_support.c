@@ -1,7 +1,7 @@
 /* test_support.c — the test-support layer's own promises that other tests
  * lean on: the random generator is deterministic and stays in range, and
  * scenes hold what their spec asks for — in particular the hostile mix
- * really contains every value the index must cull, so test_index_host's
+ * really contains every value the index must cull, so the index tests'
  * random scenes cannot quietly lose them. */
 #include <math.h>
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static qr_index *build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
-                       const qr_index_params *p)
+qr_index *qr_test_index_build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                              const qr_index_params *p)
 {
     qr_index *ix = NULL;
     qr_error err;
@@ -126,7 +126,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
              "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d cost %d%s",
              s->name[0] ? s->name : "scene", s->n, w, h, reg.x0, reg.x1, reg.y0, reg.y1,
              p->capacity, p->min_leaf, p->max_depth, p->split_cost, p->uniform ? " uniform" : "");
-    qr_index *ix = build(s, w, h, region, p);
+    qr_index *ix = qr_test_index_build(s, w, h, region, p);
     const int32_t n = s->n, rw = reg.x1 - reg.x0, rh = reg.y1 - reg.y0;
 
     /* the header */
@@ -292,4 +292,26 @@ void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect 
                          const qr_index_params *p)
 {
     qr_index_free(qr_test_index_checked(s, w, h, region, p));
+}
+
+qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
+                               int32_t uniform)
+{
+    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0};
+    return p;
+}
+
+void qr_test_expect_leaf(const qr_index *ix, int32_t k, qr_rect rect, int32_t depth,
+                         int32_t count, const int32_t *ids)
+{
+    cr_assert_lt(k, ix->num_leaves, "leaf %d missing (%d leaves)", k, ix->num_leaves);
+    const qr_leaf *l = &ix->leaves[k];
+    cr_assert(qr_test_rect_equal(l->rect, rect),
+              "leaf %d is [%d,%d)x[%d,%d), expected [%d,%d)x[%d,%d)", k, l->rect.x0, l->rect.x1,
+              l->rect.y0, l->rect.y1, rect.x0, rect.x1, rect.y0, rect.y1);
+    cr_assert_eq(l->depth, depth, "leaf %d depth %d, expected %d", k, l->depth, depth);
+    cr_assert_eq(l->count, count, "leaf %d count %d, expected %d", k, l->count, count);
+    for (int32_t j = 0; j < count; j++)
+        cr_assert_eq(ix->lists[l->offset + j], ids[j], "leaf %d entry %d: %d, expected %d", k, j,
+                     ix->lists[l->offset + j], ids[j]);
 }

@@ -39,4 +39,21 @@ int qr_test_model_circle(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_
 
 bool qr_test_rect_equal(qr_rect a, qr_rect b);
 
+/* ---- for hand-worked cases ---- */
+
+/* [x0,x1) x [y0,y1), written in the order the messages print it. */
+#define QR_TEST_RECT(x0, x1, y0, y1) ((qr_rect){(x0), (y0), (x1), (y1)})
+
+/* Index parameters with no max_leaf and no split_cost. */
+qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
+                               int32_t uniform);
+
+/* Builds s's host index without checking it; asserts the build succeeds. */
+qr_index *qr_test_index_build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                              const qr_index_params *p);
+
+/* Asserts leaf k's rectangle, depth and exact list (count ids). */
+void qr_test_expect_leaf(const qr_index *ix, int32_t k, qr_rect rect, int32_t depth,
+                         int32_t count, const int32_t *ids);
+
 #endif

@@ -1,0 +1,48 @@
+/* scene_util.c — see scene_util.h. */
+#include "scene_util.h"
+
+#include <string.h>
+
+qr_scene *qr_test_scene_new(int32_t n)
+{
+    qr_scene *s = NULL;
+    qr_error err;
+    cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    return s;
+}
+
+void qr_test_set_circle(qr_scene *s, int32_t i, float x, float y, float r)
+{
+    s->x[i] = x;
+    s->y[i] = y;
+    s->z[i] = 0.5f;
+    s->r[i] = r;
+    s->red[i] = 1.0f;
+    s->green[i] = 0.5f;
+    s->blue[i] = 0.25f;
+}
+
+qr_scene *qr_test_builtin(const char *name, uint32_t seed)
+{
+    qr_scene *s = NULL;
+    qr_error err;
+    qr_status st = qr_scene_builtin(name, seed, &s, &err);
+    cr_assert_eq(st, QR_OK, "%s: %s", name, err.msg);
+    cr_assert_not_null(s);
+    return s;
+}
+
+uint32_t qr_test_float_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+void qr_test_assert_same_scene(const qr_scene *a, const qr_scene *b, const char *what)
+{
+    cr_assert_eq(a->n, b->n, "%s: n", what);
+    cr_assert_eq(a->block_floats, b->block_floats, "%s: block size", what);
+    cr_assert(memcmp(a->block, b->block, a->block_floats * sizeof(float)) == 0,
+              "%s: contents differ", what);
+}

@@ -1,0 +1,214 @@
+/* test_index_params.c — the host quadtree oracle's parameters: which
+ * qr_index_params and arguments qr_index_build_host refuses, and what
+ * min_leaf, max_depth, max_leaf and split_cost do to the tree.
+ *
+ * Runs without a GPU. Every build goes through the invariant checker
+ * (support/index_check.h), which checks the split rules for the parameters
+ * given against brute force; the split_cost rule is also worked out by hand,
+ * and random parameter sets run over support/random_scene.h's hostile mix.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quadrender/index.h"
+#include "quadrender/scene.h"
+#include "index_check.h"
+#include "random_scene.h"
+#include "scene_util.h"
+#include "test_util.h"
+
+/* ---- invalid arguments ---------------------------------------------------------- */
+
+static void expect_invalid(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                           qr_index_params p, const char *word)
+{
+    qr_error err;
+    memset(&err, 0, sizeof err);
+    qr_index *ix = (qr_index *)&err; /* must be reset to NULL */
+    qr_status st = qr_index_build_host(s, w, h, region, &p, &ix, &err);
+    cr_assert_eq(st, QR_ERR_INVALID, "%dx%d cap %d leaf %d depth %d: status %d", w, h,
+                 p.capacity, p.min_leaf, p.max_depth, st);
+    cr_assert_eq(err.status, QR_ERR_INVALID);
+    cr_assert_null(ix);
+    cr_assert(strstr(err.msg, word) != NULL, "message \"%s\" does not mention \"%s\"", err.msg,
+              word);
+}
+
+Test(index_host, invalid_params)
+{
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 1, 50);
+    const qr_index_params ok = qr_test_params(4, 16, 15, 0);
+    expect_invalid(s, 64, 64, NULL, qr_test_params(0, 16, 15, 0), "capacity");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(-3, 16, 15, 0), "capacity");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 8, 15, 0), "leaf");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 48, 15, 0), "leaf");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 0, 15, 0), "leaf");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 65536, 15, 0), "leaf");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 16, 16, 0), "depth");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 16, -1, 0), "depth");
+    qr_index_params cost = ok;
+    cost.split_cost = -1;
+    expect_invalid(s, 64, 64, NULL, cost, "split cost");
+    cost.split_cost = 1001;
+    expect_invalid(s, 64, 64, NULL, cost, "split cost");
+    expect_invalid(s, 0, 64, NULL, ok, "size");
+    expect_invalid(s, 64, 0, NULL, ok, "size");
+    expect_invalid(s, -5, 64, NULL, ok, "size");
+    expect_invalid(s, 32769, 16, NULL, ok, "size");
+
+    const qr_rect bad[] = {QR_TEST_RECT(0, 65, 0, 64),  QR_TEST_RECT(-1, 10, 0, 10),
+                           QR_TEST_RECT(0, 10, 60, 70), QR_TEST_RECT(0, 10, -3, 5),
+                           QR_TEST_RECT(10, 10, 0, 5),  QR_TEST_RECT(0, 5, 7, 7),
+                           QR_TEST_RECT(20, 10, 0, 5),  QR_TEST_RECT(64, 65, 0, 1)};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        expect_invalid(s, 64, 64, &bad[k], ok, "region");
+
+    /* qr_index_params_check agrees, and accepts the bounds */
+    qr_error err;
+    const qr_index_params rejected[] = {qr_test_params(0, 16, 15, 0), qr_test_params(1, 8, 15, 0),
+                                        qr_test_params(1, 48, 15, 0), qr_test_params(1, 16, 16, 0)};
+    for (size_t k = 0; k < 4; k++) {
+        err.msg[0] = '\0';
+        cr_assert_eq(qr_index_params_check(&rejected[k], &err), QR_ERR_INVALID);
+        cr_assert(err.msg[0] != '\0');
+    }
+    const qr_index_params accepted[] = {qr_test_params(1, 16, 0, 0),
+                                        qr_test_params(1, 32768, 15, 1),
+                                        qr_test_params(INT32_MAX, 16, 15, 0)};
+    for (size_t k = 0; k < 3; k++)
+        cr_assert_eq(qr_index_params_check(&accepted[k], &err), QR_OK, "%s", err.msg);
+    qr_index_params d;
+    qr_index_params_default(&d);
+    cr_assert_eq(qr_index_params_check(&d, &err), QR_OK, "%s", err.msg);
+    qr_scene_free(s);
+}
+
+/* ---- min_leaf and max_depth ----------------------------------------------------- */
+
+Test(index_host, min_leaf_equals_image)
+{
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 5, 400);
+    qr_index_params p = qr_test_params(1, 16, QR_MAX_DEPTH_LIMIT, 0);
+    qr_index *ix = qr_test_index_checked(s, 16, 16, NULL, &p);
+    cr_assert_eq(ix->root_size, 16);
+    cr_assert_eq(ix->num_leaves, 1);
+    cr_assert_eq(ix->leaves[0].count, ix->visible);
+    cr_assert(qr_test_rect_equal(ix->leaves[0].rect, QR_TEST_RECT(0, 16, 0, 16)));
+    qr_index_free(ix);
+
+    /* a min_leaf far larger than the image: the root is min_leaf, clipped */
+    p = qr_test_params(1, 32768, QR_MAX_DEPTH_LIMIT, 0);
+    ix = qr_test_index_checked(s, 640, 480, NULL, &p);
+    cr_assert_eq(ix->root_size, 32768);
+    cr_assert_eq(ix->num_leaves, 1);
+    cr_assert(qr_test_rect_equal(ix->leaves[0].rect, QR_TEST_RECT(0, 640, 0, 480)));
+    qr_index_free(ix);
+    qr_scene_free(s);
+}
+
+Test(index_host, max_depth_limits)
+{
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 11, 2000);
+    qr_index_params p = qr_test_params(1, 16, 0, 0);
+    qr_index *ix = qr_test_index_checked(s, 512, 512, NULL, &p);
+    cr_assert_eq(ix->num_leaves, 1, "max_depth 0: the root is the only node");
+    cr_assert_eq(ix->leaves[0].count, ix->visible);
+    qr_index_free(ix);
+    p.max_depth = 1;
+    ix = qr_test_index_checked(s, 512, 512, NULL, &p);
+    cr_assert_eq(ix->num_leaves, 4);
+    cr_assert_eq(ix->max_depth_reached, 1);
+    qr_index_free(ix);
+    for (int32_t d = 2; d <= QR_MAX_DEPTH_LIMIT; d += 3) {
+        p.max_depth = d;
+        qr_test_index_check(s, 512, 512, NULL, &p);
+    }
+    qr_scene_free(s);
+}
+
+/* ---- max_leaf and split_cost ---------------------------------------------------- */
+
+/* max_leaf: a sparse scene still gets leaves no larger than max_leaf, and
+ * with no limit the same scene keeps its big leaves. */
+Test(index_host, max_leaf_bounds_leaf_size)
+{
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 3, 40);
+    qr_index_params p = qr_test_params(1000, 16, 15, 0);
+    p.max_leaf = 64;
+    qr_test_index_check(s, 512, 384, NULL, &p);
+    qr_index *ix = qr_test_index_build(s, 512, 384, NULL, &p);
+    for (int32_t i = 0; i < ix->num_leaves; i++)
+        cr_assert((ix->root_size >> ix->leaves[i].depth) <= 64, "leaf %d of side %d", i,
+                  ix->root_size >> ix->leaves[i].depth);
+    cr_assert_eq(ix->num_leaves, 8 * 6, "512 x 384 in 64 px leaves");
+    qr_index_free(ix);
+    p.max_leaf = 0;
+    ix = qr_test_index_build(s, 512, 384, NULL, &p);
+    cr_assert_eq(ix->num_leaves, 1, "with no limit the root holds all 40 circles: %d leaves",
+                 ix->num_leaves);
+    qr_index_free(ix);
+    qr_scene_free(s);
+}
+
+/* The split_cost rule on a scene worked by hand: 128 x 128, capacity 1,
+ * min_leaf 16; one circle covering everything and one 2-pixel circle. The
+ * root holds C = 2; its children C' = 4 + 1 = 5. A split pays iff
+ *   100 * (5 - 2) < cost * (16 * 2 - 4 * 5) = 12 * cost,   i.e. cost > 25.
+ * Two far-apart small circles instead: C' = C = 2, it pays for any cost > 0. */
+Test(index_host, split_cost_rule)
+{
+    qr_scene *s = qr_test_scene_new(2);
+    qr_test_set_circle(s, 0, 0.5f, 0.5f, 1.0f);
+    qr_test_set_circle(s, 1, 0.1f, 0.1f, 0.008f); /* pixel box [11,14)^2 at 128 */
+    qr_index_params p = qr_test_params(1, 16, 15, 0);
+    const int32_t costs[] = {1, 25, 26, 1000};
+    const int32_t leaves[] = {1, 1, 0, 0}; /* 0: split */
+    for (int k = 0; k < 4; k++) {
+        p.split_cost = costs[k];
+        qr_index *ix = qr_test_index_checked(s, 128, 128, NULL, &p);
+        if (leaves[k])
+            cr_assert_eq(ix->num_leaves, 1, "cost %d: the root should stay a leaf", costs[k]);
+        else
+            cr_assert_gt(ix->num_leaves, 1, "cost %d: the root should split", costs[k]);
+        qr_index_free(ix);
+    }
+    /* capacity alone splits it down to min_leaf around the small circle */
+    p.split_cost = 0;
+    qr_index *ix = qr_test_index_checked(s, 128, 128, NULL, &p);
+    cr_assert_gt(ix->num_leaves, 4);
+    qr_index_free(ix);
+    qr_test_set_circle(s, 0, 0.9f, 0.9f, 0.008f);
+    p.split_cost = 1;
+    ix = qr_test_index_checked(s, 128, 128, NULL, &p);
+    cr_assert_gt(ix->num_leaves, 1, "two separate small circles: splitting costs nothing");
+    qr_index_free(ix);
+    qr_scene_free(s);
+}
+
+/* ---- random parameter sets ------------------------------------------------------ */
+
+Test(index_host, random_scenes)
+{
+    const int32_t sizes[][2] = {{512, 512}, {1000, 700}, {17, 301}, {1, 1}, {2048, 64}, {96, 96}};
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        const int32_t n = (int32_t)(seed * seed * 37 % 3000);
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, seed, n);
+        for (int k = 0; k < 6; k++) {
+            qr_index_params p;
+            p.capacity = (int32_t)(1 + (seed * 37 + (uint64_t)k) % 100);
+            p.min_leaf = 16 << ((seed + (uint64_t)k) % 3);
+            p.max_depth = (int32_t)((seed + 2 * (uint64_t)k) % 16);
+            p.uniform = (seed + (uint64_t)k) % 5 == 0;
+            p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
+            p.split_cost = (seed + (uint64_t)k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + (uint64_t)k) % 41));
+            const int32_t w = sizes[k][0], h = sizes[k][1];
+            qr_test_index_check(s, w, h, NULL, &p);
+            qr_rect region = QR_TEST_RECT(w / 7, w - w / 5, h / 3, h - h / 9);
+            if (region.x0 < region.x1 && region.y0 < region.y1)
+                qr_test_index_check(s, w, h, &region, &p);
+        }
+        qr_scene_free(s);
+    }
+}

@@ -1,0 +1,281 @@
+/* test_scenes_animate.c — scene storage and motion: allocation layout (the
+ * animation arrays each kind of scene carries), deep clones, each animated
+ * built-in scene's steps (against a model of the step, or the properties it
+ * keeps), and frame seeking. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#include "quadrender/scene.h"
+#include "scene_util.h"
+
+/* ---- allocation ---------------------------------------------------------- */
+
+Test(scenes, alloc_layout)
+{
+    const struct {
+        qr_anim anim;
+        size_t per;
+    } cases[] = {{QR_ANIM_NONE, 7}, {QR_ANIM_HYPNOSIS, 10}, {QR_ANIM_SNOW, 10},
+                 {QR_ANIM_FIREWORKS, 14}};
+    for (size_t c = 0; c < 4; ++c) {
+        qr_scene *s;
+        qr_error err;
+        cr_assert_eq(qr_scene_alloc(5, cases[c].anim, &s, &err), QR_OK);
+        cr_assert_eq(s->block_floats, 5 * cases[c].per);
+        float *want[14] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue,
+                           s->vx, s->vy, s->vz, s->x0, s->y0, s->vx0, s->vy0};
+        for (size_t k = 0; k < 14; ++k) {
+            if (k < cases[c].per)
+                cr_assert_eq(want[k], s->block + 5 * k, "array %zu", k);
+            else
+                cr_assert_null(want[k], "array %zu", k);
+        }
+        for (size_t k = 0; k < s->block_floats; ++k)
+            cr_assert(qr_test_float_bits(s->block[k]) == 0);
+        cr_assert_eq(s->steps, 0);
+        qr_scene_free(s);
+    }
+    qr_scene *s = (qr_scene *)1;
+    qr_error err;
+    cr_assert_eq(qr_scene_alloc(0, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(s->n, 0);
+    qr_scene_free(s);
+    cr_assert_eq(qr_scene_alloc(-1, QR_ANIM_NONE, &s, &err), QR_ERR_INVALID);
+    cr_assert_null(s);
+    cr_assert_eq(qr_scene_alloc(QR_SCENE_MAX_CIRCLES + 1, QR_ANIM_NONE, &s, &err), QR_ERR_INVALID);
+    qr_scene_free(NULL);
+}
+
+Test(scenes, clone_is_deep)
+{
+    qr_scene *a = qr_test_builtin("fireworks", 2), *b;
+    qr_error err;
+    qr_scene_step(a);
+    cr_assert_eq(qr_scene_clone(a, &b, &err), QR_OK);
+    qr_test_assert_same_scene(a, b, "clone");
+    cr_assert_neq(a->block, b->block);
+    cr_assert_str_eq(b->name, "fireworks");
+    cr_assert_eq(b->steps, 1);
+    cr_assert_eq(b->anim, a->anim);
+    cr_assert_eq(b->x0, b->block + 10 * 315);
+    b->x[0] = 7.0f;
+    cr_assert(a->x[0] != 7.0f);
+    qr_scene_free(a);
+    qr_scene_free(b);
+}
+
+/* ---- animation --------------------------------------------------------- */
+
+Test(scenes, static_scenes_do_not_move)
+{
+    const char *names[] = {"rgb", "pattern", "rand10k", "snowsingle"};
+    for (int k = 0; k < 4; ++k) {
+        qr_scene *a = qr_test_builtin(names[k], 0), *b = qr_test_builtin(names[k], 0);
+        for (int i = 0; i < 10; ++i)
+            qr_scene_step(a);
+        qr_test_assert_same_scene(a, b, names[k]);
+        cr_assert_eq(a->steps, 10);
+        qr_scene_free(a);
+        qr_scene_free(b);
+    }
+}
+
+Test(scenes, hypnosis_step_wraps_at_half)
+{
+    qr_scene *s = qr_test_builtin("hypnosis", 0);
+    int wrapped = 0;
+    for (int step = 0; step < 200; ++step) {
+        float before[25];
+        memcpy(before, s->r, sizeof before);
+        qr_scene_step(s);
+        for (int i = 0; i < 25; ++i) {
+            float want = before[i] > 0.5f ? 0.02f : before[i] + 0.01f;
+            qr_test_assert_bits(s->r[i], want, "step %d circle %d", step, i);
+            cr_assert(s->r[i] >= 0.02f && s->r[i] <= 0.52f);
+            wrapped += before[i] > 0.5f;
+        }
+    }
+    cr_assert(wrapped > 25, "radii wrap around repeatedly");
+    /* circle 24 starts at 0.5 (not above it): it grows once more first */
+    qr_scene *t = qr_test_builtin("hypnosis", 0);
+    qr_scene_step(t);
+    cr_assert(t->r[24] > 0.5f);
+    qr_scene_step(t);
+    qr_test_assert_bits(t->r[24], 0.02f, "wrapped");
+    qr_scene_free(s);
+    qr_scene_free(t);
+}
+
+Test(scenes, bouncingballs_bounce_and_stop)
+{
+    qr_scene *s = qr_test_builtin("bouncingballs", 0);
+    qr_scene *ref = qr_test_builtin("bouncingballs", 0);
+    const float dt = 1.0f / 60.0f;
+    int bounced = 0;
+    for (int step = 0; step < 2000; ++step) {
+        for (int i = 0; i < 10; ++i) {
+            float vy = ref->vy[i], y = ref->y[i];
+            if (vy == 0.0f && y == 0.0f)
+                continue;
+            float ovy = vy, oy = y;
+            if (y < 0 && vy < 0) {
+                vy *= -0.8f;
+                bounced++;
+            }
+            vy += -2.8f * dt;
+            y += vy * dt;
+            if (fabsf(vy - ovy) < 0.001f && oy < 0 && fabsf(y - oy) < 0.001f)
+                vy = y = 0.0f;
+            ref->vy[i] = vy;
+            ref->y[i] = y;
+        }
+        qr_scene_step(s);
+        qr_test_assert_same_scene(s, ref, "bounce step");
+        for (int i = 0; i < 10; ++i)
+            cr_assert(s->y[i] > -0.1f && s->y[i] < 2.0f);
+    }
+    cr_assert(bounced > 10);
+    for (int i = 0; i < 10; ++i) {
+        qr_test_assert_bits(s->vy[i], 0.0f, "ball %d stopped", i);
+        qr_test_assert_bits(s->y[i], 0.0f, "ball %d on the floor", i);
+        qr_test_assert_bits(s->vx[i], 0.0f, "no sideways motion");
+    }
+    qr_scene_free(s);
+    qr_scene_free(ref);
+}
+
+Test(scenes, fireworks_sparks_fly_and_reset)
+{
+    qr_scene *s = qr_test_builtin("fireworks", 0);
+    qr_scene *start = qr_test_builtin("fireworks", 0);
+    const float dt = 1.0f / 60.0f;
+    int resets = 0;
+    for (int step = 0; step < 300; ++step) {
+        float px[315], py[315];
+        memcpy(px, s->x, sizeof px);
+        memcpy(py, s->y, sizeof py);
+        qr_scene_step(s);
+        for (int i = 0; i < 15; ++i) {
+            qr_test_assert_bits(s->x[i], start->x[i], "fireworks stay");
+            qr_test_assert_bits(s->y[i], start->y[i], "fireworks stay");
+        }
+        for (int k = 15; k < 315; ++k) {
+            int f = (k - 15) / 20;
+            float x = px[k] + s->vx[k] * dt, y = py[k] + s->vy[k] * dt;
+            float dx = x - s->x[f], dy = y - s->y[f];
+            if (sqrtf(dx * dx + dy * dy) > 0.25f) {
+                resets++;
+                qr_test_assert_bits(s->x[k], start->x[k], "reset x");
+                qr_test_assert_bits(s->y[k], start->y[k], "reset y");
+                qr_test_assert_bits(s->vx[k], start->vx[k], "reset vx");
+                qr_test_assert_bits(s->vy[k], start->vy[k], "reset vy");
+            } else {
+                qr_test_assert_bits(s->x[k], x, "spark %d x", k);
+                qr_test_assert_bits(s->y[k], y, "spark %d y", k);
+            }
+            double d = hypot((double)s->x[k] - s->x[f], (double)s->y[k] - s->y[f]);
+            cr_assert(d <= 0.25 + 1e-6);
+        }
+    }
+    /* 0.245 at 0.2 per second is 74 steps: 4 full cycles of 300 sparks */
+    cr_assert(resets >= 4 * 300, "resets %d", resets);
+    qr_scene_free(s);
+    qr_scene_free(start);
+}
+
+Test(scenes, snow_falls_and_wraps)
+{
+    qr_scene *s = qr_test_builtin("snow", 0);
+    qr_scene *start = qr_test_builtin("snow", 0);
+    int32_t n = s->n;
+    float *prev_y = malloc((size_t)n * sizeof(float));
+    long wrapped_bottom = 0, wrapped_side = 0;
+    for (int step = 0; step < 600; ++step) {
+        memcpy(prev_y, s->y, (size_t)n * sizeof(float));
+        float *prev_x = malloc((size_t)n * sizeof(float));
+        memcpy(prev_x, s->x, (size_t)n * sizeof(float));
+        qr_scene_step(s);
+        for (int32_t i = 0; i < n; ++i) {
+            float r = s->r[i];
+            cr_assert(isfinite(s->x[i]) && isfinite(s->y[i]) && isfinite(s->vx[i]) &&
+                      isfinite(s->vy[i]), "flake %d not finite", i);
+            if (s->y[i] > prev_y[i]) {
+                /* only a flake that fell out at the bottom (one step moves
+                 * less than 0.05) moves up: to the top */
+                cr_assert(prev_y[i] < 0.05f, "flake %d rose from %g", i, prev_y[i]);
+                qr_test_assert_bits(s->y[i], 1.0f + r, "flake %d back at the top", i);
+                wrapped_bottom++;
+            }
+            if (fabsf(s->x[i] - prev_x[i]) > 0.5f)
+                wrapped_side++;
+            cr_assert(s->x[i] >= -r - 0.02f && s->x[i] <= 1.0f + r + 0.02f, "flake %d x", i);
+            cr_assert(s->vy[i] < 0.0f && s->vy[i] > -2.0f, "flake %d vy %g", i, s->vy[i]);
+            cr_assert(fabsf(s->vx[i]) < 1.0f);
+        }
+        free(prev_x);
+    }
+    cr_assert(wrapped_bottom > 1000, "bottom wraps %ld", wrapped_bottom);
+    cr_assert(wrapped_side > 10, "side wraps %ld", wrapped_side);
+    /* the flakes sway: horizontal velocities vary in sign */
+    int left = 0, right = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        left += s->vx[i] < 0;
+        right += s->vx[i] > 0;
+        qr_test_assert_bits(s->z[i], start->z[i], "depth unchanged");
+        qr_test_assert_bits(s->r[i], start->r[i], "radius unchanged");
+    }
+    cr_assert(left > n / 4 && right > n / 4, "left %d right %d", left, right);
+    free(prev_y);
+    qr_scene_free(s);
+    qr_scene_free(start);
+}
+
+Test(scenes, snow_is_deterministic)
+{
+    qr_scene *a = qr_test_builtin("snow", 1), *b = qr_test_builtin("snow", 1);
+    for (int i = 0; i < 100; ++i)
+        qr_scene_step(a);
+    qr_error err;
+    cr_assert_eq(qr_scene_seek_frame(b, 99, &err), QR_OK);
+    qr_test_assert_same_scene(a, b, "snow after 100 steps");
+    qr_scene_free(a);
+    qr_scene_free(b);
+}
+
+Test(scenes, seek_frame)
+{
+    qr_error err;
+    const char *names[] = {"hypnosis", "bouncingballs", "fireworks", "snow", "rgb"};
+    for (int k = 0; k < 5; ++k) {
+        qr_scene *a = qr_test_builtin(names[k], 0), *b = qr_test_builtin(names[k], 0);
+        /* frame 0 is rendered after one step */
+        cr_assert_eq(qr_scene_seek_frame(a, 0, &err), QR_OK);
+        cr_assert_eq(a->steps, 1);
+        qr_scene_step(b);
+        qr_test_assert_same_scene(a, b, names[k]);
+        /* frame k after k+1 steps, from wherever the scene is */
+        cr_assert_eq(qr_scene_seek_frame(a, 40, &err), QR_OK);
+        cr_assert_eq(a->steps, 41);
+        for (int i = 0; i < 40; ++i)
+            qr_scene_step(b);
+        qr_test_assert_same_scene(a, b, names[k]);
+        /* the same frame again is a no-op */
+        cr_assert_eq(qr_scene_seek_frame(a, 40, &err), QR_OK);
+        cr_assert_eq(a->steps, 41);
+        qr_test_assert_same_scene(a, b, names[k]);
+        /* backwards is refused and changes nothing */
+        cr_assert_eq(qr_scene_seek_frame(a, 39, &err), QR_ERR_INVALID);
+        cr_assert_not_null(strstr(err.msg, "39"));
+        cr_assert_eq(a->steps, 41);
+        cr_assert_eq(qr_scene_seek_frame(a, -1, &err), QR_ERR_INVALID);
+        qr_scene_free(a);
+        qr_scene_free(b);
+    }
+    /* a static scene reaches a far frame at once */
+    qr_scene *s = qr_test_builtin("rand10k", 0);
+    cr_assert_eq(qr_scene_seek_frame(s, 1000000000000LL, &err), QR_OK);
+    cr_assert_eq(s->steps, 1000000000001LL);
+    qr_scene_free(s);
+}
