@@ -153,6 +153,13 @@ qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
  * left at 1: only colour is computed. */
 qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err);
 
+/* Writes the last render into w, opened for the renderer's size: converted
+ * on the GPU to what the file stores (8-bit RGB through qr_to_byte for PNG
+ * and PPM, so exact mode's bytes equal the CPU reference's; float RGB for
+ * PFM) and brought back in row bands, each band's copy overlapping the
+ * encoding of the one before. Does not close w. */
+qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err);
+
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 

@@ -82,6 +82,11 @@ static inline qr_image_write_options qr_image_write_options_default(void)
 qr_status qr_image_write_with(const qr_image *img, const char *path,
                               const qr_image_write_options *opts, qr_error *err);
 
+/* Writes in the given format, whatever the name (a stream, a device, a name
+ * without an extension). */
+qr_status qr_image_write_as(const qr_image *img, const char *path, qr_image_format format,
+                            const qr_image_write_options *opts, qr_error *err);
+
 /* A file being written row band by row band:
  *
  *     qr_image_writer *w;
@@ -107,13 +112,22 @@ qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *r
                                       int32_t nrows, qr_error *err);
 qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int32_t nrows,
                                       qr_error *err);
+/* The format w writes. */
+qr_image_format qr_image_writer_format(const qr_image_writer *w);
+
 /* Finishes the file and renames it into place; frees w whatever happens. */
 qr_status qr_image_writer_close(qr_image_writer *w, qr_error *err);
 /* Discards the file; frees w. Safe on NULL. */
 void qr_image_writer_abort(qr_image_writer *w);
 
-/* The 8-bit value a float channel is written as. */
-static inline unsigned char qr_to_byte(float v)
+/* The 8-bit value a float channel is written as (the same function on the
+ * GPU, which converts images before they come back). */
+#if defined(__CUDACC__)
+#define QR_HOST_DEVICE __host__ __device__
+#else
+#define QR_HOST_DEVICE
+#endif
+static inline QR_HOST_DEVICE unsigned char qr_to_byte(float v)
 {
     float c = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
     if (!(v == v)) c = 0.0f; /* NaN */

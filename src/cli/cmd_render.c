@@ -32,7 +32,7 @@ typedef struct render_ctx {
     double upload_ms;       /* once, with the first frame's times */
     qr_frame_timing timing; /* of the last frame (CUDA events) */
     qr_cpu_timing cpu;      /* of the last frame on the fast CPU renderer */
-    double download_ms;     /* of the last frame */
+    int32_t width, height;  /* the image's */
 } render_ctx;
 
 /* Resolves --device before any work is done, so that --device gpu fails
@@ -52,6 +52,8 @@ static int render_ctx_init(render_ctx *ctx, cli_device requested, qr_render_mode
 static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_t width,
                                   int32_t height, qr_error *err)
 {
+    ctx->width = width;
+    ctx->height = height;
     if (!ctx->dev.gpu)
         return QR_OK;
     double t0 = cli_now_ms();
@@ -80,7 +82,9 @@ static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_erro
     return qr_scene_seek_frame(scene, k, err);
 }
 
-/* Renders the scene's current state into img on the device ctx chose. */
+/* Renders the scene's current state on the device ctx chose: into img on
+ * the CPU, into the renderer's device image on the GPU (write_frame brings
+ * it back). */
 static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
                               qr_error *err)
 {
@@ -91,10 +95,6 @@ static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *
     qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
     if (st == QR_OK)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
-    double t0 = cli_now_ms();
-    if (st == QR_OK)
-        st = qr_gpu_renderer_download(ctx->r, img, err);
-    ctx->download_ms = cli_now_ms() - t0;
     return st;
 }
 
@@ -115,22 +115,27 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
-/* The image in `format`. qr_image_write_with takes the format from the name,
- * so a name that says otherwise (a stream, or --format against the
- * extension) goes through the writer of the format, at its default PNG
- * level and threads. */
-static qr_status write_image(const qr_image *img, const char *path, qr_image_format format,
-                             const qr_image_write_options *opts, qr_error *err)
+/* Writes the frame just rendered to `path` in `format` (--format, else the
+ * name's extension, else PNG): from the GPU, converted there and streamed
+ * in bands into the file's writer; from the CPU, the host image. */
+static qr_status write_frame(render_ctx *ctx, const qr_image *img, const char *path,
+                             qr_image_format format, const qr_image_write_options *opts,
+                             qr_error *err)
 {
-    if (qr_image_format_from_path(path) == format)
-        return qr_image_write_with(img, path, opts, err);
-    switch (format) {
-    case QR_FORMAT_PPM: return qr_image_write_ppm(img, path, err);
-    case QR_FORMAT_PFM: return qr_image_write_pfm(img, path, err);
-    case QR_FORMAT_PNG:
-    case QR_FORMAT_UNKNOWN: break;
-    }
-    return qr_image_write_png(img, path, err);
+    if (format == QR_FORMAT_UNKNOWN)
+        format = qr_image_format_from_path(path);
+    if (format == QR_FORMAT_UNKNOWN)
+        format = QR_FORMAT_PNG;
+    if (!ctx->dev.gpu)
+        return qr_image_write_as(img, path, format, opts, err);
+    qr_image_writer *w = NULL;
+    qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_write(ctx->r, w, err);
+    if (st == QR_OK)
+        return qr_image_writer_close(w, err);
+    qr_image_writer_abort(w);
+    return st;
 }
 
 /* Checks, before any work, every file a run writes (a run of more than
@@ -274,7 +279,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     if (ctx.dev.note[0])
         fprintf(stderr, "quadrender: %s%s\n", ctx.dev.note,
                 ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
-    if (qr_image_create(so.width, so.height, &img, &err) != QR_OK ||
+    /* (on the GPU the image stays there: write_frame streams it out) */
+    if ((!ctx.dev.gpu && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
         render_ctx_start(&ctx, scene, so.width, so.height, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
@@ -309,7 +315,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t3 = cli_now_ms();
-        if (write_image(img, path, format, &write_opts, &err) != QR_OK) {
+        if (write_frame(&ctx, img, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
         }
@@ -327,9 +333,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             const qr_frame_timing *ft = &ctx.timing;
             fprintf(stderr,
                     "quadrender:   %sseek %.1f ms, index %.3f ms + render %.3f ms = %.3f ms on "
-                    "the GPU, download %.1f ms, write %.1f ms\n",
-                    once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms,
-                    ctx.download_ms, t4 - t3);
+                    "the GPU, download and write %.1f ms\n",
+                    once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms, t4 - t3);
             gpu_ms += ft->frame_ms;
         } else if (ctx.dev.reference) {
             fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", once,

@@ -166,6 +166,11 @@ static qr_status check_append(qr_image_writer *w, qr_image_format want, const vo
     return QR_OK;
 }
 
+qr_image_format qr_image_writer_format(const qr_image_writer *w)
+{
+    return w->format;
+}
+
 qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *rows,
                                       int32_t nrows, qr_error *err)
 {

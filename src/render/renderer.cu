@@ -1,6 +1,7 @@
 /* renderer.cu — the GPU renderer object: its image and buffers, which
  * render kernels a frame takes (qr_render_plan_frame) and their launches
- * (qr_render_enqueue), timing and download. frame.cu runs a frame; the
+ * (qr_render_enqueue), timing. frame.cu runs a frame, render_output.cu
+ * brings its image back; the
  * kernels themselves: render_kernels.h lists them, a source file each.
  */
 #include "render/renderer.h"
@@ -47,6 +48,7 @@ extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
 {
     if (!r) return;
     qr_frame_release(&r->frame); /* waits for the last frame */
+    qr_render_output_release(r);
     cudaFree(r->image);
     cudaFree(r->counts);
     cudaFree(r->ro);
@@ -207,15 +209,5 @@ extern "C" qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_t
 {
     if (!r->timing) return qr_fail(err, QR_ERR_INVALID, "timing is not enabled");
     *t = r->last;
-    return QR_OK;
-}
-
-extern "C" qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err)
-{
-    if (img->width != r->width || img->height != r->height)
-        return qr_fail(err, QR_ERR_INVALID, "image is %dx%d, the renderer's %dx%d", img->width,
-                       img->height, r->width, r->height);
-    QR_CUDA_TRY(err, cudaMemcpy(img->rgba, r->image, (size_t)r->width * r->height * sizeof(float4),
-                                cudaMemcpyDeviceToHost));
     return QR_OK;
 }

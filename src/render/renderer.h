@@ -31,7 +31,14 @@ struct qr_gpu_renderer {
     qr_timing timing;
     qr_frame_timing last;
     int exact_window;   /* exact mode's first window; 0: walk whole lists */
+    /* the streamed write's two band slots (render_output.cu), made on first use */
+    void *band_dev[2], *band_host[2]; /* device rows; pinned host copies */
+    size_t band_bytes;
+    cudaEvent_t band_done[2];
 };
+
+/* Frees the streamed write's band buffers (render_output.cu). */
+void qr_render_output_release(qr_gpu_renderer *r);
 
 /* Decides this frame's render kernels (and makes the coverage buffer they
  * may need: nothing is allocated while a graph is being captured). */

@@ -1,0 +1,112 @@
+/* render_output.cu — a render's image back to the host: whole, as floats
+ * (qr_gpu_renderer_download), or streamed into an image file
+ * (qr_gpu_renderer_write).
+ *
+ * The streamed write converts on the GPU to what the file stores (8-bit RGB
+ * for PNG and PPM, float RGB for PFM: image_gpu.h), so that a quarter (or
+ * three quarters) of the float image's bytes cross the bus, and brings it
+ * back in row bands through two pinned buffers: while the writer encodes
+ * one band, the GPU converts and copies the next. The host never holds
+ * more than two bands.
+ */
+#include "render/renderer.h"
+#include "image/image_gpu.h"
+#include "common/cuda_check.h"
+
+#include <stdlib.h>
+
+/* Bytes of one band of file rows: big enough that a copy outlasts its
+ * launch overhead, small enough that the first band comes back early. */
+#define BAND_BYTES ((size_t)16 << 20)
+
+extern "C" qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err)
+{
+    if (img->width != r->width || img->height != r->height)
+        return qr_fail(err, QR_ERR_INVALID, "image is %dx%d, the renderer's %dx%d", img->width,
+                       img->height, r->width, r->height);
+    QR_CUDA_TRY(err, cudaMemcpy(img->rgba, r->image, (size_t)r->width * r->height * sizeof(float4),
+                                cudaMemcpyDeviceToHost));
+    return QR_OK;
+}
+
+void qr_render_output_release(qr_gpu_renderer *r)
+{
+    for (int k = 0; k < 2; k++) {
+        cudaFree(r->band_dev[k]);
+        cudaFreeHost(r->band_host[k]);
+        if (r->band_done[k]) cudaEventDestroy(r->band_done[k]);
+        r->band_dev[k] = r->band_host[k] = NULL;
+        r->band_done[k] = NULL;
+    }
+    r->band_bytes = 0;
+}
+
+/* Two band slots of at least `bytes` each. */
+static qr_status ensure_bands(qr_gpu_renderer *r, size_t bytes, qr_error *err)
+{
+    if (r->band_bytes >= bytes) return QR_OK;
+    /* the slots may still be in use by a write that failed half way */
+    QR_CUDA_TRY(err, cudaStreamSynchronize(r->frame.stream));
+    qr_render_output_release(r);
+    cudaError_t e = cudaSuccess;
+    for (int k = 0; k < 2 && e == cudaSuccess; k++) {
+        e = cudaMalloc(&r->band_dev[k], bytes);
+        if (e == cudaSuccess) e = cudaHostAlloc(&r->band_host[k], bytes, cudaHostAllocDefault);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&r->band_done[k], cudaEventDisableTiming);
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        qr_render_output_release(r);
+        return qr_fail(err, qr_cuda_status(e), "streaming the image out needs 2 x %zu bytes of GPU and pinned host memory: %s",
+                       bytes, cudaGetErrorString(e));
+    }
+    r->band_bytes = bytes;
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
+{
+    const qr_image_format format = qr_image_writer_format(w);
+    const int pfm = format == QR_FORMAT_PFM;
+    const size_t row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
+    int32_t band = (int32_t)(BAND_BYTES / row_bytes);
+    band = band < 1 ? 1 : band > r->height ? r->height : band;
+    qr_status st = ensure_bands(r, (size_t)band * row_bytes, err);
+    if (st) return st;
+    const cudaStream_t s = r->frame.stream; /* behind the frame's render */
+    const int32_t bands = (r->height + band - 1) / band;
+    /* band k: queued in round k into slot k % 2, appended in round k + 1 */
+    for (int32_t k = 0; k <= bands && st == QR_OK; k++) {
+        if (k < bands) {
+            qr_rows_args a;
+            a.image = r->image;
+            a.width = r->width;
+            a.height = r->height;
+            a.first = k * band;
+            a.rows = r->height - a.first < band ? r->height - a.first : band;
+            a.out = r->band_dev[k & 1];
+            cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
+            if (e == cudaSuccess)
+                e = cudaMemcpyAsync(r->band_host[k & 1], r->band_dev[k & 1], (size_t)a.rows * row_bytes,
+                                    cudaMemcpyDeviceToHost, s);
+            if (e == cudaSuccess) e = cudaEventRecord(r->band_done[k & 1], s);
+            if (e != cudaSuccess) {
+                st = qr_fail(err, qr_cuda_status(e), "streaming the image out: %s", cudaGetErrorString(e));
+                break;
+            }
+        }
+        if (k > 0) {
+            const int32_t j = k - 1, first = j * band;
+            const int32_t rows = r->height - first < band ? r->height - first : band;
+            cudaError_t e = cudaEventSynchronize(r->band_done[j & 1]);
+            if (e != cudaSuccess) {
+                st = qr_fail(err, qr_cuda_status(e), "streaming the image out: %s", cudaGetErrorString(e));
+                break;
+            }
+            st = pfm ? qr_image_writer_append_rgbf(w, (const float *)r->band_host[j & 1], rows, err)
+                     : qr_image_writer_append_rgb8(w, (const unsigned char *)r->band_host[j & 1], rows, err);
+        }
+    }
+    if (st) cudaStreamSynchronize(s); /* no band copy may outlive the call */
+    return st;
+}
