@@ -302,7 +302,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         cli_frame_name(&names, k, path, sizeof path);
         fprintf(stderr, "quadrender: %s (%d circles) %dx%d frame %lld on %s -> %s\n", scene->name,
                 (int)scene->n, (int)so.width, (int)so.height, (long long)k,
-                ctx.dev.where, path);
+                ctx.dev.gpu ? "the GPU" : ctx.dev.where, path);
 
         double t1 = cli_now_ms();
         if (seek_frame(&ctx, scene, k, &err) != QR_OK) {
