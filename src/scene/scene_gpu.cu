@@ -3,6 +3,7 @@
 #include "scene/animate_step.h"
 #include "scene/scene_seek.h"
 #include "common/cuda_check.h"
+#include "quadrender/threads.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -36,23 +37,79 @@ static int grid_for(int32_t n)
 
 /* See qr_gpu_scene.color_span, color_lo, color_hi, colors_finite, fma_blend, depth and
  * radius. */
-static void color_range(const qr_scene *s, qr_gpu_scene *g)
+/* What color_range learns from a run of circles; runs of a fixed length,
+ * combined in order, so the result does not depend on the thread count. */
+#define RANGE_RUN 65536
+struct range_part {
+    float lo, hi;
+    int finite, tiny;
+    int64_t zeros[3];
+    double area, radii;
+};
+
+struct range_job {
+    const qr_scene *s;
+    range_part *parts;
+};
+
+static void range_run(void *ctx, int task)
 {
+    const range_job *job = (const range_job *)ctx;
+    const qr_scene *s = job->s;
+    range_part *p = &job->parts[task];
+    const int32_t first = task * RANGE_RUN;
+    const int32_t last = s->n - first < RANGE_RUN ? s->n : first + RANGE_RUN;
+    p->lo = INFINITY;
+    p->hi = -INFINITY;
+    p->finite = 1;
+    if (s->shading == QR_SHADE_FLAT)
+        for (int32_t i = first; i < last; i++) {
+            const float c[3] = {s->red[i], s->green[i], s->blue[i]};
+            for (int k = 0; k < 3; k++) {
+                p->finite &= isfinite(c[k]) != 0;
+                p->lo = c[k] < p->lo ? c[k] : p->lo;
+                p->hi = c[k] > p->hi ? c[k] : p->hi;
+                p->zeros[k] += c[k] == 0.0f;
+                p->tiny |= c[k] != 0.0f && fabsf(c[k]) < 0x1p-60f;
+            }
+        }
+    for (int32_t i = first; i < last; i++) {
+        /* the box inside the unit square, times pi/4 */
+        const double r = fabs((double)s->r[i]);
+        const double w = fmin(s->x[i] + r, 1.0) - fmax(s->x[i] - r, 0.0);
+        const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
+        const double a = w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
+        p->area += a;
+        p->radii += r;
+    }
+}
+
+static qr_status color_range(const qr_scene *s, qr_gpu_scene *g, qr_error *err)
+{
+    const int runs = (int)((s->n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
+    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts);
+    if (!parts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    range_job job = {s, parts};
+    qr_parallel_for(runs, 0, range_run, &job);
     /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
     float lo = s->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
     int finite = 1, tiny = 0;
     int64_t zeros[3] = {0, 0, 0};
-    if (s->shading == QR_SHADE_FLAT)
-        for (int32_t i = 0; i < s->n; i++) {
-            const float c[3] = {s->red[i], s->green[i], s->blue[i]};
-            for (int k = 0; k < 3; k++) {
-                finite &= isfinite(c[k]) != 0;
-                lo = c[k] < lo ? c[k] : lo;
-                hi = c[k] > hi ? c[k] : hi;
-                zeros[k] += c[k] == 0.0f;
-                tiny |= c[k] != 0.0f && fabsf(c[k]) < 0x1p-60f;
-            }
+    double area = 0.0, radii = 0.0;
+    for (int k = 0; k < runs; k++) {
+        const range_part *p = &parts[k];
+        if (s->shading == QR_SHADE_FLAT) {
+            /* (NaN never wins a comparison: as in a pass over the circles) */
+            lo = p->lo < lo ? p->lo : lo;
+            hi = p->hi > hi ? p->hi : hi;
         }
+        finite &= p->finite;
+        tiny |= p->tiny;
+        for (int c = 0; c < 3; c++) zeros[c] += p->zeros[c];
+        area += p->area;
+        radii += p->radii;
+    }
+    free(parts);
     /* Every colour value an exact flat walk or a window's run computes
      * starts at the background 1, at 0 or above every colour (renderer.cu)
      * and is fl(h + fl(0.5 c)), h = fl(0.5 colour). With every channel >= 0
@@ -62,22 +119,13 @@ static void color_range(const qr_scene *s, qr_gpu_scene *g)
      * exact, and fl(h + fl(0.5 c)) = fma(0.5, c, h) to the bit. */
     g->fma_blend = s->shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !tiny &&
                    zeros[0] <= 60 && zeros[1] <= 60 && zeros[2] <= 60;
-    double area = 0.0, radii = 0.0;
-    for (int32_t i = 0; i < s->n; i++) {
-        /* the box inside the unit square, times pi/4 */
-        const double r = fabs((double)s->r[i]);
-        const double w = fmin(s->x[i] + r, 1.0) - fmax(s->x[i] - r, 0.0);
-        const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
-        const double a = w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
-        area += a;
-        radii += r;
-    }
     g->depth = (float)area;
     g->radius = s->n ? (float)(radii / s->n) : 0.0f;
     g->color_span = hi - lo;
     g->color_lo = lo;
     g->color_hi = hi;
     g->colors_finite = finite;
+    return QR_OK;
 }
 
 /* Device twin of a host array: same offset inside the block. */
@@ -88,9 +136,25 @@ static float *twin(const qr_scene *s, float *dev_block, const float *host_ptr)
 
 /* Host to device through two pinned staging buffers: a pageable copy runs
  * at a fraction of the bus's speed (the driver stages it page by page),
- * while here the copy into one buffer overlaps the transfer of the other.
+ * while here the copy into one buffer (on all cores) overlaps the transfer
+ * of the other.
  * Small copies go straight. */
-#define STAGE_BYTES ((size_t)4 << 20)
+#define STAGE_BYTES ((size_t)16 << 20)
+#define STAGE_PIECE ((size_t)1 << 20) /* a thread's share of a buffer's fill */
+
+struct stage_fill {
+    char *dst;
+    const char *src;
+    size_t bytes;
+};
+
+static void fill_piece(void *ctx, int task)
+{
+    const stage_fill *f = (const stage_fill *)ctx;
+    const size_t at = (size_t)task * STAGE_PIECE;
+    memcpy(f->dst + at, f->src + at, f->bytes - at < STAGE_PIECE ? f->bytes - at : STAGE_PIECE);
+}
+
 static cudaError_t upload_staged(void *dev, const void *host, size_t bytes)
 {
     if (bytes <= 2 * STAGE_BYTES) return cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
@@ -106,7 +170,8 @@ static cudaError_t upload_staged(void *dev, const void *host, size_t bytes)
         const size_t n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
         if (k >= 2) e = cudaEventSynchronize(done[k & 1]); /* its last transfer is over */
         if (e != cudaSuccess) break;
-        memcpy(stage[k & 1], (const char *)host + at, n);
+        stage_fill f = {(char *)stage[k & 1], (const char *)host + at, n};
+        qr_parallel_for((int)((n + STAGE_PIECE - 1) / STAGE_PIECE), 0, fill_piece, &f);
         e = cudaMemcpyAsync((char *)dev + at, stage[k & 1], n, cudaMemcpyHostToDevice, st);
         if (e == cudaSuccess) e = cudaEventRecord(done[k & 1], st);
     }
@@ -161,7 +226,11 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     g->y0 = twin(s, g->block, s->y0);
     g->vx0 = twin(s, g->block, s->vx0);
     g->vy0 = twin(s, g->block, s->vy0);
-    color_range(s, g);
+    qr_status cst = color_range(s, g, err);
+    if (cst) {
+        qr_gpu_scene_free(g);
+        return cst;
+    }
     size_t n = s->n ? (size_t)s->n : 1;
     e = cudaMalloc((void **)&g->pos, 2 * n * sizeof(float4));
     if (e != cudaSuccess) {
