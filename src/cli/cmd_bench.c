@@ -321,6 +321,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     rc = CLI_EXIT_OK;
     for (int s = 0; s < nscenes && rc == CLI_EXIT_OK; s++) {
         qr_scene *scene = NULL;
+        char esc[256];
         qr_gpu_scene *gs = NULL;
         if (qr_scene_load(scenes[s], seed, &scene, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_INPUT);
@@ -356,7 +357,8 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                     row->grid_tile = tile;
                     row->cpu_ms = -1;
                     if (progress)
-                        fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total, scene->name,
+                        fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total,
+                                cli_esc(scene->name, esc, sizeof esc),
                                 size, tile ? "grid" : "quadtree", modes.item[m]);
                     if (measure(r, gs, &p, row->exact, warmup, frames, row, &err) != QR_OK)
                         rc = cli_fail(&err, CLI_PHASE_RUN);

@@ -15,6 +15,7 @@
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
+#include "quadrender/threads.h"
 
 /* Longest -o we accept: leaves room for "_NNNN" and the writer's temporary
  * name within PATH_MAX. */
@@ -60,7 +61,8 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
         st = qr_gpu_renderer_create(width, height, &ctx->r, err);
     if (st != QR_OK)
         return st;
-    qr_gpu_renderer_set_timing(ctx->r, QR_TIMING_TOTALS);
+    /* -v: the index build's stages too, at the cost of an event per stage */
+    qr_gpu_renderer_set_timing(ctx->r, cli_verbose() ? QR_TIMING_STAGES : QR_TIMING_TOTALS);
     ctx->upload_ms = cli_now_ms() - t0;
     return QR_OK;
 }
@@ -274,6 +276,13 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     if (ctx.dev.note[0])
         fprintf(stderr, "quadrender: %s%s\n", ctx.dev.note,
                 ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
+    if (cli_verbose())
+        cli_message("settings: %dx%d, seed %u, %s (capacity %d, min leaf %d, max leaf %d, split "
+                    "cost %d, max depth %d), PNG level %d, %d CPU threads",
+                    (int)so.width, (int)so.height, so.seed,
+                    params.uniform ? "uniform grid" : "quadtree", params.capacity,
+                    params.min_leaf, params.max_leaf, params.split_cost, params.max_depth,
+                    write_opts.png_level, qr_threads());
     if (qr_image_create(so.width, so.height, &img, &err) != QR_OK ||
         render_ctx_start(&ctx, scene, so.width, so.height, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
@@ -294,7 +303,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     for (int64_t k = frames.first; k <= frames.last; k++) {
         char path[sizeof names.prefix + sizeof names.suffix + 24];
         cli_frame_name(&names, k, path, sizeof path);
-        fprintf(stderr, "quadrender: %s (%d circles) %dx%d frame %lld on %s -> %s\n", scene->name,
+        cli_message("%s (%d circles) %dx%d frame %lld on %s -> %s", scene->name,
                 (int)scene->n, (int)so.width, (int)so.height, (long long)k,
                 ctx.dev.where, path);
 
@@ -331,6 +340,11 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                     once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms,
                     ctx.download_ms, t4 - t3);
             gpu_ms += ft->frame_ms;
+            if (cli_verbose())
+                cli_message("    index stages: boxes %.3f, tree %.3f, count %.3f, scan %.3f, "
+                            "emit %.3f, sort %.3f ms",
+                            ft->build.boxes_ms, ft->build.tree_ms, ft->build.count_ms,
+                            ft->build.scan_ms, ft->build.emit_ms, ft->build.sort_ms);
         } else if (ctx.dev.reference) {
             fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", once,
                     t2 - t1, t3 - t2, t4 - t3);
