@@ -117,22 +117,47 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
-/* The image in `format`. qr_image_write_with takes the format from the name,
- * so a name that says otherwise (a stream, or --format against the
- * extension) goes through the writer of the format, at its default PNG
- * level and threads. */
+#ifndef QR_VERSION
+#define QR_VERSION "unknown"
+#endif
+#ifndef QR_GIT_REV
+#define QR_GIT_REV "unknown"
+#endif
+
+/* What a PNG says about itself (tEXt chunks): enough to render it again.
+ * Nothing that depends on the machine (device, threads, times), so that
+ * equal images are equal files wherever they were rendered. */
+typedef struct png_meta {
+    char seed[16], frame[24], size[32];
+    qr_image_text text[6];
+} png_meta;
+
+static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint32_t seed,
+                          int64_t frame, int32_t width, int32_t height, const char *mode,
+                          qr_image_write_options *opts)
+{
+    int n = 0;
+    m->text[n++] = (qr_image_text){"Scene", scene->name};
+    if (builtin) {
+        snprintf(m->seed, sizeof m->seed, "%u", seed);
+        m->text[n++] = (qr_image_text){"Seed", m->seed};
+    }
+    snprintf(m->frame, sizeof m->frame, "%lld", (long long)frame);
+    m->text[n++] = (qr_image_text){"Frame", m->frame};
+    snprintf(m->size, sizeof m->size, "%dx%d", (int)width, (int)height);
+    m->text[n++] = (qr_image_text){"Size", m->size};
+    m->text[n++] = (qr_image_text){"Mode", mode};
+    m->text[n++] = (qr_image_text){"Software", "quadrender " QR_VERSION " (git " QR_GIT_REV ")"};
+    opts->text = m->text;
+    opts->ntext = n;
+}
+
+/* The image in `format`, whatever the name says (a stream, or --format
+ * against the extension). */
 static qr_status write_image(const qr_image *img, const char *path, qr_image_format format,
                              const qr_image_write_options *opts, qr_error *err)
 {
-    if (qr_image_format_from_path(path) == format)
-        return qr_image_write_with(img, path, opts, err);
-    switch (format) {
-    case QR_FORMAT_PPM: return qr_image_write_ppm(img, path, err);
-    case QR_FORMAT_PFM: return qr_image_write_pfm(img, path, err);
-    case QR_FORMAT_PNG:
-    case QR_FORMAT_UNKNOWN: break;
-    }
-    return qr_image_write_png(img, path, err);
+    return qr_image_write_as(img, path, format, opts, err);
 }
 
 /* Checks, before any work, every file a run writes (a run of more than
@@ -318,6 +343,11 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t3 = cli_now_ms();
+        png_meta meta;
+        png_meta_init(&meta, scene, qr_builtin_find(scene_arg) != NULL, so.seed, k, so.width,
+                      so.height,
+                      ctx.dev.reference ? "reference" : mode == QR_RENDER_EXACT ? "exact" : "fast",
+                      &write_opts);
         if (write_image(img, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;

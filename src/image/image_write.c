@@ -147,6 +147,14 @@ qr_status qr_image_write_with(const qr_image *img, const char *path,
     return write_format(img, path, f, opts, err);
 }
 
+qr_status qr_image_write_as(const qr_image *img, const char *path, qr_image_format format,
+                            const qr_image_write_options *opts, qr_error *err)
+{
+    if (format != QR_FORMAT_PNG && format != QR_FORMAT_PPM && format != QR_FORMAT_PFM)
+        return qr_fail(err, QR_ERR_INVALID, "%s: unknown image format", path ? path : "");
+    return write_format(img, path, format, opts, err);
+}
+
 qr_status qr_image_write(const qr_image *img, const char *path, qr_error *err)
 {
     return qr_image_write_with(img, path, NULL, err);
