@@ -198,7 +198,7 @@ static cli_opt common_opts[COMMON_NOPTS] = {
     [COMMON_THREADS] = {"--threads", NULL, "N", cli_set_threads, &threads_opt,
                         "CPU threads of every parallel part (default 0: all cores)", 0},
     [COMMON_GPU_DEVICE] = {"--gpu-device", NULL, "N", cli_set_gpu_device, &gpu_device_opt,
-                           "the CUDA device to run on, as nvidia-smi numbers them (default 0)", 0},
+                           "the CUDA device to run on, 0, 1, ... as CUDA numbers them (default 0)", 0},
     [COMMON_VERBOSE] = {"--verbose", "-v", NULL, NULL, &verbose_opt,
                         "say more on stderr: the settings in effect and per-stage times", 0},
 };

@@ -129,12 +129,12 @@ static const char *set_format(const char *text, void *dest)
  * equal images are equal files wherever they were rendered. */
 typedef struct png_meta {
     char seed[16], frame[24], size[32];
-    qr_image_text text[6];
+    qr_image_text text[7];
 } png_meta;
 
 static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint32_t seed,
                           int64_t frame, int32_t width, int32_t height, const char *mode,
-                          qr_image_write_options *opts)
+                          bool keep, qr_image_write_options *opts)
 {
     int n = 0;
     m->text[n++] = (qr_image_text){"Scene", scene->name};
@@ -147,6 +147,8 @@ static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint
     snprintf(m->size, sizeof m->size, "%dx%d", (int)width, (int)height);
     m->text[n++] = (qr_image_text){"Size", m->size};
     m->text[n++] = (qr_image_text){"Mode", mode};
+    if (keep) /* what Size means: only the default is left unsaid */
+        m->text[n++] = (qr_image_text){"Aspect", "keep"};
     m->text[n++] = (qr_image_text){"Software", "quadrender " QR_VERSION " (git " QR_GIT_REV ")"};
     opts->text = m->text;
     opts->ntext = n;
@@ -177,6 +179,28 @@ static int check_outputs(const cli_frame_names *names, cli_range frames)
     return CLI_EXIT_OK;
 }
 
+/* --aspect: stretch (0) or keep (1). */
+static const char *set_aspect(const char *text, void *dest)
+{
+    if (!strcmp(text, "stretch")) *(int *)dest = 0;
+    else if (!strcmp(text, "keep")) *(int *)dest = 1;
+    else return "stretch or keep";
+    return NULL;
+}
+
+/* --aspect keep on a W x H image: the square of the longer side is
+ * rendered (every renderer's normalized coordinates then scale both axes
+ * alike, so circles stay round) and the centred W x H window of it is
+ * kept: rows and columns (S - W) / 2 and (S - H) / 2 on. */
+static void crop_centre(const qr_image *square, qr_image *out)
+{
+    const int32_t ox = (square->width - out->width) / 2, oy = (square->height - out->height) / 2;
+    for (int32_t j = 0; j < out->height; j++)
+        memcpy(out->rgba + (size_t)j * (size_t)out->width * 4,
+               square->rgba + ((size_t)(j + oy) * (size_t)square->width + (size_t)ox) * 4,
+               (size_t)out->width * 4 * sizeof(float));
+}
+
 static const char *set_png_level(const char *text, void *dest)
 {
     uint64_t v;
@@ -192,7 +216,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     cli_range frames = {0, 0};
     const char *out = NULL;
     cli_device device = CLI_DEVICE_AUTO;
-    int exact = 0, fast = 0, reference = 0, no_clobber = 0, force = 0;
+    int exact = 0, fast = 0, reference = 0, no_clobber = 0, force = 0, keep = 0;
     qr_image_format format = QR_FORMAT_UNKNOWN;
     qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
@@ -208,6 +232,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_FORMAT,
         O_NO_CLOBBER,
         O_FORCE,
+        O_ASPECT,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -220,6 +245,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                       "png, ppm or pfm (default: by extension; png for - and devices)"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
+        [O_ASPECT] = {"--aspect", NULL, "HOW", set_aspect, &keep,
+                      "stretch (the scene's unit square fills the image; default) or keep "
+                      "(circles stay round)"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
                      "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
@@ -229,7 +257,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
                     "front to back with early stop, within 1e-5 (the default)"},
         [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &write_opts.png_level,
-                         "PNG compression, 0 (none) to 9 (smallest); default 1, the fastest"},
+                         "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
         [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &reference,
                          "the serial CPU reference renderer (= --device cpu-reference)"},
     };
@@ -293,7 +321,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
 
     qr_error err;
     qr_scene *scene = NULL;
-    qr_image *img = NULL;
+    qr_image *img = NULL, *square = NULL;
     double t0 = cli_now_ms();
     if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
@@ -308,8 +336,14 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                     params.uniform ? "uniform grid" : "quadtree", params.capacity,
                     params.min_leaf, params.max_leaf, params.split_cost, params.max_depth,
                     write_opts.png_level, qr_threads());
+    /* the image rendered: the output itself, or with --aspect keep on a
+     * non-square image the square of its longer side (crop_centre) */
+    const int32_t side = so.width > so.height ? so.width : so.height;
+    const bool crop = keep && so.width != so.height;
     if (qr_image_create(so.width, so.height, &img, &err) != QR_OK ||
-        render_ctx_start(&ctx, scene, so.width, so.height, &err) != QR_OK) {
+        (crop && qr_image_create(side, side, &square, &err) != QR_OK) ||
+        render_ctx_start(&ctx, scene, crop ? side : so.width, crop ? side : so.height, &err) !=
+            QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }
@@ -338,16 +372,18 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t2 = cli_now_ms();
-        if (render_frame(&ctx, scene, img, &err) != QR_OK) {
+        if (render_frame(&ctx, scene, crop ? square : img, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_RUN);
             goto done;
         }
+        if (crop)
+            crop_centre(square, img);
         double t3 = cli_now_ms();
         png_meta meta;
         png_meta_init(&meta, scene, qr_builtin_find(scene_arg) != NULL, so.seed, k, so.width,
                       so.height,
                       ctx.dev.reference ? "reference" : mode == QR_RENDER_EXACT ? "exact" : "fast",
-                      &write_opts);
+                      keep, &write_opts);
         if (write_image(img, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
@@ -397,6 +433,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
 done:
     render_ctx_free(&ctx);
     qr_image_free(img);
+    qr_image_free(square);
     qr_scene_free(scene);
     return rc;
 }

@@ -327,11 +327,11 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
                       "auto, gpu or cpu: where the index is built (default auto)"},
         [O_JSON] = {"--json", NULL, "FILE", cli_set_string, &json,
-                    "also write the statistics as JSON to FILE ('-': stdout, alone)"},
+                    "also write the statistics as JSON to FILE or - for stdout (then alone)"},
         [O_PICTURE] = {"--picture", NULL, "FILE", cli_set_string, &picture,
                        "draw the leaves over the rendered scene (.png, .ppm or .pfm)"},
         [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
-                            "leaves (boundaries, default) or heat (circles per leaf)"},
+                            "leaves (boundaries) or heat (circles per leaf) (default leaves)"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
     };
