@@ -388,7 +388,7 @@ Test(image_stream, png_reads_back_at_every_level)
         unsigned char *rgb8 = pattern_rgb8(w, h);
         const int levels[] = {0, 1, 6, 9};
         for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-            qr_image_write_options o = {levels[l], 3};
+            qr_image_write_options o = {.png_level = levels[l], .threads = 3};
             qr_error err;
             cr_assert_eq(stream_file(path, QR_FORMAT_PNG, w, h, rgb8, NULL, 97, &o, &err), QR_OK,
                          "%s", err.msg);
@@ -406,7 +406,7 @@ Test(image_stream, png_same_bytes_whatever_the_threads)
         unsigned char *rgb8 = pattern_rgb8(w, h);
         const int threads[] = {1, 2, 5, 0 /* one per core */};
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-            qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, threads[t]};
+            qr_image_write_options o = {.png_level = QR_PNG_LEVEL_DEFAULT, .threads = threads[t]};
             qr_error err;
             const char *path = join(dir, t == 0 ? "t1.png" : "tn.png");
             cr_assert_eq(stream_file(path, QR_FORMAT_PNG, w, h, rgb8, NULL, t == 0 ? h : 13, &o,
@@ -466,7 +466,7 @@ Test(image_stream, abort_leaves_no_file)
         const char *path = join(dir, names[k]);
         qr_image_writer *w;
         qr_error err;
-        qr_image_write_options o = {1, 4};
+        qr_image_write_options o = {.png_level = 1, .threads = 4};
         cr_assert_eq(qr_image_writer_open(path, formats[k], 600, 900, &o, &w, &err), QR_OK, "%s",
                      err.msg);
         /* most of the rows: several PNG chunks are compressed or written by now */
@@ -538,7 +538,7 @@ Test(image_stream, bad_arguments_are_rejected)
                                       &w, &err), QR_ERR_INVALID);
     cr_assert_eq(qr_image_writer_open(path, QR_FORMAT_UNKNOWN, 5, 5, NULL, &w, &err),
                  QR_ERR_INVALID);
-    qr_image_write_options o = {10, 0};
+    qr_image_write_options o = {.png_level = 10, .threads = 0};
     cr_assert_eq(qr_image_writer_open(path, QR_FORMAT_PNG, 5, 5, &o, &w, &err), QR_ERR_INVALID);
     cr_assert_str_eq(err.msg, "PNG level 10 is out of range (0..9)");
     o.png_level = 1;
@@ -567,7 +567,7 @@ Test(image_stream, write_error_mid_stream)
     const qr_image_format formats[] = {QR_FORMAT_PNG, QR_FORMAT_PPM};
     for (int k = 0; k < 2; k++) {
         const char *path = join(dir, names[k]);
-        qr_image_write_options o = {1, 4};
+        qr_image_write_options o = {.png_level = 1, .threads = 4};
         qr_error err;
         cr_assert_eq(stream_file(path, formats[k], 700, 700, rgb8, NULL, 10, &o, &err), QR_ERR_IO,
                      "%s", err.msg);
@@ -577,4 +577,86 @@ Test(image_stream, write_error_mid_stream)
         cr_assert_eq(count_temp_files(dir), 0);
     }
     free(rgb8);
+}
+
+/* ---- text chunks ---------------------------------------------------------------- */
+
+/* The text libpng finds before the first IDAT (png_read_info stops there);
+ * *n the count. */
+static png_textp png_text_before_pixels(const char *path, png_structp *png, png_infop *info,
+                                        FILE **fp, int *n)
+{
+    *fp = fopen(path, "rb");
+    cr_assert_not_null(*fp, "%s: %s", path, strerror(errno));
+    *png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    *info = png_create_info_struct(*png);
+    cr_assert(*png && *info);
+    if (setjmp(png_jmpbuf(*png)))
+        cr_assert_fail("libpng failed reading %s", path);
+    png_init_io(*png, *fp);
+    png_read_info(*png, *info);
+    png_textp text = NULL;
+    *n = png_get_text(*png, *info, &text, NULL);
+    return text;
+}
+
+Test(image_stream, png_text_chunks_read_back_before_the_pixels)
+{
+    const int32_t w = 37, h = 23;
+    qr_image *img = make_image(w, h);
+    /* plain ASCII (tEXt), UTF-8 (iTXt), and bytes that are not UTF-8
+     * (iTXt, each bad byte as U+FFFD) */
+    const qr_image_text text[] = {{"Scene", "rand10k"},
+                                  {"Frame", "12"},
+                                  {"Title", "caf\xC3\xA9 \xE2\x86\x92"},
+                                  {"Bad bytes", "a\xFF" "b"}};
+    qr_image_write_options o = qr_image_write_options_default();
+    o.text = text;
+    o.ntext = 4;
+    const char *path = qr_test_tmp("text.png");
+    qr_error err;
+    cr_assert_eq(qr_image_write_with(img, path, &o, &err), QR_OK, "%s", err.msg);
+
+    png_structp png;
+    png_infop info;
+    FILE *fp;
+    int n;
+    png_textp got = png_text_before_pixels(path, &png, &info, &fp, &n);
+    cr_assert_eq(n, 4);
+    const char *want[] = {"rand10k", "12", "caf\xC3\xA9 \xE2\x86\x92", "a\xEF\xBF\xBD" "b"};
+    const int itxt[] = {0, 0, 1, 1};
+    for (int i = 0; i < 4; i++) {
+        cr_expect_str_eq(got[i].key, text[i].key);
+        cr_expect_str_eq(got[i].text, want[i], "%s", text[i].key);
+        cr_expect_eq(got[i].compression,
+                     itxt[i] ? PNG_ITXT_COMPRESSION_NONE : PNG_TEXT_COMPRESSION_NONE, "%s",
+                     text[i].key);
+    }
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(fp);
+
+    /* the pixels are those of the same image written without text */
+    unsigned char *rgb = rows_rgb8(img);
+    assert_png_pixels(path, rgb, w, h);
+    free(rgb);
+    qr_image_free(img);
+}
+
+Test(image_stream, png_text_with_a_bad_key_writes_nothing)
+{
+    qr_image *img = make_image(4, 4);
+    const char *bad_keys[] = {"", " lead", "trail ", "two  spaces", "tab\there",
+                              "a123456789b123456789c123456789d123456789e123456789f123456789g123456789h123456789" /* 80 */};
+    for (size_t k = 0; k < sizeof bad_keys / sizeof bad_keys[0]; k++) {
+        const qr_image_text text[] = {{bad_keys[k], "x"}};
+        qr_image_write_options o = qr_image_write_options_default();
+        o.text = text;
+        o.ntext = 1;
+        const char *path = qr_test_tmp("badkey.png");
+        qr_error err;
+        cr_expect_eq(qr_image_write_with(img, path, &o, &err), QR_ERR_INVALID, "key '%s'",
+                     bad_keys[k]);
+        cr_expect(!file_exists(path), "key '%s' left a file", bad_keys[k]);
+    }
+    qr_image_free(img);
 }

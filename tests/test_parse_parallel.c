@@ -347,7 +347,7 @@ Test(parse_parallel, header_errors_agree)
         long line;
     } cases[] = {
         {"", "empty file", 1},
-        {"# only\n# comments\n\n", "empty file", 3},
+        {"# only\n# comments\n\n", "no header: only blank and comment lines", 3},
         {"\n\ncircle 5\n", "expected the header", 3},
         {"circles 5.0\n", "is not an integer", 1},
         {"circles -1\n", "is negative", 1},

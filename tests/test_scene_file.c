@@ -398,14 +398,15 @@ Test(scene_file, bad_fields)
 
 Test(scene_file, bad_headers)
 {
-    expect_error("empty.circles", "", 1, "empty file: expected `circles N`");
-    expect_error("onlycomments.circles", "# just\n# comments\n\n", 3, "empty file");
+    expect_error("empty.circles", "", 1, "empty file: expected 'circles N'");
+    expect_error("onlycomments.circles", "# just\n# comments\n\n", 3,
+                 "no header: only blank and comment lines, expected 'circles N'");
     expect_error("neg.circles", "circles -1\n", 1, "circle count -1 is negative");
     expect_error("huge.circles", "circles 200000001\n", 1, "exceeds the limit of 200000000");
     expect_error("vhuge.circles", "circles 99999999999999999999999\n", 1, "exceeds the limit");
     expect_error("float.circles", "circles 5.0\n", 1, "circle count '5.0' is not an integer");
-    expect_error("nocount.circles", "circles\n", 1, "expected the header `circles N`");
-    expect_error("word.circles", "circle 5\n", 1, "expected the header `circles N`, found 'circle 5'");
+    expect_error("nocount.circles", "circles\n", 1, "expected the header 'circles N'");
+    expect_error("word.circles", "circle 5\n", 1, "expected the header 'circles N', found 'circle 5'");
     expect_error("three.circles", "circles 5 6\n", 1, "expected the header");
     expect_error("data.circles", "1 2 3 4 5 6 7\n", 1, "expected the header");
     expect_error("hex.circles", "circles 0x10\n", 1, "is not an integer");

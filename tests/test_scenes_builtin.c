@@ -400,7 +400,7 @@ Test(scenes, load_builtin_and_unknown)
     cr_assert_eq(qr_scene_load("nosuchscene", 0, &s, &err), QR_ERR_INVALID);
     cr_assert_null(s);
     cr_assert_str_eq(err.msg, "unknown scene 'nosuchscene' (not a built-in name, not a .circles, "
-                              ".par or .npy file); try `quadrender scenes`");
+                              ".par or .npy file); try 'quadrender scenes'");
     cr_assert_eq(qr_scene_load("picture.png", 0, &s, &err), QR_ERR_INVALID);
     cr_assert_eq(qr_scene_load("", 0, &s, &err), QR_ERR_INVALID);
 }

@@ -31,7 +31,19 @@ typedef struct qr_gpu_info {
     int driver_version;     /* 0 when no driver */
 } qr_gpu_info;
 
-/* Checks device 0 (or $CUDA_VISIBLE_DEVICES' first) can run our kernels. */
+/* Makes qr_gpu_probe use CUDA device `device` (0, 1, ... as the CUDA
+ * runtime numbers them: after $CUDA_VISIBLE_DEVICES, in nvidia-smi's order
+ * when CUDA_DEVICE_ORDER=PCI_BUS_ID). Touches no CUDA state itself, so a
+ * program can call it before knowing whether it will use the GPU; a device
+ * that is not there is reported by qr_gpu_probe. QR_ERR_INVALID for a
+ * negative number. */
+qr_status qr_gpu_select(int device, qr_error *err);
+
+/* Checks the selected device (qr_gpu_select; else the calling thread's
+ * current device, 0 unless the program chose another) can run our kernels
+ * and makes it the calling thread's current device (cudaSetDevice, before
+ * any other CUDA work of this library): call it, then do the CUDA work, on
+ * the same thread. */
 qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err);
 
 /* CUDA runtime version this binary was built against, and the driver's (0 if none). */

@@ -65,16 +65,30 @@ qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *er
  * 2^31 - 1; a row of this width is 48 MiB of RGB bytes). */
 #define QR_IMAGE_WRITER_MAX_DIM (1 << 24)
 
+/* A line of text a PNG carries about itself (a tEXt chunk, "Scene" =
+ * "rand10k"). The key is 1 to 79 printable ASCII characters, without
+ * leading, trailing or doubled spaces (PNG's rule for keywords); a value of
+ * printable ASCII (and newlines) is written as tEXt, any other value as
+ * iTXt, which holds UTF-8 (bytes that are not UTF-8 become U+FFFD). */
+typedef struct qr_image_text {
+    const char *key, *value;
+} qr_image_text;
+
 typedef struct qr_image_write_options {
     int png_level; /* 0..9, QR_PNG_LEVEL_DEFAULT */
     int threads;   /* threads that encode PNG and convert whole images;
                       0: one per online core. The bytes written do not
                       depend on it. */
+    /* PNG only, ignored by PPM and PFM: text[0..ntext-1] in chunks after
+     * IHDR, before the pixels, in this order; a bad key is QR_ERR_INVALID
+     * before anything is written */
+    const qr_image_text *text;
+    int ntext;
 } qr_image_write_options;
 
 static inline qr_image_write_options qr_image_write_options_default(void)
 {
-    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0};
+    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0, NULL, 0};
     return o;
 }
 
@@ -82,8 +96,8 @@ static inline qr_image_write_options qr_image_write_options_default(void)
 qr_status qr_image_write_with(const qr_image *img, const char *path,
                               const qr_image_write_options *opts, qr_error *err);
 
-/* Writes in the given format, whatever the name (a stream, a device, a name
- * without an extension). */
+/* Writes in `format` whatever the name says (a stream "-", a device, a
+ * name without the extension), with the given options (NULL: defaults). */
 qr_status qr_image_write_as(const qr_image *img, const char *path, qr_image_format format,
                             const qr_image_write_options *opts, qr_error *err);
 

@@ -54,7 +54,8 @@ typedef struct qr_scene {
     qr_shading shading;
     qr_anim anim;
     int64_t steps;              /* animation steps applied since generation */
-    char name[64];              /* built-in name or file base name */
+    char name[64];              /* built-in name or file base name (cut to 63 bytes,
+                                   never inside a UTF-8 character) */
 } qr_scene;
 
 /* Allocates a scene of n circles, zero-filled. Velocity arrays exist when
@@ -78,10 +79,21 @@ typedef struct qr_builtin_info {
 /* The table of built-in scenes (14 entries), in a stable order. */
 const qr_builtin_info *qr_builtin_scenes(int *count);
 
-/* Generates built-in scene `name` for `seed` (0 behaves as 1, like srand). */
+/* The built-in name `name` stands for, ASCII case ignored ("Rand10k" is
+ * "rand10k"), or NULL. */
+const char *qr_builtin_find(const char *name);
+
+/* The built-in name closest to a mistyped `name` (at most one edit for names
+ * of 3 to 5 bytes, two from 6 bytes on, a swap of two neighbours counting
+ * one; case ignored), or NULL: what "did you mean" offers. */
+const char *qr_builtin_suggest(const char *name);
+
+/* Generates built-in scene `name` (any case) for `seed` (0 behaves as 1,
+ * like srand); the scene is named as the table names it. */
 qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err);
 
-/* Loads `spec`: a built-in name, or a path ending in .circles, .par or .npy.
+/* Loads `spec`: a built-in name (any case), or a path ending in .circles,
+ * .par or .npy. An unknown name's message suggests the closest built-in.
  * `seed` only matters for built-ins. */
 qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err);
 

@@ -66,6 +66,7 @@ qr_status bench_cpu(FILE *out, const char *const *scenes, int nscenes, const int
     qr_status st = QR_OK;
     for (int s = 0; s < nscenes && !st; s++) {
         qr_scene *scene = NULL;
+        char esc[256];
         st = qr_scene_load(scenes[s], seed, &scene, err);
         if (!st) st = qr_scene_seek_frame(scene, 0, err);
         for (int z = 0; z < nsizes && !st; z++) {
@@ -98,11 +99,12 @@ qr_status bench_cpu(FILE *out, const char *const *scenes, int nscenes, const int
                 }
                 if (!st)
                     fprintf(out, "%-12s %6d %-6s %10.2f %10.2f %10.2f %10.2f %10.2f %12.1f %8.1fx\n",
-                            scene->name, sizes[z], exact ? "exact" : "fast", mode_ms[m], p25, p75,
+                            cli_esc(scene->name, esc, sizeof esc), sizes[z], exact ? "exact" : "fast", mode_ms[m], p25, p75,
                             b, r, ref_ms, ref_ms / mode_ms[m]);
             }
             if (!st && mode_ms[0] > 0 && mode_ms[1] > 0)
-                fprintf(out, "%-12s %6d fast mode %.2fx faster than exact\n", scene->name,
+                fprintf(out, "%-12s %6d fast mode %.2fx faster than exact\n",
+                        cli_esc(scene->name, esc, sizeof esc),
                         sizes[z], mode_ms[0] / mode_ms[1]);
             fflush(out);
             qr_image_free(img);

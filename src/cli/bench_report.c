@@ -7,6 +7,7 @@
 
 #include "cli/bench.h"
 #include "common/atomic_file.h"
+#include "common/text.h"
 
 const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree", "count", "scan",
                                                       "emit",  "sort", "render", "other"};
@@ -27,9 +28,10 @@ void bench_print_table(FILE *out, const bench_row *rows, int n)
             "repl", "MiB");
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        char name[32];
+        char name[32], esc[4 * sizeof r->scene];
+        qr_escape_terminal(esc, sizeof esc, r->scene);
         fprintf(out, "%-11s %5d %-5s %-9s %9.4f %9.4f %9.4f %8.4f %8.4f %8.4f %7d %9lld %6.2f %8.1f\n",
-                r->scene, r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
+                esc, r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
                 r->frame.median, r->frame.min, r->frame.max, r->frame.p75 - r->frame.p25,
                 r->build.median, r->stage[BENCH_RENDER], r->leaves, r->pairs,
                 r->visible ? (double)r->pairs / r->visible : 0.0,
@@ -104,9 +106,10 @@ qr_status bench_write_json(const char *path, const char *header_json, const benc
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         char name[32];
-        fprintf(f, "    {\"scene\": \"%s\", \"size\": %d, \"mode\": \"%s\", \"index\": \"%s\", "
-                   "\"frames\": %d, ",
-                r->scene, r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
+        fputs("    {\"scene\": ", f);
+        qr_json_write_string(f, r->scene);
+        fprintf(f, ", \"size\": %d, \"mode\": \"%s\", \"index\": \"%s\", \"frames\": %d, ",
+                r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
                 r->frames);
         json_stats(f, "frame_ms", &r->frame);
         fputs(", ", f);
@@ -139,7 +142,8 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         char name[32];
-        fprintf(f, "%s,%d,%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", r->scene, r->size,
+        qr_csv_write_field(f, r->scene);
+        fprintf(f, ",%d,%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", r->size,
                 r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name), r->frames,
                 r->frame.median, r->frame.min, r->frame.max, r->frame.p25, r->frame.p75,
                 r->build.median);
@@ -198,7 +202,9 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
                "font-family=\"sans-serif\" font-size=\"11\">\n",
             width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s</text>\n", left, title);
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", left);
+    qr_xml_write_text(f, title);
+    fputs("</text>\n", f);
     for (int p = 0; p < npanels; p++) {
         const int y0 = top + p * (panel_h + 70); /* panel top */
         const int yb = y0 + panel_h;             /* axis bottom */
@@ -214,8 +220,10 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
         }
         for (int s = 0; s < nscenes; s++) {
             const int gx = left + s * group_w + gap / 2;
-            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                    gx + ntiles * bar_w / 2, yb + 30, scenes[s]);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+                    gx + ntiles * bar_w / 2, yb + 30);
+            qr_xml_write_text(f, scenes[s]);
+            fputs("</text>\n", f);
             for (int t = 0; t < ntiles; t++) {
                 const bench_row *r = NULL;
                 for (int i = 0; i < n; i++)
@@ -234,9 +242,10 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
                     int yt = YPOS(cum);
                     if (ya - yt < 1) continue;
                     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
-                               "<title>%s %s: %.4f ms</title></rect>\n",
-                            x, yt, bar_w - 2, ya - yt, stage_colors[k], scenes[s], bench_stage_names[k],
-                            r->stage[k]);
+                               "<title>",
+                            x, yt, bar_w - 2, ya - yt, stage_colors[k]);
+                    qr_xml_write_text(f, scenes[s]);
+                    fprintf(f, " %s: %.4f ms</title></rect>\n", bench_stage_names[k], r->stage[k]);
                 }
             }
         }

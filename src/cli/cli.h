@@ -43,7 +43,25 @@ typedef enum cli_phase {
 /* The exit code for a library status (the one place that maps them). */
 int cli_exit_code(qr_status status, cli_phase phase);
 
-/* Prints "quadrender: <err->msg>" to stderr and returns cli_exit_code(). */
+/* Messages to stderr quote user content (file names, lines of a file,
+ * arguments) that may hold control bytes: every message goes through one
+ * escaper (qr_escape_terminal, common/text.h), which writes control bytes
+ * and bytes that are not UTF-8 as \xHH, so a file cannot clear the screen
+ * or retitle the terminal of whoever reads the message. */
+
+/* Prints "quadrender: <message>" and a newline to stderr, escaped. */
+void cli_message(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* s escaped for a terminal into buf (size bytes); returns buf. For user
+ * content in a table on stdout. */
+const char *cli_esc(const char *s, char *buf, size_t size);
+
+/* Prints "quadrender: <err->msg>" (escaped) to stderr and returns
+ * cli_exit_code(). */
 int cli_fail(const qr_error *err, cli_phase phase);
 
 /* ---- commands ------------------------------------------------------------ */
@@ -86,21 +104,27 @@ typedef struct cli_opt {
 #define CLI_PARSE_OK 0
 #define CLI_PARSE_HELP (-1)
 
-/* Every command also takes --threads N (CPU threads of every parallel part,
- * 0 = all cores; quadrender/threads.h), which cli_parse applies itself
- * (qr_set_threads) and lists in every --help.
+/* Every command also takes the common options, which cli_parse applies
+ * itself and lists in every --help: --threads N (CPU threads of every
+ * parallel part, 0 = all cores; qr_set_threads), --gpu-device N (the CUDA
+ * device; qr_gpu_select, so that the next qr_gpu_probe makes it current)
+ * and -v/--verbose (cli_verbose()).
  *
- * Parses argv[1..argc-1] of command `cmd` against opts[0..nopts-1]
- * ("--name VALUE", "--name=VALUE", "-s VALUE"; "--" ends the options) and
- * collects up to max_pos positional arguments in pos[], their count in
+ * Parses argv[1..argc-1] of command `cmd` against opts[0..nopts-1] with
+ * getopt_long's conventions: "--name VALUE", "--name=VALUE", "-s VALUE",
+ * "-sVALUE", flags grouped ("-nv"), "--" ends the options, options and
+ * arguments in any order. Long names are matched whole, never by an
+ * abbreviation (so that a new option cannot change what an old command line
+ * means); "-s=16" is refused with a hint, where getopt would read the value
+ * "=16". Collects up to max_pos positional arguments in pos[], their count in
  * *npos. -h/--help prints the command's help to stdout and answers
  * CLI_PARSE_HELP. On a bad command line it prints the error and answers
  * CLI_EXIT_USAGE. A later occurrence of an option overrides an earlier one. */
 int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **argv,
               char **pos, int max_pos, int *npos);
 
-/* Prints "quadrender: <message>" and "Try 'quadrender CMD --help'." to
- * stderr; returns CLI_EXIT_USAGE. cmd may be NULL (top-level usage). */
+/* Prints "quadrender: <message>" (escaped) and "Try 'quadrender CMD
+ * --help'." to stderr; returns CLI_EXIT_USAGE. cmd may be NULL (top-level usage). */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -133,6 +157,10 @@ const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..CLI_MAX
 const char *cli_set_frames(const char *text, void *dest); /* cli_range, "A:B" */
 const char *cli_set_device(const char *text, void *dest); /* cli_device */
 const char *cli_set_threads(const char *text, void *dest); /* int, 0..QR_MAX_THREADS */
+const char *cli_set_gpu_device(const char *text, void *dest); /* int, 0..1023 */
+
+/* -v/--verbose was given. */
+bool cli_verbose(void);
 
 /* Strict unsigned decimal: digits only (no sign, no spaces), value <= max. */
 bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);

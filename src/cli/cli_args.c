@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/text.h"
+#include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/threads.h"
 
@@ -33,10 +35,38 @@ int cli_exit_code(qr_status status, cli_phase phase)
     return CLI_EXIT_FAILURE;
 }
 
+/* ---- messages ------------------------------------------------------------------ */
+
+/* Room for a message of a few paths (each up to PATH_MAX), escaped. */
+#define CLI_MSG_MAX 16384
+
+const char *cli_esc(const char *s, char *buf, size_t size)
+{
+    qr_escape_terminal(buf, size, s);
+    return buf;
+}
+
+/* "quadrender: " and the formatted message, escaped, without a newline. */
+static void vmessage(const char *fmt, va_list ap)
+{
+    static char raw[CLI_MSG_MAX], esc[CLI_MSG_MAX];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    qr_escape_terminal(esc, sizeof esc, raw);
+    fprintf(stderr, "quadrender: %s", esc);
+}
+
+void cli_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_fail(const qr_error *err, cli_phase phase)
 {
-    fprintf(stderr, "quadrender: %s\n",
-            err->msg[0] ? err->msg : qr_status_str(err->status));
+    cli_message("%s", err->msg[0] ? err->msg : qr_status_str(err->status));
     return cli_exit_code(err->status, phase);
 }
 
@@ -44,8 +74,7 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("quadrender: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    vmessage(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'quadrender %s --help'.\n", cmd->name);
@@ -153,28 +182,108 @@ const char *cli_set_threads(const char *text, void *dest)
     return NULL;
 }
 
-/* The option every command takes (cli.h): applied as soon as it is parsed. */
-static int threads_opt;
-static cli_opt threads_cli_opt = {"--threads", NULL, "N", cli_set_threads, &threads_opt,
-                                  "CPU threads of every parallel part (default 0: all cores)", 0};
+const char *cli_set_gpu_device(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 1023, &v))
+        return "a CUDA device number from 0 to 1023";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+/* The options every command takes (cli.h), applied as soon as parsed. */
+static int threads_opt, gpu_device_opt, verbose_opt;
+enum { COMMON_THREADS, COMMON_GPU_DEVICE, COMMON_VERBOSE, COMMON_NOPTS };
+static cli_opt common_opts[COMMON_NOPTS] = {
+    [COMMON_THREADS] = {"--threads", NULL, "N", cli_set_threads, &threads_opt,
+                        "CPU threads of every parallel part (default 0: all cores)", 0},
+    [COMMON_GPU_DEVICE] = {"--gpu-device", NULL, "N", cli_set_gpu_device, &gpu_device_opt,
+                           "the CUDA device to run on, 0, 1, ... as CUDA numbers them (default 0)", 0},
+    [COMMON_VERBOSE] = {"--verbose", "-v", NULL, NULL, &verbose_opt,
+                        "say more on stderr: the settings in effect and per-stage times", 0},
+};
+
+bool cli_verbose(void)
+{
+    return verbose_opt != 0;
+}
 
 /* ---- the parser ------------------------------------------------------------------- */
 
-static bool is_help(const char *arg)
-{
-    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
-}
-
-/* The option `arg` names (up to '=' for long forms), or NULL. */
-static cli_opt *find_opt(cli_opt *opts, int nopts, const char *arg, size_t len)
+/* The option named exactly name[0..len-1] ("--width", "-s"), or NULL. */
+static cli_opt *find_opt(cli_opt *opts, int nopts, const char *name, size_t len)
 {
     for (int i = 0; i < nopts; i++) {
         const char *names[2] = {opts[i].name, opts[i].alias};
         for (int k = 0; k < 2; k++)
-            if (names[k] && strlen(names[k]) == len && strncmp(names[k], arg, len) == 0)
+            if (names[k] && strlen(names[k]) == len && strncmp(names[k], name, len) == 0)
                 return &opts[i];
     }
     return NULL;
+}
+
+static cli_opt *find_any(cli_opt *opts, int nopts, const char *name, size_t len)
+{
+    cli_opt *o = find_opt(opts, nopts, name, len);
+    return o ? o : find_opt(common_opts, COMMON_NOPTS, name, len);
+}
+
+/* Gives option o its value (NULL for a flag); `typed` is how the user
+ * spelled it. Returns CLI_PARSE_OK or the usage error's exit code. */
+static int apply_opt(const cli_cmd *cmd, cli_opt *o, const char *typed, const char *value)
+{
+    if (!o->set) {
+        *(int *)o->dest = 1;
+        o->given++;
+        return CLI_PARSE_OK;
+    }
+    const char *expected = o->set(value, o->dest);
+    if (expected)
+        return cli_usage_error(cmd, "%s: expected %s, got '%s'", typed, expected, value);
+    o->given++;
+    if (o == &common_opts[COMMON_THREADS])
+        qr_set_threads(threads_opt);
+    if (o == &common_opts[COMMON_GPU_DEVICE])
+        qr_gpu_select(gpu_device_opt, NULL);
+    return CLI_PARSE_OK;
+}
+
+/* One word of short options, getopt's way: "-n", "-nv" (flags in a
+ * cluster), "-s16" (the rest of the word is the value) or "-s" (the value
+ * is the next word). *i is the word's index, advanced past a value taken. */
+static int parse_short(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i];
+    for (const char *c = arg + 1; *c; c++) {
+        char typed[3] = {'-', *c, '\0'};
+        if (!strcmp(typed, "-h")) {
+            cli_print_help(stdout, cmd, opts, nopts);
+            return CLI_PARSE_HELP;
+        }
+        cli_opt *o = find_any(opts, nopts, typed, 2);
+        if (!o) {
+            /* name the option; the whole word too when it is a cluster */
+            if (c == arg + 1 && c[1] == '\0')
+                return cli_usage_error(cmd, "%s: unknown option '%s'", cmd->name, typed);
+            return cli_usage_error(cmd, "%s: unknown option '%s' in '%s'", cmd->name, typed, arg);
+        }
+        if (!o->set) {
+            apply_opt(cmd, o, typed, NULL);
+            continue;
+        }
+        if (c[1] == '=')
+            /* getopt would take "=16" as the value: say what is meant */
+            return cli_usage_error(cmd,
+                                   "%s: a short option takes its value as %s16 or '%s 16' (no "
+                                   "'='); the long form takes %s=16",
+                                   arg, typed, typed, o->name);
+        if (c[1])
+            return apply_opt(cmd, o, typed, c + 1);
+        if (*i + 1 >= argc)
+            return cli_usage_error(cmd, "%s: missing value", typed);
+        return apply_opt(cmd, o, typed, argv[++*i]);
+    }
+    return CLI_PARSE_OK;
 }
 
 int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **argv,
@@ -195,53 +304,53 @@ int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **arg
             options_done = true;
             continue;
         }
-        /* "--name=value" carries its value; short options never do */
-        const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
+        int rc;
+        if (arg[1] != '-') {
+            if ((rc = parse_short(cmd, opts, nopts, argc, argv, &i)) != CLI_PARSE_OK)
+                return rc;
+            continue;
+        }
+        /* "--name=value" carries its value */
+        const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         /* messages name the option the way the user spelled it */
         char typed[64];
         snprintf(typed, sizeof typed, "%.*s", (int)len, arg);
-        if (is_help(typed)) {
+        if (!strcmp(typed, "--help")) {
             if (eq)
                 return cli_usage_error(cmd, "%s: takes no value", typed);
             cli_print_help(stdout, cmd, opts, nopts);
             return CLI_PARSE_HELP;
         }
-        cli_opt *o = find_opt(opts, nopts, arg, len);
-        if (!o) o = find_opt(&threads_cli_opt, 1, arg, len);
+        cli_opt *o = find_any(opts, nopts, arg, len);
         if (!o)
             return cli_usage_error(cmd, "%s: unknown option '%s'", cmd->name, typed);
-        if (!o->set) {
-            if (eq)
-                return cli_usage_error(cmd, "%s: takes no value", typed);
-            *(int *)o->dest = 1;
-            o->given++;
-            continue;
-        }
-        const char *value;
+        if (!o->set && eq)
+            return cli_usage_error(cmd, "%s: takes no value", typed);
+        const char *value = NULL;
         if (eq) {
             value = eq + 1;
-        } else {
+        } else if (o->set) {
             /* the next word is the value even if it starts with '-', so that
              * "--seed -1" reports a bad seed, not a missing one */
             if (i + 1 >= argc)
                 return cli_usage_error(cmd, "%s: missing value", typed);
             value = argv[++i];
         }
-        const char *expected = o->set(value, o->dest);
-        if (expected)
-            return cli_usage_error(cmd, "%s: expected %s, got '%s'", typed, expected, value);
-        o->given++;
-        if (o == &threads_cli_opt) qr_set_threads(threads_opt);
+        if ((rc = apply_opt(cmd, o, typed, value)) != CLI_PARSE_OK)
+            return rc;
     }
     return CLI_PARSE_OK;
 }
 
-/* "-s, --size N" for the left column of --help. */
+/* "-s, --size N" for the left column of --help; options without a short
+ * form line up under the long forms. */
 static void opt_label(const cli_opt *o, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
-             o->metavar ? " " : "", o->metavar ? o->metavar : "");
+    snprintf(buf, size, "%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "    ", o->name,
+             o->metavar ? " " : "");
+    if (o->metavar)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s", o->metavar);
 }
 
 void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopts)
@@ -249,20 +358,22 @@ void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopt
     static const char help_label[] = "-h, --help";
     char label[128];
     int width = (int)strlen(help_label);
-    for (int i = 0; i <= nopts; i++) {
-        opt_label(i < nopts ? &opts[i] : &threads_cli_opt, label, sizeof label);
+    for (int i = 0; i < nopts + COMMON_NOPTS; i++) {
+        opt_label(i < nopts ? &opts[i] : &common_opts[i - nopts], label, sizeof label);
         if ((int)strlen(label) > width)
             width = (int)strlen(label);
     }
     fprintf(out, "Usage: quadrender %s%s%s\n\n%s\nOptions:\n", cmd->name, cmd->args[0] ? " " : "",
             cmd->args, cmd->about);
-    for (int i = 0; i < nopts; i++) {
-        opt_label(&opts[i], label, sizeof label);
-        fprintf(out, "  %-*s  %s\n", width, label, opts[i].help);
+    for (int i = 0; i < nopts + COMMON_NOPTS; i++) {
+        const cli_opt *o = i < nopts ? &opts[i] : &common_opts[i - nopts];
+        opt_label(o, label, sizeof label);
+        fprintf(out, "  %-*s  %s\n", width, label, o->help);
     }
-    opt_label(&threads_cli_opt, label, sizeof label);
-    fprintf(out, "  %-*s  %s\n", width, label, threads_cli_opt.help);
     fprintf(out, "  %-*s  %s\n", width, help_label, "show this help and exit");
+    fputs("\nOptions follow getopt_long's conventions: --name VALUE or --name=VALUE,\n"
+          "-s VALUE or -s16, flags grouped (-nv); '--' ends the options.\n",
+          out);
     if (cmd->notes)
         fprintf(out, "\n%s", cmd->notes);
 }

@@ -166,7 +166,7 @@ int cli_choose_device(cli_device requested, const char *doing, cli_device_choice
     qr_error err;
     if (qr_gpu_probe(&c->info, &err) != QR_OK) {
         if (requested == CLI_DEVICE_GPU) {
-            fprintf(stderr, "quadrender: --device gpu: %s\n", err.msg);
+            cli_message("--device gpu: %s", err.msg);
             return CLI_EXIT_NO_GPU;
         }
         snprintf(c->note, sizeof c->note, "no usable GPU (%.300s): %s on %.200s", err.msg, doing,
@@ -177,6 +177,11 @@ int cli_choose_device(cli_device requested, const char *doing, cli_device_choice
     snprintf(c->where, sizeof c->where, "the GPU (%.200s, sm_%d%d, %d SMs)", c->info.name,
              c->info.cc_major, c->info.cc_minor, c->info.sm_count);
     snprintf(c->note, sizeof c->note, "%s on %s", doing, c->where);
+    if (cli_verbose())
+        cli_message("CUDA device %d: %s, sm_%d%d, %d SMs, %.1f of %.1f GiB free, CPU threads %d",
+                    c->info.device, c->info.name, c->info.cc_major, c->info.cc_minor,
+                    c->info.sm_count, (double)c->info.mem_free / 1073741824.0,
+                    (double)c->info.mem_total / 1073741824.0, threads);
     return CLI_EXIT_OK;
 }
 

@@ -215,10 +215,22 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     const char *json = NULL, *csv = NULL, *plot = NULL;
     qr_index_params qp;
     qr_index_params_default(&qp);
+    /* the quadtree options' help shows the library's defaults, whatever
+     * they are now (one process parses one command line) */
+    static char cap_help[80], min_help[80], max_help[80], cost_help[96], depth_help[64];
+    snprintf(cap_help, sizeof cap_help, "quadtree: split nodes holding more than N circles (default %d)",
+             qp.capacity);
+    snprintf(min_help, sizeof min_help, "quadtree: smallest leaf side (default %d)", qp.min_leaf);
+    snprintf(max_help, sizeof max_help, "quadtree: largest leaf side, 0 for no limit (default %d)",
+             qp.max_leaf);
+    snprintf(cost_help, sizeof cost_help,
+             "quadtree: split only where it pays, 0 for capacity alone (default %d)", qp.split_cost);
+    snprintf(depth_help, sizeof depth_help, "quadtree: deepest level (default %d)", qp.max_depth);
     cli_opt opts[] = {
-        {"--index", NULL, "LIST", set_index_list, &indexes, "indexes to compare: quadtree,grid", 0},
+        {"--index", NULL, "LIST", set_index_list, &indexes,
+         "indexes to compare: quadtree, grid or both (default quadtree,grid)", 0},
         {"--size", "-s", "LIST", set_size_list, &sizes, "square image sizes, e.g. 1024,2048 (default 1024)", 0},
-        {"--mode", NULL, "LIST", set_mode_list, &modes, "render modes: fast,exact (default both)", 0},
+        {"--mode", NULL, "LIST", set_mode_list, &modes, "render modes: fast, exact or both (default fast,exact)", 0},
         {"--tile", NULL, "LIST", set_tile_list, &tiles, "grid tile sides to try (default 16,32,64)", 0},
         {"--frames", NULL, "N", set_count, &frames, "timed frames per measurement (default 20)", 0},
         {"--warmup", NULL, "N", set_count0, &warmup, "untimed frames first (default 5)", 0},
@@ -228,14 +240,14 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--cpu-frames", NULL, "N", set_count, &cpu_frames,
          "timed frames per mode on the CPU with --cpu (default 5)", 0},
         {"--direct", NULL, NULL, NULL, &direct, "launch build stages one by one, not as a CUDA graph", 0},
-        {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON ('-' = stdout)", 0},
-        {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV ('-' = stdout)", 0},
+        {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON, or - for stdout", 0},
+        {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV, or - for stdout", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
-        {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, "quadtree: split nodes holding more than N circles", 0},
-        {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, "quadtree: smallest leaf side", 0},
-        {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, "quadtree: largest leaf side (0: no limit)", 0},
-        {"--split-cost", NULL, "N", cli_set_split_cost, &qp.split_cost, "quadtree: split only where it pays (0: capacity alone)", 0},
-        {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, "quadtree: deepest level", 0},
+        {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, cap_help, 0},
+        {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, min_help, 0},
+        {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, max_help, 0},
+        {"--split-cost", NULL, "N", cli_set_split_cost, &qp.split_cost, cost_help, 0},
+        {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, depth_help, 0},
     };
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     char *pos[64];
@@ -321,6 +333,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     rc = CLI_EXIT_OK;
     for (int s = 0; s < nscenes && rc == CLI_EXIT_OK; s++) {
         qr_scene *scene = NULL;
+        char esc[256];
         qr_gpu_scene *gs = NULL;
         if (qr_scene_load(scenes[s], seed, &scene, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_INPUT);
@@ -356,7 +369,8 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
                     row->grid_tile = tile;
                     row->cpu_ms = -1;
                     if (progress)
-                        fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total, scene->name,
+                        fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total,
+                                cli_esc(scene->name, esc, sizeof esc),
                                 size, tile ? "grid" : "quadtree", modes.item[m]);
                     if (measure(r, gs, &p, row->exact, warmup, frames, row, &err) != QR_OK)
                         rc = cli_fail(&err, CLI_PHASE_RUN);
@@ -402,7 +416,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
 const cli_cmd cli_cmd_bench = {
     .name = "bench",
     .summary = "time the quadtree against the uniform grid on the GPU (--cpu: the CPU renderers)",
-    .args = "[SCENE...]",
+    .args = "[SCENE...] [options]",
     .about = "Times frames (index build + render, scene and image on the GPU) for each\n"
              "scene, size, index and mode, with CUDA events: warm-up frames first, then\n"
              "the median, quartiles and extremes of the timed ones, per stage. With no\n"
@@ -413,7 +427,7 @@ const cli_cmd cli_cmd_bench = {
              "modes; --cpu-frames timed frames, medians) is timed beside the serial\n"
              "reference renderer too; without a usable GPU, only they are.\n",
     .notes = "The table goes to stdout, a progress line to stderr when it is a terminal.\n"
-             "Exit codes: 0 ok, 2 bad command line, 3 bad scene, 4 cannot write an output,\n"
+             "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write an output,\n"
              "5 no usable GPU (and no --cpu), 6 out of memory, 7 CUDA error.\n",
     .run = run_bench,
 };

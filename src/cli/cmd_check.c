@@ -125,17 +125,15 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double t1 = cli_now_ms();
     if (gpu)
-        fprintf(stderr,
-                "quadrender: check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d) and "
-                "the CPU (%d threads)\n",
-                scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-                info.name, info.cc_major, info.cc_minor, qr_threads());
+        cli_message("check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d) and "
+                    "the CPU (%d threads)",
+                    scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
+                    info.name, info.cc_major, info.cc_minor, qr_threads());
     else
-        fprintf(stderr,
-                "quadrender: check %s (%d circles) %dx%d frame %lld on the CPU (%d threads); no "
-                "usable GPU (%s)\n",
-                scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-                qr_threads(), no_gpu);
+        cli_message("check %s (%d circles) %dx%d frame %lld on the CPU (%d threads); no "
+                    "usable GPU (%s)",
+                    scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
+                    qr_threads(), no_gpu);
     for (int k = 0; k < NIMG && rc == CLI_EXIT_OK; k++) {
         if (!gpu && (k == GPU_EXACT || k == GPU_FAST)) continue;
         if (qr_image_create(so.width, so.height, &img[k], &err) != QR_OK)
@@ -177,7 +175,9 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     bool snow = scene->shading == QR_SHADE_SNOW;
     char fast_limit[32];
     snprintf(fast_limit, sizeof fast_limit, "<= %g", (double)QR_FAST_TOLERANCE);
-    printf("%s (%d circles) %dx%d frame %lld: %s against the CPU reference\n", scene->name,
+    char esc[4 * sizeof scene->name];
+    printf("%s (%d circles) %dx%d frame %lld: %s against the CPU reference\n",
+           cli_esc(scene->name, esc, sizeof esc),
            (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
            gpu ? "GPU and fast CPU" : "fast CPU (no GPU)");
     printf("%-10s  %12s  %10s  %12s  %8s  %9s  %-13s  %s\n", "renderer", "max|d| RGB", "max|d| A",

@@ -64,10 +64,10 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double t1 = cli_now_ms();
     if (opts[O_FRAME].given)
-        fprintf(stderr, "quadrender: %s (%d circles) state of frame %lld -> %s\n", scene->name,
+        cli_message("%s (%d circles) state of frame %lld -> %s", scene->name,
                 (int)scene->n, (long long)frame, out);
     else
-        fprintf(stderr, "quadrender: %s (%d circles) as generated -> %s\n", scene->name,
+        cli_message("%s (%d circles) as generated -> %s", scene->name,
                 (int)scene->n, out);
     if (opts[O_FRAME].given && qr_scene_seek_frame(scene, frame, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);

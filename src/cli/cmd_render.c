@@ -15,6 +15,7 @@
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
+#include "quadrender/threads.h"
 
 /* Longest -o we accept: leaves room for "_NNNN" and the writer's temporary
  * name within PATH_MAX. */
@@ -32,7 +33,7 @@ typedef struct render_ctx {
     double upload_ms;       /* once, with the first frame's times */
     qr_frame_timing timing; /* of the last frame (CUDA events) */
     qr_cpu_timing cpu;      /* of the last frame on the fast CPU renderer */
-    int32_t width, height;  /* the image's */
+    int32_t width, height;  /* the rendered image's */
 } render_ctx;
 
 /* Resolves --device before any work is done, so that --device gpu fails
@@ -62,7 +63,8 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
         st = qr_gpu_renderer_create(width, height, &ctx->r, err);
     if (st != QR_OK)
         return st;
-    qr_gpu_renderer_set_timing(ctx->r, QR_TIMING_TOTALS);
+    /* -v: the index build's stages too, at the cost of an event per stage */
+    qr_gpu_renderer_set_timing(ctx->r, cli_verbose() ? QR_TIMING_STAGES : QR_TIMING_TOTALS);
     ctx->upload_ms = cli_now_ms() - t0;
     return QR_OK;
 }
@@ -83,8 +85,8 @@ static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_erro
 }
 
 /* Renders the scene's current state on the device ctx chose: into img on
- * the CPU, into the renderer's device image on the GPU (write_frame brings
- * it back). */
+ * the CPU; on the GPU into the renderer's device image, downloaded into img
+ * when there is one (else write_frame streams it out). */
 static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
                               qr_error *err)
 {
@@ -95,6 +97,8 @@ static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *
     qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
     if (st == QR_OK)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
+    if (st == QR_OK && img)
+        st = qr_gpu_renderer_download(ctx->r, img, err);
     return st;
 }
 
@@ -115,10 +119,47 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
+#ifndef QR_VERSION
+#define QR_VERSION "unknown"
+#endif
+#ifndef QR_GIT_REV
+#define QR_GIT_REV "unknown"
+#endif
+
+/* What a PNG says about itself (tEXt chunks): enough to render it again.
+ * Nothing that depends on the machine (device, threads, times), so that
+ * equal images are equal files wherever they were rendered. */
+typedef struct png_meta {
+    char seed[16], frame[24], size[32];
+    qr_image_text text[7];
+} png_meta;
+
+static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint32_t seed,
+                          int64_t frame, int32_t width, int32_t height, const char *mode,
+                          bool keep, qr_image_write_options *opts)
+{
+    int n = 0;
+    m->text[n++] = (qr_image_text){"Scene", scene->name};
+    if (builtin) {
+        snprintf(m->seed, sizeof m->seed, "%u", seed);
+        m->text[n++] = (qr_image_text){"Seed", m->seed};
+    }
+    snprintf(m->frame, sizeof m->frame, "%lld", (long long)frame);
+    m->text[n++] = (qr_image_text){"Frame", m->frame};
+    snprintf(m->size, sizeof m->size, "%dx%d", (int)width, (int)height);
+    m->text[n++] = (qr_image_text){"Size", m->size};
+    m->text[n++] = (qr_image_text){"Mode", mode};
+    if (keep) /* what Size means: only the default is left unsaid */
+        m->text[n++] = (qr_image_text){"Aspect", "keep"};
+    m->text[n++] = (qr_image_text){"Software", "quadrender " QR_VERSION " (git " QR_GIT_REV ")"};
+    opts->text = m->text;
+    opts->ntext = n;
+}
+
 /* Writes the frame just rendered to `path` in `format` (--format, else the
  * name's extension, else PNG): from the GPU, converted there and streamed
- * in bands into the file's writer; from the CPU, the host image. */
-static qr_status write_frame(render_ctx *ctx, const qr_image *img, const char *path,
+ * in bands into the file's writer (stream = true); else the host image. */
+static qr_status write_frame(render_ctx *ctx, const qr_image *img, bool stream, const char *path,
                              qr_image_format format, const qr_image_write_options *opts,
                              qr_error *err)
 {
@@ -126,7 +167,7 @@ static qr_status write_frame(render_ctx *ctx, const qr_image *img, const char *p
         format = qr_image_format_from_path(path);
     if (format == QR_FORMAT_UNKNOWN)
         format = QR_FORMAT_PNG;
-    if (!ctx->dev.gpu)
+    if (!stream)
         return qr_image_write_as(img, path, format, opts, err);
     qr_image_writer *w = NULL;
     qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
@@ -155,6 +196,28 @@ static int check_outputs(const cli_frame_names *names, cli_range frames)
     return CLI_EXIT_OK;
 }
 
+/* --aspect: stretch (0) or keep (1). */
+static const char *set_aspect(const char *text, void *dest)
+{
+    if (!strcmp(text, "stretch")) *(int *)dest = 0;
+    else if (!strcmp(text, "keep")) *(int *)dest = 1;
+    else return "stretch or keep";
+    return NULL;
+}
+
+/* --aspect keep on a W x H image: the square of the longer side is
+ * rendered (every renderer's normalized coordinates then scale both axes
+ * alike, so circles stay round) and the centred W x H window of it is
+ * kept: rows and columns (S - W) / 2 and (S - H) / 2 on. */
+static void crop_centre(const qr_image *square, qr_image *out)
+{
+    const int32_t ox = (square->width - out->width) / 2, oy = (square->height - out->height) / 2;
+    for (int32_t j = 0; j < out->height; j++)
+        memcpy(out->rgba + (size_t)j * (size_t)out->width * 4,
+               square->rgba + ((size_t)(j + oy) * (size_t)square->width + (size_t)ox) * 4,
+               (size_t)out->width * 4 * sizeof(float));
+}
+
 static const char *set_png_level(const char *text, void *dest)
 {
     uint64_t v;
@@ -170,7 +233,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     cli_range frames = {0, 0};
     const char *out = NULL;
     cli_device device = CLI_DEVICE_AUTO;
-    int exact = 0, fast = 0, reference = 0, no_clobber = 0, force = 0;
+    int exact = 0, fast = 0, reference = 0, no_clobber = 0, force = 0, keep = 0;
     qr_image_format format = QR_FORMAT_UNKNOWN;
     qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
@@ -186,6 +249,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_FORMAT,
         O_NO_CLOBBER,
         O_FORCE,
+        O_ASPECT,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -198,6 +262,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                       "png, ppm or pfm (default: by extension; png for - and devices)"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
+        [O_ASPECT] = {"--aspect", NULL, "HOW", set_aspect, &keep,
+                      "stretch (the scene's unit square fills the image; default) or keep "
+                      "(circles stay round)"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
                      "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
@@ -207,7 +274,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
                     "front to back with early stop, within 1e-5 (the default)"},
         [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &write_opts.png_level,
-                         "PNG compression, 0 (none) to 9 (smallest); default 1, the fastest"},
+                         "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
         [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &reference,
                          "the serial CPU reference renderer (= --device cpu-reference)"},
     };
@@ -271,7 +338,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
 
     qr_error err;
     qr_scene *scene = NULL;
-    qr_image *img = NULL;
+    qr_image *img = NULL, *square = NULL;
     double t0 = cli_now_ms();
     if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
@@ -279,9 +346,24 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     if (ctx.dev.note[0])
         fprintf(stderr, "quadrender: %s%s\n", ctx.dev.note,
                 ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
-    /* (on the GPU the image stays there: write_frame streams it out) */
-    if ((!ctx.dev.gpu && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
-        render_ctx_start(&ctx, scene, so.width, so.height, &err) != QR_OK) {
+    if (cli_verbose())
+        cli_message("settings: %dx%d, seed %u, %s (capacity %d, min leaf %d, max leaf %d, split "
+                    "cost %d, max depth %d), PNG level %d, %d CPU threads",
+                    (int)so.width, (int)so.height, so.seed,
+                    params.uniform ? "uniform grid" : "quadtree", params.capacity,
+                    params.min_leaf, params.max_leaf, params.split_cost, params.max_depth,
+                    write_opts.png_level, qr_threads());
+    /* the image rendered: the output itself, or with --aspect keep on a
+     * non-square image the square of its longer side (crop_centre) */
+    const int32_t side = so.width > so.height ? so.width : so.height;
+    const bool crop = keep && so.width != so.height;
+    /* on the GPU the image stays there and write_frame streams it out,
+     * unless it is cropped on the host */
+    const bool stream = ctx.dev.gpu && !crop;
+    if ((!stream && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
+        (crop && qr_image_create(side, side, &square, &err) != QR_OK) ||
+        render_ctx_start(&ctx, scene, crop ? side : so.width, crop ? side : so.height, &err) !=
+            QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }
@@ -300,7 +382,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     for (int64_t k = frames.first; k <= frames.last; k++) {
         char path[sizeof names.prefix + sizeof names.suffix + 24];
         cli_frame_name(&names, k, path, sizeof path);
-        fprintf(stderr, "quadrender: %s (%d circles) %dx%d frame %lld on %s -> %s\n", scene->name,
+        cli_message("%s (%d circles) %dx%d frame %lld on %s -> %s", scene->name,
                 (int)scene->n, (int)so.width, (int)so.height, (long long)k,
                 ctx.dev.gpu ? "the GPU" : ctx.dev.where, path);
 
@@ -310,12 +392,19 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
         }
         double t2 = cli_now_ms();
-        if (render_frame(&ctx, scene, img, &err) != QR_OK) {
+        if (render_frame(&ctx, scene, crop ? square : stream ? NULL : img, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_RUN);
             goto done;
         }
+        if (crop)
+            crop_centre(square, img);
         double t3 = cli_now_ms();
-        if (write_frame(&ctx, img, path, format, &write_opts, &err) != QR_OK) {
+        png_meta meta;
+        png_meta_init(&meta, scene, qr_builtin_find(scene_arg) != NULL, so.seed, k, so.width,
+                      so.height,
+                      ctx.dev.reference ? "reference" : mode == QR_RENDER_EXACT ? "exact" : "fast",
+                      keep, &write_opts);
+        if (write_frame(&ctx, img, stream, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
         }
@@ -336,6 +425,11 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                     "the GPU, download and write %.1f ms\n",
                     once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms, t4 - t3);
             gpu_ms += ft->frame_ms;
+            if (cli_verbose())
+                cli_message("    index stages: boxes %.3f, tree %.3f, count %.3f, scan %.3f, "
+                            "emit %.3f, sort %.3f ms",
+                            ft->build.boxes_ms, ft->build.tree_ms, ft->build.count_ms,
+                            ft->build.scan_ms, ft->build.emit_ms, ft->build.sort_ms);
         } else if (ctx.dev.reference) {
             fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", once,
                     t2 - t1, t3 - t2, t4 - t3);
@@ -358,6 +452,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
 done:
     render_ctx_free(&ctx);
     qr_image_free(img);
+    qr_image_free(square);
     qr_scene_free(scene);
     return rc;
 }

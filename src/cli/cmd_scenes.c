@@ -41,6 +41,6 @@ const cli_cmd cli_cmd_scenes = {
     .args = "",
     .about = "Lists the built-in scenes: name, circle count, whether they are animated,\n"
              "and what they show. Any of the names can be given to 'render' and 'dump'.\n",
-    .notes = NULL,
+    .notes = "Exit codes: 0 success, 2 bad command line.\n",
     .run = run_scenes,
 };

@@ -230,7 +230,9 @@ static void row_num(const char *label, double v, int decimals, const char *unit)
 
 static void print_human(const qr_index_stats *s, const qr_stats_context *c, const char *where)
 {
-    printf("%s (%d circles), %dx%d, frame %lld, seed %u\n", c->scene, c->circles, c->width,
+    char esc[256];
+    printf("%s (%d circles), %dx%d, frame %lld, seed %u\n", cli_esc(c->scene, esc, sizeof esc),
+           c->circles, c->width,
            c->height, (long long)c->frame, c->seed);
     char max_leaf[32] = "none";
     if (c->params.max_leaf) snprintf(max_leaf, sizeof max_leaf, "%d px", c->params.max_leaf);
@@ -325,11 +327,11 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
                       "auto, gpu or cpu: where the index is built (default auto)"},
         [O_JSON] = {"--json", NULL, "FILE", cli_set_string, &json,
-                    "also write the statistics as JSON to FILE ('-': stdout, alone)"},
+                    "also write the statistics as JSON to FILE or - for stdout (then alone)"},
         [O_PICTURE] = {"--picture", NULL, "FILE", cli_set_string, &picture,
                        "draw the leaves over the rendered scene (.png, .ppm or .pfm)"},
         [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
-                            "leaves (boundaries, default) or heat (circles per leaf)"},
+                            "leaves (boundaries) or heat (circles per leaf) (default leaves)"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
     };
@@ -364,7 +366,7 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     if (dev.note[0])
         fprintf(stderr, "quadrender: %s\n", dev.note);
     const char *where = dev.gpu ? dev.where : "the CPU (host oracle)";
-    fprintf(stderr, "quadrender: stats %s (%d circles) %dx%d frame %lld on %s\n", scene->name,
+    cli_message("stats %s (%d circles) %dx%d frame %lld on %s", scene->name,
             (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
             dev.gpu ? "the GPU" : "the CPU");
 
@@ -396,7 +398,7 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     if (json && (rc = write_json(json, &s, &ctx)) != CLI_EXIT_OK)
         goto done;
     if (picture) {
-        fprintf(stderr, "quadrender: picture (%s) -> %s\n",
+        cli_message("picture (%s) -> %s",
                 pmode == PICTURE_HEAT ? "circles per leaf, log scale" : "leaf boundaries",
                 picture);
         if (write_picture(picture, pmode, scene, gs, ix, &params, &s, &err) != QR_OK) {

@@ -26,6 +26,17 @@ extern "C" const char *qr_gpu_compiled_archs(void)
     return QR_CUDA_ARCHS;
 }
 
+/* The device qr_gpu_select chose; -1: none chosen. */
+static int qr_selected_device = -1;
+
+extern "C" qr_status qr_gpu_select(int device, qr_error *err)
+{
+    if (device < 0)
+        return qr_fail(err, QR_ERR_INVALID, "CUDA device %d: device numbers start at 0", device);
+    qr_selected_device = device;
+    return QR_OK;
+}
+
 extern "C" qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err)
 {
     qr_gpu_info local;
@@ -45,6 +56,13 @@ extern "C" qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err)
         cudaGetLastError();
         return qr_fail(err, QR_ERR_NO_GPU, "no CUDA device found%s%s", e ? ": " : "",
                        e ? cudaGetErrorString(e) : "");
+    }
+    if (qr_selected_device >= 0) {
+        if (qr_selected_device >= count)
+            return qr_fail(err, QR_ERR_NO_GPU, "no CUDA device %d (%d device%s: 0%s%d)",
+                           qr_selected_device, count, count == 1 ? "" : "s",
+                           count == 1 ? "" : " to ", count == 1 ? 0 : count - 1);
+        QR_CUDA_TRY(err, cudaSetDevice(qr_selected_device));
     }
     QR_CUDA_TRY(err, cudaGetDevice(&info->device));
     cudaDeviceProp prop;

@@ -99,6 +99,8 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d is out of range (0..9)", o.png_level);
     if (o.threads < 0)
         return qr_fail(err, QR_ERR_INVALID, "thread count %d is negative", o.threads);
+    if (o.ntext < 0 || (o.ntext > 0 && !o.text))
+        return qr_fail(err, QR_ERR_INVALID, "%s: bad PNG text list", path);
 
     qr_image_writer *w = calloc(1, sizeof *w);
     if (!w)
@@ -122,6 +124,8 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
 
     if (format == QR_FORMAT_PNG) {
         qr_png_params p = qr_png_params_for(o.png_level, qr_image_threads(o.threads));
+        p.text = o.text;
+        p.ntext = o.ntext;
         st = qr_png_encoder_open(w->af.fp, path, width, height, &p, &w->png, err);
     } else {
         /* Byte for byte the headers the CS149 tool and the PFM convention use. */

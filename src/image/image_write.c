@@ -151,7 +151,7 @@ qr_status qr_image_write_as(const qr_image *img, const char *path, qr_image_form
                             const qr_image_write_options *opts, qr_error *err)
 {
     if (format != QR_FORMAT_PNG && format != QR_FORMAT_PPM && format != QR_FORMAT_PFM)
-        return qr_fail(err, QR_ERR_INVALID, "no image format given for '%s'", path ? path : "");
+        return qr_fail(err, QR_ERR_INVALID, "%s: unknown image format", path ? path : "");
     return write_format(img, path, format, opts, err);
 }
 

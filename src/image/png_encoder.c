@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "png_encoder.h"
+#include "common/text.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -453,6 +454,69 @@ void qr_png_encoder_free(qr_png_encoder *e)
     free(e);
 }
 
+/* PNG's rule for a keyword: 1 to 79 printable Latin-1 characters, no
+ * leading, trailing or consecutive spaces; we take ASCII only. */
+static int valid_key(const char *k)
+{
+    size_t n = strlen(k);
+    if (n < 1 || n > 79 || k[0] == ' ' || k[n - 1] == ' ' || strstr(k, "  "))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (k[i] < 0x20 || k[i] > 0x7E)
+            return 0;
+    return 1;
+}
+
+/* Whether v goes into a tEXt chunk as it is: printable ASCII and '\n'. */
+static int plain_text(const char *v)
+{
+    for (; *v; v++)
+        if ((*v < 0x20 || *v > 0x7E) && *v != '\n')
+            return 0;
+    return 1;
+}
+
+/* One tEXt (or iTXt, for text that is not plain ASCII) chunk. */
+static qr_status write_text(qr_png_encoder *e, const qr_image_text *t, qr_error *err)
+{
+    const size_t klen = strlen(t->key), vlen = strlen(t->value);
+    const int itxt = !plain_text(t->value);
+    /* iTXt: key NUL, compression flag and method, empty language tag and
+     * translated keyword (NUL each), then the text; a byte that is not
+     * UTF-8 becomes the 3 bytes of U+FFFD */
+    const size_t cap = klen + 1 + (itxt ? 4 + 3 * vlen : vlen);
+    if (cap > 0x7FFFFFFF)
+        return qr_fail(err, QR_ERR_INVALID, "%s: PNG text '%s' is too long", e->name, t->key);
+    unsigned char *d = malloc(cap ? cap : 1);
+    if (!d)
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory writing PNG text", e->name);
+    size_t n = 0;
+    memcpy(d, t->key, klen + 1);
+    n = klen + 1;
+    if (itxt) {
+        memset(d + n, 0, 4);
+        n += 4;
+        for (size_t at = 0; at < vlen;) {
+            size_t len = qr_utf8_char_len(t->value + at, vlen - at);
+            if (len == 0) {
+                memcpy(d + n, "\xEF\xBF\xBD", 3);
+                n += 3;
+                at++;
+            } else {
+                memcpy(d + n, t->value + at, len);
+                n += len;
+                at += len;
+            }
+        }
+    } else {
+        memcpy(d + n, t->value, vlen);
+        n += vlen;
+    }
+    qr_status st = put_chunk(e, itxt ? "iTXt" : "tEXt", d, (uint32_t)n, err);
+    free(d);
+    return st;
+}
+
 static qr_status write_header(qr_png_encoder *e, qr_error *err)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -465,7 +529,11 @@ static qr_status write_header(qr_png_encoder *e, qr_error *err)
     ihdr[11] = 0; /* adaptive filtering, types 0-4 */
     ihdr[12] = 0; /* no interlace */
     qr_status st = put(e, sig, sizeof sig, err);
-    return st == QR_OK ? put_chunk(e, "IHDR", ihdr, sizeof ihdr, err) : st;
+    if (st == QR_OK)
+        st = put_chunk(e, "IHDR", ihdr, sizeof ihdr, err);
+    for (int i = 0; st == QR_OK && i < e->p.ntext; i++)
+        st = write_text(e, &e->p.text[i], err);
+    return st;
 }
 
 qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
@@ -475,6 +543,11 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
     if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
         params->dict_bytes > DICT_BYTES)
         return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
+    for (int i = 0; i < params->ntext; i++)
+        if (!params->text[i].key || !params->text[i].value || !valid_key(params->text[i].key))
+            return qr_fail(err, QR_ERR_INVALID, "%s: PNG text key '%s' is not a PNG keyword (1 to 79 "
+                           "printable ASCII characters, no leading, trailing or double spaces)",
+                           name, params->text[i].key ? params->text[i].key : "(null)");
     qr_png_encoder *e = calloc(1, sizeof *e);
     if (!e || !(e->name = strdup(name))) {
         free(e);

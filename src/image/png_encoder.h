@@ -22,6 +22,7 @@
 
 #include "png_filter.h"
 #include "quadrender/error.h"
+#include "quadrender/image.h"
 
 /* Filtered bytes per chunk, rounded up to whole rows: the image's share
  * of QR_PNG_CHUNKS chunks, within [QR_PNG_CHUNK_MIN, QR_PNG_CHUNK_MAX].
@@ -41,6 +42,8 @@ typedef struct qr_png_params {
     size_t chunk_bytes;   /* 0 in the product: by the image's size, as above */
     size_t dict_bytes;    /* 0..32768: how much of the data before a chunk primes
                              its compressor; QR_PNG_DICT_BYTES in the product */
+    const qr_image_text *text; /* written after IHDR (quadrender/image.h) */
+    int ntext;
 } qr_png_params;
 
 /* The product's parameters for a level and a thread count. */
@@ -48,7 +51,8 @@ qr_png_params qr_png_params_for(int level, int threads);
 
 typedef struct qr_png_encoder qr_png_encoder;
 
-/* Writes the signature and IHDR to fp and starts the threads. `name`
+/* Writes the signature, IHDR and the text chunks to fp and starts the
+ * threads (a bad text key: QR_ERR_INVALID, nothing written). `name`
  * (the file's name) prefixes error messages. */
 qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
                               const qr_png_params *params, qr_png_encoder **out, qr_error *err);

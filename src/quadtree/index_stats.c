@@ -2,6 +2,7 @@
  * quadrender/stats.h). Plain C: the index is read on the host, whichever
  * builder made it. */
 #include "quadrender/stats.h"
+#include "common/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -141,22 +142,6 @@ qr_status qr_index_stats_compute(const qr_index *ix, int32_t n_circles, qr_index
 
 /* ---- JSON --------------------------------------------------------------------- */
 
-/* A JSON string: quotes, backslashes and control characters escaped (file
- * scene names are whatever the file was called). */
-static void json_string(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(fp, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(fp, "\\u%04x", *p);
-        else
-            fputc(*p, fp);
-    }
-    fputc('"', fp);
-}
-
 /* JSON has no inf or NaN. */
 static void json_number(FILE *fp, double v)
 {
@@ -174,7 +159,7 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
         fputs("  \"scene\": {", fp);
         if (ctx->scene) {
             fputs("\"name\": ", fp);
-            json_string(fp, ctx->scene);
+            qr_json_write_string(fp, ctx->scene);
             fputs(", ", fp);
         }
         fprintf(fp, "\"circles\": %d, \"seed\": %u, \"frame\": %lld},\n", ctx->circles,
@@ -189,10 +174,10 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
                 ctx->params.uniform ? "true" : "false");
         if (ctx->device) {
             fputs("  \"device\": {\"kind\": ", fp);
-            json_string(fp, ctx->device);
+            qr_json_write_string(fp, ctx->device);
             if (ctx->device_name) {
                 fputs(", \"name\": ", fp);
-                json_string(fp, ctx->device_name);
+                qr_json_write_string(fp, ctx->device_name);
             }
             if (ctx->device_bytes)
                 fprintf(fp, ", \"index_bytes\": %zu", ctx->device_bytes);

@@ -350,18 +350,25 @@ qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_e
 {
     *out = NULL;
     int id = -1;
+    const char *canonical = qr_builtin_find(name);
     for (int i = 0; i < QR_B_COUNT; ++i)
-        if (strcmp(name, qr_builtin_table[i].name) == 0)
+        if (canonical && strcmp(canonical, qr_builtin_table[i].name) == 0)
             id = i;
-    if (id < 0)
+    if (id < 0) {
+        const char *near = qr_builtin_suggest(name);
+        if (near)
+            return qr_fail(err, QR_ERR_INVALID,
+                           "unknown built-in scene '%s': did you mean '%s'? (try 'quadrender scenes')",
+                           name, near);
         return qr_fail(err, QR_ERR_INVALID,
-                       "unknown built-in scene '%s'; try `quadrender scenes`", name);
+                       "unknown built-in scene '%s'; try 'quadrender scenes'", name);
+    }
 
     qr_scene *s;
     qr_status st = qr_scene_alloc(qr_builtin_table[id].circles, qr_builtin_anim(id), &s, err);
     if (st != QR_OK)
         return st;
-    qr_scene_set_name(s, name);
+    qr_scene_set_name(s, canonical);
     s->shading = (id == QR_B_SNOW || id == QR_B_SNOWSINGLE) ? QR_SHADE_SNOW : QR_SHADE_FLAT;
 
     /* srand(seed) when the scene starts loading; the generators that the

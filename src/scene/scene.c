@@ -5,6 +5,7 @@
  * arrays inside it is part of the contract in scene.h.
  */
 #include "scene_internal.h"
+#include "common/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,9 +81,9 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
 
 void qr_scene_set_name(qr_scene *scene, const char *name)
 {
-    size_t len = strlen(name);
-    if (len >= sizeof scene->name)
-        len = sizeof scene->name - 1;
+    /* a cut never splits a UTF-8 character: the name goes into JSON and
+     * messages */
+    size_t len = qr_utf8_prefix(name, strlen(name), sizeof scene->name - 1);
     memcpy(scene->name, name, len);
     scene->name[len] = '\0';
 }
@@ -93,8 +94,7 @@ void qr_scene_name_from_path(qr_scene *scene, const char *path)
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
     size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    if (len >= sizeof scene->name)
-        len = sizeof scene->name - 1;
+    len = qr_utf8_prefix(base, len, sizeof scene->name - 1);
     memcpy(scene->name, base, len);
     scene->name[len] = '\0';
 }
@@ -115,24 +115,106 @@ int qr_path_has_ext(const char *path, const char *ext)
     return 1;
 }
 
-qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err)
+/* Whether a and b are equal but for ASCII case (built-in names are ASCII). */
+static int qr_ascii_casecmp_eq(const char *a, const char *b)
 {
-    *out = NULL;
-    /* A built-in name wins over a file of that name in the working folder:
-     * built-in names have no extension, so the two cannot be confused. */
+    for (; *a && *b; ++a, ++b) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y)
+            return 0;
+    }
+    return *a == *b;
+}
+
+const char *qr_builtin_find(const char *name)
+{
     int count = 0;
     const qr_builtin_info *table = qr_builtin_scenes(&count);
     for (int i = 0; i < count; ++i)
-        if (strcmp(spec, table[i].name) == 0)
-            return qr_scene_builtin(spec, seed, out, err);
+        if (qr_ascii_casecmp_eq(name, table[i].name))
+            return table[i].name;
+    return NULL;
+}
+
+/* The optimal string alignment distance between a and b, ASCII case
+ * ignored: insertions, deletions, substitutions and swaps of two neighbours
+ * ("snwo" is one from "snow"). Only names up to QR_SUGGEST_MAX bytes are
+ * compared; longer ones answer a distance larger than any suggestion. */
+#define QR_SUGGEST_MAX 32
+static int qr_edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > QR_SUGGEST_MAX || m > QR_SUGGEST_MAX)
+        return QR_SUGGEST_MAX;
+    int d[QR_SUGGEST_MAX + 1][QR_SUGGEST_MAX + 1];
+    char x[QR_SUGGEST_MAX + 1], y[QR_SUGGEST_MAX + 1];
+    for (size_t i = 0; i < n; ++i)
+        x[i] = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] - 'A' + 'a') : a[i];
+    for (size_t j = 0; j < m; ++j)
+        y[j] = b[j] >= 'A' && b[j] <= 'Z' ? (char)(b[j] - 'A' + 'a') : b[j];
+    for (size_t i = 0; i <= n; ++i)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; ++j)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j) {
+            int best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+const char *qr_builtin_suggest(const char *name)
+{
+    /* a path is never a mistyped built-in name */
+    if (strchr(name, '/'))
+        return NULL;
+    size_t len = strlen(name);
+    /* at most two edits, and fewer than half the name: "ab" suggests nothing */
+    int limit = len >= 6 ? 2 : len >= 3 ? 1 : 0;
+    int count = 0, best = limit + 1;
+    const char *found = NULL;
+    const qr_builtin_info *table = qr_builtin_scenes(&count);
+    for (int i = 0; i < count; ++i) {
+        int d = qr_edit_distance(name, table[i].name);
+        if (d < best) {
+            best = d;
+            found = table[i].name;
+        }
+    }
+    return found;
+}
+
+qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err)
+{
+    *out = NULL;
+    /* A built-in name (in any case) wins over a file of that name in the
+     * working folder: built-in names have no extension, so the two cannot be
+     * confused. */
+    const char *builtin = qr_builtin_find(spec);
+    if (builtin)
+        return qr_scene_builtin(builtin, seed, out, err);
     if (qr_path_has_ext(spec, ".circles"))
         return qr_scene_read_circles(spec, out, err);
     if (qr_path_has_ext(spec, ".par"))
         return qr_scene_read_par(spec, out, err);
     if (qr_path_has_ext(spec, ".npy"))
         return qr_scene_read_npy(spec, out, err);
+    const char *near = qr_builtin_suggest(spec);
+    if (near)
+        return qr_fail(err, QR_ERR_INVALID, "unknown scene '%s': did you mean '%s'? (try 'quadrender scenes')",
+                       spec, near);
     return qr_fail(err, QR_ERR_INVALID,
                    "unknown scene '%s' (not a built-in name, not a .circles, .par or .npy file); "
-                   "try `quadrender scenes`",
+                   "try 'quadrender scenes'",
                    spec);
 }

@@ -89,7 +89,13 @@ static int qr_read_line_mem(qr_line_reader *r, qr_status *st, qr_error *err)
  * or -1 after recording an error in *st. */
 static int qr_read_line(qr_line_reader *r, qr_status *st, qr_error *err)
 {
-    return r->fp ? qr_read_line_stdio(r, st, err) : qr_read_line_mem(r, st, err);
+    int got = r->fp ? qr_read_line_stdio(r, st, err) : qr_read_line_mem(r, st, err);
+    /* A UTF-8 byte order mark at the very start of the file (editors on
+     * Windows write one) is skipped; anywhere else it is an ordinary byte. A
+     * reader that starts inside the file (a chunk) starts past line 0. */
+    if (got == 1 && r->line == 1 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0)
+        memmove(r->buf, r->buf + 3, strlen(r->buf + 3) + 1);
+    return got;
 }
 
 static int qr_is_space(char c)
@@ -261,6 +267,11 @@ static qr_status qr_parse_float(const qr_line_reader *r, const char *tok, const 
 static qr_status qr_parse_count(const qr_line_reader *r, const char *tok, int64_t *out,
                                 qr_error *err)
 {
+    /* digits only, as the writer writes it: strtoll alone would also take
+     * "+5" (and the CLI's integer options take no sign either) */
+    if (tok[0] == '+')
+        return qr_fail(err, QR_ERR_PARSE, "%s:%ld: circle count '%.*s': expected digits only, no sign",
+                       r->path, r->line, QR_QUOTE, tok);
     char *end;
     errno = 0;
     long long v = strtoll(tok, &end, 10);
@@ -286,10 +297,15 @@ qr_status qr_text_read_header(qr_line_reader *r, qr_text_kind kind, int64_t *n,
     int got = qr_next_content_line(r, &st, err);
     if (got < 0)
         return st;
+    /* an empty file is wrong at line 1; a file of blank and comment lines
+     * at its end, its last line, as a file cut short is */
+    const char *expected = kind == QR_TEXT_CIRCLES ? "'circles N'" : "the particle count N";
+    if (got == 0 && r->line == 0)
+        return qr_fail(err, QR_ERR_PARSE, "%s:1: empty file: expected %s", r->path, expected);
     if (got == 0)
-        return qr_fail(err, QR_ERR_PARSE, "%s:%ld: empty file: expected %s", r->path,
-                       r->line > 0 ? r->line : 1,
-                       kind == QR_TEXT_CIRCLES ? "`circles N`" : "the particle count N");
+        return qr_fail(err, QR_ERR_PARSE,
+                       "%s:%ld: no header: only blank and comment lines, expected %s", r->path,
+                       r->line, expected);
     *header_line = r->line;
     char *tok[2];
     char line[QR_LINE_MAX + 1];
@@ -297,7 +313,7 @@ qr_status qr_text_read_header(qr_line_reader *r, qr_text_kind kind, int64_t *n,
     int nt = qr_tokenize(line, tok, 2);
     if (kind == QR_TEXT_CIRCLES) {
         if (nt != 2 || strcmp(tok[0], "circles") != 0)
-            return qr_fail(err, QR_ERR_PARSE, "%s:%ld: expected the header `circles N`, found '%.*s'",
+            return qr_fail(err, QR_ERR_PARSE, "%s:%ld: expected the header 'circles N', found '%.*s'",
                            r->path, r->line, QR_QUOTE, r->buf);
         return qr_parse_count(r, tok[1], n, err);
     }

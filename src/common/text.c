@@ -1,0 +1,157 @@
+/* text.c — user text into terminal messages, JSON, CSV and XML (text.h). */
+#include "common/text.h"
+
+#include <string.h>
+
+size_t qr_utf8_char_len(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (n == 0)
+        return 0;
+    if (p[0] < 0x80)
+        return 1;
+    size_t len;
+    unsigned cp;
+    unsigned min;
+    if ((p[0] & 0xE0) == 0xC0) len = 2, cp = p[0] & 0x1Fu, min = 0x80;
+    else if ((p[0] & 0xF0) == 0xE0) len = 3, cp = p[0] & 0x0Fu, min = 0x800;
+    else if ((p[0] & 0xF8) == 0xF0) len = 4, cp = p[0] & 0x07u, min = 0x10000;
+    else return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+size_t qr_utf8_prefix(const char *s, size_t n, size_t max)
+{
+    size_t at = 0;
+    while (at < n) {
+        size_t len = qr_utf8_char_len(s + at, n - at);
+        if (len == 0)
+            len = 1;
+        if (at + len > max)
+            break;
+        at += len;
+    }
+    return at;
+}
+
+/* Whether the UTF-8 character c[0..len-1] is a C0, DEL or C1 control. */
+static int is_control(const unsigned char *c, size_t len)
+{
+    if (len == 1)
+        return c[0] < 0x20 || c[0] == 0x7F;
+    return len == 2 && c[0] == 0xC2 && c[1] < 0xA0;
+}
+
+size_t qr_escape_terminal(char *dst, size_t size, const char *s)
+{
+    if (size == 0)
+        return 0;
+    size_t out = 0, n = strlen(s);
+    for (size_t at = 0; at < n;) {
+        const unsigned char *c = (const unsigned char *)s + at;
+        size_t len = qr_utf8_char_len(s + at, n - at);
+        char esc[16 * 4 + 1];
+        size_t elen;
+        if (len && !is_control(c, len)) {
+            memcpy(esc, c, len);
+            elen = len;
+        } else {
+            if (len == 0)
+                len = 1;
+            elen = 0;
+            for (size_t i = 0; i < len; i++) {
+                const char *named = c[i] == '\t' ? "\\t" : c[i] == '\n' ? "\\n" : c[i] == '\r' ? "\\r" : NULL;
+                if (named) {
+                    memcpy(esc + elen, named, 2);
+                    elen += 2;
+                } else {
+                    static const char hex[] = "0123456789abcdef";
+                    esc[elen++] = '\\';
+                    esc[elen++] = 'x';
+                    esc[elen++] = hex[c[i] >> 4];
+                    esc[elen++] = hex[c[i] & 15];
+                }
+            }
+        }
+        if (out + elen > size - 1)
+            break;
+        memcpy(dst + out, esc, elen);
+        out += elen;
+        at += len;
+    }
+    dst[out] = '\0';
+    return out;
+}
+
+void qr_json_write_string(FILE *fp, const char *s)
+{
+    size_t n = strlen(s);
+    fputc('"', fp);
+    for (size_t at = 0; at < n;) {
+        const unsigned char c = (unsigned char)s[at];
+        size_t len = qr_utf8_char_len(s + at, n - at);
+        if (len == 0) {
+            fputs("\\ufffd", fp);
+            at++;
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fwrite(s + at, 1, len, fp);
+        at += len;
+    }
+    fputc('"', fp);
+}
+
+void qr_csv_write_field(FILE *fp, const char *s)
+{
+    size_t n = strlen(s);
+    int quote = strpbrk(s, ",\"\r\n") != NULL ||
+                (n > 0 && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t'));
+    if (!quote) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            fputc('"', fp);
+        fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+void qr_xml_write_text(FILE *fp, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t at = 0; at < n;) {
+        const unsigned char c = (unsigned char)s[at];
+        size_t len = qr_utf8_char_len(s + at, n - at);
+        if (len == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+            fputs("\xEF\xBF\xBD", fp); /* U+FFFD */
+            at += len ? len : 1;
+            continue;
+        }
+        switch (c) {
+        case '&': fputs("&amp;", fp); break;
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        case '\'': fputs("&apos;", fp); break;
+        default: fwrite(s + at, 1, len, fp);
+        }
+        at += len;
+    }
+}
