@@ -751,8 +751,10 @@ Test(cli_output, out_of_memory_while_writing, .timeout = 300)
             written = true;
             break;
         }
-        if (R.code == 127 && strstr(R.err, "error while loading shared libraries"))
-            continue; /* too small for the program to start at all */
+        if ((R.code == 127 && strstr(R.err, "error while loading shared libraries")) ||
+            (R.code > 128 && R.err[0] == '\0' && mb < 32))
+            continue; /* too small for the program to start at all (the loader or
+                         the C runtime dies before main, which prints nothing) */
         cr_assert_eq(R.code, 6, "%lu MiB: exit %d: %s", (unsigned long)mb, R.code, R.err);
         if (strstr(R.err, "x.png:"))
             writer_failures++;
