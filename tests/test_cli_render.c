@@ -307,3 +307,20 @@ Test(cli, cpu_exact_equals_reference)
     cr_expect_eq(RUN("stats", "rgb", "--help"), 0, "%s", R.err);
     cr_expect(strstr(R.out, "--threads N"), "%s", R.out);
 }
+
+/* -q leaves stderr to errors; a sequence written to a pipe (not a terminal)
+ * gets its line per frame and never a progress bar's carriage returns. */
+Test(cli, quiet_and_no_bar_on_pipes)
+{
+    const char *dir = qr_test_tmp_dir("quiet");
+    cr_assert_eq(RUN("render", "rgb", "-s", "16", "-q", "-o", qr_test_join(dir, "q.ppm")), 0, "%s",
+                 R.err);
+    cr_expect_str_eq(R.err, "", "-q printed: %s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "-q", "--width", "abc"), 2);
+    cr_expect(strstr(R.err, "--width"), "an error is still said under -q: '%s'", R.err);
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "16", "--frames", "0:5", "-o",
+                     qr_test_join(dir, "h.ppm")),
+                 0, "%s", R.err);
+    cr_expect(!strchr(R.err, '\r'), "a progress bar on a pipe: %s", R.err);
+    cr_expect(strstr(R.err, "frame 5 ") && strstr(R.err, "6 frames in "), "%s", R.err);
+}

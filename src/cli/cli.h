@@ -159,8 +159,28 @@ const char *cli_set_device(const char *text, void *dest); /* cli_device */
 const char *cli_set_threads(const char *text, void *dest); /* int, 0..QR_MAX_THREADS */
 const char *cli_set_gpu_device(const char *text, void *dest); /* int, 0..1023 */
 
-/* -v/--verbose was given. */
+/* -v/--verbose was given (and not -q). */
 bool cli_verbose(void);
+
+/* -q/--quiet was given: stderr holds errors only. */
+bool cli_quiet(void);
+
+/* cli_message for what is not an error: nothing under -q. */
+void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A progress bar on stderr for work that takes over a second: drawn only
+ * when stderr is a terminal and -q was not given, first after a second,
+ * then at most ten times a second; cli_progress_end erases it. Pipes and
+ * CI logs never see it. */
+typedef struct cli_progress {
+    const char *what;
+    int64_t total;
+    double start_ms, drawn_ms;
+    bool on, shown;
+} cli_progress;
+void cli_progress_begin(cli_progress *p, const char *what, int64_t total);
+void cli_progress_step(cli_progress *p, int64_t done);
+void cli_progress_end(cli_progress *p);
 
 /* Strict unsigned decimal: digits only (no sign, no spaces), value <= max. */
 bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);

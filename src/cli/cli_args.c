@@ -192,8 +192,8 @@ const char *cli_set_gpu_device(const char *text, void *dest)
 }
 
 /* The options every command takes (cli.h), applied as soon as parsed. */
-static int threads_opt, gpu_device_opt, verbose_opt;
-enum { COMMON_THREADS, COMMON_GPU_DEVICE, COMMON_VERBOSE, COMMON_NOPTS };
+static int threads_opt, gpu_device_opt, verbose_opt, quiet_opt;
+enum { COMMON_THREADS, COMMON_GPU_DEVICE, COMMON_VERBOSE, COMMON_QUIET, COMMON_NOPTS };
 static cli_opt common_opts[COMMON_NOPTS] = {
     [COMMON_THREADS] = {"--threads", NULL, "N", cli_set_threads, &threads_opt,
                         "CPU threads of every parallel part (default 0: all cores)", 0},
@@ -201,11 +201,29 @@ static cli_opt common_opts[COMMON_NOPTS] = {
                            "the CUDA device to run on, 0, 1, ... as CUDA numbers them (default 0)", 0},
     [COMMON_VERBOSE] = {"--verbose", "-v", NULL, NULL, &verbose_opt,
                         "say more on stderr: the settings in effect and per-stage times", 0},
+    [COMMON_QUIET] = {"--quiet", "-q", NULL, NULL, &quiet_opt,
+                      "say nothing on stderr but errors (no progress, no timings)", 0},
 };
 
 bool cli_verbose(void)
 {
-    return verbose_opt != 0;
+    return verbose_opt != 0 && quiet_opt == 0;
+}
+
+bool cli_quiet(void)
+{
+    return quiet_opt != 0;
+}
+
+void cli_info(const char *fmt, ...)
+{
+    if (quiet_opt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 /* ---- the parser ------------------------------------------------------------------- */

@@ -339,13 +339,14 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     qr_error err;
     qr_scene *scene = NULL;
     qr_image *img = NULL, *square = NULL;
+    cli_progress bar = {0};
     double t0 = cli_now_ms();
     if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double load_ms = cli_now_ms() - t0;
     if (ctx.dev.note[0])
-        fprintf(stderr, "quadrender: %s%s\n", ctx.dev.note,
-                ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
+        cli_info("%s%s", ctx.dev.note,
+                 ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
     if (cli_verbose())
         cli_message("settings: %dx%d, seed %u, %s (capacity %d, min leaf %d, max leaf %d, split "
                     "cost %d, max depth %d), PNG level %d, %d CPU threads",
@@ -379,12 +380,16 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     }
 
     double gpu_ms = 0, wall0 = cli_now_ms();
+    /* a sequence on a terminal shows a progress bar instead of a line per frame */
+    cli_progress_begin(&bar, "frames", frames.last - frames.first + 1);
+    const bool lines = !many || !bar.on || cli_verbose();
     for (int64_t k = frames.first; k <= frames.last; k++) {
         char path[sizeof names.prefix + sizeof names.suffix + 24];
         cli_frame_name(&names, k, path, sizeof path);
-        cli_message("%s (%d circles) %dx%d frame %lld on %s -> %s", scene->name,
-                (int)scene->n, (int)so.width, (int)so.height, (long long)k,
-                ctx.dev.gpu ? "the GPU" : ctx.dev.where, path);
+        if (lines)
+            cli_info("%s (%d circles) %dx%d frame %lld on %s -> %s", scene->name, (int)scene->n,
+                     (int)so.width, (int)so.height, (long long)k,
+                     ctx.dev.gpu ? "the GPU" : ctx.dev.where, path);
 
         double t1 = cli_now_ms();
         if (seek_frame(&ctx, scene, k, &err) != QR_OK) {
@@ -416,40 +421,43 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             snprintf(once, sizeof once, "load %.1f ms, upload %.1f ms, ", load_ms, ctx.upload_ms);
         else if (k == frames.first)
             snprintf(once, sizeof once, "load %.1f ms, ", load_ms);
-        if (ctx.dev.gpu) {
+        if (ctx.dev.gpu)
+            gpu_ms += ctx.timing.frame_ms;
+        cli_progress_step(&bar, k - frames.first + 1);
+        if (!lines) {
+        } else if (ctx.dev.gpu) {
             /* the GPU stages from CUDA events; the wall time around them adds
              * the launches and the read-back of the index's size */
             const qr_frame_timing *ft = &ctx.timing;
-            fprintf(stderr,
-                    "quadrender:   %sseek %.1f ms, index %.3f ms + render %.3f ms = %.3f ms on "
-                    "the GPU, download and write %.1f ms\n",
-                    once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms, t4 - t3);
-            gpu_ms += ft->frame_ms;
+            cli_info("  %sseek %.1f ms, index %.3f ms + render %.3f ms = %.3f ms on the GPU, "
+                     "download and write %.1f ms",
+                     once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms, t4 - t3);
             if (cli_verbose())
                 cli_message("    index stages: boxes %.3f, tree %.3f, count %.3f, scan %.3f, "
                             "emit %.3f, sort %.3f ms",
                             ft->build.boxes_ms, ft->build.tree_ms, ft->build.count_ms,
                             ft->build.scan_ms, ft->build.emit_ms, ft->build.sort_ms);
         } else if (ctx.dev.reference) {
-            fprintf(stderr, "quadrender:   %sseek %.1f ms, render %.1f ms, write %.1f ms\n", once,
-                    t2 - t1, t3 - t2, t4 - t3);
+            cli_info("  %sseek %.1f ms, render %.1f ms, write %.1f ms", once, t2 - t1, t3 - t2,
+                     t4 - t3);
         } else {
-            fprintf(stderr,
-                    "quadrender:   %sseek %.1f ms, index %.1f ms + render %.1f ms (%s mode), "
-                    "write %.1f ms\n",
-                    once, t2 - t1, ctx.cpu.build_ms, ctx.cpu.render_ms,
-                    mode == QR_RENDER_EXACT ? "exact" : "fast", t4 - t3);
+            cli_info("  %sseek %.1f ms, index %.1f ms + render %.1f ms (%s mode), write %.1f ms",
+                     once, t2 - t1, ctx.cpu.build_ms, ctx.cpu.render_ms,
+                     mode == QR_RENDER_EXACT ? "exact" : "fast", t4 - t3);
         }
     }
+    cli_progress_end(&bar);
     if (many) {
         int64_t n = frames.last - frames.first + 1;
-        fprintf(stderr, "quadrender: %lld frames in %.1f ms", (long long)n, cli_now_ms() - wall0);
+        char per[80] = "";
         if (ctx.dev.gpu)
-            fprintf(stderr, ", %.3f ms per frame on the GPU (index + render)", gpu_ms / (double)n);
-        fputc('\n', stderr);
+            snprintf(per, sizeof per, ", %.3f ms per frame on the GPU (index + render)",
+                     gpu_ms / (double)n);
+        cli_info("%lld frames in %.1f ms%s", (long long)n, cli_now_ms() - wall0, per);
     }
     rc = CLI_EXIT_OK;
 done:
+    cli_progress_end(&bar); /* (a failure's message on a line of its own) */
     render_ctx_free(&ctx);
     qr_image_free(img);
     qr_image_free(square);
