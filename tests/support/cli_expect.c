@@ -2,6 +2,8 @@
 #include "cli_expect.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,36 @@ void cli_png_size(const char *path, int *w, int *h)
     *w = (int)((unsigned)d[16] << 24 | (unsigned)d[17] << 16 | (unsigned)d[18] << 8 | d[19]);
     *h = (int)((unsigned)d[20] << 24 | (unsigned)d[21] << 16 | (unsigned)d[22] << 8 | d[23]);
     free(d);
+}
+
+/* The names in dir other than . and .., joined by spaces (for messages), and
+ * their count. */
+static int list_dir(const char *dir, char *names, size_t size)
+{
+    DIR *d = opendir(dir);
+    cr_assert(d, "%s: %s", dir, strerror(errno));
+    int n = 0;
+    size_t used = 0;
+    names[0] = '\0';
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        n++;
+        int w = snprintf(names + used, size - used, "%s ", e->d_name);
+        if (w > 0 && (size_t)w < size - used)
+            used += (size_t)w;
+    }
+    closedir(d);
+    return n;
+}
+
+void cli_expect_entries(const char *dir, int want)
+{
+    char names[8192];
+    int n = list_dir(dir, names, sizeof names);
+    cr_expect_eq(n, want, "%s holds %d entries, expected %d: %s", dir, n, want, names);
+    cr_expect(!strstr(names, ".tmp-"), "a temporary file left in %s: %s", dir, names);
 }
 
 void cli_expect_usage_error(const char *cmd, const char *what)

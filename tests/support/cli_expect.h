@@ -1,6 +1,7 @@
 /* cli_expect.h — checks shared by the command-line tests (test_cli_*.c):
- * the usage-error contract, line counts, and the sizes and pixels of the
- * images the CLI writes. They read the last run, R (cli_run.h). */
+ * the usage-error contract, line counts, the sizes and pixels of the
+ * images the CLI writes, and what a folder holds after it wrote there.
+ * They read the last run, R (cli_run.h). */
 #ifndef QR_TEST_CLI_EXPECT_H
 #define QR_TEST_CLI_EXPECT_H
 
@@ -23,6 +24,10 @@ void cli_ppm_free(cli_ppm *p);
 
 /* Width and height from a PNG's IHDR chunk; asserts it is a PNG. */
 void cli_png_size(const char *path, int *w, int *h);
+
+/* Expects the folder dir to hold exactly `want` entries, none of them a
+ * temporary file the CLI's writer left (a name holding ".tmp-"). */
+void cli_expect_entries(const char *dir, int want);
 
 /* The usage error contract of R: exit 2, exactly two lines on stderr, the
  * first "quadrender: ..." naming `what`, the second "Try 'quadrender CMD

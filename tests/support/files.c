@@ -105,3 +105,12 @@ bool qr_test_same_bytes(const char *a, const char *b)
     free(db);
     return same;
 }
+
+bool qr_test_holds(const char *path, const void *data, size_t len)
+{
+    size_t n;
+    char *d = qr_test_read_file(path, &n);
+    bool same = n == len && memcmp(d, data, len) == 0;
+    free(d);
+    return same;
+}

@@ -38,4 +38,8 @@ bool qr_test_exists(const char *path);
 /* Whether two files hold the same bytes; asserts both can be read. */
 bool qr_test_same_bytes(const char *a, const char *b);
 
+/* Whether the file at path holds exactly data[0..len); asserts it can be
+ * read. */
+bool qr_test_holds(const char *path, const void *data, size_t len);
+
 #endif
