@@ -23,13 +23,11 @@ static const int thread_counts[] = {1, 2, 8};
  * cut into as many chunks as the threads allow. */
 static const size_t chunk_sizes[] = {1 << 20, 1, 700};
 
-static const char *write_file(const char *name, const char *data, size_t len)
+/* A scratch file holding len bytes of data; its path. */
+static const char *write_file(const char *name, const void *data, size_t len)
 {
     const char *path = qr_test_tmp(name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "cannot create %s", path);
-    cr_assert_eq(fwrite(data, 1, len, f), len);
-    cr_assert_eq(fclose(f), 0);
+    qr_test_write_file(path, data, len);
     return path;
 }
 

@@ -19,6 +19,15 @@
 #include "quadrender/index.h"
 #include "quadrender/scene.h"
 
+/* The version and git revision the build stamps in (CMake), for --version
+ * and the files quadrender writes. */
+#ifndef QR_VERSION
+#define QR_VERSION "unknown"
+#endif
+#ifndef QR_GIT_REV
+#define QR_GIT_REV "unknown"
+#endif
+
 /* Exit codes: a contract with scripts, documented in docs/cli.md. */
 enum {
     CLI_EXIT_OK = 0,

@@ -119,13 +119,6 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
-#ifndef QR_VERSION
-#define QR_VERSION "unknown"
-#endif
-#ifndef QR_GIT_REV
-#define QR_GIT_REV "unknown"
-#endif
-
 /* What a PNG says about itself (tEXt chunks): enough to render it again.
  * Nothing that depends on the machine (device, threads, times), so that
  * equal images are equal files wherever they were rendered. */

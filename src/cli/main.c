@@ -10,13 +10,6 @@
 #include "cli/cli.h"
 #include "quadrender/gpu.h"
 
-#ifndef QR_VERSION
-#define QR_VERSION "unknown"
-#endif
-#ifndef QR_GIT_REV
-#define QR_GIT_REV "unknown"
-#endif
-
 static const cli_cmd *const commands[] = {
     &cli_cmd_render,
     &cli_cmd_check,
