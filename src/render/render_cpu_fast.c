@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/circle_math.h"
@@ -104,6 +105,10 @@ static void circle_chunk(void *ctx, int task)
  * jumps through the scene; the block's tiles then read the array in order)
  * and renders its tiles from it. */
 #define BLOCK (2 * CPU_TILE)
+/* Tiles per block side. */
+#define TILES (BLOCK / CPU_TILE)
+/* How far ahead of the gather the circles are fetched. */
+#define PREFETCH 16
 
 typedef struct block_task {
     int32_t leaf;
@@ -123,6 +128,58 @@ static int box_meets(const cpu_box *b, int x0, int y0, int x1, int y1)
     return b->x0 < x1 && b->x1 > x0 && b->y0 < y1 && b->y1 > y0;
 }
 
+/* The tiles of a block (columns a0..a1, rows b0..b1 of it) that a box
+ * meeting the block meets. */
+static void tiles_met(const cpu_box *b, const block_task *t, int *a0, int *a1, int *b0, int *b1)
+{
+    *a0 = ((b->x0 > t->x0 ? b->x0 : t->x0) - t->x0) / CPU_TILE;
+    *a1 = ((b->x1 < t->x1 ? b->x1 : t->x1) - 1 - t->x0) / CPU_TILE;
+    *b0 = ((b->y0 > t->y0 ? b->y0 : t->y0) - t->y0) / CPU_TILE;
+    *b1 = ((b->y1 < t->y1 ? b->y1 : t->y1) - 1 - t->y0) / CPU_TILE;
+}
+
+/* Renders the block's tiles from its circles c[0..m): each tile from a bin
+ * of the circles meeting it, in order (one pass over c fills them, and no
+ * tile then scans the others' circles). */
+static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
+{
+    const int tw = (t->x1 - t->x0 + CPU_TILE - 1) / CPU_TILE;
+    const int th = (t->y1 - t->y0 + CPU_TILE - 1) / CPU_TILE;
+    if (tw * th == 1) {
+        cpu_render_tile(bp->f, c, m, t->x0, t->y0, t->x1, t->y1);
+        return;
+    }
+    int32_t at[TILES * TILES + 1] = {0};
+    int a0, a1, b0, b1;
+    for (int32_t j = 0; j < m; j++) {
+        tiles_met(&c[j].box, t, &a0, &a1, &b0, &b1);
+        for (int b = b0; b <= b1; b++)
+            for (int a = a0; a <= a1; a++) at[b * TILES + a + 1]++;
+    }
+    for (int k = 0; k < TILES * TILES; k++) at[k + 1] += at[k];
+    cpu_circle *bins = malloc((size_t)(at[TILES * TILES] ? at[TILES * TILES] : 1) * sizeof *bins);
+    if (!bins) {
+        atomic_store(&bp->oom, 1);
+        return;
+    }
+    int32_t fill[TILES * TILES];
+    memcpy(fill, at, sizeof fill);
+    for (int32_t j = 0; j < m; j++) {
+        tiles_met(&c[j].box, t, &a0, &a1, &b0, &b1);
+        for (int b = b0; b <= b1; b++)
+            for (int a = a0; a <= a1; a++) bins[fill[b * TILES + a]++] = c[j];
+    }
+    for (int b = 0; b < th; b++)
+        for (int a = 0; a < tw; a++) {
+            const int32_t x = t->x0 + a * CPU_TILE, y = t->y0 + b * CPU_TILE;
+            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
+            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
+            const int k = b * TILES + a;
+            cpu_render_tile(bp->f, bins + at[k], at[k + 1] - at[k], x, y, x1, y1);
+        }
+    free(bins);
+}
+
 static void block_job(void *ctx, int task)
 {
     block_pass *bp = ctx;
@@ -136,15 +193,13 @@ static void block_job(void *ctx, int task)
     }
     int32_t m = 0;
     for (int32_t j = 0; j < leaf->count; j++) {
+        /* the list jumps through the circles in ascending steps too long
+         * for the hardware's prefetcher */
+        if (j + PREFETCH < leaf->count) __builtin_prefetch(&bp->circles[list[j + PREFETCH]]);
         const cpu_circle *c = &bp->circles[list[j]];
         if (box_meets(&c->box, t->x0, t->y0, t->x1, t->y1)) mine[m++] = *c;
     }
-    for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
-        for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
-            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
-            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
-            cpu_render_tile(bp->f, mine, m, x, y, x1, y1);
-        }
+    render_bins(bp, t, mine, m);
     free(mine);
 }
 
