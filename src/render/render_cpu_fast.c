@@ -43,6 +43,7 @@ typedef struct circle_pass {
     int width, height;
     cpu_circle *circles;
     chunk_sums *sums;
+    int sum; /* fast mode: the colour range and the depth (exact mode needs neither) */
 } circle_pass;
 
 static int drawable(const qr_scene *s, int32_t i)
@@ -80,6 +81,7 @@ static void circle_chunk(void *ctx, int task)
         c->c1 = snow ? 0.0f : s->green[i];
         c->c2 = snow ? 0.0f : s->blue[i];
         c->box = b;
+        if (!cp->sum) continue;
         /* the colours the walks can blend (drawable circles') */
         if (!snow && draws) {
             const float rgb[3] = {s->red[i], s->green[i], s->blue[i]};
@@ -274,7 +276,7 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
         return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
                        scene->n);
     }
-    circle_pass cp = {scene, img->width, img->height, circles, sums};
+    circle_pass cp = {scene, img->width, img->height, circles, sums, mode == QR_RENDER_FAST};
     qr_parallel_for(nchunks, threads, circle_chunk, &cp);
     /* the colour span and the depth as the GPU's upload computes them
      * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
