@@ -538,7 +538,8 @@ static int finish(grid_build *g, int threads, qr_index *ix)
         free(bases);
         return -1;
     }
-    qr_parallel_for(g->nitems, threads, join_job, &j);
+    /* without subtrees the join only writes the leaves: not worth a team */
+    qr_parallel_for(g->nitems, g->nsub ? threads : 1, join_job, &j);
     free(bases);
     if (j.lists != g->lists) free(g->lists);
     g->lists = NULL;
