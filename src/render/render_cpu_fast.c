@@ -53,6 +53,19 @@ static int drawable(const qr_scene *s, int32_t i)
            isfinite(s->blue[i]);
 }
 
+/* fmin(v, 1.0) and fmax(v, 0.0) as the GPU's depth takes them, NaN giving
+ * the bound, inline (the libm calls are most of the pass). A zero's sign
+ * may differ, which no difference below can tell. */
+static inline double min1(double v)
+{
+    return v < 1.0 ? v : 1.0;
+}
+
+static inline double max0(double v)
+{
+    return v > 0.0 ? v : 0.0;
+}
+
 static void circle_chunk(void *ctx, int task)
 {
     const circle_pass *cp = ctx;
@@ -93,8 +106,8 @@ static void circle_chunk(void *ctx, int task)
         /* the GPU's depth (scene_gpu.cu): the box inside the unit square
          * times pi/4 */
         const double r = fabs((double)s->r[i]);
-        const double w = fmin(s->x[i] + r, 1.0) - fmax(s->x[i] - r, 0.0);
-        const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
+        const double w = min1(s->x[i] + r) - max0(s->x[i] - r);
+        const double h = min1(s->y[i] + r) - max0(s->y[i] - r);
         sum.area += w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
     }
     cp->sums[task] = sum;
