@@ -122,6 +122,9 @@ static void circle_chunk(void *ctx, int task)
 #define BLOCK (2 * CPU_TILE)
 /* Tiles per block side. */
 #define TILES (BLOCK / CPU_TILE)
+/* Bins pay while a block's circles meet at most this many tiles each on
+ * average. */
+#define BIN_SPREAD 2
 /* How far ahead of the gather the circles are fetched. */
 #define PREFETCH 16
 
@@ -153,15 +156,30 @@ static void tiles_met(const cpu_box *b, const block_task *t, int *a0, int *a1, i
     *b1 = ((b->y1 < t->y1 ? b->y1 : t->y1) - 1 - t->y0) / CPU_TILE;
 }
 
-/* Renders the block's tiles from its circles c[0..m): each tile from a bin
- * of the circles meeting it, in order (one pass over c fills them, and no
- * tile then scans the others' circles). */
+/* Renders the block's tiles from its circles c[0..m), every tile from all
+ * of them (each skips the circles missing it). */
+static void render_tiles(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
+{
+    for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
+        for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
+            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
+            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
+            cpu_render_tile(bp->f, c, m, x, y, x1, y1);
+        }
+}
+
+/* Renders the block's tiles from its circles c[0..m): where most circles
+ * meet one tile each, every tile from a bin of the circles meeting it, in
+ * order (one pass over c fills them, and no tile then scans the others'
+ * circles). Not where circles meet several tiles (the bins would copy most
+ * of them several times), nor front to back (a tile's walk stops after the
+ * few circles it needs, and the bins would cost a pass over all). */
 static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
 {
     const int tw = (t->x1 - t->x0 + CPU_TILE - 1) / CPU_TILE;
     const int th = (t->y1 - t->y0 + CPU_TILE - 1) / CPU_TILE;
-    if (tw * th == 1) {
-        cpu_render_tile(bp->f, c, m, t->x0, t->y0, t->x1, t->y1);
+    if (tw * th == 1 || bp->f->front_to_back) {
+        render_tiles(bp, t, c, m);
         return;
     }
     int32_t at[TILES * TILES + 1] = {0};
@@ -172,6 +190,10 @@ static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c
             for (int a = a0; a <= a1; a++) at[b * TILES + a + 1]++;
     }
     for (int k = 0; k < TILES * TILES; k++) at[k + 1] += at[k];
+    if (at[TILES * TILES] > BIN_SPREAD * (int64_t)m) {
+        render_tiles(bp, t, c, m);
+        return;
+    }
     cpu_circle *bins = malloc((size_t)(at[TILES * TILES] ? at[TILES * TILES] : 1) * sizeof *bins);
     if (!bins) {
         atomic_store(&bp->oom, 1);
