@@ -404,6 +404,34 @@ Test(index_host, deterministic)
     qr_scene_free(s);
 }
 
+/* Trees deeper than the levels the build counts over grids (the top six):
+ * the nodes of depth 6 that split become subtrees, built by list
+ * splitting and joined in depth-first order. Checked against brute force,
+ * and the same index on any thread count. */
+Test(index_host, deep_trees)
+{
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 33, 3000);
+    const qr_index_params ps[] = {qr_test_params(2, 16, QR_MAX_DEPTH_LIMIT, 0),
+                                  qr_test_params(1, 16, QR_MAX_DEPTH_LIMIT, 1)};
+    const qr_rect region = QR_TEST_RECT(100, 1900, 333, 2047);
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+        qr_index *a = qr_test_index_checked(s, 2048, 2048, NULL, &ps[k]);
+        cr_assert_eq(a->max_depth_reached, 7, "the tree reaches below the grid levels");
+        for (int threads = 1; threads <= 7; threads += 3) {
+            qr_index *b = NULL;
+            qr_error err;
+            cr_assert_eq(qr_index_build_host_threads(s, 2048, 2048, NULL, &ps[k], threads, &b,
+                                                     &err),
+                         QR_OK, "%s", err.msg);
+            expect_same(a, b);
+            qr_index_free(b);
+        }
+        qr_index_free(a);
+        qr_test_index_check(s, 2048, 2048, &region, &ps[k]);
+    }
+    qr_scene_free(s);
+}
+
 /* ---- built-in scenes ------------------------------------------------------------ */
 
 static void check_builtin(const char *name)

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/circle_math.h"
@@ -42,6 +43,7 @@ typedef struct circle_pass {
     int width, height;
     cpu_circle *circles;
     chunk_sums *sums;
+    int sum; /* fast mode: the colour range and the depth (exact mode needs neither) */
 } circle_pass;
 
 static int drawable(const qr_scene *s, int32_t i)
@@ -49,6 +51,19 @@ static int drawable(const qr_scene *s, int32_t i)
     return s->r[i] > 0.0f && isfinite(s->r[i]) && isfinite(s->x[i]) && isfinite(s->y[i]) &&
            isfinite(s->z[i]) && isfinite(s->red[i]) && isfinite(s->green[i]) &&
            isfinite(s->blue[i]);
+}
+
+/* fmin(v, 1.0) and fmax(v, 0.0) as the GPU's depth takes them, NaN giving
+ * the bound, inline (the libm calls are most of the pass). A zero's sign
+ * may differ, which no difference below can tell. */
+static inline double min1(double v)
+{
+    return v < 1.0 ? v : 1.0;
+}
+
+static inline double max0(double v)
+{
+    return v > 0.0 ? v : 0.0;
 }
 
 static void circle_chunk(void *ctx, int task)
@@ -79,6 +94,7 @@ static void circle_chunk(void *ctx, int task)
         c->c1 = snow ? 0.0f : s->green[i];
         c->c2 = snow ? 0.0f : s->blue[i];
         c->box = b;
+        if (!cp->sum) continue;
         /* the colours the walks can blend (drawable circles') */
         if (!snow && draws) {
             const float rgb[3] = {s->red[i], s->green[i], s->blue[i]};
@@ -90,8 +106,8 @@ static void circle_chunk(void *ctx, int task)
         /* the GPU's depth (scene_gpu.cu): the box inside the unit square
          * times pi/4 */
         const double r = fabs((double)s->r[i]);
-        const double w = fmin(s->x[i] + r, 1.0) - fmax(s->x[i] - r, 0.0);
-        const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
+        const double w = min1(s->x[i] + r) - max0(s->x[i] - r);
+        const double h = min1(s->y[i] + r) - max0(s->y[i] - r);
         sum.area += w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
     }
     cp->sums[task] = sum;
@@ -104,6 +120,13 @@ static void circle_chunk(void *ctx, int task)
  * jumps through the scene; the block's tiles then read the array in order)
  * and renders its tiles from it. */
 #define BLOCK (2 * CPU_TILE)
+/* Tiles per block side. */
+#define TILES (BLOCK / CPU_TILE)
+/* Bins pay while a block's circles meet at most this many tiles each on
+ * average. */
+#define BIN_SPREAD 2
+/* How far ahead of the gather the circles are fetched. */
+#define PREFETCH 16
 
 typedef struct block_task {
     int32_t leaf;
@@ -123,6 +146,77 @@ static int box_meets(const cpu_box *b, int x0, int y0, int x1, int y1)
     return b->x0 < x1 && b->x1 > x0 && b->y0 < y1 && b->y1 > y0;
 }
 
+/* The tiles of a block (columns a0..a1, rows b0..b1 of it) that a box
+ * meeting the block meets. */
+static void tiles_met(const cpu_box *b, const block_task *t, int *a0, int *a1, int *b0, int *b1)
+{
+    *a0 = ((b->x0 > t->x0 ? b->x0 : t->x0) - t->x0) / CPU_TILE;
+    *a1 = ((b->x1 < t->x1 ? b->x1 : t->x1) - 1 - t->x0) / CPU_TILE;
+    *b0 = ((b->y0 > t->y0 ? b->y0 : t->y0) - t->y0) / CPU_TILE;
+    *b1 = ((b->y1 < t->y1 ? b->y1 : t->y1) - 1 - t->y0) / CPU_TILE;
+}
+
+/* Renders the block's tiles from its circles c[0..m), every tile from all
+ * of them (each skips the circles missing it). */
+static void render_tiles(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
+{
+    for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
+        for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
+            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
+            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
+            cpu_render_tile(bp->f, c, m, x, y, x1, y1);
+        }
+}
+
+/* Renders the block's tiles from its circles c[0..m): where most circles
+ * meet one tile each, every tile from a bin of the circles meeting it, in
+ * order (one pass over c fills them, and no tile then scans the others'
+ * circles). Not where circles meet several tiles (the bins would copy most
+ * of them several times), nor front to back (a tile's walk stops after the
+ * few circles it needs, and the bins would cost a pass over all). */
+static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
+{
+    const int tw = (t->x1 - t->x0 + CPU_TILE - 1) / CPU_TILE;
+    const int th = (t->y1 - t->y0 + CPU_TILE - 1) / CPU_TILE;
+    if (tw * th == 1 || bp->f->front_to_back) {
+        render_tiles(bp, t, c, m);
+        return;
+    }
+    int32_t at[TILES * TILES + 1] = {0};
+    int a0, a1, b0, b1;
+    for (int32_t j = 0; j < m; j++) {
+        tiles_met(&c[j].box, t, &a0, &a1, &b0, &b1);
+        for (int b = b0; b <= b1; b++)
+            for (int a = a0; a <= a1; a++) at[b * TILES + a + 1]++;
+    }
+    for (int k = 0; k < TILES * TILES; k++) at[k + 1] += at[k];
+    if (at[TILES * TILES] > BIN_SPREAD * (int64_t)m) {
+        render_tiles(bp, t, c, m);
+        return;
+    }
+    cpu_circle *bins = malloc((size_t)(at[TILES * TILES] ? at[TILES * TILES] : 1) * sizeof *bins);
+    if (!bins) {
+        atomic_store(&bp->oom, 1);
+        return;
+    }
+    int32_t fill[TILES * TILES];
+    memcpy(fill, at, sizeof fill);
+    for (int32_t j = 0; j < m; j++) {
+        tiles_met(&c[j].box, t, &a0, &a1, &b0, &b1);
+        for (int b = b0; b <= b1; b++)
+            for (int a = a0; a <= a1; a++) bins[fill[b * TILES + a]++] = c[j];
+    }
+    for (int b = 0; b < th; b++)
+        for (int a = 0; a < tw; a++) {
+            const int32_t x = t->x0 + a * CPU_TILE, y = t->y0 + b * CPU_TILE;
+            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
+            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
+            const int k = b * TILES + a;
+            cpu_render_tile(bp->f, bins + at[k], at[k + 1] - at[k], x, y, x1, y1);
+        }
+    free(bins);
+}
+
 static void block_job(void *ctx, int task)
 {
     block_pass *bp = ctx;
@@ -136,15 +230,13 @@ static void block_job(void *ctx, int task)
     }
     int32_t m = 0;
     for (int32_t j = 0; j < leaf->count; j++) {
+        /* the list jumps through the circles in ascending steps too long
+         * for the hardware's prefetcher */
+        if (j + PREFETCH < leaf->count) __builtin_prefetch(&bp->circles[list[j + PREFETCH]]);
         const cpu_circle *c = &bp->circles[list[j]];
         if (box_meets(&c->box, t->x0, t->y0, t->x1, t->y1)) mine[m++] = *c;
     }
-    for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
-        for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
-            const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
-            const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
-            cpu_render_tile(bp->f, mine, m, x, y, x1, y1);
-        }
+    render_bins(bp, t, mine, m);
     free(mine);
 }
 
@@ -219,7 +311,7 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
         return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
                        scene->n);
     }
-    circle_pass cp = {scene, img->width, img->height, circles, sums};
+    circle_pass cp = {scene, img->width, img->height, circles, sums, mode == QR_RENDER_FAST};
     qr_parallel_for(nchunks, threads, circle_chunk, &cp);
     /* the colour span and the depth as the GPU's upload computes them
      * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
