@@ -119,6 +119,72 @@ Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
     }
 }
 
+/* Geometry that overflows a float draws nothing on the GPU either (the
+ * shared cull, common/circle_math.h qr_radius_draws): circles far off the
+ * image whose r*r overflows (the issue's `-3e38 3e38 0 3e38 0 1 0`), a huge
+ * radius, a finite r*r whose pixel distances overflow. Alone (the
+ * single-leaf build) they leave the background in both modes; spread among
+ * 20,000 ordinary circles (the general build) the image equals the CPU's,
+ * flat and snow. */
+Test(gpu_render, overflowing_circles_draw_nothing, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const float far[][3] = {
+        {-3e38f, 3e38f, 3e38f}, {3e38f, -3e38f, 3e38f}, {-3e38f, -3e38f, 3e38f},
+        {1e30f, 1e30f, 1e30f},  {0.5f, 0.5f, 2e19f},    {-1.5e19f, 1.5e19f, 1.5e19f},
+    };
+    const int32_t nfar = (int32_t)(sizeof far / sizeof far[0]);
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int mixed = 0; mixed < 2; mixed++)
+        for (int snow = 0; snow < 2; snow++) {
+            qr_scene *s = NULL;
+            if (mixed) {
+                const qr_test_scene_spec spec = {
+                    .seed = 99, .n = 20000, .z = {0.0f, 1.0f},
+                    .shading = snow ? QR_SHADE_SNOW : QR_SHADE_FLAT,
+                    .rgb = {{0.0f, 1.0f}, {0.0f, 1.0f}, {0.0f, 1.0f}}, .num_kinds = 1,
+                    .kinds = {{1, QR_TEST_PLAIN, {0.0f, 1.0f}, {0.0f, 1.0f}, {0.001f, 0.02f}}}};
+                s = qr_test_scene_generate(&spec);
+            } else {
+                qr_error err;
+                QR_CHECK(err, qr_scene_alloc(nfar, QR_ANIM_NONE, &s, &err));
+                s->shading = snow ? QR_SHADE_SNOW : QR_SHADE_FLAT;
+            }
+            for (int32_t k = 0; k < nfar; k++) {
+                const int32_t i = mixed ? k * 3001 : k;
+                s->x[i] = far[k][0];
+                s->y[i] = far[k][1];
+                s->r[i] = far[k][2];
+                s->z[i] = 0.5f;
+                s->red[i] = 0.0f;
+                s->green[i] = 1.0f;
+                s->blue[i] = 0.0f;
+            }
+            const int w = 200, h = 120;
+            if (!mixed) {
+                qr_image *bg = NULL;
+                qr_error err;
+                QR_CHECK(err, qr_image_create(w, h, &bg, &err));
+                qr_image_clear(bg, s->shading);
+                for (int m = 0; m < 2; m++) {
+                    const qr_render_mode mode = m ? QR_RENDER_FAST : QR_RENDER_EXACT;
+                    qr_image *img = gpu_render_image(s, w, h, &p, mode);
+                    long long bad;
+                    const double d = image_max_diff(img, bg, !m, &bad);
+                    /* exact: the background's bytes; fast: its colour within the bound */
+                    cr_assert(m ? d <= QR_FAST_TOLERANCE : bad < 0,
+                              "%s, %s mode: an overflowing circle drew (pixel %lld, diff %g)",
+                              snow ? "snow" : "flat", m ? "fast" : "exact", bad, d);
+                    qr_image_free(img);
+                }
+                qr_image_free(bg);
+            }
+            compare(s, w, h, &p, mixed ? "overflowing circles among others" : "overflowing circles");
+            qr_scene_free(s);
+        }
+}
+
 /* Snow shading with circles narrower and wider than a render region (the
  * render gathers each warp's circles for the first kind, renderer.cu
  * walk_leaf): both walks within 1e-5 of the CPU, in both modes. */
