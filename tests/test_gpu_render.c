@@ -637,20 +637,24 @@ Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
 
 /* qr_gpu_scene_seek_frame follows qr_scene_seek_frame's rule: the state of
  * frame k on the device equals the host's bit for bit, for animated and
- * static scenes, seeking forward in jumps; seeking back fails on both. */
-Test(gpu_render, seek_frame_matches_the_cpu)
+ * static scenes, seeking forward in jumps, far (by cycles: frames up to
+ * 2^31 - 1) and, for snow, across two launches (2^31 circle-steps a
+ * launch); seeking back fails on both. */
+Test(gpu_render, seek_frame_matches_the_cpu, .timeout = 300)
 {
     QR_REQUIRE_GPU();
-    const char *names[] = {"fireworks", "bouncingballs", "rand10k"};
-    const int64_t frames[] = {0, 0, 3, 17, 40};
-    for (int k = 0; k < 3; k++) {
+    const char *names[] = {"fireworks", "bouncingballs", "hypnosis", "rand10k", "snow"};
+    const int64_t far[] = {0, 0, 3, 17, 40, 1000, 999999, 2147483646};
+    const int64_t snow[] = {0, 0, 3, 17, 40, 130, 3000, 25000};
+    for (int k = 0; k < 5; k++) {
         qr_error err;
         qr_scene *cpu = gpu_test_scene(names[k], 0);
         qr_scene *back = NULL;
         qr_gpu_scene *gs = NULL;
         QR_CHECK(err, qr_scene_clone(cpu, &back, &err));
         QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
-        for (int f = 0; f < 5; f++) {
+        const int64_t *frames = k == 4 ? snow : far;
+        for (int f = 0; f < 8; f++) {
             QR_CHECK(err, qr_scene_seek_frame(cpu, frames[f], &err));
             QR_CHECK(err, qr_gpu_scene_seek_frame(gs, frames[f], &err));
             QR_CHECK(err, qr_gpu_scene_download(gs, back, &err));
@@ -665,5 +669,67 @@ Test(gpu_render, seek_frame_matches_the_cpu)
         qr_gpu_scene_free(gs);
         qr_scene_free(back);
         qr_scene_free(cpu);
+    }
+}
+
+typedef struct gpu_progress_log {
+    int calls;
+    int64_t last_done, total;
+} gpu_progress_log;
+
+static void log_gpu_progress(void *ctx, int64_t done, int64_t total)
+{
+    gpu_progress_log *p = ctx;
+    cr_assert(done > p->last_done && done <= total, "progress %lld of %lld after %lld", (long long)done,
+              (long long)total, (long long)p->last_done);
+    p->calls++;
+    p->last_done = done;
+    p->total = total;
+}
+
+/* A device seek equals single device steps (qr_gpu_scene_step, one launch a
+ * step) on every animated scene; a snow seek of several launches reports
+ * its progress up to the total, and lands on the state of the host's seek. */
+Test(gpu_render, seek_frame_equals_gpu_steps, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"fireworks", "bouncingballs", "hypnosis", "snow"};
+    for (int k = 0; k < 4; k++) {
+        qr_error err;
+        qr_scene *host = gpu_test_scene(names[k], 5);
+        qr_scene *a = NULL, *b = NULL;
+        qr_gpu_scene *seek = NULL, *step = NULL;
+        QR_CHECK(err, qr_scene_clone(host, &a, &err));
+        QR_CHECK(err, qr_scene_clone(host, &b, &err));
+        QR_CHECK(err, qr_gpu_scene_upload(host, &seek, &err));
+        QR_CHECK(err, qr_gpu_scene_upload(host, &step, &err));
+        const int64_t frames[] = {0, 63, 64, 129, 700};
+        for (int f = 0; f < 5; f++) {
+            QR_CHECK(err, qr_gpu_scene_seek_frame(seek, frames[f], &err));
+            for (int64_t i = 0; i < frames[f] + 1 - (f ? frames[f - 1] + 1 : 0); i++)
+                QR_CHECK(err, qr_gpu_scene_step(step, &err));
+            QR_CHECK(err, qr_gpu_scene_download(seek, a, &err));
+            QR_CHECK(err, qr_gpu_scene_download(step, b, &err));
+            cr_assert_eq(a->steps, b->steps);
+            cr_assert(memcmp(a->block, b->block, a->block_floats * sizeof(float)) == 0,
+                      "%s frame %lld: the seek differs from single GPU steps", names[k],
+                      (long long)frames[f]);
+        }
+        if (k == 3) {
+            gpu_progress_log p = {0, 0, 0};
+            QR_CHECK(err, qr_gpu_scene_seek_frame_progress(seek, 25000, log_gpu_progress, &p, &err));
+            cr_assert(p.calls >= 2, "%d progress calls", p.calls);
+            cr_assert_eq(p.last_done, p.total);
+            cr_assert_eq(p.total, 25000 - 700);
+            QR_CHECK(err, qr_scene_seek_frame(host, 25000, &err));
+            QR_CHECK(err, qr_gpu_scene_download(seek, a, &err));
+            cr_assert(memcmp(a->block, host->block, a->block_floats * sizeof(float)) == 0,
+                      "snow frame 25000: the GPU seek differs from the CPU's");
+        }
+        qr_gpu_scene_free(seek);
+        qr_gpu_scene_free(step);
+        qr_scene_free(a);
+        qr_scene_free(b);
+        qr_scene_free(host);
     }
 }
