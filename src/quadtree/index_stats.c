@@ -141,18 +141,54 @@ qr_status qr_index_stats_compute(const qr_index *ix, int32_t n_circles, qr_index
 
 /* ---- JSON --------------------------------------------------------------------- */
 
-/* A JSON string: quotes, backslashes and control characters escaped (file
- * scene names are whatever the file was called). */
+/* Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when the
+ * bytes there are not one (a stray continuation byte, a cut sequence, an
+ * overlong form, a surrogate, a value past U+10FFFF). */
+static int utf8_length(const unsigned char *p)
+{
+    int more;
+    unsigned cp, min;
+    if (p[0] < 0x80) return 1;
+    if ((p[0] & 0xe0) == 0xc0) {
+        more = 1, cp = p[0] & 0x1fu, min = 0x80;
+    } else if ((p[0] & 0xf0) == 0xe0) {
+        more = 2, cp = p[0] & 0x0fu, min = 0x800;
+    } else if ((p[0] & 0xf8) == 0xf0) {
+        more = 3, cp = p[0] & 0x07u, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (int k = 1; k <= more; k++) {
+        if ((p[k] & 0xc0) != 0x80) return 0; /* the NUL ends a cut sequence here too */
+        cp = cp << 6 | (p[k] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return more + 1;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, and
+ * each byte that is not part of well-formed UTF-8 written as U+FFFD (file
+ * scene names are whatever bytes the file was called; JSON is UTF-8). */
 static void json_string(FILE *fp, const char *s)
 {
     fputc('"', fp);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(fp, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(fp, "\\u%04x", *p);
-        else
-            fputc(*p, fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const int len = utf8_length(p);
+        if (len == 0) {
+            fputs("\\ufffd", fp);
+            p++;
+        } else if (len > 1) {
+            fwrite(p, 1, (size_t)len, fp);
+            p += len;
+        } else {
+            if (*p == '"' || *p == '\\')
+                fprintf(fp, "\\%c", *p);
+            else if (*p < 0x20)
+                fprintf(fp, "\\u%04x", *p);
+            else
+                fputc(*p, fp);
+            p++;
+        }
     }
     fputc('"', fp);
 }
