@@ -6,7 +6,7 @@
  *
  * Sources of scenes:
  *   - the fourteen built-in CS149 scenes, reproduced exactly as
- *     ../shared/specs/scenes.md defines them (qr_scene_builtin);
+ *     docs/scene-definitions.md defines them (qr_scene_builtin);
  *   - `.circles` text files (docs/scene-format.md), read and written here;
  *   - CS149 particle dumps `.par` (rendered with snow shading);
  *   - NumPy `.npy` arrays of float32 rows x y z r R G B, read and written here.

@@ -2,7 +2,7 @@
  * result is checked against.
  *
  * Written for clarity over speed: it follows the "Shading and blending"
- * section of ../shared/specs/scenes.md step by step, and takes every piece of
+ * section of docs/scene-definitions.md step by step, and takes every piece of
  * per-pixel math from common/circle_math.h so that it agrees bit for bit with
  * the CS149 reference renderer (non-snow scenes) and with the GPU kernels.
  *
