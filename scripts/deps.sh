@@ -4,7 +4,7 @@
 # are missing (and only those, so a ready machine needs no root and no
 # network), puts nvcc on PATH, and fills QR_CMAKE_ARGS with the extra
 # configure flags. A repository with a .criterion/ bundle (made by
-# ../shared/tools/criterion-bundle.sh for machines without apt) uses that
+# scripts/device-bundle.sh for machines without apt) uses that
 # instead of any package.
 
 # zlib1g-dev: the PNG encoder deflates with zlib itself (libpng-dev brings it
@@ -44,13 +44,14 @@ qr_deps() {
         echo "deps: no dpkg here: assuming ${QR_PACKAGES[*]} are installed" >&2
     fi
 
-    # The CUDA toolkit puts nvcc in /usr/local/cuda/bin, which is often not on PATH.
+    # The CUDA toolkit puts nvcc in /usr/local/cuda/bin, which is often not on
+    # PATH. Without it the build is CPU-only (QR_CUDA=OFF, automatic).
     if ! command -v nvcc >/dev/null 2>&1; then
         if [ -x /usr/local/cuda/bin/nvcc ]; then
             export PATH="/usr/local/cuda/bin:$PATH"
         else
-            echo "deps: nvcc not found: install the CUDA toolkit (expected in /usr/local/cuda)" >&2
-            return 1
+            echo "deps: nvcc not found: building the CPU path only" \
+                 "(install the CUDA toolkit, in /usr/local/cuda, for the GPU renderer)" >&2
         fi
     fi
 }

@@ -40,3 +40,19 @@ Test(cli, dump_default_is_generated_state)
     cr_expect_eq(strncmp(text, "circles 25\n", 11), 0, "%.40s", text);
     free(text);
 }
+
+/* The last frame --frame accepts: an animated scene that seeks by cycles
+ * gets there and writes its 25 circles (test_scenes.c checks the library's
+ * seek against single steps); a snow seek long enough to report progress
+ * prints none when stderr is not a terminal. */
+Test(cli, dump_seeks_far_and_quietly, .timeout = 120)
+{
+    const char *far = qr_test_tmp("far.circles"), *snow = qr_test_tmp("snow.circles");
+    cr_assert_eq(RUN("dump", "hypnosis", "--frame", "2147483647", "-o", far), 0, "%s", R.err);
+    char *text = qr_test_read_file(far, NULL);
+    cr_expect_eq(strncmp(text, "circles 25\n", 11), 0, "%.40s", text);
+    free(text);
+    cr_assert_eq(RUN("dump", "snow", "--frame", "400", "-o", snow), 0, "%s", R.err);
+    cr_expect_null(strchr(R.err, '\r'), "progress on a pipe: %s", R.err);
+    cr_expect_null(strstr(R.err, "seeking"), "progress on a pipe: %s", R.err);
+}

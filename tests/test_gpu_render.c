@@ -119,6 +119,72 @@ Test(gpu_render, tiny_circles_equal_the_cpu, .timeout = 300)
     }
 }
 
+/* Geometry that overflows a float draws nothing on the GPU either (the
+ * shared cull, common/circle_math.h qr_radius_draws): circles far off the
+ * image whose r*r overflows (the issue's `-3e38 3e38 0 3e38 0 1 0`), a huge
+ * radius, a finite r*r whose pixel distances overflow. Alone (the
+ * single-leaf build) they leave the background in both modes; spread among
+ * 20,000 ordinary circles (the general build) the image equals the CPU's,
+ * flat and snow. */
+Test(gpu_render, overflowing_circles_draw_nothing, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const float far[][3] = {
+        {-3e38f, 3e38f, 3e38f}, {3e38f, -3e38f, 3e38f}, {-3e38f, -3e38f, 3e38f},
+        {1e30f, 1e30f, 1e30f},  {0.5f, 0.5f, 2e19f},    {-1.5e19f, 1.5e19f, 1.5e19f},
+    };
+    const int32_t nfar = (int32_t)(sizeof far / sizeof far[0]);
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int mixed = 0; mixed < 2; mixed++)
+        for (int snow = 0; snow < 2; snow++) {
+            qr_scene *s = NULL;
+            if (mixed) {
+                const qr_test_scene_spec spec = {
+                    .seed = 99, .n = 20000, .z = {0.0f, 1.0f},
+                    .shading = snow ? QR_SHADE_SNOW : QR_SHADE_FLAT,
+                    .rgb = {{0.0f, 1.0f}, {0.0f, 1.0f}, {0.0f, 1.0f}}, .num_kinds = 1,
+                    .kinds = {{1, QR_TEST_PLAIN, {0.0f, 1.0f}, {0.0f, 1.0f}, {0.001f, 0.02f}}}};
+                s = qr_test_scene_generate(&spec);
+            } else {
+                qr_error err;
+                QR_CHECK(err, qr_scene_alloc(nfar, QR_ANIM_NONE, &s, &err));
+                s->shading = snow ? QR_SHADE_SNOW : QR_SHADE_FLAT;
+            }
+            for (int32_t k = 0; k < nfar; k++) {
+                const int32_t i = mixed ? k * 3001 : k;
+                s->x[i] = far[k][0];
+                s->y[i] = far[k][1];
+                s->r[i] = far[k][2];
+                s->z[i] = 0.5f;
+                s->red[i] = 0.0f;
+                s->green[i] = 1.0f;
+                s->blue[i] = 0.0f;
+            }
+            const int w = 200, h = 120;
+            if (!mixed) {
+                qr_image *bg = NULL;
+                qr_error err;
+                QR_CHECK(err, qr_image_create(w, h, &bg, &err));
+                qr_image_clear(bg, s->shading);
+                for (int m = 0; m < 2; m++) {
+                    const qr_render_mode mode = m ? QR_RENDER_FAST : QR_RENDER_EXACT;
+                    qr_image *img = gpu_render_image(s, w, h, &p, mode);
+                    long long bad;
+                    const double d = image_max_diff(img, bg, !m, &bad);
+                    /* exact: the background's bytes; fast: its colour within the bound */
+                    cr_assert(m ? d <= QR_FAST_TOLERANCE : bad < 0,
+                              "%s, %s mode: an overflowing circle drew (pixel %lld, diff %g)",
+                              snow ? "snow" : "flat", m ? "fast" : "exact", bad, d);
+                    qr_image_free(img);
+                }
+                qr_image_free(bg);
+            }
+            compare(s, w, h, &p, mixed ? "overflowing circles among others" : "overflowing circles");
+            qr_scene_free(s);
+        }
+}
+
 /* Snow shading with circles narrower and wider than a render region (the
  * render gathers each warp's circles for the first kind, renderer.cu
  * walk_leaf): both walks within 1e-5 of the CPU, in both modes. */
@@ -571,20 +637,24 @@ Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
 
 /* qr_gpu_scene_seek_frame follows qr_scene_seek_frame's rule: the state of
  * frame k on the device equals the host's bit for bit, for animated and
- * static scenes, seeking forward in jumps; seeking back fails on both. */
-Test(gpu_render, seek_frame_matches_the_cpu)
+ * static scenes, seeking forward in jumps, far (by cycles: frames up to
+ * 2^31 - 1) and, for snow, across two launches (2^31 circle-steps a
+ * launch); seeking back fails on both. */
+Test(gpu_render, seek_frame_matches_the_cpu, .timeout = 300)
 {
     QR_REQUIRE_GPU();
-    const char *names[] = {"fireworks", "bouncingballs", "rand10k"};
-    const int64_t frames[] = {0, 0, 3, 17, 40};
-    for (int k = 0; k < 3; k++) {
+    const char *names[] = {"fireworks", "bouncingballs", "hypnosis", "rand10k", "snow"};
+    const int64_t far[] = {0, 0, 3, 17, 40, 1000, 999999, 2147483646};
+    const int64_t snow[] = {0, 0, 3, 17, 40, 130, 3000, 25000};
+    for (int k = 0; k < 5; k++) {
         qr_error err;
         qr_scene *cpu = gpu_test_scene(names[k], 0);
         qr_scene *back = NULL;
         qr_gpu_scene *gs = NULL;
         QR_CHECK(err, qr_scene_clone(cpu, &back, &err));
         QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
-        for (int f = 0; f < 5; f++) {
+        const int64_t *frames = k == 4 ? snow : far;
+        for (int f = 0; f < 8; f++) {
             QR_CHECK(err, qr_scene_seek_frame(cpu, frames[f], &err));
             QR_CHECK(err, qr_gpu_scene_seek_frame(gs, frames[f], &err));
             QR_CHECK(err, qr_gpu_scene_download(gs, back, &err));
@@ -660,5 +730,67 @@ Test(gpu_render, streamed_write_equals_host_writers, .timeout = 300)
             gpu_close(&g);
         }
         qr_scene_free(s);
+    }
+}
+
+typedef struct gpu_progress_log {
+    int calls;
+    int64_t last_done, total;
+} gpu_progress_log;
+
+static void log_gpu_progress(void *ctx, int64_t done, int64_t total)
+{
+    gpu_progress_log *p = ctx;
+    cr_assert(done > p->last_done && done <= total, "progress %lld of %lld after %lld", (long long)done,
+              (long long)total, (long long)p->last_done);
+    p->calls++;
+    p->last_done = done;
+    p->total = total;
+}
+
+/* A device seek equals single device steps (qr_gpu_scene_step, one launch a
+ * step) on every animated scene; a snow seek of several launches reports
+ * its progress up to the total, and lands on the state of the host's seek. */
+Test(gpu_render, seek_frame_equals_gpu_steps, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"fireworks", "bouncingballs", "hypnosis", "snow"};
+    for (int k = 0; k < 4; k++) {
+        qr_error err;
+        qr_scene *host = gpu_test_scene(names[k], 5);
+        qr_scene *a = NULL, *b = NULL;
+        qr_gpu_scene *seek = NULL, *step = NULL;
+        QR_CHECK(err, qr_scene_clone(host, &a, &err));
+        QR_CHECK(err, qr_scene_clone(host, &b, &err));
+        QR_CHECK(err, qr_gpu_scene_upload(host, &seek, &err));
+        QR_CHECK(err, qr_gpu_scene_upload(host, &step, &err));
+        const int64_t frames[] = {0, 63, 64, 129, 700};
+        for (int f = 0; f < 5; f++) {
+            QR_CHECK(err, qr_gpu_scene_seek_frame(seek, frames[f], &err));
+            for (int64_t i = 0; i < frames[f] + 1 - (f ? frames[f - 1] + 1 : 0); i++)
+                QR_CHECK(err, qr_gpu_scene_step(step, &err));
+            QR_CHECK(err, qr_gpu_scene_download(seek, a, &err));
+            QR_CHECK(err, qr_gpu_scene_download(step, b, &err));
+            cr_assert_eq(a->steps, b->steps);
+            cr_assert(memcmp(a->block, b->block, a->block_floats * sizeof(float)) == 0,
+                      "%s frame %lld: the seek differs from single GPU steps", names[k],
+                      (long long)frames[f]);
+        }
+        if (k == 3) {
+            gpu_progress_log p = {0, 0, 0};
+            QR_CHECK(err, qr_gpu_scene_seek_frame_progress(seek, 25000, log_gpu_progress, &p, &err));
+            cr_assert(p.calls >= 2, "%d progress calls", p.calls);
+            cr_assert_eq(p.last_done, p.total);
+            cr_assert_eq(p.total, 25000 - 700);
+            QR_CHECK(err, qr_scene_seek_frame(host, 25000, &err));
+            QR_CHECK(err, qr_gpu_scene_download(seek, a, &err));
+            cr_assert(memcmp(a->block, host->block, a->block_floats * sizeof(float)) == 0,
+                      "snow frame 25000: the GPU seek differs from the CPU's");
+        }
+        qr_gpu_scene_free(seek);
+        qr_gpu_scene_free(step);
+        qr_scene_free(a);
+        qr_scene_free(b);
+        qr_scene_free(host);
     }
 }

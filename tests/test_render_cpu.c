@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
@@ -294,6 +295,55 @@ Test(render_cpu, degenerate_circles_draw_nothing)
     const pix cov[] = {{0, 0}};
     const float want[4] = {0.5f, 0.5f, 0.5f, 1.5f};
     expect_only(img, cov, 1, want);
+    qr_image_free(img);
+    qr_scene_free(s);
+}
+
+/* Geometry that overflows a float draws nothing: with r*r infinite, a pixel
+ * whose squared distance overflows too would pass d2 <= r*r. The first
+ * circle is the issue's `-3e38 3e38 0 3e38 0 1 0`: its box is column 0, and
+ * it lies ~4e38 away from every pixel. The others: a radius whose square
+ * overflows, off and on the image; a finite r*r with distances that
+ * overflow (box column 0 and row 0, the circle 2e19 away). */
+Test(render_cpu, overflowing_circles_draw_nothing)
+{
+    const float far[][3] = {
+        /* x, y, r */
+        {-3e38f, 3e38f, 3e38f},
+        {3e38f, -3e38f, 3e38f},
+        {-3e38f, -3e38f, 3e38f},
+        {1e30f, 1e30f, 1e30f},
+        {0.5f, 0.5f, 2e19f},
+        {-1.5e19f, 1.5e19f, 1.5e19f},
+        {-1.5e19f, -1.5e19f, 1.5e19f},
+    };
+    const int32_t sizes[][2] = {{4, 4}, {7, 3}, {1, 1}};
+    for (size_t k = 0; k < sizeof far / sizeof far[0]; k++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            qr_scene *s = scene_new(1, QR_SHADE_FLAT);
+            set_circle(s, 0, far[k][0], far[k][1], far[k][2], 0.0f, 1.0f, 0.0f);
+            qr_image *img = render(s, sizes[z][0], sizes[z][1]);
+            expect_all_white(img);
+            qr_image_free(img);
+            s->shading = QR_SHADE_SNOW;
+            qr_image *snow = render(s, sizes[z][0], sizes[z][1]);
+            qr_image *bg = NULL;
+            qr_error err;
+            cr_assert_eq(qr_image_create(sizes[z][0], sizes[z][1], &bg, &err), QR_OK, "%s", err.msg);
+            qr_image_clear(bg, QR_SHADE_SNOW);
+            cr_assert(memcmp(snow->rgba, bg->rgba, (size_t)sizes[z][0] * sizes[z][1] * 4 * sizeof(float)) == 0,
+                      "circle %zu drew on a snow background", k);
+            qr_image_free(bg);
+            qr_image_free(snow);
+            qr_scene_free(s);
+        }
+    /* a radius just below the overflow still covers the image it sits on */
+    qr_scene *s = scene_new(1, QR_SHADE_FLAT);
+    set_circle(s, 0, 0.5f, 0.5f, 1e19f, 0.0f, 0.0f, 0.0f);
+    qr_image *img = render(s, 3, 2);
+    for (int32_t j = 0; j < 2; j++)
+        for (int32_t i = 0; i < 3; i++)
+            expect_pixel(img, i, j, 0.5f, 0.5f, 0.5f, 1.5f);
     qr_image_free(img);
     qr_scene_free(s);
 }

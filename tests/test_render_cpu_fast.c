@@ -221,6 +221,49 @@ Test(render_cpu_fast, degenerate_circles)
     qr_scene_free(s);
 }
 
+/* Geometry that overflows a float draws nothing, in both modes, as in the
+ * reference: circles far off the image whose r*r overflows (the issue's
+ * `-3e38 3e38 0 3e38 0 1 0`), a huge radius, and a finite r*r whose pixel
+ * distances overflow; mixed with ordinary circles that do draw. */
+Test(render_cpu_fast, overflowing_circles_draw_nothing)
+{
+    init_threads();
+    const float far[][3] = {
+        {-3e38f, 3e38f, 3e38f}, {3e38f, -3e38f, 3e38f}, {-3e38f, -3e38f, 3e38f},
+        {1e30f, 1e30f, 1e30f},  {0.5f, 0.5f, 2e19f},    {-1.5e19f, 1.5e19f, 1.5e19f},
+    };
+    const int32_t nfar = (int32_t)(sizeof far / sizeof far[0]);
+    for (int with_others = 0; with_others < 2; with_others++) {
+        const int32_t n = nfar + (with_others ? 3 : 0);
+        qr_scene *s = NULL;
+        qr_error err;
+        cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+        snprintf(s->name, sizeof s->name, "overflow");
+        for (int32_t i = 0; i < n; i++) {
+            const int f = i < nfar;
+            s->x[i] = f ? far[i][0] : 0.25f * (float)(i - nfar + 1);
+            s->y[i] = f ? far[i][1] : 0.5f;
+            s->r[i] = f ? far[i][2] : 0.2f;
+            s->z[i] = 0.5f;
+            s->red[i] = 0.0f;
+            s->green[i] = 1.0f;
+            s->blue[i] = 0.0f;
+        }
+        if (!with_others) {
+            /* the oracle itself draws nothing */
+            qr_image *ref = reference(s, 64, 48);
+            for (size_t k = 0; k < floats(ref); k++)
+                cr_assert_eq(ref->rgba[k], 1.0f, "the reference drew an overflowing circle");
+            qr_image_free(ref);
+        }
+        check_scene(s, 64, 48);
+        check_scene(s, 1, 1);
+        s->shading = QR_SHADE_SNOW;
+        check_scene(s, 64, 48);
+        qr_scene_free(s);
+    }
+}
+
 /* An index from elsewhere (here the host build with other parameters) gives
  * the same image: the index decides the speed, never the picture. */
 Test(render_cpu_fast, any_index_same_image)

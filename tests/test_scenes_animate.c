@@ -2,6 +2,7 @@
  * animation arrays each kind of scene carries), deep clones, each animated
  * built-in scene's steps (against a model of the step, or the properties it
  * keeps), and frame seeking. */
+#include "quadrender/threads.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -278,4 +279,150 @@ Test(scenes, seek_frame)
     cr_assert_eq(qr_scene_seek_frame(s, 1000000000000LL, &err), QR_OK);
     cr_assert_eq(s->steps, 1000000000001LL);
     qr_scene_free(s);
+}
+
+/* ---- fast seeking ------------------------------------------------------------ */
+
+/* Seeks a copy of `start` to each frame in turn and steps another copy one
+ * step at a time alongside: the two agree on every byte at every frame. */
+static void check_seek_against_steps(const qr_scene *start, const int64_t *frames, int nframes)
+{
+    qr_error err;
+    qr_scene *a = NULL, *b = NULL;
+    cr_assert_eq(qr_scene_clone(start, &a, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_clone(start, &b, &err), QR_OK, "%s", err.msg);
+    for (int f = 0; f < nframes; f++) {
+        cr_assert_eq(qr_scene_seek_frame(a, frames[f], &err), QR_OK, "%s", err.msg);
+        while (b->steps < frames[f] + 1)
+            qr_scene_step(b);
+        cr_assert_eq(a->steps, frames[f] + 1);
+        char what[96];
+        snprintf(what, sizeof what, "%s seeking frame %lld", start->name, (long long)frames[f]);
+        qr_test_assert_same_scene(a, b, what);
+    }
+    qr_scene_free(a);
+    qr_scene_free(b);
+}
+
+/* Hypnosis, bouncing balls and fireworks seek by cycles: each frame, reached
+ * straight from generation and in jumps, equals stepping one by one, well
+ * past several cycles (a spark's flight, the radius ramp, balls at rest). */
+Test(scenes, seek_by_cycles_equals_stepping, .timeout = 120)
+{
+    const char *names[] = {"hypnosis", "bouncingballs", "fireworks"};
+    const int64_t jumps[] = {0, 1, 2, 47, 48, 49, 50, 333, 1000, 4095, 4096, 77777, 200000};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t seed = 0; seed < 2; seed++) {
+            qr_scene *s = qr_test_builtin(names[k], seed);
+            check_seek_against_steps(s, jumps, (int)(sizeof jumps / sizeof jumps[0]));
+            for (size_t j = 0; j < sizeof jumps / sizeof jumps[0]; j++)
+                check_seek_against_steps(s, &jumps[j], 1);
+            qr_scene_free(s);
+        }
+}
+
+/* States far from the built-ins' own: a radius far below the ramp (a long
+ * way into the cycle), one so negative that adding 0.01 leaves it alone, NaN
+ * and infinite radii; sparks that never move, that move too slowly to
+ * change, or that start outside their firework's reach; balls below the
+ * floor, at rest, with NaN. Seeking still equals stepping. */
+Test(scenes, seek_by_cycles_odd_states, .timeout = 120)
+{
+    qr_error err;
+    const int64_t frames[] = {0, 5, 99, 12345, 150000};
+
+    qr_scene *h = NULL;
+    cr_assert_eq(qr_scene_alloc(7, QR_ANIM_HYPNOSIS, &h, &err), QR_OK, "%s", err.msg);
+    const float radii[] = {-1000.0f, -1e7f, NAN, INFINITY, -INFINITY, 0.5f, 0.50001f};
+    for (int i = 0; i < 7; i++)
+        h->r[i] = radii[i];
+    snprintf(h->name, sizeof h->name, "odd hypnosis");
+    check_seek_against_steps(h, frames, 5);
+    qr_scene_free(h);
+
+    qr_scene *b = NULL;
+    cr_assert_eq(qr_scene_alloc(6, QR_ANIM_BOUNCE, &b, &err), QR_OK, "%s", err.msg);
+    const float ys[] = {-0.5f, 0.0f, NAN, 3.0f, -0.0f, 1e30f};
+    const float vys[] = {-2.0f, 0.0f, 0.1f, 5.0f, -0.0f, 0.0f};
+    for (int i = 0; i < 6; i++) {
+        b->y[i] = ys[i];
+        b->vy[i] = vys[i];
+    }
+    snprintf(b->name, sizeof b->name, "odd balls");
+    check_seek_against_steps(b, frames, 5);
+    qr_scene_free(b);
+
+    qr_scene *f = qr_test_builtin("fireworks", 3);
+    f->vx[20] = f->vy[20] = 0.0f;                       /* never moves */
+    f->vx[40] = 1e-12f;                                  /* too slow to change x */
+    f->x[60] = f->x[60] + 0.5f;                          /* starts out of reach */
+    f->x0[61] = f->x0[61] + 0.5f;                        /* restarts out of reach */
+    f->vx0[80] = f->vy0[80] = 0.0f;                      /* restarts, then stays */
+    f->x[100] = NAN;
+    check_seek_against_steps(f, frames, 5);
+    qr_scene_free(f);
+}
+
+/* Snow steps every step (its noise depends on the time), each flake's steps
+ * back to back and the flakes in chunks of steps: frames across noise-cell
+ * edges (64 and 128 steps) and across chunk edges equal stepping one by
+ * one, on one thread and on many. */
+Test(scenes, snow_seek_equals_stepping, .timeout = 300)
+{
+    const int64_t frames[] = {0, 62, 63, 64, 127, 128, 200, 420};
+    qr_scene *s = qr_test_builtin("snow", 7);
+    check_seek_against_steps(s, frames, (int)(sizeof frames / sizeof frames[0]));
+    qr_scene *one = NULL, *many = NULL;
+    qr_error err;
+    cr_assert_eq(qr_scene_clone(s, &one, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_clone(s, &many, &err), QR_OK, "%s", err.msg);
+    qr_set_threads(1);
+    cr_assert_eq(qr_scene_seek_frame(one, 500, &err), QR_OK, "%s", err.msg);
+    qr_set_threads(qr_cpu_count() + 3);
+    cr_assert_eq(qr_scene_seek_frame(many, 500, &err), QR_OK, "%s", err.msg);
+    qr_set_threads(0);
+    qr_test_assert_same_scene(one, many, "snow frame 500 on one thread and on many");
+    qr_scene_free(one);
+    qr_scene_free(many);
+    qr_scene_free(s);
+}
+
+typedef struct progress_log {
+    int calls;
+    int64_t last_done, total;
+    int increasing;
+} progress_log;
+
+static void log_progress(void *ctx, int64_t done, int64_t total)
+{
+    progress_log *p = ctx;
+    p->increasing &= done > p->last_done && done <= total && (p->calls == 0 || total == p->total);
+    p->calls++;
+    p->last_done = done;
+    p->total = total;
+}
+
+/* A snow seek of several chunks reports its progress, rising to the total;
+ * a seek by cycles and a static scene's report nothing (they take no time). */
+Test(scenes, seek_progress)
+{
+    qr_error err;
+    qr_scene *s = qr_test_builtin("snow", 1);
+    progress_log p = {0, 0, 0, 1};
+    cr_assert_eq(qr_scene_seek_frame_progress(s, 999, log_progress, &p, &err), QR_OK, "%s", err.msg);
+    cr_assert(p.calls >= 2, "%d progress calls", p.calls);
+    cr_assert(p.increasing);
+    cr_assert_eq(p.total, 1000);
+    cr_assert_eq(p.last_done, 1000);
+    qr_scene_free(s);
+    const char *quiet[] = {"fireworks", "rand10k"};
+    for (int k = 0; k < 2; k++) {
+        s = qr_test_builtin(quiet[k], 1);
+        progress_log q = {0, 0, 0, 1};
+        cr_assert_eq(qr_scene_seek_frame_progress(s, 1000000, log_progress, &q, &err), QR_OK, "%s",
+                     err.msg);
+        cr_assert_eq(q.calls, 0, "%s: %d progress calls", quiet[k], q.calls);
+        cr_assert_eq(s->steps, 1000001);
+        qr_scene_free(s);
+    }
 }

@@ -275,6 +275,16 @@ Test(stats, json)
     cr_expect(strstr(text, "\"timed_builds\": 10"), "%s", text);
     free(text);
 
+    /* JSON is UTF-8: well-formed sequences pass as they are, every byte of
+     * a malformed one (a cut sequence, a stray continuation byte, an
+     * overlong form, a surrogate) becomes U+FFFD */
+    ctx.scene = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\x86|\xe2\x82|\x80|\xc0\xaf|\xed\xa0\x80|\xff";
+    text = json_of(&s, &ctx);
+    cr_expect(strstr(text, "\"name\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\x86|\\ufffd\\ufffd|"
+                           "\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\""),
+              "%s", text);
+    free(text);
+
     /* a stream that cannot be written */
     FILE *ro = fopen("/dev/null", "r");
     cr_assert(ro);

@@ -70,10 +70,19 @@ qr_status qr_gpu_scene_step(qr_gpu_scene *gs, qr_error *err);
 
 /* Steps the device scene to the state frame `frame` is rendered from, by the
  * same rule as qr_scene_seek_frame (frame k after k+1 steps from generation;
- * static scenes only count) and with qr_gpu_scene_step, so frame k's state
- * matches the host's bit for bit. Fails if the scene has already been
+ * static scenes only count) and with the same per-circle math, so frame k's
+ * state matches the host's bit for bit. Fails if the scene has already been
  * stepped past that point. */
 qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *gs, int64_t frame, qr_error *err);
+
+/* qr_gpu_scene_seek_frame, seeking as qr_scene_seek_frame does (one thread
+ * per circle runs all of the circle's steps) and calling progress(ctx,
+ * done, total) between kernel launches when the seek takes more than one
+ * (snow: about 2^31 circle-steps a launch); the last call has done ==
+ * total. progress may be NULL (the launches are then queued without
+ * waiting). */
+qr_status qr_gpu_scene_seek_frame_progress(qr_gpu_scene *gs, int64_t frame,
+                                           qr_progress_fn progress, void *ctx, qr_error *err);
 
 /* ---- the quadtree index built on the GPU ----------------------------------
  * An index object owns its device buffers and reuses them from build to

@@ -16,7 +16,8 @@
  * do not exist, and node rectangles are clipped to the region. Leaves are
  * numbered in depth-first order, and lists are stored leaf after leaf.
  *
- * Culling: circles with r <= 0 or non-finite values, with an empty pixel box
+ * Culling: circles with r <= 0, non-finite values or a radius whose square
+ * overflows (qr_radius_draws in common/circle_math.h), with an empty pixel box
  * inside the region, or whose small box (at most 3 x 3 pixels) holds no
  * covered pixel centre are left out of every list.
  *

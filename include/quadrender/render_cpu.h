@@ -1,6 +1,6 @@
 /* quadrender/render_cpu.h — the serial CPU reference renderer (the oracle).
  *
- * Follows the reference semantics of ../shared/specs/scenes.md exactly and
+ * Follows the reference semantics of docs/scene-definitions.md exactly and
  * reproduces the CS149 reference renderer bit for bit on non-snow scenes:
  * clear to the scene's background, then for each circle in order, for each
  * pixel of its conservative pixel bounding box, test the pixel centre and

@@ -6,7 +6,7 @@
  *
  * Sources of scenes:
  *   - the fourteen built-in CS149 scenes, reproduced exactly as
- *     ../shared/specs/scenes.md defines them (qr_scene_builtin);
+ *     docs/scene-definitions.md defines them (qr_scene_builtin);
  *   - `.circles` text files (docs/scene-format.md), read and written here;
  *   - CS149 particle dumps `.par` (rendered with snow shading);
  *   - NumPy `.npy` arrays of float32 rows x y z r R G B, read and written here.
@@ -105,8 +105,22 @@ void qr_scene_step(qr_scene *scene);
 
 /* Steps until the scene is in the state frame `frame` is rendered from:
  * frame k is rendered after k+1 steps from generation. Fails if the scene has
- * already been stepped past that point. */
+ * already been stepped past that point. The state equals that many
+ * qr_scene_step calls bit for bit, but is reached faster: static scenes
+ * only count the steps; hypnosis, bouncing balls and fireworks, whose
+ * circles move by their own state alone, skip whole cycles of it (a seek of
+ * any length costs about as much as a few hundred steps); snow runs every
+ * step, each circle's steps back to back, on all threads (qr_threads). */
 qr_status qr_scene_seek_frame(qr_scene *scene, int64_t frame, qr_error *err);
+
+/* Progress of a long operation: `done` of `total` units (steps of a seek). */
+typedef void (*qr_progress_fn)(void *ctx, int64_t done, int64_t total);
+
+/* qr_scene_seek_frame, calling progress(ctx, done, total) between chunks of
+ * steps when the seek takes more than one (snow: about 2^24 circle-steps a
+ * chunk); the last call has done == total. progress may be NULL. */
+qr_status qr_scene_seek_frame_progress(qr_scene *scene, int64_t frame, qr_progress_fn progress,
+                                       void *ctx, qr_error *err);
 
 /* ---- files ---------------------------------------------------------------- */
 

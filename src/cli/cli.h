@@ -49,6 +49,11 @@ typedef enum cli_phase {
     CLI_PHASE_RUN     /* anything else (stepping, rendering) */
 } cli_phase;
 
+/* Seeks the device scene gs, or the host scene when gs is NULL, to the
+ * state of `frame`; a seek long enough to report progress (snow) shows it
+ * on stderr when stderr is a terminal, on one line erased at the end. */
+qr_status cli_seek(qr_scene *scene, qr_gpu_scene *gs, int64_t frame, qr_error *err);
+
 /* The exit code for a library status (the one place that maps them). */
 int cli_exit_code(qr_status status, cli_phase phase);
 

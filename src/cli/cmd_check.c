@@ -145,7 +145,7 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     if (gpu) {
         if (qr_gpu_scene_upload(scene, &gs, &err) != QR_OK ||
             qr_gpu_renderer_create(so.width, so.height, &r, &err) != QR_OK ||
-            qr_gpu_scene_seek_frame(gs, so.frame, &err) != QR_OK ||
+            cli_seek(NULL, gs, so.frame, &err) != QR_OK ||
             qr_gpu_render(r, gs, &params, QR_RENDER_EXACT, &err) != QR_OK ||
             qr_gpu_renderer_download(r, img[GPU_EXACT], &err) != QR_OK ||
             qr_gpu_render(r, gs, &params, QR_RENDER_FAST, &err) != QR_OK ||
@@ -155,7 +155,7 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
         }
         t3 = cli_now_ms();
     }
-    if (qr_scene_seek_frame(scene, so.frame, &err) != QR_OK ||
+    if (cli_seek(scene, NULL, so.frame, &err) != QR_OK ||
         qr_render_cpu(scene, img[REF], &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;

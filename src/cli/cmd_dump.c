@@ -69,7 +69,7 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     else
         cli_message("%s (%d circles) as generated -> %s", scene->name,
                 (int)scene->n, out);
-    if (opts[O_FRAME].given && qr_scene_seek_frame(scene, frame, &err) != QR_OK) {
+    if (opts[O_FRAME].given && cli_seek(scene, NULL, frame, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }

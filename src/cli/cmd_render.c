@@ -79,9 +79,7 @@ static void render_ctx_free(render_ctx *ctx)
  * on the CPU, the device scene on the GPU. */
 static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err)
 {
-    if (ctx->dev.gpu)
-        return qr_gpu_scene_seek_frame(ctx->gs, k, err);
-    return qr_scene_seek_frame(scene, k, err);
+    return cli_seek(scene, ctx->dev.gpu ? ctx->gs : NULL, k, err);
 }
 
 /* Renders the scene's current state on the device ctx chose: into img on

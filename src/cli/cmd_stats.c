@@ -48,7 +48,7 @@ static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int3
     qr_gpu_index *gix = NULL;
     qr_status st = qr_gpu_scene_upload(scene, gs, err);
     if (st == QR_OK)
-        st = qr_gpu_scene_seek_frame(*gs, frame, err);
+        st = cli_seek(NULL, *gs, frame, err);
     if (st == QR_OK)
         st = qr_gpu_index_create(&gix, err);
     if (st != QR_OK)
@@ -90,7 +90,7 @@ static qr_status build_cpu(qr_scene *scene, int64_t frame, int32_t w, int32_t h,
                            const qr_index_params *p, qr_index **ix, qr_stats_context *ctx,
                            qr_error *err)
 {
-    qr_status st = qr_scene_seek_frame(scene, frame, err);
+    qr_status st = cli_seek(scene, NULL, frame, err);
     double v[CPU_TIMED];
     for (int i = 0; i < CPU_TIMED && st == QR_OK; i++) {
         qr_index_free(*ix);

@@ -52,12 +52,17 @@ static int print_version(void)
     printf("quadrender %s (git %s)\n", QR_VERSION, QR_GIT_REV);
     int runtime, driver;
     qr_cuda_versions(&runtime, &driver);
-    print_cuda_version("CUDA runtime", runtime);
-    if (driver)
-        print_cuda_version(", driver", driver);
-    else
-        fputs(", driver: none", stdout);
-    printf("\ncompiled GPU architectures: %s\n", qr_gpu_compiled_archs());
+    if (runtime == 0) {
+        /* a CPU-only build (QR_CUDA=OFF) */
+        printf("CUDA: %s\n", qr_gpu_compiled_archs());
+    } else {
+        print_cuda_version("CUDA runtime", runtime);
+        if (driver)
+            print_cuda_version(", driver", driver);
+        else
+            fputs(", driver: none", stdout);
+        printf("\ncompiled GPU architectures: %s\n", qr_gpu_compiled_archs());
+    }
     qr_gpu_info gpu;
     qr_error err;
     if (qr_gpu_probe(&gpu, &err) == QR_OK)

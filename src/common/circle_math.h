@@ -49,6 +49,20 @@ QR_HD int qr_trunc_clamp_plus1(float v, int limit)
     return t > limit ? limit : t;
 }
 
+/* Whether a circle of radius r can cover anything: r > 0 and r*r finite.
+ * Coverage is d2 <= r*r; with r*r infinite (r above about 1.8e19) a sample
+ * whose distance overflows to infinity too would pass the test although it
+ * lies outside the circle (a circle far off the image would paint the
+ * column or row next to it). Such circles draw nothing, like those with a
+ * non-finite value; every smaller radius keeps r*r finite, so an
+ * overflowing distance is always > r*r. x - x == 0 is the finite test that
+ * survives fast-math assumptions (NaN and +-inf give NaN). */
+QR_HD int qr_radius_draws(float r)
+{
+    float r2 = QR_MUL(r, r);
+    return r > 0.0f && QR_SUB(r2, r2) == 0.0f;
+}
+
 /* Half-open pixel box [x0,x1) x [y0,y1) of a circle on a W x H image: the
  * only pixels the reference renderer ever tests for this circle. Empty when
  * x0 >= x1 or y0 >= y1. */

@@ -1,7 +1,7 @@
 /* image.c — float RGBA render targets: allocation, background, format names.
  *
  * See include/quadrender/image.h. Row 0 is the bottom row; the background
- * follows the reference semantics of ../shared/specs/scenes.md.
+ * follows the reference semantics of docs/scene-definitions.md.
  */
 #include "quadrender/image.h"
 

@@ -16,6 +16,7 @@
 #include "quadtree/build_stages.h"
 #include "quadtree/build_device.cuh"
 #include "quadtree/quadtree_geom.h"
+#include "common/device_limits.h"
 #include "common/pdl.h"
 
 __device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, int cs, int plane, int w1,
@@ -119,7 +120,7 @@ cudaError_t qr_launch_boxes(const qr_boxes_args *a, cudaStream_t st)
     size_t smem = qr_hist_words(g) * sizeof(uint32_t);
     /* privatize only when there are enough circles per block to pay for
      * clearing and flushing the shared copy */
-    if (smem <= QR_BOXES_SMEM_MAX && s->n > 64 * 1024) {
+    if (smem <= QR_BOXES_SMEM_MAX && s->n > 64 * 1024 && qr_device_smem_optin() >= QR_BOXES_SMEM_MAX) {
         cudaError_t e = cudaFuncSetAttribute(k_boxes<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              QR_BOXES_SMEM_MAX);
         if (e != cudaSuccess) return e;

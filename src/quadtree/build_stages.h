@@ -145,6 +145,10 @@ typedef struct qr_lists_args {
     qr_build_scalars *scalars; /* ->list_tickets zero; ->bad_emit set */
 } qr_lists_args;
 cudaError_t qr_launch_lists(const qr_lists_args *a, cudaStream_t st, int pdl);
+/* Whether the lists kernel's shared memory for `items` slots fits this
+ * device (not on Turing for the largest tiles); if not, the build sorts the
+ * pairs with CUB instead, to the same lists. */
+int qr_lists_fit(long long items);
 
 /* Pairs per thread: big tiles spread the per-leaf work (look-back, counts)
  * over more pairs, small ones keep the GPU busy when pairs are few

@@ -236,7 +236,7 @@ static int fused_emit(int32_t n)
  * is lists.cu's one pass (else CUB's radix sort). */
 static int own_lists(long long items, int bits)
 {
-    return bits >= 1 && bits <= QR_LISTS_MAX_BITS && items < QR_LISTS_MAX_ITEMS;
+    return bits >= 1 && bits <= QR_LISTS_MAX_BITS && items < QR_LISTS_MAX_ITEMS && qr_lists_fit(items);
 }
 
 /* Stages up to the pair slots: boxes, tree, and the count and the scan

@@ -31,6 +31,7 @@
  * Builds of up to 2^QR_LISTS_MAX_BITS leaves and fewer than 2^30 pair slots
  * take this path; larger ones keep CUB's radix sort (index_gpu.cu). */
 #include "quadtree/build_stages.h"
+#include "common/device_limits.h"
 #include "common/pdl.h"
 
 #include <cub/block/block_scan.cuh>
@@ -204,6 +205,11 @@ static size_t lists_smem(int bins, int items_per_thread)
 {
     return (size_t)bins * (sizeof(long long) + LL_WARPS * sizeof(uint32_t)) +
            (size_t)LL_THREADS * items_per_thread * (sizeof(int32_t) + sizeof(uint16_t));
+}
+
+int qr_lists_fit(long long items)
+{
+    return lists_smem(1 << QR_LISTS_MAX_BITS, qr_lists_per(items)) <= (size_t)qr_device_smem_optin();
 }
 
 cudaError_t qr_launch_lists(const qr_lists_args *a, cudaStream_t st, int pdl)

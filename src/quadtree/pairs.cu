@@ -4,6 +4,7 @@
  */
 #include "quadtree/build_stages.h"
 #include "quadtree/build_device.cuh"
+#include "common/device_limits.h"
 #include "common/pdl.h"
 
 #include <cub/block/block_scan.cuh>
@@ -264,7 +265,7 @@ __device__ long long look_back(unsigned long long *tiles, int tile, unsigned lon
  * Registers: ptxas's own choice with one slot a thread (32); with four,
  * its choice (40) spills, so at most 48 (47). */
 template <class Key, int PER>
-__global__ void __launch_bounds__(QR_CE_TILE, PER == 1 ? 0 : 5)
+__global__ void __launch_bounds__(QR_CE_TILE, PER == 1 ? 0 : QR_MIN_BLOCKS(QR_CE_TILE, 5))
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
              unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,

@@ -26,7 +26,7 @@ QR_HD int qr_is_finite(float v)
 QR_HD int qr_cull_circle(float x, float y, float r, int width, int height, float inv_w,
                          float inv_h, qr_rect region, qr_rect *box)
 {
-    if (!(r > 0.0f) || !qr_is_finite(x) || !qr_is_finite(y) || !qr_is_finite(r))
+    if (!qr_radius_draws(r) || !qr_is_finite(x) || !qr_is_finite(y))
         return 0;
     qr_pixbox b = qr_circle_pixbox(x, y, r, width, height);
     int x0 = b.x0 > region.x0 ? b.x0 : region.x0;

@@ -17,6 +17,7 @@
 #include "render/render_kernels.h"
 #include "common/circle_math.h"
 #include "common/cuda_check.h"
+#include "common/device_limits.h"
 #include "common/pdl.h"
 
 #define CC_THREADS 512
@@ -118,7 +119,7 @@ struct cover_queue {
 
 #define CC_INDIRECT 0x8000u
 
-__global__ void __launch_bounds__(CC_THREADS, 4)
+__global__ void __launch_bounds__(CC_THREADS, QR_MIN_BLOCKS(CC_THREADS, 4))
 k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restrict__ counts)
 {
     static_assert(CC_BATCH <= 4096 && CT_H == 16, "an item packs its slot in 12 bits and its row in 4");

@@ -30,7 +30,10 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 #define SPLAT(v) ((v8f){(v), (v), (v), (v), (v), (v), (v), (v)})
 #define SPLATI(v) ((v8i){(v), (v), (v), (v), (v), (v), (v), (v)})
 
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute)
+/* QR_NO_TARGET_CLONES: one baseline kernel (the fuzz build: clang's
+ * target_clones resolver does not link under its sanitizers). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute) && \
+    !defined(QR_NO_TARGET_CLONES)
 #if __has_attribute(target_clones)
 #define QR_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

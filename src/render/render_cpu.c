@@ -2,7 +2,7 @@
  * result is checked against.
  *
  * Written for clarity over speed: it follows the "Shading and blending"
- * section of ../shared/specs/scenes.md step by step, and takes every piece of
+ * section of docs/scene-definitions.md step by step, and takes every piece of
  * per-pixel math from common/circle_math.h so that it agrees bit for bit with
  * the CS149 reference renderer (non-snow scenes) and with the GPU kernels.
  *
@@ -20,7 +20,7 @@
 
 static int circle_is_drawable(const qr_scene *s, int32_t i)
 {
-    return s->r[i] > 0.0f && isfinite(s->r[i]) && isfinite(s->x[i]) && isfinite(s->y[i]) &&
+    return qr_radius_draws(s->r[i]) && isfinite(s->x[i]) && isfinite(s->y[i]) &&
            isfinite(s->z[i]) && isfinite(s->red[i]) && isfinite(s->green[i]) &&
            isfinite(s->blue[i]);
 }

@@ -48,7 +48,7 @@ typedef struct circle_pass {
 
 static int drawable(const qr_scene *s, int32_t i)
 {
-    return s->r[i] > 0.0f && isfinite(s->r[i]) && isfinite(s->x[i]) && isfinite(s->y[i]) &&
+    return qr_radius_draws(s->r[i]) && isfinite(s->x[i]) && isfinite(s->y[i]) &&
            isfinite(s->z[i]) && isfinite(s->red[i]) && isfinite(s->green[i]) &&
            isfinite(s->blue[i]);
 }

@@ -135,7 +135,12 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++)
             if ((mine >> r) & 1u) fewest = min(fewest, n[r]);
+#if __CUDA_ARCH__ >= 800
         fewest = __reduce_min_sync(0xffffffffu, fewest);
+#else
+        /* (the warp reduction instructions came with sm_80) */
+        for (int o = 16; o > 0; o >>= 1) fewest = min(fewest, __shfl_xor_sync(0xffffffffu, fewest, o));
+#endif
         if (threadIdx.x == 0) s_fewest = INT_MAX;
         __syncthreads();
         if (lane == 0) atomicMin(&s_fewest, fewest);

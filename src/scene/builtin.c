@@ -1,5 +1,5 @@
 /* builtin.c — the fourteen built-in CS149 scenes, generated exactly as
- * ../shared/specs/scenes.md defines them.
+ * docs/scene-definitions.md defines them.
  *
  * Every float expression below is written in the spec's left-to-right order
  * with float constants, and the build forbids contraction, so each value is

@@ -29,6 +29,18 @@ __global__ void k_step(int32_t n, qr_anim anim, qr_step_arrays a, int64_t step, 
     }
 }
 
+/* `count` steps of every circle from time `step` (animate_step.h
+ * qr_run_circle: one thread runs one circle's steps back to back), then
+ * re-pack. */
+__global__ void k_run(int32_t n, qr_anim anim, qr_step_arrays a, int64_t step, int64_t count,
+                      float4 *pos)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        qr_run_circle(anim, a, i, step, count);
+        pos[i] = make_float4(a.x[i], a.y[i], a.z[i], a.r[i]);
+    }
+}
+
 static int grid_for(int32_t n)
 {
     int b = (int)((n + 255) / 256);
@@ -255,36 +267,65 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     return QR_OK;
 }
 
+static qr_step_arrays step_arrays_of(const qr_gpu_scene *g)
+{
+    qr_step_arrays a;
+    a.x = g->x;
+    a.y = g->y;
+    a.z = g->z;
+    a.r = g->r;
+    a.vx = g->vx;
+    a.vy = g->vy;
+    a.x0 = g->x0;
+    a.y0 = g->y0;
+    a.vx0 = g->vx0;
+    a.vy0 = g->vy0;
+    return a;
+}
+
 extern "C" qr_status qr_gpu_scene_step(qr_gpu_scene *g, qr_error *err)
 {
     if (g->anim != QR_ANIM_NONE && g->n > 0) {
-        qr_step_arrays a;
-        a.x = g->x;
-        a.y = g->y;
-        a.z = g->z;
-        a.r = g->r;
-        a.vx = g->vx;
-        a.vy = g->vy;
-        a.x0 = g->x0;
-        a.y0 = g->y0;
-        a.vx0 = g->vx0;
-        a.vy0 = g->vy0;
         /* the legacy stream: a step orders itself with every frame queued before it */
-        k_step<<<grid_for(g->n), 256, 0, cudaStreamLegacy>>>(g->n, g->anim, a, g->steps, g->pos);
+        k_step<<<grid_for(g->n), 256, 0, cudaStreamLegacy>>>(g->n, g->anim, step_arrays_of(g),
+                                                              g->steps, g->pos);
         QR_CUDA_TRY(err, cudaGetLastError());
     }
     g->steps++;
     return QR_OK;
 }
 
-static qr_status gpu_step(void *g, qr_error *err)
+extern "C" qr_status qr_gpu_scene_seek_frame_progress(qr_gpu_scene *g, int64_t frame,
+                                                      qr_progress_fn progress, void *ctx,
+                                                      qr_error *err)
 {
-    return qr_gpu_scene_step(static_cast<qr_gpu_scene *>(g), err);
+    int64_t count;
+    qr_status st = qr_seek_count(g->steps, frame, NULL, &count, err);
+    if (st != QR_OK) return st;
+    if (g->anim == QR_ANIM_NONE || g->n <= 0) {
+        g->steps += count; /* nothing moves: only count the steps */
+        return QR_OK;
+    }
+    const int64_t chunk = qr_seek_chunk(g->anim, g->n, QR_SEEK_GPU_WORK);
+    const qr_step_arrays a = step_arrays_of(g);
+    for (int64_t done = 0; done < count;) {
+        const int64_t c = count - done < chunk ? count - done : chunk;
+        /* the legacy stream, as a step */
+        k_run<<<grid_for(g->n), 256, 0, cudaStreamLegacy>>>(g->n, g->anim, a, g->steps, c, g->pos);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        g->steps += c;
+        done += c;
+        if (progress && chunk < count) {
+            QR_CUDA_TRY(err, cudaStreamSynchronize(cudaStreamLegacy));
+            progress(ctx, done, count);
+        }
+    }
+    return QR_OK;
 }
 
 extern "C" qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *g, int64_t frame, qr_error *err)
 {
-    return qr_seek_frame_by_steps(&g->steps, g->anim, frame, NULL, gpu_step, g, err);
+    return qr_gpu_scene_seek_frame_progress(g, frame, NULL, NULL, err);
 }
 
 extern "C" void qr_gpu_scene_free(qr_gpu_scene *g)

@@ -1,0 +1,29 @@
+# The library's C sources (relative to src/): the CPU path, shared by the
+# library target (src/CMakeLists.txt) and the fuzz harnesses' own build with
+# clang (fuzz/CMakeLists.txt).
+set(QR_CPU_SOURCES
+  common/error.c
+  common/atomic_file.c
+  common/text.c
+  common/threads.c
+  scene/rng.c
+  scene/scene.c
+  scene/builtin.c
+  scene/depth_sort.c
+  scene/animate.c
+  scene/scene_file.c
+  scene/scene_lines.c
+  scene/scene_parse.c
+  scene/scene_npy.c
+  image/image.c
+  image/image_write.c
+  image/image_stream.c
+  image/png_encoder.c
+  image/png_filter.c
+  render/render_cpu.c
+  render/render_cpu_fast.c
+  render/cpu_tile.c
+  quadtree/quadtree_host.c
+  quadtree/host_grid.c
+  quadtree/host_subtree.c
+  quadtree/index_stats.c)
