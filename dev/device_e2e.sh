@@ -8,6 +8,7 @@ set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.criterion/lib
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+[ -x build-dev/quadrender ] || bash dev/device_run.sh > /dev/null 2>&1 || exit 1
 Q=$PWD/build-dev/quadrender
 D=$PWD/build-dev/dev
 W=/tmp/e2e
@@ -34,6 +35,7 @@ run() { # label, command...
 }
 {
 run "--version" $Q --version
+run "render rgb -s 16 --device cpu (no CUDA)" $Q render rgb -s 16 --device cpu -o rgb.png
 run "render rgb -s 16" $Q render rgb -s 16 -o rgb.png
 run "render rand1M -s 1024 -o x.png" $Q render rand1M -s 1024 -o x.png
 run "render rand1M.circles -s 1024" $Q render rand1M.circles -s 1024 -o x.png
