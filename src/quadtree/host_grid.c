@@ -113,7 +113,7 @@ static inline int bit_length(unsigned v)
 static inline int circle_box(const grid_build *g, float x, float y, float r, float inv_w,
                              float inv_h, qr_rect *out)
 {
-    if (!(r > 0.0f) || !qr_is_finite(x) || !qr_is_finite(y) || !qr_is_finite(r)) return 0;
+    if (!qr_radius_draws(r) || !qr_is_finite(x) || !qr_is_finite(y)) return 0;
     const qr_pixbox b = qr_circle_pixbox(x, y, r, g->width, g->height);
     const qr_rect reg = g->region;
     const int x0 = b.x0 > reg.x0 ? b.x0 : reg.x0, x1 = b.x1 < reg.x1 ? b.x1 : reg.x1;

@@ -40,7 +40,8 @@ int qr_test_model_circle(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_
                          qr_rect *box)
 {
     float x = s->x[i], y = s->y[i], r = s->r[i];
-    if (!isfinite(x) || !isfinite(y) || !isfinite(r) || !(r > 0.0f))
+    /* a radius whose square overflows draws nothing (circle_math.h says why) */
+    if (!isfinite(x) || !isfinite(y) || !isfinite(r) || !(r > 0.0f) || !isfinite(r * r))
         return 0;
     float fw = (float)w, fh = (float)h;
     qr_rect b;
