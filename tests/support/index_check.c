@@ -32,7 +32,7 @@ static int32_t cs149_bound(float v, int add, int32_t limit)
     return (int32_t)t;
 }
 
-/* quadrender/index.h's culling rule, from scratch: r > 0 and finite values;
+/* quadrender/index.h's culling rule, from scratch: r > 0, r * r and every value finite;
  * the CS149 box (truncate (x-r)*W, (x+r)*W + 1, clamp) clipped to the region
  * is not empty; and a box of at most 3 x 3 pixels holds a pixel centre
  * ((p + 0.5) / W) with dx*dx + dy*dy <= r*r. */
@@ -40,7 +40,7 @@ int qr_test_model_circle(const qr_scene *s, int32_t i, int32_t w, int32_t h, qr_
                          qr_rect *box)
 {
     float x = s->x[i], y = s->y[i], r = s->r[i];
-    /* a radius whose square overflows draws nothing (circle_math.h says why) */
+    /* a radius whose square overflows covers nothing (images.md) */
     if (!isfinite(x) || !isfinite(y) || !isfinite(r) || !(r > 0.0f) || !isfinite(r * r))
         return 0;
     float fw = (float)w, fh = (float)h;
