@@ -150,3 +150,13 @@ size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
 {
     return 0;
 }
+
+qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
+{
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_select(int device, qr_error *err)
+{
+    return no_gpu(err);
+}
