@@ -54,6 +54,15 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
 qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
                           qr_error *err);
 
+/* `bench --e2e` (bench_e2e.c): for each scene and size, the first frame
+ * as `render` runs it, stage by stage (load, upload, GPU, out: conversion,
+ * download, PNG encoding and write), with throughputs, peak RSS and GPU
+ * memory; a table to `out`. The PNG goes to $TMPDIR (or /tmp) and is
+ * removed. */
+qr_status bench_e2e(FILE *out, const char *const *scenes, int nscenes, const int *sizes,
+                    int nsizes, int exact, uint32_t seed, const qr_index_params *qp,
+                    qr_error *err);
+
 /* `bench --cpu` (bench_cpu.c): the fast CPU renderer in exact and/or fast
  * mode beside the reference renderer, a table to `out`. */
 qr_status bench_cpu(FILE *out, const char *const *scenes, int nscenes, const int *sizes, int nsizes,

@@ -210,7 +210,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64}, 3};
     set_index_list("quadtree,grid", &indexes);
     set_mode_list("fast,exact", &modes);
-    int frames = 20, warmup = 5, cpu = 0, direct = 0, cpu_frames = 5;
+    int frames = 20, warmup = 5, cpu = 0, direct = 0, cpu_frames = 5, e2e = 0;
     uint32_t seed = 0;
     const char *json = NULL, *csv = NULL, *plot = NULL;
     qr_index_params qp;
@@ -240,6 +240,8 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--cpu-frames", NULL, "N", set_count, &cpu_frames,
          "timed frames per mode on the CPU with --cpu (default 5)", 0},
         {"--direct", NULL, NULL, NULL, &direct, "launch build stages one by one, not as a CUDA graph", 0},
+        {"--e2e", NULL, NULL, NULL, &e2e,
+         "time the whole path of a render instead (load, upload, GPU, PNG out; RSS, GPU memory)", 0},
         {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON, or - for stdout", 0},
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV, or - for stdout", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
@@ -277,7 +279,13 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         want_exact |= !strcmp(modes.item[i], "exact");
         want_fast |= !strcmp(modes.item[i], "fast");
     }
+    if (e2e && (cpu || json || csv || plot))
+        return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv or --plot");
     if (qr_gpu_probe(&gpu, &err) != QR_OK) {
+        if (e2e) {
+            fprintf(stderr, "quadrender: bench --e2e needs a GPU: %s\n", err.msg);
+            return CLI_EXIT_NO_GPU;
+        }
         if (!cpu) {
             fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", err.msg);
             return CLI_EXIT_NO_GPU;
@@ -288,6 +296,12 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", err.msg);
         if (bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
                       cpu_frames, seed, &qp, &err) != QR_OK)
+            return cli_fail(&err, CLI_PHASE_RUN);
+        return CLI_EXIT_OK;
+    }
+    if (e2e) {
+        if (bench_e2e(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact && !want_fast, seed,
+                      &qp, &err) != QR_OK)
             return cli_fail(&err, CLI_PHASE_RUN);
         return CLI_EXIT_OK;
     }
