@@ -474,3 +474,24 @@ Test(parse_parallel, numbers_like_strtof)
         expect_like_strtof(tok);
     }
 }
+
+/* A byte order mark is skipped at the start of the file only: at the start
+ * of a later line (where a chunk of the parallel reader may begin) it is an
+ * ordinary byte and the number it prefixes is not a number (found by the
+ * fuzzer: the chunks used to skip it). */
+Test(parse_parallel, byte_order_mark_only_at_the_start)
+{
+    const char later[] = "circles 3\n\xEF\xBB\xBF" "12 0.5 0.25 000012 0 0 1\n";
+    qr_scene *s = NULL;
+    qr_error err;
+    cr_assert_neq(read_every_way(write_file("bom_later.circles", later, sizeof later - 1),
+                                 QR_TEXT_CIRCLES, &s, &err),
+                  QR_OK);
+    cr_expect(strstr(err.msg, ":2: x:"), "%s", err.msg);
+    const char first[] = "\xEF\xBB\xBF" "circles 1\n0.5 0.5 0 0.1 1 0 0\n";
+    cr_assert_eq(read_every_way(write_file("bom_first.circles", first, sizeof first - 1),
+                                QR_TEXT_CIRCLES, &s, &err),
+                 QR_OK, "%s", err.msg);
+    cr_expect_eq(s->n, 1);
+    qr_scene_free(s);
+}

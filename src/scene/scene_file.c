@@ -33,6 +33,7 @@ qr_status qr_scene_read_text_serial(const char *path, qr_text_kind kind, qr_scen
         return qr_fail(err, QR_ERR_NOMEM, "out of memory reading %s", path);
     memset(r, 0, offsetof(qr_line_reader, buf));
     r->path = path;
+    r->at_start = 1;
     r->fp = fopen(path, "rb");
     if (!r->fp) {
         qr_status st = qr_fail(err, QR_ERR_IO, "%s: %s", path, strerror(errno));

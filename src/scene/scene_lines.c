@@ -91,9 +91,9 @@ static int qr_read_line(qr_line_reader *r, qr_status *st, qr_error *err)
 {
     int got = r->fp ? qr_read_line_stdio(r, st, err) : qr_read_line_mem(r, st, err);
     /* A UTF-8 byte order mark at the very start of the file (editors on
-     * Windows write one) is skipped; anywhere else it is an ordinary byte. A
-     * reader that starts inside the file (a chunk) starts past line 0. */
-    if (got == 1 && r->line == 1 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0)
+     * Windows write one) is skipped; anywhere else it is an ordinary byte,
+     * also at the start of a chunk of the parallel reader (at_start 0). */
+    if (got == 1 && r->at_start && r->line == 1 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0)
         memmove(r->buf, r->buf + 3, strlen(r->buf + 3) + 1);
     return got;
 }

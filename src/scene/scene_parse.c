@@ -57,9 +57,10 @@ int qr_default_threads(void)
 }
 
 static void qr_reader_init(qr_line_reader *r, const char *path, const char *begin,
-                           const char *end, long line, int fast)
+                           const char *end, long line, int fast, int at_start)
 {
     r->fp = NULL;
+    r->at_start = at_start;
     r->pos = begin;
     r->end = end;
     r->path = path;
@@ -72,7 +73,7 @@ static void qr_parse_chunk(void *ctx, int t)
     qr_parse_job *job = ctx;
     qr_chunk *c = &job->chunks[t];
     qr_line_reader r;
-    qr_reader_init(&r, job->path, c->begin, c->end, 0, job->fast);
+    qr_reader_init(&r, job->path, c->begin, c->end, 0, job->fast, 0);
     c->buf.max = SIZE_MAX / (QR_FIELDS * sizeof(float));
     int64_t count = 0;
     c->st = qr_text_parse_body(&r, job->kind, INT64_MAX, 0, &count, &c->buf, &c->err);
@@ -116,7 +117,7 @@ static qr_status qr_chunk_error(const qr_parse_job *job, qr_chunk *c, long line,
     free(c->buf.v);
     c->buf.v = NULL;
     qr_line_reader r;
-    qr_reader_init(&r, job->path, c->begin, c->end, line, job->fast);
+    qr_reader_init(&r, job->path, c->begin, c->end, line, job->fast, 0);
     qr_circle_buf tmp = {.max = SIZE_MAX / (QR_FIELDS * sizeof(float))};
     qr_status st = qr_text_parse_body(&r, job->kind, n, header_line, &count, &tmp, err);
     free(tmp.v);
@@ -138,7 +139,7 @@ static qr_status qr_read_mapped(const char *path, qr_text_kind kind, int threads
     job.fast = lc->decimal_point[0] == '.' && lc->decimal_point[1] == '\0';
 
     qr_line_reader r;
-    qr_reader_init(&r, path, data, data + len, 0, job.fast);
+    qr_reader_init(&r, path, data, data + len, 0, job.fast, 1);
     int64_t n;
     long header_line;
     qr_status st = qr_text_read_header(&r, kind, &n, &header_line, err);

@@ -26,6 +26,8 @@ typedef struct qr_line_reader {
     const char *path;
     long line;     /* number of the line in buf, 1-based */
     int fast;      /* numbers go through qr_text_parse_float's exact fast path */
+    int at_start;  /* the reader starts at the file's first byte (a byte order
+                      mark may open its first line) */
     char buf[QR_LINE_MAX + 1];
 } qr_line_reader;
 
