@@ -57,19 +57,6 @@ static void fill_noise(qr_image *img)
         img->rgba[k] = qr_test_rng_float(&g, 0.0f, 1.0f);
 }
 
-/* Entries of dir whose name marks an atomic-write temporary. */
-static int count_temp_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "cannot list %s", dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp-"))
-            n++;
-    closedir(d);
-    return n;
-}
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -413,7 +400,7 @@ Test(image, unknown_extension)
     snprintf(want, sizeof want, "cannot tell the image format of '%s': use .png, .ppm or .pfm", path);
     cr_assert_str_eq(err.msg, want);
     cr_assert(!qr_test_exists(path));
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 
     cr_assert_eq(qr_image_write(img, "noextension", &err), QR_ERR_INVALID);
     cr_assert_str_eq(err.msg, "cannot tell the image format of 'noextension': use .png, .ppm or .pfm");
@@ -444,7 +431,7 @@ Test(image, missing_directory_fails_cleanly)
         cr_assert(strstr(err.msg, path), "message: %s", err.msg);
         cr_assert(strstr(err.msg, strerror(ENOENT)), "message: %s", err.msg);
         cr_assert(!qr_test_exists(qr_test_join(dir, "absent")));
-        cr_assert_eq(count_temp_files(dir), 0);
+        cr_assert_eq(qr_test_count_temp_files(dir), 0);
     }
     qr_image_free(img);
 }
@@ -459,7 +446,7 @@ Test(image, target_is_a_directory)
     qr_error err;
     cr_assert_eq(qr_image_write(img, path, &err), QR_ERR_IO);
     cr_assert(strstr(err.msg, path), "message: %s", err.msg);
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
     qr_image_free(img);
 }
 
@@ -484,7 +471,7 @@ Test(image, overwrite_existing_file)
         cr_assert(data[0] == 0x89 || data[0] == 'P');
         free(data);
     }
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 
     /* the replaced file is a real image again */
     size_t len;
@@ -524,7 +511,7 @@ Test(image, failed_write_keeps_old_target)
         cr_assert_eq(len, strlen(old));
         cr_assert_eq(memcmp(data, old, len), 0);
         free(data);
-        cr_assert_eq(count_temp_files(dir), 0);
+        cr_assert_eq(qr_test_count_temp_files(dir), 0);
     }
     qr_image_free(img);
 }

@@ -45,18 +45,6 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static int count_temp_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "cannot list %s", dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp-"))
-            n++;
-    closedir(d);
-    return n;
-}
 
 static const char *fresh_dir(const char *name)
 {
@@ -332,7 +320,7 @@ Test(image_stream, ppm_and_pfm_equal_the_whole_image_writers)
         free(rgbf);
         qr_image_free(img);
     }
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
 
 /* The PPM bytes themselves, independently of any writer of ours. */
@@ -370,7 +358,7 @@ Test(image_stream, png_equals_the_whole_image_writer_and_reads_back)
         free(rgb8);
         qr_image_free(img);
     }
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
 
 /* ---- the parallel PNG encoder ---------------------------------------------------------------- */
@@ -474,10 +462,10 @@ Test(image_stream, abort_leaves_no_file)
                            ? qr_image_writer_append_rgbf(w, rgbf, 800, &err)
                            : qr_image_writer_append_rgb8(w, rgb8, 800, &err);
         cr_assert_eq(st, QR_OK, "%s", err.msg);
-        cr_assert_eq(count_temp_files(dir), 1);
+        cr_assert_eq(qr_test_count_temp_files(dir), 1);
         qr_image_writer_abort(w);
         cr_assert(!file_exists(path), "%s exists after abort", path);
-        cr_assert_eq(count_temp_files(dir), 0);
+        cr_assert_eq(qr_test_count_temp_files(dir), 0);
     }
     qr_image_writer_abort(NULL);
     free(rgb8);
@@ -497,7 +485,7 @@ Test(image_stream, missing_rows_fail_and_leave_no_file)
     cr_assert_eq(qr_image_writer_close(w, &err), QR_ERR_INVALID);
     cr_assert(strstr(err.msg, "1 of the image's 3 rows"), "message: %s", err.msg);
     cr_assert(!file_exists(path));
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
 
 Test(image_stream, misuse_fails_and_sticks)
@@ -511,7 +499,7 @@ Test(image_stream, misuse_fails_and_sticks)
     cr_assert_eq(qr_image_writer_open(path, QR_FORMAT_PNG, 4, 3, NULL, &w, &err), QR_OK);
     cr_assert_eq(qr_image_writer_append_rgbf(w, frow, 1, &err), QR_ERR_INVALID);
     cr_assert(strstr(err.msg, "8-bit rows"), "message: %s", err.msg);
-    cr_assert_eq(count_temp_files(dir), 0, "the temporary file outlives a failure");
+    cr_assert_eq(qr_test_count_temp_files(dir), 0, "the temporary file outlives a failure");
     /* the writer stays failed, even for a call that would otherwise be right */
     cr_assert_eq(qr_image_writer_append_rgb8(w, rows, 3, &err), QR_ERR_INVALID);
     cr_assert_eq(qr_image_writer_close(w, &err), QR_ERR_INVALID);
@@ -523,7 +511,7 @@ Test(image_stream, misuse_fails_and_sticks)
     cr_assert(strstr(err.msg, "4 rows appended to a 3-row image"), "message: %s", err.msg);
     qr_image_writer_abort(w);
     cr_assert(!file_exists(path));
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
 
 Test(image_stream, bad_arguments_are_rejected)
@@ -545,7 +533,7 @@ Test(image_stream, bad_arguments_are_rejected)
     o.threads = -1;
     cr_assert_eq(qr_image_writer_open(path, QR_FORMAT_PNG, 5, 5, &o, &w, &err), QR_ERR_INVALID);
     cr_assert(!file_exists(path));
-    cr_assert_eq(count_temp_files(dir), 0);
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
 
 /* A write error in the middle of a parallel PNG (a file-size limit: EFBIG)
@@ -574,7 +562,7 @@ Test(image_stream, write_error_mid_stream)
         cr_assert(strstr(err.msg, path), "message: %s", err.msg);
         cr_assert(strstr(err.msg, strerror(EFBIG)), "message: %s", err.msg);
         cr_assert(!file_exists(path));
-        cr_assert_eq(count_temp_files(dir), 0);
+        cr_assert_eq(qr_test_count_temp_files(dir), 0);
     }
     free(rgb8);
 }

@@ -3,6 +3,7 @@
  * may write (versions 2.0 and 3.0, key order, quotes, padding), and every
  * kind of bad file answered with one line naming the file (never a crash),
  * by the library and by the command line (exit 3, nothing written). */
+#include "cli_run.h"
 #include "test_util.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "quadrender/scene.h"
 
@@ -23,20 +23,6 @@ static const char *write_file(const char *name, const void *data, size_t len)
     const char *path = qr_test_tmp(name);
     qr_test_write_file(path, data, len);
     return path;
-}
-
-static unsigned char *slurp(const char *path, size_t *len_out)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    rewind(f);
-    unsigned char *buf = malloc((size_t)len + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *len_out = (size_t)len;
-    return buf;
 }
 
 static int file_exists(const char *path)
@@ -135,6 +121,19 @@ static const char good_header[] =
 static const float two_rows[2][7] = {{0.5f, 0.25f, 1.0f, 0.1f, 1.0f, 0.0f, 0.5f},
                                      {-0.0f, 1e-30f, FLT_TRUE_MIN, 2.0f, 0.2f, -3.0f, 1e20f}};
 
+/* A scene of the circles of two_rows. */
+static qr_scene *two_row_scene(void)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_alloc(2, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 7; ++k)
+            f[k][i] = two_rows[i][k];
+    return s;
+}
+
 /* ---- round trips ------------------------------------------------------ */
 
 Test(scene_npy, round_trip_every_builtin)
@@ -148,7 +147,7 @@ Test(scene_npy, round_trip_every_builtin)
         const char *path = qr_test_tmp("rt.npy");
         cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
         size_t len;
-        free(slurp(path, &len));
+        free((unsigned char *)qr_test_read_file(path, &len));
         cr_assert_eq(len, 128 + (size_t)s->n * 28, "%s: file of %zu bytes", table[k].name, len);
         qr_scene *back = read_ok(path);
         assert_same_circles(s, back, table[k].name);
@@ -165,13 +164,8 @@ Test(scene_npy, round_trip_every_builtin)
 
 Test(scene_npy, round_trip_awkward_values_and_empty)
 {
-    qr_scene *s;
+    qr_scene *s = two_row_scene();
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(2, QR_ANIM_NONE, &s, &err), QR_OK);
-    float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
-    for (int i = 0; i < 2; ++i)
-        for (int k = 0; k < 7; ++k)
-            f[k][i] = two_rows[i][k];
     const char *path = qr_test_tmp("awkward.npy");
     cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
     qr_scene *back = read_ok(path);
@@ -194,17 +188,12 @@ Test(scene_npy, round_trip_awkward_values_and_empty)
  * then the rows in little-endian order. */
 Test(scene_npy, writer_matches_numpy_layout)
 {
-    qr_scene *s;
+    qr_scene *s = two_row_scene();
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(2, QR_ANIM_NONE, &s, &err), QR_OK);
-    float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
-    for (int i = 0; i < 2; ++i)
-        for (int k = 0; k < 7; ++k)
-            f[k][i] = two_rows[i][k];
     const char *path = qr_test_tmp("layout.npy");
     cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
     size_t len;
-    unsigned char *got = slurp(path, &len);
+    unsigned char *got = (unsigned char *)qr_test_read_file(path, &len);
     const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), }";
     unsigned char want[256];
     memcpy(want, "\x93NUMPY\x01\x00\x76\x00", 10); /* 0x76 = 118 = 128 - 10 */
@@ -426,73 +415,20 @@ Test(scene_npy, io_errors)
 
 /* ---- the command line --------------------------------------------------- */
 
-/* Runs $QR_CLI with args; returns its exit code, stderr in *err_text. */
-static int run_cli(char **err_text, const char *const *args)
-{
-    const char *cli = getenv("QR_CLI");
-    cr_assert(cli, "QR_CLI is not set (run the tests through ctest)");
-    /* not through qr_test_tmp: its few rotating buffers hold the caller's paths */
-    const char *tmp = getenv("QR_TMP") ? getenv("QR_TMP") : "/tmp";
-    char err_path[1024];
-    snprintf(err_path, sizeof err_path, "%s/%d-cli-stderr.txt", tmp, (int)getpid());
-    const char *argv[32];
-    int argc = 0;
-    argv[argc++] = cli;
-    for (int i = 0; args[i]; ++i)
-        argv[argc++] = args[i];
-    argv[argc] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fo = open("/dev/null", O_WRONLY);
-        if (fe < 0 || fo < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-            _exit(126);
-        execv(cli, (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    size_t len;
-    *err_text = (char *)slurp(err_path, &len);
-    (*err_text)[len] = '\0';
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-#define CLI(err, ...) run_cli((err), (const char *const[]){__VA_ARGS__, NULL})
-
-static int same_file(const char *a, const char *b)
-{
-    size_t la, lb;
-    unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
-    int same = la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
 Test(scene_npy, cli_dump_and_render)
 {
-    char *e;
     const char *npy = qr_test_tmp("cli.npy"), *circles = qr_test_tmp("cli.circles");
     const char *a = qr_test_tmp("from_npy.ppm"), *b = qr_test_tmp("builtin.ppm");
-    cr_assert_eq(CLI(&e, "dump", "pattern", "-o", npy), 0, "%s", e);
-    free(e);
-    cr_assert_eq(CLI(&e, "render", npy, "-s", "64", "-o", a), 0, "%s", e);
-    free(e);
-    cr_assert_eq(CLI(&e, "render", "pattern", "-s", "64", "-o", b), 0, "%s", e);
-    free(e);
-    cr_assert(same_file(a, b), "the .npy dump renders differently");
+    cr_assert_eq(RUN("dump", "pattern", "-o", npy), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", npy, "-s", "64", "-o", a), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "pattern", "-s", "64", "-o", b), 0, "%s", R.err);
+    cr_assert(qr_test_same_bytes(a, b), "the .npy dump renders differently");
     /* .npy -> .circles -> .npy gives the same bytes */
-    cr_assert_eq(CLI(&e, "dump", npy, "-o", circles), 0, "%s", e);
-    free(e);
+    cr_assert_eq(RUN("dump", npy, "-o", circles), 0, "%s", R.err);
     const char *again = qr_test_tmp("again.NPY");
-    cr_assert_eq(CLI(&e, "dump", circles, "-o", again), 0, "%s", e);
-    free(e);
-    cr_assert(same_file(npy, again));
-    cr_assert_eq(CLI(&e, "dump", "rgb", "-o", qr_test_tmp("x.npz")), 2, "%s", e);
-    free(e);
+    cr_assert_eq(RUN("dump", circles, "-o", again), 0, "%s", R.err);
+    cr_assert(qr_test_same_bytes(npy, again));
+    cr_assert_eq(RUN("dump", "rgb", "-o", qr_test_tmp("x.npz")), 2, "%s", R.err);
 }
 
 Test(scene_npy, cli_bad_file_exits_3_and_writes_nothing)
@@ -506,15 +442,12 @@ Test(scene_npy, cli_bad_file_exits_3_and_writes_nothing)
     const char *out = qr_test_tmp("cli_bad.ppm"), *dumped = qr_test_tmp("cli_bad.circles");
     const char *inputs[] = {bad, cut};
     for (int i = 0; i < 2; ++i) {
-        char *e;
-        cr_assert_eq(CLI(&e, "render", inputs[i], "-s", "8", "-o", out), 3, "%s", e);
+        cr_assert_eq(RUN("render", inputs[i], "-s", "8", "-o", out), 3, "%s", R.err);
         char prefix[1200];
         snprintf(prefix, sizeof prefix, "quadrender: %s: ", inputs[i]);
-        cr_assert_eq(strncmp(e, prefix, strlen(prefix)), 0, "%s", e);
-        cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
-        free(e);
-        cr_assert_eq(CLI(&e, "dump", inputs[i], "-o", dumped), 3, "%s", e);
-        free(e);
+        cr_assert_eq(strncmp(R.err, prefix, strlen(prefix)), 0, "%s", R.err);
+        cr_assert_eq(strchr(R.err, '\n'), R.err + strlen(R.err) - 1, "one line: %s", R.err);
+        cr_assert_eq(RUN("dump", inputs[i], "-o", dumped), 3, "%s", R.err);
         cr_assert(!file_exists(out) && !file_exists(dumped), "nothing written");
     }
     unlink(bad);

@@ -187,33 +187,17 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
 
 cudaError_t qr_launch_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
 {
-    const int32_t n = a->n;
-    const qr_tree_geom *g = a->geom;
-    const ushort4 *boxes = a->boxes;
-    const int32_t *tile_leaf = a->tile_leaf;
-    const qr_leaf *leaves = a->leaves;
-    const long long *offsets = a->offsets;
-    const uint32_t *counts = a->counts;
-    const long long items = a->items;
-    const int32_t pad_key = a->pad_key;
-    void *keys = a->keys;
-    const int key_bytes = a->key_bytes;
-    int32_t *vals = a->vals;
-    uint32_t *zero = a->zero;
-    const long long zero_words = a->zero_words;
-    qr_build_scalars *scalars = a->scalars;
-    qr_build_readback *rb = a->rb;
-    if (n == 0 && pad_key < 0 && !zero_words && !rb) return cudaSuccess;
-    const int R = qr_cell_rows(n);
-    const int32_t slots = n * R;
-    const int blocks = slot_blocks(slots, spare_blocks(items, pad_key, zero_words));
-    if (key_bytes == 2)
-        return qr_launch(k_emit<uint16_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf,
-                         leaves, offsets, counts, items, pad_key, (uint16_t *)keys, vals, zero,
-                         zero_words, scalars, rb);
-    return qr_launch(k_emit<int32_t>, blocks, 256, 0, st, pdl, slots, R, *g, boxes, tile_leaf, leaves,
-                     offsets, counts, items, pad_key, (int32_t *)keys, vals, zero, zero_words,
-                     scalars, rb);
+    if (a->n == 0 && a->pad_key < 0 && !a->zero_words && !a->rb) return cudaSuccess;
+    const int R = qr_cell_rows(a->n);
+    const int32_t slots = a->n * R;
+    const int blocks = slot_blocks(slots, spare_blocks(a->items, a->pad_key, a->zero_words));
+#define QR_EMIT_LAUNCH(K)                                                                          \
+    qr_launch(k_emit<K>, blocks, 256, 0, st, pdl, slots, R, *a->geom, a->boxes, a->tile_leaf,        \
+              a->leaves, a->offsets, a->counts, a->items, a->pad_key, (K *)a->keys, a->vals, a->zero, \
+              a->zero_words, a->scalars, a->rb)
+    if (a->key_bytes == 2) return QR_EMIT_LAUNCH(uint16_t);
+    return QR_EMIT_LAUNCH(int32_t);
+#undef QR_EMIT_LAUNCH
 }
 
 /* ---- count, scan and emit in one pass (ahead builds) -----------------------
@@ -319,36 +303,21 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
 
 cudaError_t qr_launch_count_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
 {
-    const int32_t n = a->n;
-    const qr_tree_geom *g = a->geom;
-    const ushort4 *boxes = a->boxes;
-    const int32_t *tile_leaf = a->tile_leaf;
-    const qr_leaf *leaves = a->leaves;
-    unsigned long long *tiles = a->tiles;
-    const long long items = a->items;
-    const int32_t pad_key = a->pad_key;
-    void *keys = a->keys;
-    const int key_bytes = a->key_bytes;
-    int32_t *vals = a->vals;
-    uint32_t *zero = a->zero;
-    const long long zero_words = a->zero_words;
-    qr_build_scalars *scalars = a->scalars;
-    qr_build_readback *rb = a->rb;
-    const int R = qr_cell_rows(n);
-    const int32_t slots = n * R;
+    const int R = qr_cell_rows(a->n);
+    const int32_t slots = a->n * R;
     /* a block per tile (at most QR_CE_MAX_TILES <= SLOT_MAX_BLOCKS), more to
      * zero and pad quickly, at least one for the read-back */
-    long long blocks = (long long)qr_count_emit_tiles(n);
-    long long spare = spare_blocks(items, pad_key, zero_words);
+    long long blocks = (long long)qr_count_emit_tiles(a->n);
+    long long spare = spare_blocks(a->items, a->pad_key, a->zero_words);
     if (spare > SLOT_MAX_BLOCKS) spare = SLOT_MAX_BLOCKS;
     if (spare > blocks) blocks = spare; /* never fewer blocks than tiles */
     if (blocks < 1) blocks = 1;
-    const bool four = qr_count_emit_per(n) == 4;
+    const bool four = qr_count_emit_per(a->n) == 4;
 #define QR_CE_LAUNCH(K)                                                                           \
     qr_launch(four ? k_count_emit<K, 4> : k_count_emit<K, 1>, (unsigned)blocks, QR_CE_TILE, 0, st, \
-              pdl, slots, R, *g, boxes, tile_leaf, leaves, tiles, items, pad_key, (K *)keys, vals,  \
-              zero, zero_words, scalars, rb)
-    if (key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
+              pdl, slots, R, *a->geom, a->boxes, a->tile_leaf, a->leaves, a->tiles, a->items,      \
+              a->pad_key, (K *)a->keys, a->vals, a->zero, a->zero_words, a->scalars, a->rb)
+    if (a->key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
     return QR_CE_LAUNCH(int32_t);
 #undef QR_CE_LAUNCH
 }

@@ -1,4 +1,5 @@
 /* files.c — see files.h. */
+#include <dirent.h>
 #include "files.h"
 
 #include <criterion/criterion.h>
@@ -113,4 +114,17 @@ bool qr_test_holds(const char *path, const void *data, size_t len)
     bool same = n == len && memcmp(d, data, len) == 0;
     free(d);
     return same;
+}
+
+int qr_test_count_temp_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "cannot list %s", dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp-"))
+            n++;
+    closedir(d);
+    return n;
 }

@@ -38,6 +38,9 @@ bool qr_test_exists(const char *path);
 /* Whether two files hold the same bytes; asserts both can be read. */
 bool qr_test_same_bytes(const char *a, const char *b);
 
+/* Entries of dir whose name marks an atomic-write temporary (".tmp-"). */
+int qr_test_count_temp_files(const char *dir);
+
 /* Whether the file at path holds exactly data[0..len); asserts it can be
  * read. */
 bool qr_test_holds(const char *path, const void *data, size_t len);
