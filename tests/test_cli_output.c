@@ -235,8 +235,22 @@ Test(cli_output, readonly_directory_fails_early)
     char out[1024];
     snprintf(out, sizeof out, "%s/x.png", ro);
     /* The program asks access(2). Root passes it, so a root run drops to
-     * nobody, for whom the directory is read-only as for any user. */
-    const qr_cli_opts as = {.set_ids = geteuid() == 0, .uid = NOBODY_ID, .gid = NOBODY_ID};
+     * nobody, for whom the directory is read-only as for any user. nobody
+     * may not reach the build tree (a checkout in a mode 0700 directory):
+     * it runs a copy of the program from a directory anyone can enter. */
+    const bool root = geteuid() == 0;
+    char copy_dir[] = "/tmp/qr-nobody-XXXXXX", copy[64] = "";
+    if (root) {
+        cr_assert(mkdtemp(copy_dir) && chmod(copy_dir, 0755) == 0);
+        snprintf(copy, sizeof copy, "%s/quadrender", copy_dir);
+        size_t len;
+        char *bin = qr_test_read_file(getenv("QR_CLI"), &len);
+        qr_test_write_file(copy, bin, len);
+        free(bin);
+        cr_assert(chmod(copy, 0755) == 0);
+    }
+    const qr_cli_opts as = {.program = root ? copy : NULL, .set_ids = root, .uid = NOBODY_ID,
+                            .gid = NOBODY_ID};
     qr_cli_run(&as, QR_ARGS("render", "rgb", "-s", "4096", "--device", "cpu", "-o", out), &R);
     if (R.code == QR_CLI_EXIT_NO_IDS) {
         /* cannot become nobody: the directory is writable to us, and
@@ -258,6 +272,10 @@ Test(cli_output, readonly_directory_fails_early)
                             &R),
                  4, "%s", R.err);
     cli_expect_entries(ro, 0);
+    if (root) {
+        unlink(copy);
+        rmdir(copy_dir);
+    }
 }
 
 /* ---- the overwrite policy --------------------------------------------------------------- */

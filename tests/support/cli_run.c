@@ -72,7 +72,7 @@ qr_cli_proc qr_cli_start(const qr_cli_opts *opts, const char *const *args)
     const qr_cli_opts none = {0};
     if (!opts)
         opts = &none;
-    const char *cli = getenv("QR_CLI");
+    const char *cli = opts->program ? opts->program : getenv("QR_CLI");
     cr_assert(cli, "QR_CLI is not set (run the tests through ctest)");
     char out_path[1024], err_path[1024], in_path[1024];
     capture_path(out_path, sizeof out_path, "stdout");

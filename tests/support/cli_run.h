@@ -24,6 +24,7 @@ typedef struct qr_cli_result {
 } qr_cli_result;
 
 typedef struct qr_cli_opts {
+    const char *program;    /* the binary to run; NULL: $QR_CLI */
     const char *cwd;        /* working directory; NULL: the test's */
     const char *stdin_data; /* its standard input; NULL: /dev/null */
     size_t stdin_len;
