@@ -158,7 +158,7 @@ Test(cli, usage_bad_numbers)
     cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
     /* the message shows what was expected and what was given */
     RUN("render", "rgb", "--width", "abc");
-    cr_expect_str_eq(R.err, "quadrender: --width: expected an integer from 1 to 32768, got 'abc'\n"
+    cr_expect_str_eq(R.err, "quadrender: --width: expected an integer from 1 to 131072, got 'abc'\n"
                             "Try 'quadrender render --help'.\n");
 }
 

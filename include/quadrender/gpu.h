@@ -181,6 +181,40 @@ qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_e
  * encoding of the one before. Does not close w. */
 qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err);
 
+/* ---- images larger than a frame: bands --------------------------------------
+ * A banded renderer renders its image a region at a time, at most
+ * band_w x band_h pixels (multiples of QR_REGION, or the image's sides), and
+ * streams it into a writer band by band (qr_gpu_render_write); the whole
+ * image exists neither on the GPU nor on the host, so its sides may reach
+ * QR_IMAGE_BANDS_MAX_DIM. Its bytes equal the whole-image render's, in both
+ * modes. qr_gpu_render and qr_gpu_renderer_download refuse it. */
+qr_status qr_gpu_renderer_create_bands(int32_t width, int32_t height, int32_t band_w,
+                                       int32_t band_h, qr_gpu_renderer **out, qr_error *err);
+
+/* A renderer for a width x height image written as `format`, within a GPU
+ * memory budget of `budget` bytes that covers the scene (already uploaded),
+ * the index and the image's buffers (0: what the device has free now, less
+ * some headroom, plus the scene). It renders whole when that fits (and the
+ * sides are at most QR_IMAGE_MAX_DIM), else in bands as tall as fit; a band
+ * whose lists outgrow the budget is rendered again at half the height.
+ * QR_ERR_GPU_NOMEM, with the bytes needed, when not even a band of
+ * QR_REGION rows fits. */
+qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height, const qr_gpu_scene *scene,
+                                        qr_image_format format, size_t budget,
+                                        const qr_index_params *params, qr_gpu_renderer **out,
+                                        qr_error *err);
+
+/* Rows of one band (the image's height when the renderer renders whole). */
+int32_t qr_gpu_renderer_band_rows(const qr_gpu_renderer *r);
+
+/* Renders the scene and writes the image into w (opened for the renderer's
+ * size; not closed): qr_gpu_render then qr_gpu_renderer_write for a whole
+ * renderer, band after band for a banded one, each band rendering while the
+ * one before is encoded. */
+qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                              const qr_index_params *params, qr_render_mode mode,
+                              qr_image_writer *w, qr_error *err);
+
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 

@@ -26,7 +26,15 @@
 extern "C" {
 #endif
 
+/* The largest side of an image held whole in memory (a qr_image, a GPU
+ * renderer's image). */
 #define QR_IMAGE_MAX_DIM 32768
+/* The largest side of an image rendered in bands and streamed to a file
+ * (qr_gpu_render_write; the CLI's render): only a band of rows exists at a
+ * time. Pixel coordinates are int32 and pixel centres stay exact floats up
+ * to 2^23; what sets this limit is time and disk (131072^2 is 48 GiB of RGB
+ * before compression) and how far the tests reach. */
+#define QR_IMAGE_BANDS_MAX_DIM 131072
 
 typedef struct qr_image {
     int32_t width, height;

@@ -88,6 +88,8 @@ typedef struct cli_cmd {
     const char *notes;   /* printed after the options; may be NULL */
     /* argv[0] is the command name; returns the exit code. */
     int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
+    /* the largest image side its scene options take (0: QR_IMAGE_MAX_DIM) */
+    int32_t max_side;
 } cli_cmd;
 
 extern const cli_cmd cli_cmd_render;
@@ -165,7 +167,8 @@ typedef struct cli_range {
 #define CLI_MAX_FRAME INT64_C(2147483647)
 
 const char *cli_set_string(const char *text, void *dest); /* const char ** */
-const char *cli_set_dim(const char *text, void *dest);    /* int32_t, 1..QR_IMAGE_MAX_DIM */
+const char *cli_set_dim(const char *text, void *dest);    /* int32_t, 1..QR_IMAGE_BANDS_MAX_DIM */
+const char *cli_set_bytes(const char *text, void *dest);  /* size_t: N, NK, NM, NG (2^10 ...) */
 const char *cli_set_seed(const char *text, void *dest);   /* uint32_t */
 const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..CLI_MAX_FRAME */
 const char *cli_set_frames(const char *text, void *dest); /* cli_range, "A:B" */

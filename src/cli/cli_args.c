@@ -111,9 +111,31 @@ const char *cli_set_string(const char *text, void *dest)
 const char *cli_set_dim(const char *text, void *dest)
 {
     uint64_t v;
-    if (!cli_parse_u64(text, QR_IMAGE_MAX_DIM, &v) || v == 0)
-        return "an integer from 1 to 32768";
+    if (!cli_parse_u64(text, QR_IMAGE_BANDS_MAX_DIM, &v) || v == 0)
+        return "an integer from 1 to 131072";
     *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
+const char *cli_set_bytes(const char *text, void *dest)
+{
+    static const char suffixes[] = "KMGT";
+    const char *bad = "a size in bytes, e.g. 8G, 512M or 1073741824 (K, M, G, T: powers of 1024)";
+    size_t len = strlen(text);
+    int shift = 0;
+    char digits[32];
+    if (len == 0 || len >= sizeof digits) return bad;
+    memcpy(digits, text, len + 1);
+    const char *at = strchr(suffixes, digits[len - 1]);
+    if (at && digits[len - 1]) {
+        shift = 10 * (int)(at - suffixes + 1);
+        digits[--len] = '\0';
+    }
+    uint64_t v;
+    if (len == 0 || !cli_parse_u64(digits, UINT64_MAX >> shift, &v) || v == 0) return bad;
+    v <<= shift;
+    if (v > SIZE_MAX) return bad;
+    *(size_t *)dest = (size_t)v;
     return NULL;
 }
 

@@ -36,6 +36,11 @@ int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opt
         return cli_usage_error(cmd, "-s/--size cannot be combined with --width or --height");
     if (opts[CLI_SO_SIZE].given)
         s->width = s->height = s->size;
+    const int32_t max = cmd->max_side ? cmd->max_side : QR_IMAGE_MAX_DIM;
+    if (s->width > max || s->height > max)
+        return cli_usage_error(cmd, "%s: images up to %d pixels a side (%dx%d asked); 'render' streams "
+                               "larger ones in bands",
+                               cmd->name, (int)max, (int)s->width, (int)s->height);
     return CLI_EXIT_OK;
 }
 

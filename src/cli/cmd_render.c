@@ -34,6 +34,8 @@ typedef struct render_ctx {
     qr_frame_timing timing; /* of the last frame (CUDA events) */
     qr_cpu_timing cpu;      /* of the last frame on the fast CPU renderer */
     int32_t width, height;  /* the rendered image's */
+    size_t gpu_memory;      /* --gpu-memory (0: what the device has free) */
+    int32_t band_rows;      /* rows of a band when the GPU renders in bands, else 0 */
 } render_ctx;
 
 /* Resolves --device before any work is done, so that --device gpu fails
@@ -49,9 +51,11 @@ static int render_ctx_init(render_ctx *ctx, cli_device requested, qr_render_mode
 
 /* Once the scene is loaded: on the GPU, upload it (as generated, steps ==
  * scene->steps) and make the renderer; frames then never touch the host
- * scene. */
+ * scene. A renderer whose image streams out as `format` (stream) renders
+ * whole when the image fits the GPU memory budget, else in bands. */
 static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_t width,
-                                  int32_t height, qr_error *err)
+                                  int32_t height, bool stream, qr_image_format format,
+                                  qr_error *err)
 {
     ctx->width = width;
     ctx->height = height;
@@ -59,10 +63,15 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
         return QR_OK;
     double t0 = cli_now_ms();
     qr_status st = qr_gpu_scene_upload(scene, &ctx->gs, err);
-    if (st == QR_OK)
+    if (st == QR_OK && stream)
+        st = qr_gpu_renderer_create_budget(width, height, ctx->gs, format, ctx->gpu_memory,
+                                           &ctx->params, &ctx->r, err);
+    else if (st == QR_OK)
         st = qr_gpu_renderer_create(width, height, &ctx->r, err);
     if (st != QR_OK)
         return st;
+    if (qr_gpu_renderer_band_rows(ctx->r) < height)
+        ctx->band_rows = qr_gpu_renderer_band_rows(ctx->r);
     /* -v: the index build's stages too, at the cost of an event per stage */
     qr_gpu_renderer_set_timing(ctx->r, cli_verbose() ? QR_TIMING_STAGES : QR_TIMING_TOTALS);
     ctx->upload_ms = cli_now_ms() - t0;
@@ -84,7 +93,8 @@ static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_erro
 
 /* Renders the scene's current state on the device ctx chose: into img on
  * the CPU; on the GPU into the renderer's device image, downloaded into img
- * when there is one (else write_frame streams it out). */
+ * when there is one. Without one the GPU renders as write_frame streams the
+ * image out. */
 static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
                               qr_error *err)
 {
@@ -92,10 +102,12 @@ static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *
         return qr_render_cpu(scene, img, err);
     if (!ctx->dev.gpu)
         return qr_render_cpu_fast(scene, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
+    if (!img)
+        return QR_OK;
     qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
     if (st == QR_OK)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
-    if (st == QR_OK && img)
+    if (st == QR_OK)
         st = qr_gpu_renderer_download(ctx->r, img, err);
     return st;
 }
@@ -147,9 +159,10 @@ static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint
     opts->ntext = n;
 }
 
-/* Writes the frame just rendered to `path` in `format` (--format, else the
- * name's extension, else PNG): from the GPU, converted there and streamed
- * in bands into the file's writer (stream = true); else the host image. */
+/* Writes the frame to `path` in `format` (--format, else the name's
+ * extension, else PNG): from the GPU, rendered, converted there and
+ * streamed in bands into the file's writer (stream = true); else the host
+ * image rendered by render_frame. */
 static qr_status write_frame(render_ctx *ctx, const qr_image *img, bool stream, const char *path,
                              qr_image_format format, const qr_image_write_options *opts,
                              qr_error *err)
@@ -163,7 +176,10 @@ static qr_status write_frame(render_ctx *ctx, const qr_image *img, bool stream, 
     qr_image_writer *w = NULL;
     qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
     if (st == QR_OK)
-        st = qr_gpu_renderer_write(ctx->r, w, err);
+        st = qr_gpu_render_write(ctx->r, ctx->gs, &ctx->params, ctx->mode, w, err);
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    if (st == QR_OK && !ctx->band_rows)
+        st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
     if (st == QR_OK)
         return qr_image_writer_close(w, err);
     qr_image_writer_abort(w);
@@ -228,6 +244,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     qr_image_format format = QR_FORMAT_UNKNOWN;
     qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
+    size_t gpu_memory = 0;
     enum {
         O_SCENE,
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
@@ -241,6 +258,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_NO_CLOBBER,
         O_FORCE,
         O_ASPECT,
+        O_GPU_MEMORY,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -256,6 +274,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_ASPECT] = {"--aspect", NULL, "HOW", set_aspect, &keep,
                       "stretch (the scene's unit square fills the image; default) or keep "
                       "(circles stay round)"},
+        [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &gpu_memory,
+                          "GPU memory the render may use, e.g. 8G; an image that does not fit "
+                          "renders in bands (default: what is free)"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
                      "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
@@ -326,6 +347,15 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
     if ((rc = render_ctx_init(&ctx, device, mode, &params)) != CLI_EXIT_OK)
         return rc;
+    ctx.gpu_memory = gpu_memory;
+    /* the whole image exists only where the GPU streams it out (in bands
+     * when it is large); the CPU renderers and --aspect keep hold it */
+    const int32_t whole_max = QR_IMAGE_MAX_DIM;
+    if ((so.width > whole_max || so.height > whole_max) && (!ctx.dev.gpu || keep))
+        return cli_usage_error(cmd,
+                               "images above %d pixels a side are rendered only on the GPU, "
+                               "without --aspect keep (%dx%d asked)",
+                               (int)whole_max, (int)so.width, (int)so.height);
 
     qr_error err;
     qr_scene *scene = NULL;
@@ -354,8 +384,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     const bool stream = ctx.dev.gpu && !crop;
     if ((!stream && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
         (crop && qr_image_create(side, side, &square, &err) != QR_OK) ||
-        render_ctx_start(&ctx, scene, crop ? side : so.width, crop ? side : so.height, &err) !=
-            QR_OK) {
+        render_ctx_start(&ctx, scene, crop ? side : so.width, crop ? side : so.height, stream,
+                         format == QR_FORMAT_UNKNOWN ? QR_FORMAT_PNG : format, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
         goto done;
     }
@@ -416,6 +446,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             gpu_ms += ctx.timing.frame_ms;
         cli_progress_step(&bar, k - frames.first + 1);
         if (!lines) {
+        } else if (ctx.dev.gpu && ctx.band_rows) {
+            cli_info("  %sseek %.1f ms, render and write in bands of %d rows %.1f ms", once,
+                     t2 - t1, (int)ctx.band_rows, t4 - t3);
         } else if (ctx.dev.gpu) {
             /* the GPU stages from CUDA events; the wall time around them adds
              * the launches and the read-back of the index's size */
@@ -481,8 +514,15 @@ const cli_cmd cli_cmd_render = {
              "runs the serial reference renderer, the oracle. The index options change the\n"
              "speed, never the picture; the reference has no index and ignores them.\n"
              "\n"
+             "On the GPU an image that does not fit the GPU memory budget (--gpu-memory,\n"
+             "default what the device has free) is rendered in bands of rows, each\n"
+             "streamed into the file as the next renders: the same bytes, sides up to\n"
+             "131072 pixels (above 32768 only on the GPU).\n"
+             "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
              "image (or it exists, with -n), 5 no usable GPU (--device gpu), 6 out of\n"
-             "memory, 7 CUDA error; ended by SIGINT, SIGTERM or SIGHUP: 130, 143, 129.\n",
+             "memory (also: a --gpu-memory that holds no band), 7 CUDA error; ended by\n"
+             "SIGINT, SIGTERM or SIGHUP: 130, 143, 129.\n",
     .run = run_render,
+    .max_side = QR_IMAGE_BANDS_MAX_DIM,
 };

@@ -156,6 +156,34 @@ qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error
     return no_gpu(err);
 }
 
+qr_status qr_gpu_renderer_create_bands(int32_t width, int32_t height, int32_t band_w,
+                                       int32_t band_h, qr_gpu_renderer **out, qr_error *err)
+{
+    if (out) *out = NULL;
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height, const qr_gpu_scene *scene,
+                                        qr_image_format format, size_t budget,
+                                        const qr_index_params *params, qr_gpu_renderer **out,
+                                        qr_error *err)
+{
+    if (out) *out = NULL;
+    return no_gpu(err);
+}
+
+int32_t qr_gpu_renderer_band_rows(const qr_gpu_renderer *r)
+{
+    return 0;
+}
+
+qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                              const qr_index_params *params, qr_render_mode mode,
+                              qr_image_writer *w, qr_error *err)
+{
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_select(int device, qr_error *err)
 {
     return no_gpu(err);

@@ -16,7 +16,9 @@ typedef struct qr_rows_args {
     const float4 *image;   /* device, width x height */
     int32_t width, height;
     int32_t first, rows;   /* file rows [first, first + rows) */
-    void *out;             /* device: rows x width x 3 bytes (rgb8) or floats (rgbf) */
+    void *out;             /* device: rows of 3 bytes (rgb8) or floats (rgbf) a pixel */
+    int32_t out_pitch;     /* pixels from one out row to the next (0: width) */
+    int32_t out_x;         /* the image's first column lands at this pixel of its out row */
 } qr_rows_args;
 
 /* 8-bit RGB rows, file row 0 = the image's top row. */

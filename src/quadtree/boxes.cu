@@ -88,8 +88,9 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
                 boxes[i] = make_ushort4(0, 0, 0, 0);
                 continue;
             }
-            boxes[i] = make_ushort4((unsigned short)b.x0, (unsigned short)b.y0, (unsigned short)b.x1,
-                                    (unsigned short)b.y1);
+            /* from the region's corner: 16 bits hold any region's */
+            boxes[i] = make_ushort4((unsigned short)(b.x0 - g.region.x0), (unsigned short)(b.y0 - g.region.y0),
+                                    (unsigned short)(b.x1 - g.region.x0), (unsigned short)(b.y1 - g.region.y0));
             add_box(SHARED ? s_hist : hist, g, cs, plane, w1, b);
         }
     }

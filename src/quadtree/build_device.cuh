@@ -10,22 +10,31 @@
  * cells). The cell is a power of two (qr_index_params_check) and a box is
  * clipped to the region, so the offsets are non-negative and a shift by
  * cs = log2(cell) is the division (an integer division by a run-time value
- * costs some twenty instructions, four times per circle). Images are at
- * most 32768 pixels a side, so every index fits in an int. */
+ * costs some twenty instructions, four times per circle). A region is at
+ * most QR_GPU_REGION_MAX pixels a side, so every index fits in an int. */
 struct cell_box {
     int X0, Y0, X1, Y1; /* cells [X0, X1) x [Y0, Y1) */
 };
 
-/* The cells of the pixel box [x0, x1) x [y0, y1): x0, y0 down, x1, y1 up. */
+/* The cells of the pixel box [x0, x1) x [y0, y1), given in pixels from the
+ * region's corner (as the boxes stage stores it): x0, y0 down, x1, y1 up. */
+__device__ __forceinline__ cell_box box_cells_rel(const qr_tree_geom &g, int cs, int x0, int y0,
+                                                  int x1, int y1)
+{
+    cell_box c;
+    c.X0 = x0 >> cs;
+    c.Y0 = y0 >> cs;
+    c.X1 = (x1 + g.cell - 1) >> cs;
+    c.Y1 = (y1 + g.cell - 1) >> cs;
+    return c;
+}
+
+/* The same for a box in image pixels. */
 __device__ __forceinline__ cell_box box_cells(const qr_tree_geom &g, int cs, int x0, int y0, int x1,
                                               int y1)
 {
-    cell_box c;
-    c.X0 = (x0 - g.region.x0) >> cs;
-    c.Y0 = (y0 - g.region.y0) >> cs;
-    c.X1 = (x1 - g.region.x0 + g.cell - 1) >> cs;
-    c.Y1 = (y1 - g.region.y0 + g.cell - 1) >> cs;
-    return c;
+    return box_cells_rel(g, cs, x0 - g.region.x0, y0 - g.region.y0, x1 - g.region.x0,
+                         y1 - g.region.y0);
 }
 
 /* The read-back: the scalars (word by word through volatile loads, so that

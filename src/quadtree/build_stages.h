@@ -25,7 +25,8 @@
 typedef struct qr_boxes_args {
     const qr_gpu_scene *scene; /* the circles (host struct of device arrays) */
     const qr_tree_geom *geom;  /* host */
-    ushort4 *boxes;            /* out: per circle, its pixel box in the region (zero: culled) */
+    ushort4 *boxes;            /* out: per circle, its pixel box in the region, from the region's
+                                  corner (zero: culled) */
     uint32_t *hist;            /* the corner histograms (qr_hist_words), zero; counted into */
     qr_build_scalars *scalars; /* zero; the visible circles are added to ->visible */
 } qr_boxes_args;

@@ -57,6 +57,7 @@ struct qr_gpu_index {
     qr_build_timing last_timing;
     /* settings */
     qr_timing timing;
+    size_t mem_limit; /* 0: none; else the most device bytes fixed + pairs may take */
 };
 
 /* Carves aligned sub-buffers out of one allocation: call once with base NULL
@@ -126,12 +127,24 @@ static qr_status dev_alloc(void **p, size_t bytes, const char *what, qr_error *e
                    bytes, what, free_b, total_b, cudaGetErrorString(e));
 }
 
+/* A build that would take more than the limit (qr_gpu_index_set_limit). */
+static qr_status over_limit(const qr_gpu_index *ix, size_t need, qr_error *err)
+{
+    return qr_fail(err, QR_ERR_GPU_NOMEM,
+                   "the index needs %zu bytes of GPU memory, more than the %zu its budget leaves",
+                   need, ix->mem_limit);
+}
+
 static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
                            const qr_index_params *params, qr_tree_geom *g, qr_error *err)
 {
     qr_rect reg;
     qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
     if (st) return st;
+    if (reg.x1 - reg.x0 > QR_GPU_REGION_MAX || reg.y1 - reg.y0 > QR_GPU_REGION_MAX)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a GPU index covers at most %dx%d pixels; [%d,%d)x[%d,%d) is built in bands",
+                       QR_GPU_REGION_MAX, QR_GPU_REGION_MAX, reg.x0, reg.x1, reg.y0, reg.y1);
     memset(g, 0, sizeof *g);
     g->width = width;
     g->height = height;
@@ -168,6 +181,8 @@ static qr_status ensure_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n
     const size_t scan_bytes = ix->scan_bytes_for_n;
     size_t need = plan_fixed(ix, g, n, scan_bytes, NULL);
     if (need > ix->fixed_bytes) {
+        if (ix->mem_limit && need + ix->pairs_bytes > ix->mem_limit)
+            return over_limit(ix, need + ix->pairs_bytes, err);
         if (busy) QR_CUDA_TRY(err, cudaEventSynchronize(busy));
         cudaFree(ix->fixed);
         ix->fixed = NULL;
@@ -186,6 +201,7 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
 {
     if (pairs <= ix->pair_cap && ix->pairs) return QR_OK;
     long long cap = pairs + pairs / 4 + 1024;
+    if (cap > QR_GPU_MAX_PAIRS) cap = QR_GPU_MAX_PAIRS;
     size_t sort_bytes = 0;
     size_t bytes16 = 0;
     cub::DoubleBuffer<int32_t> k(NULL, NULL), v(NULL, NULL);
@@ -194,6 +210,8 @@ static qr_status ensure_pairs(qr_gpu_index *ix, long long pairs, qr_error *err)
     QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, bytes16, k16, v, cap, 0, 16));
     if (bytes16 > sort_bytes) sort_bytes = bytes16;
     size_t need = plan_pairs(ix, cap, sort_bytes, NULL);
+    if (ix->mem_limit && ix->fixed_bytes + need > ix->mem_limit)
+        return over_limit(ix, ix->fixed_bytes + need, err);
     cudaFree(ix->pairs);
     ix->pairs = NULL;
     ix->pairs_bytes = 0;
@@ -226,10 +244,15 @@ static int stage_pdl(const qr_stage_events *ev)
 }
 
 /* Whether an ahead build over n circles counts and scans inside its emit
- * (qr_launch_count_emit). */
-static int fused_emit(int32_t n)
+ * (qr_launch_count_emit). Its tiles sum their slots' pairs in 32 bits; a
+ * slot meets at most one leaf per histogram cell, so the sums cannot wrap
+ * while a tile's slots times the cells stay below 2^32 (else the count and
+ * CUB's 64-bit scan run apart). */
+static int fused_emit(int32_t n, const qr_tree_geom *g)
 {
-    return qr_count_emit_tiles(n) <= QR_CE_MAX_TILES;
+    const long long span = (long long)QR_CE_TILE * qr_count_emit_per(n);
+    return qr_count_emit_tiles(n) <= QR_CE_MAX_TILES &&
+           span * ((long long)g->gx * g->gy) < (1LL << 32);
 }
 
 /* Whether the lists stage of `items` slots over leaf numbers of `bits` bits
@@ -330,7 +353,7 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_build_plan *p, cudaStrea
     ea.zero_words = zero_words;
     ea.scalars = ix->scalars;
     ea.rb = ahead ? rb : NULL;
-    if (ahead && fused_emit(p->n))
+    if (ahead && fused_emit(p->n, &p->geom))
         QR_CUDA_TRY(err, qr_launch_count_emit(&ea, s, pdl));
     else
         QR_CUDA_TRY(err, qr_launch_emit(&ea, s, pdl));
@@ -433,7 +456,7 @@ qr_status qr_gpu_index_enqueue(qr_gpu_index *ix, const qr_gpu_scene *scene, cons
                                const int32_t **lists, qr_error *err)
 {
     if (p->single) return launch_single(ix, scene, p, s, ev, rb, lists, err);
-    qr_status st = launch_front(ix, scene, &p->geom, fused_emit(p->n), s, ev, err);
+    qr_status st = launch_front(ix, scene, &p->geom, fused_emit(p->n, &p->geom), s, ev, err);
     return st ? st : launch_back(ix, p, s, ev, rb, lists, err);
 }
 
@@ -461,6 +484,12 @@ qr_status qr_gpu_index_size_pairs(qr_gpu_index *ix, qr_build_plan *p, const qr_b
                                   qr_error *err)
 {
     const long long pairs = rb->scalars.num_pairs;
+    /* list entries are addressed by int32 in the sorts and the lists stage */
+    if (pairs > QR_GPU_MAX_PAIRS)
+        return qr_fail(err, QR_ERR_GPU_NOMEM,
+                       "the index would hold %lld (leaf, circle) pairs, more than one build takes "
+                       "(%d); render in smaller bands",
+                       pairs, QR_GPU_MAX_PAIRS);
     qr_status st = ensure_pairs(ix, pairs, err);
     if (st) return st;
     p->pairs = ix->pairs;
@@ -609,4 +638,25 @@ extern "C" qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **ou
 fail:
     qr_index_free(h);
     return st;
+}
+
+void qr_gpu_index_set_limit(qr_gpu_index *ix, size_t bytes)
+{
+    ix->mem_limit = bytes;
+}
+
+qr_status qr_gpu_index_fixed_bytes(int32_t n, int32_t width, int32_t height, const qr_rect *region,
+                                   const qr_index_params *params, size_t *bytes, qr_error *err)
+{
+    qr_tree_geom g;
+    qr_status st = make_geom(width, height, region, params, &g, err);
+    if (st) return st;
+    size_t scan = 0;
+    QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan, (const uint32_t *)NULL, (long long *)NULL,
+                                                    cuda::std::plus<long long>(), (long long)0,
+                                                    n ? n * qr_cell_rows(n) : 1, (cudaStream_t)0));
+    qr_gpu_index probe; /* plan_fixed sets its pointers (to nothing, with no base) */
+    memset(&probe, 0, sizeof probe);
+    *bytes = plan_fixed(&probe, &g, n, scan, NULL);
+    return QR_OK;
 }

@@ -89,6 +89,15 @@ void qr_gpu_index_accept(qr_gpu_index *ix, const qr_build_plan *p, const qr_buil
 qr_index_view qr_gpu_index_view(const qr_gpu_index *ix, const qr_build_plan *p,
                                 const int32_t *lists);
 
+/* Caps the device bytes the index's buffers may take (0: no cap): a build
+ * that would need more fails with QR_ERR_GPU_NOMEM, allocating nothing. */
+void qr_gpu_index_set_limit(qr_gpu_index *ix, size_t bytes);
+
+/* The bytes of an index's per-circle and tree buffers for n circles over
+ * this region (the pair buffers come on top). */
+qr_status qr_gpu_index_fixed_bytes(int32_t n, int32_t width, int32_t height, const qr_rect *region,
+                                   const qr_index_params *params, size_t *bytes, qr_error *err);
+
 /* The index's timing level (qr_gpu_index_set_timing). */
 qr_timing qr_gpu_index_timing_level(const qr_gpu_index *ix);
 

@@ -36,7 +36,7 @@ __device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ush
     /* shifts, not divisions (see box_cells): these kernels are issue-bound */
     const int cs = __ffs(g.cell) - 1;
     const int tpc = g.cell / QR_TILE; /* tiles per cell side */
-    const cell_box cb = box_cells(g, cs, b.x, b.y, b.z, b.w);
+    const cell_box cb = box_cells_rel(g, cs, b.x, b.y, b.z, b.w);
     const int X0 = cb.X0, X1 = cb.X1, Y0 = cb.Y0, Y1 = cb.Y1;
     /* a wide box steps from leaf to leaf along a row, not cell by cell */
     const bool wide = X1 - X0 > 2;
@@ -83,6 +83,11 @@ __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__r
  * them in flight than one: measured faster on micro2M's emit,
  * docs/benchmarks.md). `at_least`: blocks wanted anyway (to pad). */
 #define SLOT_MAX_BLOCKS (132 * 16)
+/* The slot loops index in int32: slots = n * R is at most the scene limit
+ * (R > 1 only while n * R < 2^18), and a slot plus one grid stride must
+ * stay below 2^31. */
+static_assert((long long)QR_SCENE_MAX_CIRCLES + (long long)SLOT_MAX_BLOCKS * 256 < INT32_MAX,
+              "the slot loops' int32 indices could wrap");
 static int slot_blocks(long long slots, long long at_least = 1)
 {
     long long blocks = (slots + 255) / 256;

@@ -34,7 +34,8 @@
 
 /* A node of the tree as the tree stage stores it (one 16-byte record). */
 struct qr_dnode {
-    int32_t xy;          /* x | y << 16, absolute pixels of the bottom-left corner */
+    int32_t xy;          /* x | y << 16: the bottom-left corner in pixels from the
+                            region's (regions are at most QR_GPU_REGION_MAX a side) */
     int32_t first_child; /* index of the first existing child, -1 for a leaf */
     int32_t leaf;        /* depth-first leaf number, -1 for an inner node */
     int32_t depth_mask;  /* depth | (existing-children mask << 8) */
@@ -71,6 +72,16 @@ struct qr_build_readback {
     uint32_t ready;
 };
 
+/* Largest side of the region one GPU build covers: node corners and the
+ * boxes stage's pixel boxes are stored in 16 bits, relative to the region's
+ * corner. A larger image is built and rendered a region at a time (bands:
+ * render/render_bands.cu). */
+#define QR_GPU_REGION_MAX 32768
+
+/* Most (leaf, circle) pairs one build holds (its lists are indexed by
+ * int32); a build that needs more fails with QR_ERR_GPU_NOMEM. */
+#define QR_GPU_MAX_PAIRS INT32_MAX
+
 /* Geometry of one build, fixed before any kernel runs. */
 struct qr_tree_geom {
     int32_t width, height; /* full image */
@@ -95,6 +106,14 @@ struct qr_index_view {
     const qr_build_scalars *scalars;
     long long capacity;
 };
+
+/* Where pixel (x, y) of the region lies in a buffer that holds the region's
+ * pixels row by row from its bottom row (the renderer's image and counts):
+ * for a whole-image region, y * width + x. */
+__host__ __device__ inline size_t qr_region_pixel(const qr_tree_geom &g, int x, int y)
+{
+    return (size_t)(y - g.region.y0) * (size_t)(g.region.x1 - g.region.x0) + (size_t)(x - g.region.x0);
+}
 
 /* Words of the histogram buffer: the four (gx+1) x (gy+1) corner planes. */
 __host__ __device__ inline size_t qr_hist_words(const qr_tree_geom *g)

@@ -7,6 +7,7 @@
  * below it), host_build.h says how they divide the work.
  */
 #include "quadrender/index.h"
+#include "quadrender/image.h"
 #include "quadtree/quadtree_geom.h"
 
 #include <stdlib.h>
@@ -64,7 +65,7 @@ qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *reg
 {
     qr_status st = qr_index_params_check(params, err);
     if (st) return st;
-    if (width < 1 || height < 1 || width > 32768 || height > 32768)
+    if (width < 1 || height < 1 || width > QR_IMAGE_BANDS_MAX_DIM || height > QR_IMAGE_BANDS_MAX_DIM)
         return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
     qr_rect reg = region ? *region : qr_rect_full(width, height);
     if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||

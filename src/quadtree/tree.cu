@@ -173,7 +173,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     __syncthreads();
     scan_lines(P, 4 * w1, h1, w1, (size_t)w1 * h1, 1, w1);
     if (tid == 0) {
-        qr_dnode root = {g.region.x0 | (g.region.y0 << 16), -1, -1, 0};
+        qr_dnode root = {0, -1, -1, 0}; /* region-relative: see qr_dnode */
         N[0] = root;
         level_begin[0] = 0;
         level_begin[1] = 1;
@@ -184,6 +184,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
 
     /* Level by level: count, decide, append children (scan-derived slots,
      * so the layout is deterministic). */
+    const int rw = g.region.x1 - g.region.x0, rh = g.region.y1 - g.region.y0;
     int depth = 0;
     for (; depth <= g.params.max_depth; depth++) {
         const int32_t begin = level_begin[depth], end = level_begin[depth + 1];
@@ -200,18 +201,16 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 x = nd.xy & 0xffff;
                 y = nd.xy >> 16;
                 const int cs = __ffs(g.cell) - 1;
-                int32_t c = node_count(P, g, visible, (x - g.region.x0) >> cs,
-                                       (y - g.region.y0) >> cs, side >> cs);
+                int32_t c = node_count(P, g, visible, x >> cs, y >> cs, side >> cs);
                 C[i] = c;
                 if (qr_node_splits(side, depth, c, &g.params)) {
                     long long children = 0;
                     for (int k = 0; k < 4; k++) {
                         const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;
-                        if (kx >= g.region.x1 || ky >= g.region.y1) continue;
+                        if (kx >= rw || ky >= rh) continue;
                         mask |= 1 << k;
                         if (qr_split_weighed(side, &g.params))
-                            children += node_count(P, g, visible, (kx - g.region.x0) >> cs,
-                                                   (ky - g.region.y0) >> cs, half >> cs);
+                            children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
                     }
                     if (qr_split_weighed(side, &g.params) && !qr_split_pays(side, c, children, &g.params))
                         mask = 0;
@@ -289,10 +288,10 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         int d = nd.depth_mask & 0xff, side = g.root >> d;
         int x = nd.xy & 0xffff, y = nd.xy >> 16;
         qr_leaf lf;
-        lf.rect.x0 = x;
-        lf.rect.y0 = y;
-        lf.rect.x1 = min(x + side, g.region.x1);
-        lf.rect.y1 = min(y + side, g.region.y1);
+        lf.rect.x0 = g.region.x0 + x;
+        lf.rect.y0 = g.region.y0 + y;
+        lf.rect.x1 = g.region.x0 + min(x + side, rw);
+        lf.rect.y1 = g.region.y0 + min(y + side, rh);
         lf.depth = d;
         lf.count = C[i];
         lf.offset = 0;

@@ -198,7 +198,7 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restri
                 if (lane >= o) n += t;
             }
             const int x = bx0 + k * 32 + lane;
-            if (x < bx1) counts[(size_t)(by0 + row) * g.width + x] = n + carry;
+            if (x < bx1) counts[qr_region_pixel(g, x, by0 + row)] = n + carry;
             carry += __shfl_sync(0xffffffffu, n, 31);
         }
     }

@@ -225,9 +225,9 @@ static qr_status plan_build(frame_job *job, qr_error *err)
 
 /* ---- the two entry points --------------------------------------------------- */
 
-extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
-                                   const qr_index_params *params, qr_render_mode mode,
-                                   qr_error *err)
+qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *params, qr_render_mode mode,
+                               const qr_rect *region, qr_error *err)
 {
     qr_frame *f = &r->frame;
     frame_job job;
@@ -238,6 +238,7 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
     job.r = r;
     job.width = r->width;
     job.height = r->height;
+    job.region = region;
     job.params = params;
     job.key.has_render = 1;
 
@@ -262,6 +263,17 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
         }
     }
     return st;
+}
+
+extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                   const qr_index_params *params, qr_render_mode mode,
+                                   qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a %dx%d image is rendered in bands: render it into a writer (qr_gpu_render_write)",
+                       r->width, r->height);
+    return qr_gpu_render_region(r, scene, params, mode, NULL, err);
 }
 
 /* A build on its own (statistics, tests) runs on a frame of its own, with

@@ -21,6 +21,9 @@
 
 extern "C" qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err)
 {
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is never whole on the GPU",
+                       r->width, r->height);
     if (img->width != r->width || img->height != r->height)
         return qr_fail(err, QR_ERR_INVALID, "image is %dx%d, the renderer's %dx%d", img->width,
                        img->height, r->width, r->height);
@@ -41,8 +44,7 @@ void qr_render_output_release(qr_gpu_renderer *r)
     r->band_bytes = 0;
 }
 
-/* Two band slots of at least `bytes` each. */
-static qr_status ensure_bands(qr_gpu_renderer *r, size_t bytes, qr_error *err)
+qr_status qr_render_output_slots(qr_gpu_renderer *r, size_t bytes, qr_error *err)
 {
     if (r->band_bytes >= bytes) return QR_OK;
     /* the slots may still be in use by a write that failed half way */
@@ -66,12 +68,15 @@ static qr_status ensure_bands(qr_gpu_renderer *r, size_t bytes, qr_error *err)
 
 extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
 {
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is written as it renders (qr_gpu_render_write)",
+                       r->width, r->height);
     const qr_image_format format = qr_image_writer_format(w);
     const int pfm = format == QR_FORMAT_PFM;
     const size_t row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
     int32_t band = (int32_t)(BAND_BYTES / row_bytes);
     band = band < 1 ? 1 : band > r->height ? r->height : band;
-    qr_status st = ensure_bands(r, (size_t)band * row_bytes, err);
+    qr_status st = qr_render_output_slots(r, (size_t)band * row_bytes, err);
     if (st) return st;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
     const int32_t bands = (r->height + band - 1) / band;
@@ -85,6 +90,8 @@ extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *
             a.first = k * band;
             a.rows = r->height - a.first < band ? r->height - a.first : band;
             a.out = r->band_dev[k & 1];
+            a.out_pitch = 0;
+            a.out_x = 0;
             cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
             if (e == cudaSuccess)
                 e = cudaMemcpyAsync(r->band_host[k & 1], r->band_dev[k & 1], (size_t)a.rows * row_bytes,

@@ -69,7 +69,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
             c[r][1] += T[r] * bg[r];
             c[r][2] += T[r] * bg[r];
         }
-        image[(size_t)py * g.width + b.px] = make_float4(c[r][0], c[r][1], c[r][2], alpha ? c[r][3] : 1.0f);
+        image[qr_region_pixel(g, b.px, py)] = make_float4(c[r][0], c[r][1], c[r][2], alpha ? c[r][3] : 1.0f);
     }
 }
 

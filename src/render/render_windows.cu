@@ -112,7 +112,7 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
         const int py = b.by0 + b.ly0 + r;
         n[r] = 0;
         if (b.px < g.region.x1 && py < g.region.y1) {
-            n[r] = counts[(size_t)py * g.width + b.px];
+            n[r] = counts[qr_region_pixel(g, b.px, py)];
             inside |= 1u << r;
         }
     }
@@ -218,7 +218,7 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
         if (!((inside >> r) & 1u)) continue;
-        const size_t at = (size_t)(b.by0 + b.ly0 + r) * g.width + b.px;
+        const size_t at = qr_region_pixel(g, b.px, b.by0 + b.ly0 + r);
         /* alpha: the reference adds 0.5 per covering circle to 1, exact
          * while the sums stay below 2^22; past that, the same additions */
         float a = 1.0f;

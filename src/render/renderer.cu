@@ -12,17 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer **out,
-                                            qr_error *err)
+qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_t tile_h,
+                           qr_gpu_renderer **out, qr_error *err)
 {
     *out = NULL;
-    if (width < 1 || height < 1 || width > QR_IMAGE_MAX_DIM || height > QR_IMAGE_MAX_DIM)
-        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range (1..%d)", width, height,
-                       QR_IMAGE_MAX_DIM);
     qr_gpu_renderer *r = (qr_gpu_renderer *)calloc(1, sizeof *r);
     if (!r) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
     r->width = width;
     r->height = height;
+    r->tile_w = tile_w;
+    r->tile_h = tile_h;
+    r->banded = tile_w < width || tile_h < height;
     r->exact_window = QR_EXACT_WINDOW;
     qr_status st = qr_gpu_index_create(&r->index, err);
     if (!st) st = qr_frame_init(&r->frame, err);
@@ -30,7 +30,7 @@ extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gp
         qr_gpu_renderer_destroy(r);
         return st;
     }
-    size_t bytes = (size_t)width * height * sizeof(float4);
+    size_t bytes = (size_t)tile_w * tile_h * sizeof(float4);
     cudaError_t e = cudaMalloc((void **)&r->image, bytes);
     if (e == cudaSuccess) e = cudaMalloc((void **)&r->ro, sizeof(region_order));
     if (e == cudaSuccess) e = cudaMemset(r->ro, 0, sizeof(region_order));
@@ -38,10 +38,20 @@ extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gp
         cudaGetLastError();
         qr_gpu_renderer_destroy(r);
         return qr_fail(err, qr_cuda_status(e), "a %dx%d image needs %zu bytes of GPU memory: %s",
-                       width, height, bytes + sizeof(region_order), cudaGetErrorString(e));
+                       tile_w, tile_h, bytes + sizeof(region_order), cudaGetErrorString(e));
     }
     *out = r;
     return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer **out,
+                                            qr_error *err)
+{
+    *out = NULL;
+    if (width < 1 || height < 1 || width > QR_IMAGE_MAX_DIM || height > QR_IMAGE_MAX_DIM)
+        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range (1..%d)", width, height,
+                       QR_IMAGE_MAX_DIM);
+    return qr_renderer_make(width, height, width, height, out, err);
 }
 
 extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
@@ -86,7 +96,7 @@ extern "C" qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r)
 
 extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
 {
-    const size_t px = (size_t)r->width * r->height;
+    const size_t px = (size_t)r->tile_w * r->tile_h;
     return px * sizeof(float4) + (r->counts ? px * sizeof(int32_t) : 0) + sizeof(region_order) +
            qr_gpu_index_device_bytes(r->index);
 }
@@ -109,7 +119,7 @@ qr_status qr_render_plan_frame(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     const bool deep = scene->depth >= RW_DEEP * r->exact_window;
     if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
         if (!r->counts) {
-            const size_t bytes = (size_t)r->width * r->height * sizeof(int32_t);
+            const size_t bytes = (size_t)r->tile_w * r->tile_h * sizeof(int32_t);
             cudaError_t e = cudaMalloc((void **)&r->counts, bytes);
             if (e != cudaSuccess) {
                 cudaGetLastError();

@@ -22,9 +22,14 @@ typedef struct qr_render_plan {
 } qr_render_plan;
 
 struct qr_gpu_renderer {
-    int32_t width, height;
-    float4 *image;      /* width * height, row 0 = bottom */
-    int32_t *counts;    /* width * height covering circles, for exact windows; made on first use */
+    int32_t width, height; /* the image */
+    /* The region a frame renders: the whole image, or for a banded
+     * renderer (render_bands.cu) at most tile_w x tile_h of it at a time. */
+    int32_t tile_w, tile_h;
+    int banded;
+    size_t budget;      /* banded: GPU bytes the scene, index and buffers may take (0: none) */
+    float4 *image;      /* tile_w * tile_h, the region's rows from its bottom one */
+    int32_t *counts;    /* likewise, covering circles, for exact windows; made on first use */
     region_order *ro;   /* which region each window-kernel block takes (region_order.cu) */
     qr_gpu_index *index;
     qr_frame frame;     /* stream, events, read-back, graph */
@@ -37,8 +42,22 @@ struct qr_gpu_renderer {
     cudaEvent_t band_done[2];
 };
 
+/* Makes a renderer for a width x height image whose frames render regions
+ * of at most tile_w x tile_h (renderer.cu; the public constructors are
+ * qr_gpu_renderer_create and qr_gpu_renderer_create_bands). */
+qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_t tile_h,
+                           qr_gpu_renderer **out, qr_error *err);
+
+/* One frame of `region` of the image (NULL: the whole image), into the
+ * renderer's image buffer (frame.cu). */
+qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *params, qr_render_mode mode,
+                               const qr_rect *region, qr_error *err);
+
 /* Frees the streamed write's band buffers (render_output.cu). */
 void qr_render_output_release(qr_gpu_renderer *r);
+/* Two band slots of at least `bytes` each, device and pinned host. */
+qr_status qr_render_output_slots(qr_gpu_renderer *r, size_t bytes, qr_error *err);
 
 /* Decides this frame's render kernels (and makes the coverage buffer they
  * may need: nothing is allocated while a graph is being captured). */

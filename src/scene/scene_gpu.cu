@@ -41,6 +41,11 @@ __global__ void k_run(int32_t n, qr_anim anim, qr_step_arrays a, int64_t step, i
     }
 }
 
+/* The per-circle loops index in int32: a circle index plus one grid stride
+ * (at most 4096 x 256) stays below 2^31 for every scene we accept. */
+static_assert((long long)QR_SCENE_MAX_CIRCLES + 4096LL * 256 < INT32_MAX,
+              "the per-circle loops' int32 indices could wrap");
+
 static int grid_for(int32_t n)
 {
     int b = (int)((n + 255) / 256);

@@ -1,0 +1,176 @@
+/* test_gpu_bands.c — images rendered in bands (qr_gpu_renderer_create_bands,
+ * qr_gpu_render_write): the file equals the whole-image render's, byte for
+ * byte, in both modes and every format, whatever the band and tile sizes;
+ * budgets choose whole or banded renders and refuse what holds no band; a
+ * region index equals the host oracle's at regions far from the origin.
+ * Needs a GPU; skips with the reason elsewhere. */
+#include "gpu_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "files.h"
+
+/* Writes `scene` through renderer r into a fresh file named `name`. */
+static const char *write_with(qr_gpu_renderer *r, const qr_gpu_scene *gs, qr_render_mode mode,
+                              qr_image_format fmt, int w, int h, const char *name, char *path,
+                              size_t cap)
+{
+    qr_error err;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    snprintf(path, cap, "%s", qr_test_tmp(name));
+    qr_image_writer *wr = NULL;
+    QR_CHECK(err, qr_image_writer_open(path, fmt, w, h, NULL, &wr, &err));
+    QR_CHECK(err, qr_gpu_render_write(r, gs, &p, mode, wr, &err));
+    QR_CHECK(err, qr_image_writer_close(wr, &err));
+    return path;
+}
+
+/* Bands of every shape (one row of tiles, a column of tiles, both, a band
+ * taller than the image, a short last band at the top or the bottom) write
+ * the same file as the whole image, in PPM, PFM and PNG, exact and fast. */
+Test(gpu_bands, equal_the_whole_image, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    const char *scenes[] = {"rand10k", "biglittle", "snowsingle", "pattern", "rand100k"};
+    const int sizes[][2] = {{333, 257}, {64, 1000}, {1000, 95}};
+    const int bands[][2] = {{64, 96}, {333, 32}, {32, 1024}, {1024, 64}, {96, 128}};
+    const qr_image_format fmts[] = {QR_FORMAT_PPM, QR_FORMAT_PFM, QR_FORMAT_PNG};
+    const char *ext[] = {"ppm", "pfm", "png"};
+    qr_error err;
+    for (int si = 0; si < 5; si++) {
+        qr_scene *s = gpu_test_scene(scenes[si], 0);
+        qr_gpu_scene *gs = NULL;
+        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        for (int z = 0; z < 3; z++) {
+            const int w = sizes[z][0], h = sizes[z][1];
+            qr_gpu_renderer *whole = NULL;
+            QR_CHECK(err, qr_gpu_renderer_create(w, h, &whole, &err));
+            for (int b = 0; b < 5; b++) {
+                if ((si + z + b) % 2) continue; /* half the shapes per scene and size */
+                const int bw = bands[b][0] < w ? bands[b][0] : w;
+                qr_gpu_renderer *banded = NULL;
+                QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, bw, bands[b][1], &banded, &err));
+                for (int mode = 0; mode < 2; mode++)
+                    for (int f = 0; f < 3; f++) {
+                        char a[4096], c[4096], na[64], nc[64];
+                        snprintf(na, sizeof na, "bands_whole.%s", ext[f]);
+                        snprintf(nc, sizeof nc, "bands_banded.%s", ext[f]);
+                        write_with(whole, gs, (qr_render_mode)mode, fmts[f], w, h, na, a, sizeof a);
+                        write_with(banded, gs, (qr_render_mode)mode, fmts[f], w, h, nc, c, sizeof c);
+                        cr_assert(qr_test_same_bytes(a, c),
+                                  "%s %dx%d, bands of %dx%d, %s mode, %s: differs from the whole image",
+                                  scenes[si], w, h, bw, bands[b][1], mode ? "fast" : "exact", ext[f]);
+                    }
+                qr_gpu_renderer_destroy(banded);
+            }
+            qr_gpu_renderer_destroy(whole);
+        }
+        qr_gpu_scene_free(gs);
+        qr_scene_free(s);
+    }
+}
+
+/* Exact mode's banded file equals the CPU reference's bytes (PPM through
+ * qr_to_byte on both sides). */
+Test(gpu_bands, exact_equals_the_reference, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = gpu_test_scene("rand10k", 3);
+    qr_gpu_scene *gs = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    const int w = 700, h = 450;
+    qr_gpu_renderer *r = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 256, 64, &r, &err));
+    char g[4096], c[4096];
+    write_with(r, gs, QR_RENDER_EXACT, QR_FORMAT_PPM, w, h, "bands_ref_gpu.ppm", g, sizeof g);
+    qr_image *img = cpu_render_image(s, w, h);
+    snprintf(c, sizeof c, "%s", qr_test_tmp("bands_ref_cpu.ppm"));
+    QR_CHECK(err, qr_image_write_ppm(img, c, &err));
+    cr_assert(qr_test_same_bytes(g, c), "banded exact render differs from the CPU reference");
+    qr_image_free(img);
+    qr_gpu_renderer_destroy(r);
+    qr_gpu_scene_free(gs);
+    qr_scene_free(s);
+}
+
+/* A budget that holds the whole image renders whole; one that holds a few
+ * bands renders banded, the same bytes; one that holds no band fails with
+ * QR_ERR_GPU_NOMEM naming the bytes needed. Bad band shapes are refused. */
+Test(gpu_bands, budgets, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = gpu_test_scene("rand100k", 0);
+    qr_gpu_scene *gs = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    qr_index_params p;
+    qr_index_params_default(&p);
+    const int w = 1024, h = 1000;
+    qr_gpu_renderer *big = NULL, *small = NULL, *none = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create_budget(w, h, gs, QR_FORMAT_PPM, (size_t)8 << 30, &p, &big, &err));
+    cr_assert_eq(qr_gpu_renderer_band_rows(big), h, "8 GiB holds a 1024 x 1000 image whole");
+    /* the scene (100k circles: ~8 MB), its index and bands of a few rows */
+    QR_CHECK(err, qr_gpu_renderer_create_budget(w, h, gs, QR_FORMAT_PPM, (size_t)40 << 20, &p, &small, &err));
+    const int rows = qr_gpu_renderer_band_rows(small);
+    cr_assert(rows >= 32 && rows < h && rows % 32 == 0, "40 MiB: bands of %d rows", rows);
+    char a[4096], c[4096];
+    write_with(big, gs, QR_RENDER_FAST, QR_FORMAT_PPM, w, h, "budget_whole.ppm", a, sizeof a);
+    write_with(small, gs, QR_RENDER_FAST, QR_FORMAT_PPM, w, h, "budget_bands.ppm", c, sizeof c);
+    cr_assert(qr_test_same_bytes(a, c), "the budget's bands differ from the whole image");
+    cr_assert_eq(qr_gpu_renderer_create_budget(w, h, gs, QR_FORMAT_PPM, (size_t)1 << 20, &p, &none, &err),
+                 QR_ERR_GPU_NOMEM);
+    cr_assert_null(none);
+    cr_assert(strstr(err.msg, "needs at least") != NULL, "message: %s", err.msg);
+    cr_assert_eq(qr_gpu_renderer_create_bands(w, h, 48, 64, &none, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_renderer_create_bands(w, h, 64, 40000, &none, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_renderer_create_bands(QR_IMAGE_BANDS_MAX_DIM + 1, 64, 64, 64, &none, &err),
+                 QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_render(small, gs, &p, QR_RENDER_FAST, &err), QR_ERR_INVALID,
+                 "a banded renderer has no whole image to render into");
+    qr_gpu_renderer_destroy(big);
+    qr_gpu_renderer_destroy(small);
+    qr_gpu_scene_free(gs);
+    qr_scene_free(s);
+}
+
+/* Wider than one GPU index (QR_GPU_REGION_MAX): tiles of the full width and
+ * of 4096 columns write the same file; a region index far from the origin
+ * (node corners and boxes are stored from the region's corner) equals the
+ * host oracle's. */
+Test(gpu_bands, wider_than_one_index, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *s = gpu_test_scene("rand10k", 0);
+    qr_gpu_scene *gs = NULL;
+    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    const int w = 40000, h = 64;
+    qr_gpu_renderer *wide = NULL, *narrow = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 32768, 32, &wide, &err));
+    QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 4096, 64, &narrow, &err));
+    for (int mode = 0; mode < 2; mode++) {
+        char a[4096], c[4096];
+        write_with(wide, gs, (qr_render_mode)mode, QR_FORMAT_PPM, w, h, "wide_a.ppm", a, sizeof a);
+        write_with(narrow, gs, (qr_render_mode)mode, QR_FORMAT_PPM, w, h, "wide_b.ppm", c, sizeof c);
+        cr_assert(qr_test_same_bytes(a, c), "40000 x 64, %s mode: tilings differ", mode ? "fast" : "exact");
+    }
+    qr_index_params p;
+    qr_index_params_default(&p);
+    qr_gpu_index *ix = NULL;
+    QR_CHECK(err, qr_gpu_index_create(&ix, &err));
+    const qr_rect regions[] = {{70000, 90000, 70000 + 4096, 90000 + 2048}, {100000, 0, 131072, 512}};
+    for (int k = 0; k < 2; k++) {
+        QR_CHECK(err, qr_gpu_index_build(ix, gs, 131072, 131072, &regions[k], &p, &err));
+        assert_index_matches_oracle(ix, s, 131072, 131072, &regions[k], &p, "a far region");
+    }
+    const qr_rect too_big = {0, 0, 32769, 64};
+    cr_assert_eq(qr_gpu_index_build(ix, gs, 131072, 131072, &too_big, &p, &err), QR_ERR_INVALID);
+    qr_gpu_index_destroy(ix);
+    qr_gpu_renderer_destroy(wide);
+    qr_gpu_renderer_destroy(narrow);
+    qr_gpu_scene_free(gs);
+    qr_scene_free(s);
+}
