@@ -64,7 +64,7 @@ Test(bench, json_is_balanced_and_versioned)
     rows[0].cpu_ms = 12.5;
     qr_error err;
     const char *path = qr_test_tmp("bench.json");
-    cr_assert_eq(bench_write_json(path, "{\"gpu\": \"test\"}", rows, 2, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(bench_write_json(path, "{\"gpu\": \"test\"}", rows, 2, 0, &err), QR_OK, "%s", err.msg);
     char *text = qr_test_read_file(path, NULL);
     int depth = 0, square = 0;
     for (char *p = text; *p; p++) {
