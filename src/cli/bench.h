@@ -101,11 +101,12 @@ int bench_scaling_points(const bench_row *rows, int n, bench_point *pts);
 qr_status bench_print_scaling(FILE *out, const bench_row *rows, int n, qr_error *err);
 /* The points as a JSON array (no trailing newline); for bench_write_json. */
 void bench_write_scaling_json(FILE *f, const bench_point *pts, int npts);
-/* One panel per mode: a line per (family, size, index kind), circle count
- * against frame time, both on log axes; points out of memory as crosses
- * along the panel's top. */
+/* A row of panels per mode, plotting against the circle count frame time,
+ * pairs and device memory, all on log axes: a line per (family, size,
+ * index kind), points out of memory as crosses along a panel's top, and
+ * with gpu_bytes > 0 the GPU's memory as a line among the bytes. */
 qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
-                                  qr_error *err);
+                                  size_t gpu_bytes, qr_error *err);
 
 /* `bench --e2e` (bench_e2e.c): for each scene and size, the first frame
  * as `render` runs it, stage by stage (load, upload, GPU, out: conversion,

@@ -202,6 +202,18 @@ void bench_write_scaling_json(FILE *f, const bench_point *pts, int npts)
 static const char *const line_colors[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
                                           "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"};
 
+/* What a column of panels plots against the circle count. */
+enum { COL_MS, COL_PAIRS, COL_MIB, NCOLS };
+static const char *const col_titles[NCOLS] = {"ms per frame", "pairs (leaf, circle)",
+                                              "MiB on the GPU (index + image + scene)"};
+
+static double metric(const bench_row *r, int col)
+{
+    return col == COL_MS ? r->frame.median
+         : col == COL_PAIRS ? (double)r->pairs
+                            : mib(r->device_bytes + r->scene_bytes);
+}
+
 /* 10000 -> "10k"; what FAMILY:COUNT names say. */
 static void fmt_count(char *buf, size_t len, double v)
 {
@@ -231,12 +243,12 @@ static int xpos(const axes *a, double circles)
     return a->left + (int)lround((log10(circles) - a->xlo) / (a->xhi - a->xlo) * a->plot_w);
 }
 
-static int ypos(const axes *a, double ms)
+static int ypos(const axes *a, double v)
 {
-    return a->top + a->plot_h - (int)lround((log10(ms) - a->ylo) / (a->yhi - a->ylo) * a->plot_h);
+    return a->top + a->plot_h - (int)lround((log10(v) - a->ylo) / (a->yhi - a->ylo) * a->plot_h);
 }
 
-static void draw_grid(FILE *f, const axes *a)
+static void draw_grid(FILE *f, const axes *a, int col)
 {
     char buf[32];
     for (double d = a->xlo; d <= a->xhi + 1e-9; d += 1) {
@@ -248,9 +260,13 @@ static void draw_grid(FILE *f, const axes *a)
     }
     for (double d = a->ylo; d <= a->yhi + 1e-9; d += 1) {
         const int y = ypos(a, pow(10, d));
+        if (col == COL_PAIRS)
+            fmt_count(buf, sizeof buf, pow(10, d));
+        else
+            snprintf(buf, sizeof buf, "%g", pow(10, d));
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
-                   "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%g</text>\n",
-                a->left, y, a->left + a->plot_w, y, a->left - 4, y + 4, pow(10, d));
+                   "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
+                a->left, y, a->left + a->plot_w, y, a->left - 4, y + 4, buf);
     }
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
             a->left, a->top, a->plot_w, a->plot_h);
@@ -275,9 +291,11 @@ static void point_title(FILE *f, const bench_point *p, long long circles)
     fputs("</title>", f);
 }
 
-/* The curves of one mode: a polyline through the points that fit, a marker
- * at each, a cross along the top where memory ran out, a legend entry. */
-static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, int exact)
+/* The curves of one mode in one column: a polyline through the points that
+ * fit, a marker at each, a cross along the top where memory ran out; and
+ * with legend_x > 0, a legend entry per curve there. */
+static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, int exact, int col,
+                        int legend_x)
 {
     int colour = -1, entry = 0;
     const bench_point *prev = NULL;
@@ -299,14 +317,14 @@ static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, 
         int drawn = 0;
         for (int k = i; k < j; k++) {
             const long long n = point_circles(&pts[k]);
-            if (pts[k].row->oom || n <= 0) continue;
+            if (pts[k].row->oom || n <= 0 || metric(pts[k].row, col) <= 0) continue;
             fprintf(f, "%s%d,%d", drawn++ ? " " : "", xpos(a, (double)n),
-                    ypos(a, pts[k].row->frame.median));
+                    ypos(a, metric(pts[k].row, col)));
         }
         fputs("\"/>\n", f);
         for (int k = i; k < j; k++) {
             const long long n = point_circles(&pts[k]);
-            if (n <= 0) continue;
+            if (n <= 0 || (!pts[k].row->oom && metric(pts[k].row, col) <= 0)) continue;
             const int x = xpos(a, (double)n);
             if (pts[k].row->oom) {
                 const int y = a->top + 8;
@@ -314,7 +332,7 @@ static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, 
                            "y2=\"%d\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>",
                         c, x - 5, y - 5, x + 5, y + 5, x - 5, y + 5, x + 5, y - 5);
             } else {
-                const int y = ypos(a, pts[k].row->frame.median);
+                const int y = ypos(a, metric(pts[k].row, col));
                 if (pts[k].best_grid)
                     fprintf(f, "<g><rect x=\"%d\" y=\"%d\" width=\"7\" height=\"7\" fill=\"%s\"/>",
                             x - 3, y - 3, c);
@@ -324,18 +342,30 @@ static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, 
             point_title(f, &pts[k], n);
             fputs("</g>\n", f);
         }
-        const int lx = a->left + a->plot_w + 16, ly = a->top + 10 + 16 * entry++;
-        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>"
-                   "<text x=\"%d\" y=\"%d\">",
-                lx, ly, lx + 24, ly, c, dash, lx + 30, ly + 4);
-        qr_xml_write_text(f, pts[i].family);
-        fprintf(f, " %d, %s</text>\n", pts[i].row->size, pts[i].best_grid ? "best grid" : "quadtree");
+        if (legend_x > 0) {
+            const int ly = a->top + 10 + 16 * entry++;
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+                       "stroke-width=\"2\"%s/><text x=\"%d\" y=\"%d\">",
+                    legend_x, ly, legend_x + 24, ly, c, dash, legend_x + 30, ly + 4);
+            qr_xml_write_text(f, pts[i].family);
+            fprintf(f, " %d, %s</text>\n", pts[i].row->size,
+                    pts[i].best_grid ? "best grid" : "quadtree");
+        }
         i = j;
     }
 }
 
+/* Decades around [lo, hi], at least one. */
+static void decades(double lo, double hi, double dflt_lo, double dflt_hi, double *dlo, double *dhi)
+{
+    if (hi <= 0) lo = dflt_lo, hi = dflt_hi;
+    *dlo = floor(log10(lo));
+    *dhi = ceil(log10(hi));
+    if (*dhi <= *dlo) *dhi = *dlo + 1;
+}
+
 qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
-                                  qr_error *err)
+                                  size_t gpu_bytes, qr_error *err)
 {
     bench_point *pts = malloc(sizeof *pts * (2 * (size_t)n + 1));
     if (!pts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
@@ -344,27 +374,37 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
         free(pts);
         return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
     }
-    /* panels: the modes present, fast first; axes shared by both */
+    /* rows of panels: the modes present, fast first; columns: what is
+     * plotted; each column's axes shared by its panels */
     int has[2] = {0, 0}, curves = 0;
-    double cmin = 1e300, cmax = 0, tmin = 1e300, tmax = 0;
+    double cmin = 1e300, cmax = 0, vmin[NCOLS], vmax[NCOLS];
+    for (int c = 0; c < NCOLS; c++) vmin[c] = 1e300, vmax[c] = 0;
     for (int i = 0; i < np; i++) {
         const bench_row *r = pts[i].row;
         has[r->exact != 0] = 1;
-        curves += !i || r->exact != pts[i - 1].row->exact || !same_curve_colour(&pts[i], &pts[i - 1]) ||
-                  pts[i].best_grid != pts[i - 1].best_grid;
+        curves += !i || r->exact != pts[i - 1].row->exact ||
+                  !same_curve_colour(&pts[i], &pts[i - 1]) || pts[i].best_grid != pts[i - 1].best_grid;
         const double c = (double)point_circles(&pts[i]);
         if (c > 0) cmin = fmin(cmin, c), cmax = fmax(cmax, c);
-        if (!r->oom && r->frame.median > 0) tmin = fmin(tmin, r->frame.median), tmax = fmax(tmax, r->frame.median);
+        for (int k = 0; k < NCOLS && !r->oom; k++)
+            if (metric(r, k) > 0) vmin[k] = fmin(vmin[k], metric(r, k)), vmax[k] = fmax(vmax[k], metric(r, k));
     }
-    if (cmax <= 0) cmin = 1e4, cmax = 1e6;
-    if (tmax <= 0) tmin = 0.01, tmax = 1;
-    axes a = {90, 520, 0, 300, floor(log10(cmin)), ceil(log10(cmax)), floor(log10(tmin)),
-              ceil(log10(tmax))};
-    if (a.xhi <= a.xlo) a.xhi = a.xlo + 1;
-    if (a.yhi <= a.ylo) a.yhi = a.ylo + 1;
-    if (a.plot_h < curves * 16 + 20) a.plot_h = curves * 16 + 20;
+    /* the GPU's memory is drawn as a line: the MiB axis reaches it */
+    if (gpu_bytes) vmax[COL_MIB] = fmax(vmax[COL_MIB], mib(gpu_bytes)), vmin[COL_MIB] = fmin(vmin[COL_MIB], mib(gpu_bytes));
+    axes a[NCOLS];
+    const int plot_w = 360, left = 80, col_w = left + plot_w + 30, legend_w = 230;
+    for (int k = 0; k < NCOLS; k++) {
+        a[k].left = 10 + left + k * col_w;
+        a[k].plot_w = plot_w;
+        a[k].plot_h = curves * 16 + 20 > 300 ? curves * 16 + 20 : 300;
+        decades(cmin, cmax, 1e4, 1e6, &a[k].xlo, &a[k].xhi);
+    }
+    decades(vmin[COL_MS], vmax[COL_MS], 0.01, 1, &a[COL_MS].ylo, &a[COL_MS].yhi);
+    decades(vmin[COL_PAIRS], vmax[COL_PAIRS], 1e4, 1e6, &a[COL_PAIRS].ylo, &a[COL_PAIRS].yhi);
+    decades(vmin[COL_MIB], vmax[COL_MIB], 1, 100, &a[COL_MIB].ylo, &a[COL_MIB].yhi);
     const int npanels = has[0] + has[1], top = 50, panel_gap = 80;
-    const int width = a.left + a.plot_w + 260, height = top + (npanels ? npanels : 1) * (a.plot_h + panel_gap);
+    const int width = 10 + NCOLS * col_w + legend_w;
+    const int height = top + (npanels ? npanels : 1) * (a[0].plot_h + panel_gap);
 
     qr_atomic_file af;
     qr_status st = qr_atomic_open(&af, path, err);
@@ -377,19 +417,29 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
                "font-family=\"sans-serif\" font-size=\"11\">\n",
             width, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", a.left);
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", a[0].left);
     qr_xml_write_text(f, title);
-    fputs("</text>\n", f);
+    fputs(": solid = quadtree, dashed = the best grid tile, x = out of memory</text>\n", f);
     int panel = 0;
     for (int exact = 0; exact < 2; exact++) {
         if (!has[exact]) continue;
-        a.top = top + panel++ * (a.plot_h + panel_gap);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s mode: ms per frame (log scale) "
-                   "against circles; solid = quadtree, dashed = best grid tile, x = out of memory"
-                   "</text>\n",
-                a.left, a.top - 8, exact ? "exact" : "fast");
-        draw_grid(f, &a);
-        draw_curves(f, &a, pts, np, exact);
+        const int y0 = top + panel++ * (a[0].plot_h + panel_gap);
+        for (int k = 0; k < NCOLS; k++) {
+            a[k].top = y0;
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s mode: %s (log scale)</text>\n",
+                    a[k].left, y0 - 8, exact ? "exact" : "fast", col_titles[k]);
+            draw_grid(f, &a[k], k);
+            if (k == COL_MIB && gpu_bytes) {
+                const int y = ypos(&a[k], mib(gpu_bytes));
+                fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c00\" "
+                           "stroke-dasharray=\"2 2\"/><text x=\"%d\" y=\"%d\" fill=\"#c00\">"
+                           "the GPU's memory, %.1f GiB</text>\n",
+                        a[k].left, y, a[k].left + a[k].plot_w, y, a[k].left + 4, y - 4,
+                        (double)gpu_bytes / 1073741824.0);
+            }
+            draw_curves(f, &a[k], pts, np, exact, k,
+                        k == NCOLS - 1 ? a[k].left + a[k].plot_w + 16 : 0);
+        }
     }
     fputs("</svg>\n", f);
     free(pts);

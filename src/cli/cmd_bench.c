@@ -556,7 +556,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         if (!rc && csv && bench_write_csv(csv, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         if (!rc && plot && bench_write_svg(plot, title, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        if (!rc && scaling && bench_write_scaling_svg(scaling, title, rows, nrows, &err))
+        if (!rc && scaling && bench_write_scaling_svg(scaling, title, rows, nrows, gpu.mem_total, &err))
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
     }
     free(rows);
