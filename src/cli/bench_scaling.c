@@ -387,10 +387,16 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
         const double c = (double)point_circles(&pts[i]);
         if (c > 0) cmin = fmin(cmin, c), cmax = fmax(cmax, c);
         for (int k = 0; k < NCOLS && !r->oom; k++)
-            if (metric(r, k) > 0) vmin[k] = fmin(vmin[k], metric(r, k)), vmax[k] = fmax(vmax[k], metric(r, k));
+            if (metric(r, k) > 0) {
+                vmin[k] = fmin(vmin[k], metric(r, k));
+                vmax[k] = fmax(vmax[k], metric(r, k));
+            }
     }
     /* the GPU's memory is drawn as a line: the MiB axis reaches it */
-    if (gpu_bytes) vmax[COL_MIB] = fmax(vmax[COL_MIB], mib(gpu_bytes)), vmin[COL_MIB] = fmin(vmin[COL_MIB], mib(gpu_bytes));
+    if (gpu_bytes) {
+        vmin[COL_MIB] = fmin(vmin[COL_MIB], mib(gpu_bytes));
+        vmax[COL_MIB] = fmax(vmax[COL_MIB], mib(gpu_bytes));
+    }
     axes a[NCOLS];
     const int plot_w = 360, left = 80, col_w = left + plot_w + 30, legend_w = 230;
     for (int k = 0; k < NCOLS; k++) {

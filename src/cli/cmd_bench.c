@@ -482,7 +482,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
             return CLI_EXIT_NO_GPU;
         }
         if (json || csv || plot || scaling)
-            return cli_usage_error(cmd, "--json, --csv, --plot and --scaling-plot need a GPU (no usable one: %s)",
+            return cli_usage_error(cmd,
+                                   "--json, --csv, --plot and --scaling-plot need a GPU (no usable "
+                                   "one: %s)",
                                    err.msg);
         fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", err.msg);
         if (bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
@@ -513,12 +515,13 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
            qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
     char header_json[1024];
     snprintf(header_json, sizeof header_json,
-             "{\"date\": \"%s\", \"gpu\": \"%s\", \"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, "
+             "{\"date\": \"%s\", \"gpu\": \"%s\", \"gpu_memory_bytes\": %zu, \"sm_clock_mhz\": %d, "
+             "\"mem_clock_mhz\": %d, "
              "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
              "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\", \"quadtree\": {\"capacity\": %d, "
              "\"min_leaf\": %d, \"max_leaf\": %d, \"split_cost\": %d, \"max_depth\": %d}}",
-             date, gpu.name, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version,
-             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
+             date, gpu.name, gpu.mem_total, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000,
+             gpu.driver_version, gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
              qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
 
     int want_q = 0, want_g = 0;
