@@ -296,7 +296,10 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
     if (dhi <= dlo) dhi = dlo + 1;
     const int bar_w = 14, gap = 18, left = 70, panel_h = 260, top = 50, legend_h = 40;
     const int group_w = ntiles * bar_w + gap;
-    const int width = left + nscenes * group_w + 160;
+    /* wide enough for the stages' legend with few scenes too */
+    const int width = left + (nscenes * group_w + 160 > BENCH_NSTAGES * 80 + 60
+                                  ? nscenes * group_w + 160
+                                  : BENCH_NSTAGES * 80 + 60);
     const int height = top + npanels * (panel_h + 70) + legend_h;
 
     qr_atomic_file af;
