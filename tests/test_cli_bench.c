@@ -2,14 +2,16 @@
  * bad options are usage errors, and without a GPU it says it needs one. Its
  * writers are test_bench.c's. */
 #include "cli_run.h"
+#include "json_find.h"
 #include "test_util.h"
 
 Test(bench, bad_options_are_usage_errors)
 {
     const char *bad[][2] = {{"--index", "quadtree,octree"}, {"--mode", "slow"}, {"--tile", "24"},
-                            {"--tile", "8"},  {"--frames", "0"}, {"--size", "0"},
-                            {"--plot", "out.png"}, {"--warmup", "x"}};
-    for (int i = 0; i < 8; i++) {
+                            {"--tile", "8"},  {"--tile", "512"}, {"--tile", "16,256,512"},
+                            {"--frames", "0"}, {"--size", "0"}, {"--plot", "out.png"},
+                            {"--scaling-plot", "out.png"}, {"--warmup", "x"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         RUN("bench", "rgb", bad[i][0], bad[i][1]);
         cr_assert_eq(R.code, 2, "'bench rgb %s %s' should exit 2", bad[i][0], bad[i][1]);
         cr_assert(strstr(R.err, bad[i][0]) != NULL,
@@ -71,4 +73,121 @@ Test(bench, e2e_table_or_why_not, .timeout = 300)
         }
     }
     cr_expect_eq(rows, 4, "%s", R.out);
+}
+
+/* The rest of the table row of (scene, size, mode, index) in out, after
+ * those four columns, copied into rest; NULL if there is none. */
+static const char *table_row(const char *out, const char *scene, int size, const char *mode,
+                             const char *index, char *rest, size_t len)
+{
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        char sc[64], md[16], ix[16];
+        int sz, used = 0;
+        if (sscanf(p, "%63s %d %15s %15s %n", sc, &sz, md, ix, &used) == 4 && used &&
+            !strcmp(sc, scene) && sz == size && !strcmp(md, mode) && !strcmp(ix, index)) {
+            const char *end = strchr(p + used, '\n');
+            snprintf(rest, len, "%.*s", (int)(end ? end - (p + used) : (long)strlen(p + used)), p + used);
+            return rest;
+        }
+    }
+    return NULL;
+}
+
+/* Every power of two from 16 to 256 is a grid tile: the command line takes
+ * them, and the run goes as far as this machine lets it (a GPU: a row per
+ * tile; none: exit 5, not a usage error). */
+Test(bench, tiles_up_to_256, .timeout = 300)
+{
+    const int code = RUN("bench", "rand10k", "--tile", "16,32,64,128,256", "-s", "256", "--mode",
+                         "fast", "--frames", "2", "--warmup", "1");
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) != QR_OK) {
+        cr_expect_eq(code, 5, "%s", R.err);
+        return;
+    }
+    cr_assert_eq(code, 0, "%s", R.err);
+    const char *tiles[] = {"grid16", "grid32", "grid64", "grid128", "grid256"};
+    for (int i = 0; i < 5; i++) {
+        char rest[256];
+        double ms = 0;
+        cr_expect(table_row(R.out, "rand10k", 256, "fast", tiles[i], rest, sizeof rest) &&
+                      sscanf(rest, "%lf", &ms) == 1 && ms > 0,
+                  "no row of %s:\n%s", tiles[i], R.out);
+    }
+    cr_expect(strstr(R.out, "best grid ms"), "%s", R.out);
+}
+
+/* The scaling report without a GPU: exit 5, or a usage error beside --cpu
+ * (like the other files the GPU bench writes). */
+Test(bench, scaling_plot_needs_a_gpu)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK) cr_skip_test("this machine has a GPU");
+    cr_expect_eq(RUN("bench", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 5, "%s", R.err);
+    cr_expect_eq(RUN("bench", "--cpu", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 2, "%s",
+                 R.err);
+    cr_expect(strstr(R.err, "--scaling-plot"), "%s", R.err);
+    cr_expect_eq(RUN("bench", "--e2e", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 2, "%s",
+                 R.err);
+}
+
+/* Scenes without FAMILY:COUNT names are each a family of their own: the
+ * table lists a quadtree and a best grid row per scene and mode, the JSON
+ * the same points, and the plot draws them. */
+Test(bench, scaling_run_of_plain_scenes, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *svg = qr_test_tmp("scaling.svg"), *json = qr_test_tmp("scaling.json");
+    cr_assert_eq(RUN("bench", "rand10k", "rand100k", "-s", "128", "--tile", "16,256", "--frames",
+                     "2", "--warmup", "1", "--scaling-plot", svg, "--json", json),
+                 0, "%s", R.err);
+    const char *table = strstr(R.out, "# scaling:");
+    cr_assert(table, "%s", R.out);
+    int points = 0;
+    for (const char *p = table; (p = strstr(p, "\nrand10")); p++) points++;
+    cr_expect_eq(points, 2 * 2 * 2, "two scenes, two modes, quadtree and best grid:\n%s", table);
+    char *text = qr_test_read_file(json, NULL);
+    cr_expect(json_find(text, "scaling.7.frame_ms") && !json_find(text, "scaling.8"), "%s", text);
+    cr_expect_eq(json_number(text, "scaling.0.circles"), 10000);
+    cr_expect(json_number(text, "scaling.0.scene_bytes") > 0 && json_number(text, "scaling.0.index_bytes") > 0);
+    free(text);
+    text = qr_test_read_file(svg, NULL);
+    cr_expect(!strncmp(text, "<svg ", 5) && strstr(text, "<polyline"), "%.200s", text);
+    free(text);
+}
+
+/* With the GPU nearly full, a scaling run records the size whose image does
+ * not fit as out of memory and goes on: the smaller size is measured, the
+ * run exits 0. This process holds the memory; the bench runs beside it.
+ * CTest runs it alone (RUN_SERIAL). */
+Test(bench, scaling_run_goes_on_out_of_memory, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    enum { MAX_HOGS = 512 };
+    qr_gpu_renderer *hog[MAX_HOGS];
+    int nhog = 0;
+    qr_error err;
+    while (nhog < MAX_HOGS && qr_gpu_renderer_create(8192, 8192, &hog[nhog], &err) == QR_OK) nhog++;
+    /* one 1 GiB image back: room for the bench's context and a small
+     * image, never for a 16384 x 16384 one (4 GiB) */
+    if (nhog) qr_gpu_renderer_destroy(hog[--nhog]);
+    const char *svg = qr_test_tmp("oom.svg");
+    const int code = RUN("bench", "rand10k", "-s", "64,16384", "--mode", "fast", "--tile", "256",
+                         "--frames", "2", "--warmup", "1", "--scaling-plot", svg);
+    while (nhog > 0) qr_gpu_renderer_destroy(hog[--nhog]);
+    cr_assert_eq(code, 0, "%s", R.err);
+    cr_expect(strstr(R.err, "recorded as out of memory"), "%s", R.err);
+    char rest[256];
+    double ms = 0;
+    cr_expect(table_row(R.out, "rand10k", 64, "fast", "quadtree", rest, sizeof rest) &&
+                  sscanf(rest, "%lf", &ms) == 1 && ms > 0,
+              "%s", R.out);
+    const char *idx[] = {"quadtree", "grid256"};
+    for (int i = 0; i < 2; i++)
+        cr_expect(table_row(R.out, "rand10k", 16384, "fast", idx[i], rest, sizeof rest) &&
+                      !strcmp(rest, "out of memory"),
+                  "%s", R.out);
+    char *text = qr_test_read_file(svg, NULL);
+    cr_expect(strstr(text, "out of memory</title>"), "no cross in the plot");
+    free(text);
 }

@@ -123,7 +123,7 @@ Test(cli_names, bench_writers_quote_a_hostile_name)
     qr_error err;
     const char *json = qr_test_tmp("nasty.json"), *csv = qr_test_tmp("nasty.csv"),
                *svg = qr_test_tmp("nasty.svg");
-    cr_assert_eq(bench_write_json(json, "{}", rows, 2, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(bench_write_json(json, "{}", rows, 2, 0, &err), QR_OK, "%s", err.msg);
     cr_assert_eq(bench_write_csv(csv, rows, 2, &err), QR_OK, "%s", err.msg);
     cr_assert_eq(bench_write_svg(svg, "bench of " NASTY_BASE, rows, 2, &err), QR_OK, "%s", err.msg);
 

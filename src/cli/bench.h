@@ -23,8 +23,15 @@ typedef struct bench_stats {
     double median, min, max, p25, p75; /* milliseconds over the timed frames */
 } bench_stats;
 
+/* What a row holds when its measurement ran out of memory (only the
+ * scaling run goes on past that; the plain bench stops). */
+enum { BENCH_FITS = 0, BENCH_OOM_GPU = 1, BENCH_OOM_HOST = 2 };
+
 typedef struct bench_row {
     char scene[64];
+    char group[16];      /* "CS149", "non-uniform" or "" (a scene of neither family) */
+    long long circles;   /* the scene's circle count */
+    int oom;             /* BENCH_FITS, else nothing below `frames` is measured */
     int size;
     int exact;           /* render mode */
     int grid_tile;       /* 0: the quadtree; else the uniform grid's tile side */
@@ -35,24 +42,71 @@ typedef struct bench_row {
     int leaves;
     long long pairs;
     int visible;
-    size_t device_bytes;
+    size_t device_bytes; /* held by the renderer: image + index */
+    size_t index_bytes;  /* the index's share of device_bytes */
+    size_t scene_bytes;  /* the scene on the GPU, beside device_bytes */
     double cpu_ms;       /* CPU reference, one frame; < 0 when not measured */
 } bench_row;
 
 /* "quadtree" or "grid16" */
 const char *bench_index_name(const bench_row *r, char *buf, size_t len);
 
+/* The grid row of the fastest tile with the same scene, size and mode as
+ * `like` (rows that ran out of memory count only when all did); NULL when
+ * there is none. */
+const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *like);
+
+/* Tables of rows in order; a heading line starts each family of scenes
+ * (bench_row.group) when there are several. */
 void bench_print_table(FILE *out, const bench_row *rows, int n);
 /* Per scene, size and mode: the quadtree against the best grid tile. */
 void bench_print_speedups(FILE *out, const bench_row *rows, int n);
 
+/* All rows, and per scene, size and mode the quadtree against the best
+ * grid ("speedups"); with `scaling`, also the points of the scaling report
+ * ("scaling", as bench_print_scaling). */
 qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
-                           qr_error *err);
+                           int scaling, qr_error *err);
 qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_error *err);
 /* Per-scene bars of time per frame for each index, stacked by stage, on a
  * log axis; one panel per (size, mode). */
 qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
                           qr_error *err);
+
+/* ---- the scaling report (bench_scaling.c) ------------------------------------
+ * Frame time against circle count. A scene named FAMILY:COUNT ("uniform:10k",
+ * "clustered:100M") is a point of FAMILY's curve; any other scene is a family
+ * of its own. Per family, size, mode and index kind (the quadtree, the best
+ * grid tile) one curve; a point that ran out of memory shows where memory
+ * ends. */
+
+/* Splits a scene name into its family and the count its name gives (COUNT
+ * is digits with an optional k, M or G suffix: 10k = 10000). Returns 1 for
+ * FAMILY:COUNT; else 0, the whole name as the family and *count 0. */
+int bench_scene_family(const char *scene, char *family, size_t len, long long *count);
+
+typedef struct bench_point {
+    const bench_row *row; /* the quadtree's row, or the best grid tile's */
+    char family[64];
+    int best_grid;        /* 0: the quadtree */
+} bench_point;
+
+/* The points of the report, two per (scene, size, mode) at most, ordered by
+ * family (in first-seen order), size, mode, index kind and circle count;
+ * `pts` holds room for 2 * n. Returns how many, or -1 out of host memory. */
+int bench_scaling_points(const bench_row *rows, int n, bench_point *pts);
+
+/* The table of points: frame time, pairs, leaves and device bytes (index,
+ * image, scene, total), or where memory ran out. */
+qr_status bench_print_scaling(FILE *out, const bench_row *rows, int n, qr_error *err);
+/* The points as a JSON array (no trailing newline); for bench_write_json. */
+void bench_write_scaling_json(FILE *f, const bench_point *pts, int npts);
+/* A row of panels per mode, plotting against the circle count frame time,
+ * pairs and device memory, all on log axes: a line per (family, size,
+ * index kind), points out of memory as crosses along a panel's top, and
+ * with gpu_bytes > 0 the GPU's memory as a line among the bytes. */
+qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
+                                  size_t gpu_bytes, qr_error *err);
 
 /* `bench --e2e` (bench_e2e.c): for each scene and size, the first frame
  * as `render` runs it, stage by stage (load, upload, GPU, out: conversion,

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,9 +87,13 @@ static const char *set_size_list(const char *text, void *dest)
     return parse_ints(text, dest, 1, QR_IMAGE_MAX_DIM, 0, "a list of sizes from 1 to 32768");
 }
 
+/* The best grid is the fastest of the 16- to 256-pixel tiles; a larger
+ * tile leaves a 1024 x 1024 frame 16 tiles or fewer. */
+#define MAX_GRID_TILE 256
+
 static const char *set_tile_list(const char *text, void *dest)
 {
-    return parse_ints(text, dest, QR_TILE, 32768, 1, "a list of powers of two from 16 to 32768");
+    return parse_ints(text, dest, QR_TILE, MAX_GRID_TILE, 1, "a list of powers of two from 16 to 256");
 }
 
 static const char *set_count(const char *text, void *dest)
@@ -195,24 +200,199 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
             qr_index_free(ix);
         }
         row->device_bytes = qr_gpu_renderer_device_bytes(r);
+        row->index_bytes = qr_gpu_index_device_bytes(qr_gpu_renderer_index(r));
     }
     free(t);
     free(v);
     return st;
 }
 
-static const char *const scored[] = {"rgb",       "pattern", "rand10k", "rand100k", "biglittle",
-                                     "littlebig", "rand1M",  "micro2M", "snowsingle"};
+/* The scenes `bench` runs when none is named: CS149's, then the
+ * non-uniform ones an adaptive index exists for (docs/scenes.md). Reports
+ * head each family's rows with its name. */
+typedef struct scored_scene {
+    const char *name, *group;
+} scored_scene;
+
+static const scored_scene scored[] = {
+    {"rgb", "CS149"},         {"pattern", "CS149"},     {"rand10k", "CS149"},
+    {"rand100k", "CS149"},    {"biglittle", "CS149"},   {"littlebig", "CS149"},
+    {"rand1M", "CS149"},      {"micro2M", "CS149"},     {"snowsingle", "CS149"},
+    {"clusters", "non-uniform"}, {"spiral", "non-uniform"}, {"powerlaw", "non-uniform"},
+    {"hotspot", "non-uniform"},  {"roads", "non-uniform"},  {"ring", "non-uniform"},
+};
+#define NSCORED ((int)(sizeof scored / sizeof scored[0]))
+
+/* The scaling run's scenes when none is named: a uniform and a clustered
+ * family, 10k to 100M circles. */
+static const char *const scaling_scenes[] = {
+    "uniform:10k",   "uniform:100k",   "uniform:1M",   "uniform:10M",   "uniform:100M",
+    "clustered:10k", "clustered:100k", "clustered:1M", "clustered:10M", "clustered:100M",
+};
+
+static const char *scene_group(const char *name)
+{
+    for (int i = 0; i < NSCORED; i++)
+        if (!strcasecmp(scored[i].name, name)) return scored[i].group;
+    return "";
+}
+
+/* Device bytes of a scene once uploaded, as qr_gpu_scene_upload allocates
+ * them: its block of arrays, and the packed position and colour float4s the
+ * renderer gathers (scene_gpu.h). */
+static size_t scene_device_bytes(const qr_scene *s)
+{
+    return s->block_floats * sizeof(float) + 2 * (size_t)s->n * 4 * sizeof(float);
+}
+
+/* One bench run: what it measures and the rows it fills. */
+typedef struct bench_plan {
+    const int_list *sizes, *tiles;
+    const word_list *modes;
+    const qr_index_params *qp;
+    int want_q, configs, warmup, frames, direct, cpu, progress, total;
+    int scaling; /* a measurement out of memory is a row saying so, not the end */
+    bench_row *rows;
+    int nrows;
+} bench_plan;
+
+static int config_tile(const bench_plan *b, int c)
+{
+    return b->want_q && c == 0 ? 0 : b->tiles->item[c - b->want_q];
+}
+
+/* Starts row number b->nrows (the caller counts it in). */
+static bench_row *start_row(bench_plan *b, const char *scene, const char *group, long long circles,
+                            size_t scene_bytes, int size, int c, int m)
+{
+    bench_row *row = &b->rows[b->nrows];
+    memset(row, 0, sizeof *row);
+    snprintf(row->scene, sizeof row->scene, "%s", scene);
+    snprintf(row->group, sizeof row->group, "%s", group);
+    row->circles = circles;
+    row->scene_bytes = scene_bytes;
+    row->size = size;
+    row->exact = !strcmp(b->modes->item[m], "exact");
+    row->grid_tile = config_tile(b, c);
+    row->cpu_ms = -1;
+    return row;
+}
+
+/* Whether the run records err as a row out of memory and goes on (a
+ * scaling run, out of host or GPU memory); says so on stderr. */
+static int goes_on(const bench_plan *b, const char *scene, const qr_error *err)
+{
+    if (!b->scaling || (err->status != QR_ERR_GPU_NOMEM && err->status != QR_ERR_NOMEM)) return 0;
+    char esc[256];
+    if (b->progress) fputs("\r\033[K", stderr);
+    fprintf(stderr, "quadrender: %s: %s (recorded as out of memory)\n",
+            cli_esc(scene, esc, sizeof esc), err->msg);
+    return 1;
+}
+
+/* Every row of a scene that never reached the GPU, out of memory. */
+static void scene_out_of_memory(bench_plan *b, const char *scene, const char *group,
+                                long long circles, size_t scene_bytes, int oom)
+{
+    for (int z = 0; z < b->sizes->n; z++)
+        for (int c = 0; c < b->configs; c++)
+            for (int m = 0; m < b->modes->n; m++)
+                start_row(b, scene, group, circles, scene_bytes, b->sizes->item[z], c, m)->oom = oom;
+    b->nrows += b->sizes->n * b->configs * b->modes->n;
+}
+
+/* Every size, index and mode of one scene into b's rows; a CLI exit code.
+ * Each index gets a renderer of its own, so that its device bytes are its
+ * own and not the most any index before it needed. */
+static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error *err)
+{
+    qr_scene *scene = NULL;
+    qr_gpu_scene *gs = NULL;
+    if (qr_scene_load(spec, seed, &scene, err) != QR_OK) {
+        if (!goes_on(b, spec, err)) return cli_fail(err, CLI_PHASE_INPUT);
+        char family[64];
+        long long count;
+        bench_scene_family(spec, family, sizeof family, &count);
+        scene_out_of_memory(b, spec, scene_group(spec), count, 0, BENCH_OOM_HOST);
+        return CLI_EXIT_OK;
+    }
+    const char *group = scene_group(scene->name);
+    const size_t scene_bytes = scene_device_bytes(scene);
+    int rc = CLI_EXIT_OK;
+    if (qr_gpu_scene_upload(scene, &gs, err) != QR_OK) {
+        if (goes_on(b, scene->name, err))
+            scene_out_of_memory(b, scene->name, group, scene->n, scene_bytes,
+                                err->status == QR_ERR_NOMEM ? BENCH_OOM_HOST : BENCH_OOM_GPU);
+        else
+            rc = cli_fail(err, CLI_PHASE_RUN);
+        qr_scene_free(scene);
+        return rc;
+    }
+    for (int z = 0; z < b->sizes->n && rc == CLI_EXIT_OK; z++) {
+        const int size = b->sizes->item[z];
+        const int first_row = b->nrows;
+        for (int c = 0; c < b->configs && rc == CLI_EXIT_OK; c++) {
+            qr_index_params p = *b->qp;
+            if (config_tile(b, c)) {
+                p.uniform = 1;
+                p.min_leaf = config_tile(b, c);
+            }
+            qr_gpu_renderer *r = NULL;
+            for (int m = 0; m < b->modes->n && rc == CLI_EXIT_OK; m++) {
+                bench_row *row = start_row(b, scene->name, group, scene->n, scene_bytes, size, c, m);
+                if (b->progress) {
+                    char esc[256];
+                    fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", b->nrows + 1, b->total,
+                            cli_esc(scene->name, esc, sizeof esc), size,
+                            row->grid_tile ? "grid" : "quadtree", b->modes->item[m]);
+                }
+                qr_status st = r ? QR_OK : qr_gpu_renderer_create(size, size, &r, err);
+                if (st == QR_OK) {
+                    qr_gpu_renderer_set_graph(r, !b->direct);
+                    st = measure(r, gs, &p, row->exact, b->warmup, b->frames, row, err);
+                }
+                if (st != QR_OK) {
+                    if (!goes_on(b, scene->name, err)) {
+                        rc = cli_fail(err, CLI_PHASE_RUN);
+                        break;
+                    }
+                    /* the next mode starts afresh from a renderer of its own */
+                    qr_gpu_renderer_destroy(r);
+                    r = NULL;
+                    row->oom = err->status == QR_ERR_NOMEM ? BENCH_OOM_HOST : BENCH_OOM_GPU;
+                }
+                b->nrows++;
+            }
+            qr_gpu_renderer_destroy(r);
+        }
+        /* the CPU reference comes after the GPU measurements: a GPU left
+         * idle for seconds would start them at lowered clocks */
+        if (b->cpu && rc == CLI_EXIT_OK) {
+            qr_image *img = NULL;
+            double cpu_ms = -1;
+            if (qr_image_create(size, size, &img, err) == QR_OK) {
+                double t0 = cli_now_ms();
+                if (qr_render_cpu(scene, img, err) == QR_OK) cpu_ms = cli_now_ms() - t0;
+                qr_image_free(img);
+            }
+            for (int i = first_row; i < b->nrows; i++)
+                if (b->rows[i].exact && !b->rows[i].oom) b->rows[i].cpu_ms = cpu_ms;
+        }
+    }
+    qr_gpu_scene_free(gs);
+    qr_scene_free(scene);
+    return rc;
+}
 
 static int run_bench(const cli_cmd *cmd, int argc, char **argv)
 {
     word_list indexes, modes;
-    int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64}, 3};
+    int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64, 128, 256}, 5};
     set_index_list("quadtree,grid", &indexes);
     set_mode_list("fast,exact", &modes);
     int frames = 20, warmup = 5, cpu = 0, direct = 0, cpu_frames = 5, e2e = 0;
     uint32_t seed = 0;
-    const char *json = NULL, *csv = NULL, *plot = NULL;
+    const char *json = NULL, *csv = NULL, *plot = NULL, *scaling = NULL;
     qr_index_params qp;
     qr_index_params_default(&qp);
     /* the quadtree options' help shows the library's defaults, whatever
@@ -231,7 +411,8 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
          "indexes to compare: quadtree, grid or both (default quadtree,grid)", 0},
         {"--size", "-s", "LIST", set_size_list, &sizes, "square image sizes, e.g. 1024,2048 (default 1024)", 0},
         {"--mode", NULL, "LIST", set_mode_list, &modes, "render modes: fast, exact or both (default fast,exact)", 0},
-        {"--tile", NULL, "LIST", set_tile_list, &tiles, "grid tile sides to try (default 16,32,64)", 0},
+        {"--tile", NULL, "LIST", set_tile_list, &tiles,
+         "grid tile sides to try, powers of two to 256 (default 16,32,64,128,256)", 0},
         {"--frames", NULL, "N", set_count, &frames, "timed frames per measurement (default 20)", 0},
         {"--warmup", NULL, "N", set_count0, &warmup, "untimed frames first (default 5)", 0},
         {"--seed", NULL, "N", cli_set_seed, &seed, "seed of the built-in scenes (default 0)", 0},
@@ -245,6 +426,8 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON, or - for stdout", 0},
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV, or - for stdout", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
+        {"--scaling-plot", NULL, "FILE.svg", cli_set_string, &scaling,
+         "also draw frame time against circle count of FAMILY:COUNT scenes (SVG)", 0},
         {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, cap_help, 0},
         {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, min_help, 0},
         {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, max_help, 0},
@@ -257,19 +440,26 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 64, &npos);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
     if (rc != CLI_PARSE_OK) return rc;
-    if (plot) {
-        size_t l = strlen(plot);
-        if (l < 4 || strcmp(plot + l - 4, ".svg"))
-            return cli_usage_error(cmd, "--plot: expected a file name ending in .svg, got '%s'", plot);
+    const char *const svgs[][2] = {{"--plot", plot}, {"--scaling-plot", scaling}};
+    for (int k = 0; k < 2; k++) {
+        size_t l = svgs[k][1] ? strlen(svgs[k][1]) : 4;
+        if (l < 4 || (svgs[k][1] && strcmp(svgs[k][1] + l - 4, ".svg")))
+            return cli_usage_error(cmd, "%s: expected a file name ending in .svg, got '%s'",
+                                   svgs[k][0], svgs[k][1]);
     }
+    const char *scored_names[NSCORED];
+    for (int i = 0; i < NSCORED; i++) scored_names[i] = scored[i].name;
     const char *const *scenes = (const char *const *)pos;
     int nscenes = npos;
-    if (!npos) {
-        scenes = scored;
-        nscenes = (int)(sizeof scored / sizeof scored[0]);
+    if (!npos && scaling) {
+        scenes = scaling_scenes;
+        nscenes = (int)(sizeof scaling_scenes / sizeof scaling_scenes[0]);
+    } else if (!npos) {
+        scenes = scored_names;
+        nscenes = NSCORED;
     }
-    const char *outs[] = {json, csv, plot};
-    for (int k = 0; k < 3; k++)
+    const char *outs[] = {json, csv, plot, scaling};
+    for (int k = 0; k < 4; k++)
         if (outs[k] && strcmp(outs[k], "-") && (rc = cli_check_output_path(outs[k]))) return rc;
 
     qr_error err;
@@ -279,8 +469,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         want_exact |= !strcmp(modes.item[i], "exact");
         want_fast |= !strcmp(modes.item[i], "fast");
     }
-    if (e2e && (cpu || json || csv || plot))
-        return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv or --plot");
+    if (e2e && (cpu || json || csv || plot || scaling))
+        return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot or "
+                                    "--scaling-plot");
     if (qr_gpu_probe(&gpu, &err) != QR_OK) {
         if (e2e) {
             fprintf(stderr, "quadrender: bench --e2e needs a GPU: %s\n", err.msg);
@@ -290,8 +481,10 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
             fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", err.msg);
             return CLI_EXIT_NO_GPU;
         }
-        if (json || csv || plot)
-            return cli_usage_error(cmd, "--json, --csv and --plot need a GPU (no usable one: %s)",
+        if (json || csv || plot || scaling)
+            return cli_usage_error(cmd,
+                                   "--json, --csv, --plot and --scaling-plot need a GPU (no usable "
+                                   "one: %s)",
                                    err.msg);
         fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", err.msg);
         if (bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
@@ -322,12 +515,13 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
            qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
     char header_json[1024];
     snprintf(header_json, sizeof header_json,
-             "{\"date\": \"%s\", \"gpu\": \"%s\", \"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, "
+             "{\"date\": \"%s\", \"gpu\": \"%s\", \"gpu_memory_bytes\": %zu, \"sm_clock_mhz\": %d, "
+             "\"mem_clock_mhz\": %d, "
              "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
              "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\", \"quadtree\": {\"capacity\": %d, "
              "\"min_leaf\": %d, \"max_leaf\": %d, \"split_cost\": %d, \"max_depth\": %d}}",
-             date, gpu.name, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version,
-             gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
+             date, gpu.name, gpu.mem_total, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000,
+             gpu.driver_version, gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
              qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
 
     int want_q = 0, want_g = 0;
@@ -342,86 +536,31 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         qr_fail(&err, QR_ERR_NOMEM, "out of host memory");
         return cli_fail(&err, CLI_PHASE_RUN);
     }
-    const int progress = isatty(STDERR_FILENO);
-    int nrows = 0;
+    bench_plan plan = {.sizes = &sizes, .tiles = &tiles, .modes = &modes, .qp = &qp,
+                       .want_q = want_q, .configs = configs, .warmup = warmup, .frames = frames,
+                       .direct = direct, .cpu = cpu, .progress = isatty(STDERR_FILENO),
+                       .total = total, .scaling = scaling != NULL, .rows = rows};
+    const int progress = plan.progress;
     rc = CLI_EXIT_OK;
-    for (int s = 0; s < nscenes && rc == CLI_EXIT_OK; s++) {
-        qr_scene *scene = NULL;
-        char esc[256];
-        qr_gpu_scene *gs = NULL;
-        if (qr_scene_load(scenes[s], seed, &scene, &err) != QR_OK) {
-            rc = cli_fail(&err, CLI_PHASE_INPUT);
-            break;
-        }
-        if (qr_gpu_scene_upload(scene, &gs, &err) != QR_OK) {
-            rc = cli_fail(&err, CLI_PHASE_RUN);
-            qr_scene_free(scene);
-            break;
-        }
-        for (int z = 0; z < sizes.n && rc == CLI_EXIT_OK; z++) {
-            const int size = sizes.item[z];
-            const int first_row = nrows;
-            qr_gpu_renderer *r = NULL;
-            if (qr_gpu_renderer_create(size, size, &r, &err) != QR_OK) {
-                rc = cli_fail(&err, CLI_PHASE_RUN);
-                break;
-            }
-            qr_gpu_renderer_set_graph(r, !direct);
-            for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++) {
-                qr_index_params p = qp;
-                int tile = 0;
-                if (!want_q || c > 0) {
-                    tile = tiles.item[c - want_q];
-                    p.uniform = 1;
-                    p.min_leaf = tile;
-                }
-                for (int m = 0; m < modes.n && rc == CLI_EXIT_OK; m++) {
-                    bench_row *row = &rows[nrows];
-                    snprintf(row->scene, sizeof row->scene, "%s", scene->name);
-                    row->size = size;
-                    row->exact = !strcmp(modes.item[m], "exact");
-                    row->grid_tile = tile;
-                    row->cpu_ms = -1;
-                    if (progress)
-                        fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", nrows + 1, total,
-                                cli_esc(scene->name, esc, sizeof esc),
-                                size, tile ? "grid" : "quadtree", modes.item[m]);
-                    if (measure(r, gs, &p, row->exact, warmup, frames, row, &err) != QR_OK)
-                        rc = cli_fail(&err, CLI_PHASE_RUN);
-                    else
-                        nrows++;
-                }
-            }
-            qr_gpu_renderer_destroy(r);
-            /* the CPU reference comes after the GPU measurements: a GPU left
-             * idle for seconds would start them at lowered clocks */
-            if (cpu && rc == CLI_EXIT_OK) {
-                qr_image *img = NULL;
-                double cpu_ms = -1;
-                if (qr_image_create(size, size, &img, &err) == QR_OK) {
-                    double t0 = cli_now_ms();
-                    if (qr_render_cpu(scene, img, &err) == QR_OK) cpu_ms = cli_now_ms() - t0;
-                    qr_image_free(img);
-                }
-                for (int i = first_row; i < nrows; i++)
-                    if (rows[i].exact) rows[i].cpu_ms = cpu_ms;
-            }
-        }
-        qr_gpu_scene_free(gs);
-        qr_scene_free(scene);
-    }
+    for (int s = 0; s < nscenes && rc == CLI_EXIT_OK; s++) rc = bench_scene(&plan, scenes[s], seed, &err);
+    const int nrows = plan.nrows;
     if (progress) fputs("\r\033[K", stderr);
     if (rc == CLI_EXIT_OK) {
         bench_print_table(stdout, rows, nrows);
         bench_print_speedups(stdout, rows, nrows);
+        if (scaling && bench_print_scaling(stdout, rows, nrows, &err) != QR_OK)
+            rc = cli_fail(&err, CLI_PHASE_RUN);
         if (cpu && bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
                              cpu_frames, seed, &qp, &err) != QR_OK)
             rc = cli_fail(&err, CLI_PHASE_RUN);
         char title[512];
         snprintf(title, sizeof title, "quadrender bench — %s — %s", gpu.name, date);
-        if (json && bench_write_json(json, header_json, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (!rc && json && bench_write_json(json, header_json, rows, nrows, scaling != NULL, &err))
+            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         if (!rc && csv && bench_write_csv(csv, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         if (!rc && plot && bench_write_svg(plot, title, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (!rc && scaling && bench_write_scaling_svg(scaling, title, rows, nrows, gpu.mem_total, &err))
+            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
     }
     free(rows);
     return rc;
@@ -434,9 +573,16 @@ const cli_cmd cli_cmd_bench = {
     .about = "Times frames (index build + render, scene and image on the GPU) for each\n"
              "scene, size, index and mode, with CUDA events: warm-up frames first, then\n"
              "the median, quartiles and extremes of the timed ones, per stage. With no\n"
-             "scene, the scored set: rgb pattern rand10k rand100k biglittle littlebig\n"
-             "rand1M micro2M snowsingle. 'grid' is the classic uniform grid of --tile\n"
-             "pixel tiles, built and rendered by the same code as the quadtree.\n"
+             "scene, the scored set in two families: CS149's (rgb pattern rand10k\n"
+             "rand100k biglittle littlebig rand1M micro2M snowsingle) and the non-uniform\n"
+             "scenes (clusters spiral powerlaw hotspot roads ring). 'grid' is the classic\n"
+             "uniform grid of --tile pixel tiles, built and rendered by the same code as\n"
+             "the quadtree; the speedups compare the quadtree with the fastest tile.\n"
+             "With --scaling-plot, also frame time against circle count: scenes named\n"
+             "FAMILY:COUNT (with no scene: uniform and clustered, 10k to 100M circles;\n"
+             "any other scene is a family of its own), a table on stdout and an SVG\n"
+             "plot, quadtree and best grid per family and size; a measurement out of\n"
+             "memory is recorded as such and the run goes on.\n"
              "With --cpu, the fast CPU renderer (quadtree index, --threads N threads, both\n"
              "modes; --cpu-frames timed frames, medians) is timed beside the serial\n"
              "reference renderer too; without a usable GPU, only they are.\n",
