@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quadrender/image.h"
 #include "quadrender/index.h"
 #include "quadrender/scene.h"
 #include "index_check.h"
@@ -56,7 +57,7 @@ Test(index_host, invalid_params)
     expect_invalid(s, 0, 64, NULL, ok, "size");
     expect_invalid(s, 64, 0, NULL, ok, "size");
     expect_invalid(s, -5, 64, NULL, ok, "size");
-    expect_invalid(s, 32769, 16, NULL, ok, "size");
+    expect_invalid(s, QR_IMAGE_BANDS_MAX_DIM + 1, 16, NULL, ok, "size");
 
     const qr_rect bad[] = {QR_TEST_RECT(0, 65, 0, 64),  QR_TEST_RECT(-1, 10, 0, 10),
                            QR_TEST_RECT(0, 10, 60, 70), QR_TEST_RECT(0, 10, -3, 5),

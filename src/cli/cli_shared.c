@@ -38,8 +38,8 @@ int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opt
         s->width = s->height = s->size;
     const int32_t max = cmd->max_side ? cmd->max_side : QR_IMAGE_MAX_DIM;
     if (s->width > max || s->height > max)
-        return cli_usage_error(cmd, "%s: images up to %d pixels a side (%dx%d asked); 'render' streams "
-                               "larger ones in bands",
+        return cli_usage_error(cmd, "-s/--width/--height: %s takes images up to %d pixels a side "
+                               "(%dx%d asked); 'render' streams larger ones in bands",
                                cmd->name, (int)max, (int)s->width, (int)s->height);
     return CLI_EXIT_OK;
 }

@@ -353,8 +353,8 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     const int32_t whole_max = QR_IMAGE_MAX_DIM;
     if ((so.width > whole_max || so.height > whole_max) && (!ctx.dev.gpu || keep))
         return cli_usage_error(cmd,
-                               "images above %d pixels a side are rendered only on the GPU, "
-                               "without --aspect keep (%dx%d asked)",
+                               "-s/--width/--height: images above %d pixels a side are rendered "
+                               "only on the GPU, without --aspect keep (%dx%d asked)",
                                (int)whole_max, (int)so.width, (int)so.height);
 
     qr_error err;

@@ -30,6 +30,11 @@
 
 /* Bytes a tile pixel holds on the GPU: its floats and exact mode's count. */
 #define TILE_PX_BYTES (sizeof(float4) + sizeof(int32_t))
+/* The most bytes of file rows one band slot holds (two on the GPU, two
+ * pinned on the host): bands this tall already keep the copies long and
+ * the encoders busy, and taller ones only delay the first band and hold
+ * host memory. */
+#define SLOT_MAX_BYTES ((size_t)128 << 20)
 
 static size_t row_bytes_of(int32_t width, qr_image_format format)
 {
@@ -104,6 +109,7 @@ extern "C" qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height
         if (!st) (*out)->budget = budget;
         return st;
     }
+    if (rows > (long long)(SLOT_MAX_BYTES / row_bytes)) rows = (long long)(SLOT_MAX_BYTES / row_bytes);
     rows -= rows % QR_REGION;
     if (rows > QR_GPU_REGION_MAX) rows = QR_GPU_REGION_MAX;
     if (rows < QR_REGION && rows < height) {
