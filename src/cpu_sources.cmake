@@ -9,6 +9,7 @@ set(QR_CPU_SOURCES
   scene/rng.c
   scene/scene.c
   scene/builtin.c
+  scene/builtin_clustered.c
   scene/depth_sort.c
   scene/animate.c
   scene/scene_file.c

@@ -61,7 +61,9 @@ Test(cli, scenes)
 {
     static const char *names[] = {"rgb",      "rgby",      "rand10k",       "rand100k", "rand1M",
                                   "micro2M",  "biglittle", "littlebig",     "pattern",  "hypnosis",
-                                  "fireworks", "snow",     "bouncingballs", "snowsingle"};
+                                  "fireworks", "snow",     "bouncingballs", "snowsingle",
+                                  "clusters", "spiral",    "powerlaw",      "hotspot",  "roads",
+                                  "ring",     "uniform",   "clustered"};
     cr_assert_eq(RUN("scenes"), 0, "stderr: %s", R.err);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         /* a row starts with the name and a space */
@@ -69,8 +71,10 @@ Test(cli, scenes)
         snprintf(row, sizeof row, "\n%s ", names[i]);
         cr_expect(strstr(R.out, row), "scenes does not list %s:\n%s", names[i], R.out);
     }
-    cr_expect_eq(cli_count_lines(R.out), 15, "a header and 14 rows:\n%s", R.out);
+    cr_expect_eq(cli_count_lines(R.out), 26,
+                 "a header, 20 rows, a blank line, two lines of syntax, 2 families:\n%s", R.out);
     cr_expect(strstr(R.out, "\nrand1M ") && strstr(R.out, " 1000000 "), "%s", R.out);
+    cr_expect(strstr(R.out, "FAMILY:COUNT") && strstr(R.out, "uniform:10k"), "%s", R.out);
 }
 
 Test(cli, usage_unknown)
@@ -115,6 +119,26 @@ Test(cli, bad_scene)
     cr_expect_eq(RUN("dump", "nosuchscene", "-o", qr_test_tmp("bad.circles")), 3, "%s", R.err);
     cr_expect(!qr_test_exists(out));
     cr_expect(!qr_test_exists(qr_test_tmp("bad.circles")));
+}
+
+/* A family scene with a bad count, or none, is a bad scene too: one line
+ * naming what is wrong, exit 3. */
+Test(cli, bad_family_count)
+{
+    const char *out = qr_test_tmp("badfam.ppm");
+    const char *specs[] = {"uniform:12x", "clustered:0", "uniform:201M", "uniform", "uniform:"};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        cr_expect_eq(RUN("render", specs[k], "-o", out), 3, "%s: %s", specs[k], R.err);
+        cr_expect_eq(cli_count_lines(R.err), 1, "%s", R.err);
+        cr_expect(strstr(R.err, specs[k]) && strstr(R.err, "count"), "%s", R.err);
+        cr_expect_eq(RUN("dump", specs[k], "-o", qr_test_tmp("badfam.circles")), 3, "%s", R.err);
+    }
+    cr_expect(!qr_test_exists(out));
+    cr_expect(!qr_test_exists(qr_test_tmp("badfam.circles")));
+    /* and a good one renders, named canonically */
+    cr_expect_eq(RUN("dump", "Uniform:2k", "-o", qr_test_tmp("fam.circles")), 0, "%s", R.err);
+    cr_expect(strstr(R.err, "uniform:2k (2000 circles)"), "%s", R.err);
+    unlink(qr_test_tmp("fam.circles"));
 }
 
 Test(cli, stdout_write_error)

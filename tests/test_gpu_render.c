@@ -72,6 +72,39 @@ Test(gpu_render, fireworks, .timeout = 600) { check_builtin("fireworks"); }
 Test(gpu_render, snow, .timeout = 600) { check_builtin("snow"); }
 Test(gpu_render, snowsingle, .timeout = 600) { check_builtin("snowsingle"); }
 
+/* The non-uniform scenes at small sizes (their exact images are the CPU
+ * reference's bytes), two seeds: a square, one neither square nor a power
+ * of two, and one so small that the crowded parts fall in a few pixels. */
+static void check_nonuniform(const char *name)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{256, 256}, {250, 130}, {64, 64}};
+    const uint32_t seeds[] = {0, 3};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int si = 0; si < 2; si++) {
+        qr_scene *s = gpu_test_scene(name, seeds[si]);
+        for (int k = 0; k < 3; k++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
+            compare(s, sizes[k][0], sizes[k][1], &p, what);
+        }
+        qr_scene_free(s);
+    }
+}
+
+Test(gpu_render, clusters, .timeout = 600) { check_nonuniform("clusters"); }
+Test(gpu_render, spiral, .timeout = 600) { check_nonuniform("spiral"); }
+Test(gpu_render, powerlaw, .timeout = 600) { check_nonuniform("powerlaw"); }
+Test(gpu_render, hotspot, .timeout = 600) { check_nonuniform("hotspot"); }
+Test(gpu_render, roads, .timeout = 600) { check_nonuniform("roads"); }
+Test(gpu_render, ring, .timeout = 600) { check_nonuniform("ring"); }
+Test(gpu_render, families, .timeout = 600)
+{
+    check_nonuniform("uniform:10k");
+    check_nonuniform("clustered:50k");
+}
+
 Test(gpu_render, random_scenes_exact)
 {
     QR_REQUIRE_GPU();

@@ -110,13 +110,19 @@ Test(parse_parallel, dump_bouncingballs) { check_builtin_dump("bouncingballs"); 
 Test(parse_parallel, dump_fireworks) { check_builtin_dump("fireworks"); }
 Test(parse_parallel, dump_snow) { check_builtin_dump("snow"); }
 Test(parse_parallel, dump_snowsingle) { check_builtin_dump("snowsingle"); }
+Test(parse_parallel, dump_clusters) { check_builtin_dump("clusters"); }
+Test(parse_parallel, dump_spiral) { check_builtin_dump("spiral"); }
+Test(parse_parallel, dump_powerlaw) { check_builtin_dump("powerlaw"); }
+Test(parse_parallel, dump_hotspot) { check_builtin_dump("hotspot"); }
+Test(parse_parallel, dump_roads) { check_builtin_dump("roads"); }
+Test(parse_parallel, dump_ring) { check_builtin_dump("ring"); }
 
 Test(parse_parallel, every_builtin_has_a_dump_test)
 {
     /* the list above names every built-in scene */
     int count = 0;
     qr_builtin_scenes(&count);
-    cr_assert_eq(count, 14, "a built-in scene was added: give it a DUMP_TEST");
+    cr_assert_eq(count, 20, "a built-in scene was added: give it a DUMP_TEST");
 }
 
 Test(parse_parallel, example_files)

@@ -141,6 +141,12 @@ Test(render_cpu_fast, builtin_bouncingballs) { check_builtin("bouncingballs"); }
 Test(render_cpu_fast, builtin_fireworks) { check_builtin("fireworks"); }
 Test(render_cpu_fast, builtin_snow) { check_builtin("snow"); }
 Test(render_cpu_fast, builtin_snowsingle) { check_builtin("snowsingle"); }
+Test(render_cpu_fast, builtin_clusters) { check_builtin("clusters"); }
+Test(render_cpu_fast, builtin_spiral) { check_builtin("spiral"); }
+Test(render_cpu_fast, builtin_powerlaw) { check_builtin("powerlaw"); }
+Test(render_cpu_fast, builtin_hotspot) { check_builtin("hotspot"); }
+Test(render_cpu_fast, builtin_roads) { check_builtin("roads"); }
+Test(render_cpu_fast, builtin_ring) { check_builtin("ring"); }
 
 /* The table above names every built-in scene. */
 Test(render_cpu_fast, every_builtin_is_tested)
@@ -148,7 +154,8 @@ Test(render_cpu_fast, every_builtin_is_tested)
     static const char *const tested[] = {"rgb",      "rgby",     "rand10k",       "rand100k",
                                          "rand1M",   "micro2M",  "biglittle",     "littlebig",
                                          "pattern",  "hypnosis", "bouncingballs", "fireworks",
-                                         "snow",     "snowsingle"};
+                                         "snow",     "snowsingle", "clusters",      "spiral",
+                                         "powerlaw", "hotspot",  "roads",         "ring"};
     int n = 0;
     const qr_builtin_info *info = qr_builtin_scenes(&n);
     for (int i = 0; i < n; i++) {

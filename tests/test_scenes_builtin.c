@@ -35,7 +35,7 @@ static const struct {
     int32_t n;
     qr_anim anim;
     qr_shading shading;
-} expected[14] = {
+} expected[20] = {
     {"rgb", 3, QR_ANIM_NONE, QR_SHADE_FLAT},
     {"rgby", 4, QR_ANIM_NONE, QR_SHADE_FLAT},
     {"rand10k", 10000, QR_ANIM_NONE, QR_SHADE_FLAT},
@@ -50,14 +50,20 @@ static const struct {
     {"fireworks", 315, QR_ANIM_FIREWORKS, QR_SHADE_FLAT},
     {"snow", 100000, QR_ANIM_SNOW, QR_SHADE_SNOW},
     {"snowsingle", 100000, QR_ANIM_NONE, QR_SHADE_SNOW},
+    {"clusters", 1000000, QR_ANIM_NONE, QR_SHADE_FLAT},
+    {"spiral", 1000000, QR_ANIM_NONE, QR_SHADE_FLAT},
+    {"powerlaw", 300000, QR_ANIM_NONE, QR_SHADE_FLAT},
+    {"hotspot", 1000000, QR_ANIM_NONE, QR_SHADE_FLAT},
+    {"roads", 500000, QR_ANIM_NONE, QR_SHADE_FLAT},
+    {"ring", 1000000, QR_ANIM_NONE, QR_SHADE_FLAT},
 };
 
 Test(scenes, table_and_counts)
 {
     int count = 0;
     const qr_builtin_info *t = qr_builtin_scenes(&count);
-    cr_assert_eq(count, 14);
-    for (int i = 0; i < 14; ++i) {
+    cr_assert_eq(count, 20);
+    for (int i = 0; i < 20; ++i) {
         cr_assert_str_eq(t[i].name, expected[i].name);
         cr_assert_eq(t[i].circles, expected[i].n, "%s", t[i].name);
         cr_assert_eq(t[i].animated != 0, expected[i].anim != QR_ANIM_NONE, "%s", t[i].name);

@@ -6,7 +6,11 @@
  *
  * Sources of scenes:
  *   - the fourteen built-in CS149 scenes, reproduced exactly as
- *     docs/scene-definitions.md defines them (qr_scene_builtin);
+ *     docs/scene-definitions.md defines them, and six non-uniform ones of
+ *     our own (clusters, spiral, powerlaw, hotspot, roads, ring;
+ *     docs/scenes.md), all deterministic from a seed (qr_scene_builtin);
+ *   - two sized families, `uniform:COUNT` and `clustered:COUNT`
+ *     (qr_builtin_families);
  *   - `.circles` text files (docs/scene-format.md), read and written here;
  *   - CS149 particle dumps `.par` (rendered with snow shading);
  *   - NumPy `.npy` arrays of float32 rows x y z r R G B, read and written here.
@@ -76,23 +80,46 @@ typedef struct qr_builtin_info {
     const char *description;
 } qr_builtin_info;
 
-/* The table of built-in scenes (14 entries), in a stable order. */
+/* The table of built-in scenes (20 entries: the 14 CS149 scenes, then the
+ * 6 non-uniform ones), in a stable order. */
 const qr_builtin_info *qr_builtin_scenes(int *count);
 
+/* A family of built-in scenes of any size, named FAMILY:COUNT: COUNT is a
+ * plain integer or one with a k (thousand) or M (million) suffix, 1 to
+ * QR_SCENE_MAX_CIRCLES ("uniform:10k", "clustered:100M"). */
+typedef struct qr_builtin_family {
+    const char *name;
+    const char *description;
+} qr_builtin_family;
+
+/* The families (2 entries: uniform, clustered), in a stable order. */
+const qr_builtin_family *qr_builtin_families(int *count);
+
 /* The built-in name `name` stands for, ASCII case ignored ("Rand10k" is
- * "rand10k"), or NULL. */
+ * "rand10k"): a table entry's name; for a family spelling with a valid
+ * count ("Uniform:10k") the family's name ("uniform"). NULL otherwise. */
 const char *qr_builtin_find(const char *name);
+
+/* The canonical name of the family scene FAMILY:COUNT, written into out
+ * (size bytes): the family in lower case, then the count with an M suffix
+ * when it is a whole number of millions, k when a whole number of
+ * thousands, else in digits ("uniform:10000k" -> "uniform:10M",
+ * "clustered:1500" -> "clustered:1500"). QR_ERR_INVALID, with a one-line
+ * message, when spec is not a family spelling or its count is bad. */
+qr_status qr_builtin_family_name(const char *spec, char *out, size_t size, qr_error *err);
 
 /* The built-in name closest to a mistyped `name` (at most one edit for names
  * of 3 to 5 bytes, two from 6 bytes on, a swap of two neighbours counting
  * one; case ignored), or NULL: what "did you mean" offers. */
 const char *qr_builtin_suggest(const char *name);
 
-/* Generates built-in scene `name` (any case) for `seed` (0 behaves as 1,
- * like srand); the scene is named as the table names it. */
+/* Generates built-in scene `name` (any case, or a family spelling
+ * FAMILY:COUNT) for `seed` (0 behaves as 1, like srand); the scene is named
+ * as the table names it, a family scene by its canonical name
+ * (qr_builtin_family_name). */
 qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err);
 
-/* Loads `spec`: a built-in name (any case), or a path ending in .circles,
+/* Loads `spec`: a built-in name (any case) or family spelling, or a path ending in .circles,
  * .par or .npy. An unknown name's message suggests the closest built-in.
  * `seed` only matters for built-ins. */
 qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err);

@@ -32,15 +32,25 @@ static int run_scenes(const cli_cmd *cmd, int argc, char **argv)
     for (int i = 0; i < count; i++)
         printf("%-*s  %*d  %-8s  %s\n", name_w, scenes[i].name, count_w, (int)scenes[i].circles,
                scenes[i].animated ? "yes" : "no", scenes[i].description);
+
+    int nfam;
+    const qr_builtin_family *fam = qr_builtin_families(&nfam);
+    printf("\nFamilies of any size, named FAMILY:COUNT (COUNT 1 to 200M, digits with an optional\n"
+           "k or M suffix, e.g. uniform:10k, clustered:100M):\n");
+    for (int i = 0; i < nfam; i++)
+        printf("%-*s  %*s  %-8s  %s\n", name_w, fam[i].name, count_w, "COUNT", "no",
+               fam[i].description);
     return CLI_EXIT_OK;
 }
 
 const cli_cmd cli_cmd_scenes = {
     .name = "scenes",
-    .summary = "list the built-in scenes",
+    .summary = "list the built-in scenes and families",
     .args = "",
     .about = "Lists the built-in scenes: name, circle count, whether they are animated,\n"
-             "and what they show. Any of the names can be given to 'render' and 'dump'.\n",
+             "and what they show; then the families of scenes of any size, named\n"
+             "FAMILY:COUNT (uniform:10k, clustered:1M). Any of the names can be given\n"
+             "wherever a scene is read ('render', 'dump', 'bench', ...).\n",
     .notes = "Exit codes: 0 success, 2 bad command line.\n",
     .run = run_scenes,
 };

@@ -1,5 +1,7 @@
-/* builtin.c — the fourteen built-in CS149 scenes, generated exactly as
- * docs/scene-definitions.md defines them.
+/* builtin.c — the table of built-in scenes and families; the fourteen
+ * CS149 scenes, generated exactly as docs/scene-definitions.md defines them,
+ * and the uniform:N family (the non-uniform scenes and clustered:N are
+ * builtin_clustered.c's).
  *
  * Every float expression below is written in the spec's left-to-right order
  * with float constants, and the build forbids contraction, so each value is
@@ -10,6 +12,7 @@
 #include "scene_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,12 @@ enum qr_builtin_id {
     QR_B_FIREWORKS,
     QR_B_SNOW,
     QR_B_SNOWSINGLE,
+    QR_B_CLUSTERS,
+    QR_B_SPIRAL,
+    QR_B_POWERLAW,
+    QR_B_HOTSPOT,
+    QR_B_ROADS,
+    QR_B_RING,
     QR_B_COUNT
 };
 
@@ -49,6 +58,12 @@ static const qr_builtin_info qr_builtin_table[QR_B_COUNT] = {
     {"fireworks", 315, 1, "animated: 15 fireworks of 20 sparks each"},
     {"snow", 100000, 1, "animated: 100,000 snowflakes falling in from above the image"},
     {"snowsingle", 100000, 0, "one still frame of snow, flakes spread over the whole sky"},
+    {"clusters", 1000000, 0, "64 tight Gaussian clusters, Zipf-sized, over a thin uniform field"},
+    {"spiral", 1000000, 0, "a spiral galaxy: a dense core, two sparse arms, a faint halo"},
+    {"powerlaw", 300000, 0, "radii from a power law: a few huge circles over very many tiny ones"},
+    {"hotspot", 1000000, 0, "99% of the circles in 0.77% of the image (two squares, a disc)"},
+    {"roads", 500000, 0, "circles along 40 smooth random curves, like roads on a map"},
+    {"ring", 1000000, 0, "density from a picture: a bright ring over a smooth gradient"},
 };
 
 const qr_builtin_info *qr_builtin_scenes(int *count)
@@ -56,6 +71,95 @@ const qr_builtin_info *qr_builtin_scenes(int *count)
     if (count)
         *count = QR_B_COUNT;
     return qr_builtin_table;
+}
+
+static const qr_builtin_family qr_family_table[QR_FAMILY_COUNT] = {
+    {"uniform", "uniform random circles, radius shrinking as 1/sqrt(COUNT) (uniform:1M is rand1M)"},
+    {"clustered", "the clusters scene at COUNT circles, radius shrinking as 1/sqrt(COUNT)"},
+};
+
+const qr_builtin_family *qr_builtin_families(int *count)
+{
+    if (count)
+        *count = QR_FAMILY_COUNT;
+    return qr_family_table;
+}
+
+/* ---- family spellings ------------------------------------------------------ */
+
+static int qr_lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+int qr_builtin_family_parse(const char *spec, int *family, int32_t *count, qr_error *err)
+{
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    int f = -1;
+    for (int k = 0; k < QR_FAMILY_COUNT; ++k) {
+        const char *name = qr_family_table[k].name;
+        if (strlen(name) != len)
+            continue;
+        size_t i = 0;
+        while (i < len && qr_lower((unsigned char)spec[i]) == name[i])
+            ++i;
+        if (i == len)
+            f = k;
+    }
+    if (f < 0)
+        return 0;
+    if (!colon) {
+        qr_fail(err, QR_ERR_INVALID, "'%s' is a family of scenes: give a circle count, e.g. %s:1M",
+                spec, qr_family_table[f].name);
+        return -1;
+    }
+    /* digits, then at most one k or M (either case); no sign, no spaces.
+     * v stops growing past the limit, so it cannot overflow. */
+    const char *p = colon + 1;
+    uint64_t v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; ++p, ++digits)
+        if (v <= QR_SCENE_MAX_CIRCLES)
+            v = v * 10 + (uint64_t)(*p - '0');
+    uint64_t unit = 1;
+    if (digits > 0 && (*p == 'k' || *p == 'K'))
+        unit = 1000, ++p;
+    else if (digits > 0 && (*p == 'm' || *p == 'M'))
+        unit = 1000000, ++p;
+    if (digits == 0 || *p) {
+        qr_fail(err, QR_ERR_INVALID,
+                "bad circle count '%s' in '%s': give digits with an optional k or M suffix, "
+                "e.g. %s:10k or %s:1M",
+                colon + 1, spec, qr_family_table[f].name, qr_family_table[f].name);
+        return -1;
+    }
+    if (v * unit < 1 || v * unit > QR_SCENE_MAX_CIRCLES) {
+        qr_fail(err, QR_ERR_INVALID, "circle count '%s' in '%s' is out of range: give 1 to 200M",
+                colon + 1, spec);
+        return -1;
+    }
+    *family = f;
+    *count = (int32_t)(v * unit);
+    return 1;
+}
+
+qr_status qr_builtin_family_name(const char *spec, char *out, size_t size, qr_error *err)
+{
+    int f;
+    int32_t n;
+    int parsed = qr_builtin_family_parse(spec, &f, &n, err);
+    if (parsed == 0)
+        return qr_fail(err, QR_ERR_INVALID, "'%s' is not a family scene (FAMILY:COUNT)", spec);
+    if (parsed < 0)
+        return QR_ERR_INVALID;
+    if (n % 1000000 == 0)
+        snprintf(out, size, "%s:%dM", qr_family_table[f].name, (int)(n / 1000000));
+    else if (n % 1000 == 0)
+        snprintf(out, size, "%s:%dk", qr_family_table[f].name, (int)(n / 1000));
+    else
+        snprintf(out, size, "%s:%d", qr_family_table[f].name, (int)n);
+    return QR_OK;
 }
 
 /* ---- generators ---------------------------------------------------------- */
@@ -87,11 +191,10 @@ static void qr_gen_rgby(qr_scene *s)
     qr_set_circle(s, 3, 0.2f, 0.2f, 0.9f, 0.1f, 1.0f, 1.0f, 0.0f);
 }
 
-/* The colour rule of random and sized circles; `sized` selects the variant
- * sized(N, R) uses for N > 100000. */
-static void qr_gen_color(qr_scene *s, int32_t i, qr_rng *g, int sized)
+/* The colour rule of random and sized circles of a scene of n circles;
+ * `sized` selects the variant sized(N, R) uses for N > 100000. */
+static void qr_gen_color(qr_scene *s, int32_t i, qr_rng *g, int sized, int32_t n)
 {
-    int32_t n = s->n;
     if (n <= 10000) {
         s->red[i] = 0.1f + 0.9f * qr_rng_float(g);
         s->green[i] = 0.2f + 0.5f * qr_rng_float(g);
@@ -123,6 +226,8 @@ typedef struct qr_gen_job {
     qr_scene *s;
     qr_rng start;  /* the generator right after seeding */
     int sized;     /* sized(N, radius) rather than random(N) */
+    int uniform;   /* uniform:N: random(N) with rand1M's rules, radii times scale */
+    float scale;
     float radius;
     int per;       /* rf() calls per circle */
 } qr_gen_job;
@@ -149,23 +254,30 @@ static void qr_gen_circle_task(void *ctx, int t)
     for (int32_t i = a; i < b; ++i) {
         if (job->sized)
             s->r[i] = job->radius;
+        else if (job->uniform)
+            s->r[i] = (0.009f + 0.005f * qr_rng_float(&g)) * job->scale;
         else if (n > 100000)
             s->r[i] = 0.009f + 0.005f * qr_rng_float(&g);
         else
             s->r[i] = 0.02f + 0.06f * qr_rng_float(&g);
         s->x[i] = qr_rng_float(&g);
         s->y[i] = qr_rng_float(&g);
-        qr_gen_color(s, i, &g, job->sized);
+        qr_gen_color(s, i, &g, job->sized, job->uniform ? INT32_MAX : n);
     }
 }
 
 /* Reseeds g, generates the scene, and leaves g where the serial loop would
  * (biglittle goes on drawing from it). */
 static qr_status qr_gen_circles(qr_scene *s, qr_rng *g, uint32_t seed, int sized, float radius,
-                                qr_error *err)
+                                int uniform, qr_error *err)
 {
     qr_rng_seed(g, seed);
     qr_gen_job job = {.s = s, .start = *g, .sized = sized, .radius = radius, .per = sized ? 5 : 6};
+    if (uniform) {
+        /* the mean coverage of rand1M whatever the count: exactly 1 at 1M */
+        job.uniform = 1;
+        job.scale = sqrtf(1000000.0f / (float)s->n);
+    }
     int tasks = (int)((s->n + QR_GEN_TASK - 1) / QR_GEN_TASK);
     int threads = qr_threads();
     qr_parallel_for(tasks, threads, qr_gen_depth_task, &job);
@@ -179,12 +291,20 @@ static qr_status qr_gen_circles(qr_scene *s, qr_rng *g, uint32_t seed, int sized
 
 static qr_status qr_gen_random(qr_scene *s, qr_rng *g, uint32_t seed, qr_error *err)
 {
-    return qr_gen_circles(s, g, seed, 0, 0.0f, err);
+    return qr_gen_circles(s, g, seed, 0, 0.0f, 0, err);
+}
+
+/* uniform:N: random(N) drawn as rand1M is (radius 0.009-0.014, its colour
+ * rule) whatever N, the radius then scaled by sqrt(1M / N). */
+static qr_status qr_gen_uniform(qr_scene *s, uint32_t seed, qr_error *err)
+{
+    qr_rng g;
+    return qr_gen_circles(s, &g, seed, 0, 0.0f, 1, err);
 }
 
 static qr_status qr_gen_sized(qr_scene *s, qr_rng *g, uint32_t seed, float radius, qr_error *err)
 {
-    return qr_gen_circles(s, g, seed, 1, radius, err);
+    return qr_gen_circles(s, g, seed, 1, radius, 0, err);
 }
 
 /* biglittle (corner_y 0.85) and littlebig (0.05): the last 1000 circles of
@@ -346,9 +466,42 @@ static qr_anim qr_builtin_anim(int id)
     }
 }
 
+/* A family scene: uniform:N or clustered:N. */
+static qr_status qr_scene_family(const char *spec, int family, int32_t n, uint32_t seed,
+                                 qr_scene **out, qr_error *err)
+{
+    qr_scene *s;
+    qr_status st = qr_scene_alloc(n, QR_ANIM_NONE, &s, err);
+    if (st != QR_OK)
+        return st;
+    char name[sizeof s->name];
+    st = qr_builtin_family_name(spec, name, sizeof name, err);
+    if (st == QR_OK) {
+        qr_scene_set_name(s, name);
+        s->shading = QR_SHADE_FLAT;
+        if (family == QR_FAMILY_UNIFORM)
+            st = qr_gen_uniform(s, seed, err);
+        else /* exactly 1 at 1M: clustered:1M is the clusters scene */
+            st = qr_gen_nonuniform(s, QR_NU_CLUSTERS, seed, sqrtf(1000000.0f / (float)n), err);
+    }
+    if (st != QR_OK) {
+        qr_scene_free(s);
+        return st;
+    }
+    *out = s;
+    return QR_OK;
+}
+
 qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err)
 {
     *out = NULL;
+    int family;
+    int32_t family_n;
+    int parsed = qr_builtin_family_parse(name, &family, &family_n, err);
+    if (parsed < 0)
+        return QR_ERR_INVALID;
+    if (parsed > 0)
+        return qr_scene_family(name, family, family_n, seed, out, err);
     int id = -1;
     const char *canonical = qr_builtin_find(name);
     for (int i = 0; i < QR_B_COUNT; ++i)
@@ -391,6 +544,12 @@ qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_e
     case QR_B_FIREWORKS: qr_gen_fireworks(s, &g); break;
     case QR_B_SNOW: st = qr_gen_snow(s, &g, 0, err); break;
     case QR_B_SNOWSINGLE: st = qr_gen_snow(s, &g, 1, err); break;
+    case QR_B_CLUSTERS: st = qr_gen_nonuniform(s, QR_NU_CLUSTERS, seed, 1.0f, err); break;
+    case QR_B_SPIRAL: st = qr_gen_nonuniform(s, QR_NU_SPIRAL, seed, 1.0f, err); break;
+    case QR_B_POWERLAW: st = qr_gen_nonuniform(s, QR_NU_POWERLAW, seed, 1.0f, err); break;
+    case QR_B_HOTSPOT: st = qr_gen_nonuniform(s, QR_NU_HOTSPOT, seed, 1.0f, err); break;
+    case QR_B_ROADS: st = qr_gen_nonuniform(s, QR_NU_ROADS, seed, 1.0f, err); break;
+    case QR_B_RING: st = qr_gen_nonuniform(s, QR_NU_RING, seed, 1.0f, err); break;
     }
     if (st != QR_OK) {
         qr_scene_free(s);

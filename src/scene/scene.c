@@ -134,6 +134,10 @@ const char *qr_builtin_find(const char *name)
     for (int i = 0; i < count; ++i)
         if (qr_ascii_casecmp_eq(name, table[i].name))
             return table[i].name;
+    int family;
+    int32_t n;
+    if (qr_builtin_family_parse(name, &family, &n, NULL) > 0)
+        return qr_builtin_families(NULL)[family].name;
     return NULL;
 }
 
@@ -202,13 +206,18 @@ qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_erro
      * confused. */
     const char *builtin = qr_builtin_find(spec);
     if (builtin)
-        return qr_scene_builtin(builtin, seed, out, err);
+        return qr_scene_builtin(spec, seed, out, err);
     if (qr_path_has_ext(spec, ".circles"))
         return qr_scene_read_circles(spec, out, err);
     if (qr_path_has_ext(spec, ".par"))
         return qr_scene_read_par(spec, out, err);
     if (qr_path_has_ext(spec, ".npy"))
         return qr_scene_read_npy(spec, out, err);
+    /* a family's name with a bad count or none: say what is wrong with it */
+    int family;
+    int32_t n;
+    if (qr_builtin_family_parse(spec, &family, &n, err) < 0)
+        return QR_ERR_INVALID;
     const char *near = qr_builtin_suggest(spec);
     if (near)
         return qr_fail(err, QR_ERR_INVALID, "unknown scene '%s': did you mean '%s'? (try 'quadrender scenes')",

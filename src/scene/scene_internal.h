@@ -17,4 +17,28 @@ int qr_path_has_ext(const char *path, const char *ext);
 /* Sorts v[0..n) from largest to smallest (depth_sort.c), on all cores. */
 qr_status qr_sort_descending(float *v, size_t n, qr_error *err);
 
+/* The non-uniform built-in scenes (builtin_clustered.c). */
+typedef enum qr_nonuniform {
+    QR_NU_CLUSTERS,
+    QR_NU_SPIRAL,
+    QR_NU_POWERLAW,
+    QR_NU_HOTSPOT,
+    QR_NU_ROADS,
+    QR_NU_RING
+} qr_nonuniform;
+
+/* Fills the s->n circles of s with non-uniform scene `kind` for `seed` (0
+ * behaves as 1), every radius multiplied by radius_scale; on all cores, the
+ * same bytes whatever the thread count. */
+qr_status qr_gen_nonuniform(qr_scene *s, qr_nonuniform kind, uint32_t seed, float radius_scale,
+                            qr_error *err);
+
+/* The sized families, in qr_builtin_families order. */
+enum { QR_FAMILY_UNIFORM, QR_FAMILY_CLUSTERED, QR_FAMILY_COUNT };
+
+/* Reads spec as FAMILY:COUNT (builtin.c). Returns 1 with *family and *count
+ * set; 0 when spec does not start with a family's name and a ':' (it is
+ * some other name); -1 when it does but the count is bad, err saying why. */
+int qr_builtin_family_parse(const char *spec, int *family, int32_t *count, qr_error *err);
+
 #endif
