@@ -56,7 +56,8 @@ Test(index_host, invalid_params)
     expect_invalid(s, 0, 64, NULL, ok, "size");
     expect_invalid(s, 64, 0, NULL, ok, "size");
     expect_invalid(s, -5, 64, NULL, ok, "size");
-    expect_invalid(s, 32769, 16, NULL, ok, "size");
+    expect_invalid(s, QR_INDEX_HOST_MAX_DIM + 1, 16, NULL, ok, "size");
+    expect_invalid(s, 16, QR_INDEX_HOST_MAX_DIM + 1, NULL, ok, "size");
 
     const qr_rect bad[] = {QR_TEST_RECT(0, 65, 0, 64),  QR_TEST_RECT(-1, 10, 0, 10),
                            QR_TEST_RECT(0, 10, 60, 70), QR_TEST_RECT(0, 10, -3, 5),

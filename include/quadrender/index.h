@@ -99,12 +99,27 @@ typedef struct qr_index {
 /* The rectangle for the whole image. */
 qr_rect qr_rect_full(int32_t width, int32_t height);
 
-/* Checks the parameters, the image size and the region (NULL = the whole
- * image) of a build, as both builders do; *region_out gets the region. */
+/* The largest image side (width or height) each builder takes. The GPU
+ * build packs node coordinates in 16 bits and counts in 32 (QR_IMAGE_MAX_DIM
+ * a side). The host build keeps boxes and coordinates in 32-bit ints and
+ * pair counts in 64: what bounds it is the leaf count, an int32 ((side /
+ * QR_TILE)^2 leaves at most, 2^26 at this side), and qr_split_pays's integer
+ * range (exact for roots up to 2^18). */
+#define QR_INDEX_GPU_MAX_DIM 32768
+#define QR_INDEX_HOST_MAX_DIM 131072
+
+/* Checks the parameters, the image size (1..QR_INDEX_GPU_MAX_DIM a side)
+ * and the region (NULL = the whole image) of a build, as the GPU builder
+ * does; *region_out gets the region. */
 qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *region,
                                const qr_index_params *params, qr_rect *region_out, qr_error *err);
+/* The same with sides up to max_dim (the host build: QR_INDEX_HOST_MAX_DIM). */
+qr_status qr_index_check_build_max(int32_t width, int32_t height, int32_t max_dim,
+                                   const qr_rect *region, const qr_index_params *params,
+                                   qr_rect *region_out, qr_error *err);
 
-/* Builds the index on the host (the oracle). region NULL = whole image. */
+/* Builds the index on the host (the oracle), for images up to
+ * QR_INDEX_HOST_MAX_DIM a side. region NULL = whole image. */
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
                               const qr_rect *region, const qr_index_params *params,
                               qr_index **out, qr_error *err);

@@ -62,10 +62,19 @@ qr_rect qr_rect_full(int32_t width, int32_t height)
 qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *region,
                                const qr_index_params *params, qr_rect *region_out, qr_error *err)
 {
+    return qr_index_check_build_max(width, height, QR_INDEX_GPU_MAX_DIM, region, params,
+                                    region_out, err);
+}
+
+qr_status qr_index_check_build_max(int32_t width, int32_t height, int32_t max_dim,
+                                   const qr_rect *region, const qr_index_params *params,
+                                   qr_rect *region_out, qr_error *err)
+{
     qr_status st = qr_index_params_check(params, err);
     if (st) return st;
-    if (width < 1 || height < 1 || width > 32768 || height > 32768)
-        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
+    if (width < 1 || height < 1 || width > max_dim || height > max_dim)
+        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range (1 to %d a side)",
+                       width, height, max_dim);
     qr_rect reg = region ? *region : qr_rect_full(width, height);
     if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||
         reg.y0 >= reg.y1)
