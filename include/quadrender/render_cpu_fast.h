@@ -10,8 +10,9 @@
  *       so the image equals qr_render_cpu's byte for byte, snow included,
  *       whatever the thread count.
  *   QR_RENDER_FAST:  front to back with transmittance T (C += T a c,
- *       T *= 1 - a); a row of a tile stops once whatever lies behind can move
- *       no channel by more than QR_FAST_TOLERANCE / 2, and the rest of T takes
+ *       T *= 1 - a); each QR_TILE-wide group of a tile row stops once
+ *       whatever lies behind can move no channel by more than
+ *       QR_FAST_TOLERANCE / 2, and the rest of T takes
  *       the background. Every colour channel lies within QR_FAST_TOLERANCE of
  *       the exact image; alpha is left at 1 (as on the GPU). Flat scenes too
  *       shallow for the stop to skip anything take the exact walk (same rule

@@ -8,6 +8,11 @@
  * them the same way on any thread, so the image is the same bytes whatever
  * the thread count. The per-circle pass splits the circles into fixed
  * chunks and combines the chunks' sums in chunk order, for the same reason.
+ *
+ * The index and the image may be a band: full rows [y0, y1) of the image.
+ * Tiles read 16-bit boxes relative to a window of at most CPU_WINDOW a
+ * side, so a band larger than that renders window by window, the circles'
+ * boxes recomputed for each (one window up to 32768 a side).
  */
 #include "quadrender/render_cpu_fast.h"
 
