@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quadrender/image.h"
 #include "quadrender/index.h"
 #include "quadrender/scene.h"
+#include "quadtree/quadtree_geom.h"
 #include "index_check.h"
 #include "random_scene.h"
 #include "scene_util.h"
@@ -58,6 +58,7 @@ Test(index_host, invalid_params)
     expect_invalid(s, 64, 0, NULL, ok, "size");
     expect_invalid(s, -5, 64, NULL, ok, "size");
     expect_invalid(s, QR_IMAGE_BANDS_MAX_DIM + 1, 16, NULL, ok, "size");
+    expect_invalid(s, 16, QR_IMAGE_BANDS_MAX_DIM + 1, NULL, ok, "size");
 
     const qr_rect bad[] = {QR_TEST_RECT(0, 65, 0, 64),  QR_TEST_RECT(-1, 10, 0, 10),
                            QR_TEST_RECT(0, 10, 60, 70), QR_TEST_RECT(0, 10, -3, 5),
@@ -186,6 +187,41 @@ Test(index_host, split_cost_rule)
     cr_assert_gt(ix->num_leaves, 1, "two separate small circles: splitting costs nothing");
     qr_index_free(ix);
     qr_scene_free(s);
+}
+
+/* qr_split_pays (quadtree_geom.h, both builders' rule) against the rule in
+ * 128-bit integers, at every side up to the host build's largest root and
+ * counts up to a scene's largest, where split_cost * (R(s) C - R(s/2) C')
+ * passes 2^63. */
+__extension__ typedef __int128 wide_int;
+
+static int split_pays_wide(int32_t side, long long count, long long children, int32_t cost)
+{
+    const wide_int r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
+    return (wide_int)100 * (children - count) < (wide_int)cost * (r * r * count - rh * rh * children);
+}
+
+Test(index_host, split_rule_exact_at_large_sides)
+{
+    const long long counts[] = {0, 1, 2, 1000, 1LL << 20, 550000000LL, 1LL << 30, INT32_MAX};
+    const int32_t costs[] = {0, 1, 5, 999, 1000};
+    qr_index_params p = qr_test_params(1, 16, 15, 0);
+    int decided = 0;
+    for (int32_t side = 16; side <= QR_IMAGE_BANDS_MAX_DIM; side *= 2)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (int k = 0; k <= 16; k++) {
+                /* children from count (no circle on a split line) to 4 count */
+                const long long count = counts[c], children = count + count * k * 3 / 16;
+                for (size_t j = 0; j < sizeof costs / sizeof costs[0]; j++) {
+                    p.split_cost = costs[j];
+                    const int want = split_pays_wide(side, count, children, costs[j]);
+                    cr_assert_eq(qr_split_pays(side, count, children, &p), want,
+                                 "side %d, %lld circles, %lld in the children, cost %d: %d", side,
+                                 count, children, costs[j], want);
+                    decided += want;
+                }
+            }
+    cr_assert_gt(decided, 0);
 }
 
 /* ---- random parameter sets ------------------------------------------------------ */

@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 #include "quadrender/error.h"
+#include "quadrender/image.h"
 #include "quadrender/scene.h"
 
 #ifdef __cplusplus
@@ -99,12 +100,19 @@ typedef struct qr_index {
 /* The rectangle for the whole image. */
 qr_rect qr_rect_full(int32_t width, int32_t height);
 
-/* Checks the parameters, the image size and the region (NULL = the whole
- * image) of a build, as both builders do; *region_out gets the region. */
+/* Checks the parameters, the image size (1..QR_IMAGE_BANDS_MAX_DIM a side)
+ * and the region (NULL = the whole image) of a build; *region_out gets the
+ * region. Both builders take sides up to QR_IMAGE_BANDS_MAX_DIM: the host
+ * keeps boxes and coordinates in 32-bit ints and pair counts in 64 (what
+ * bounds it is the leaf count, an int32, (side / QR_TILE)^2 leaves at most,
+ * and qr_split_pays's integer range, exact for roots up to 2^18); the GPU
+ * stores them from the region's corner in 16 bits, so its regions are at
+ * most 32768 a side (larger images are built a band at a time). */
 qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *region,
                                const qr_index_params *params, qr_rect *region_out, qr_error *err);
 
-/* Builds the index on the host (the oracle). region NULL = whole image. */
+/* Builds the index on the host (the oracle), for images up to
+ * QR_IMAGE_BANDS_MAX_DIM a side. region NULL = whole image. */
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
                               const qr_rect *region, const qr_index_params *params,
                               qr_index **out, qr_error *err);

@@ -10,14 +10,25 @@
  *       so the image equals qr_render_cpu's byte for byte, snow included,
  *       whatever the thread count.
  *   QR_RENDER_FAST:  front to back with transmittance T (C += T a c,
- *       T *= 1 - a); a row of a tile stops once whatever lies behind can move
- *       no channel by more than QR_FAST_TOLERANCE / 2, and the rest of T takes
+ *       T *= 1 - a); each QR_TILE-wide group of a tile row stops once
+ *       whatever lies behind can move no channel by more than
+ *       QR_FAST_TOLERANCE / 2, and the rest of T takes
  *       the background. Every colour channel lies within QR_FAST_TOLERANCE of
  *       the exact image; alpha is left at 1 (as on the GPU). Flat scenes too
  *       shallow for the stop to skip anything take the exact walk (same rule
  *       as the GPU), alpha again left at 1.
  *
  * The image is the same bytes whatever the thread count, in both modes.
+ *
+ * Bands: qr_render_cpu_fast_band renders rows [y0, y1) of a width x height
+ * image (row 0 = bottom) into an image of just those rows, indexing only
+ * them. A band is byte for byte the same rows of the whole image, in both
+ * modes, whatever the band's rows, the thread count and the index
+ * parameters: a pixel depends on the circles over it and (fast mode) on
+ * the QR_TILE-wide group of its row it stops with, never on the leaves
+ * around it. Sides go up to QR_IMAGE_BANDS_MAX_DIM (quadrender/image.h);
+ * the band image is any width x (y1 - y0) qr_image,
+ * made by qr_image_create or by hand (width * (y1 - y0) * 4 floats).
  */
 #ifndef QUADRENDER_RENDER_CPU_FAST_H
 #define QUADRENDER_RENDER_CPU_FAST_H
@@ -25,6 +36,7 @@
 #include "quadrender/error.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
+#include "quadrender/render_cpu.h"
 #include "quadrender/render_mode.h"
 #include "quadrender/scene.h"
 
@@ -32,23 +44,33 @@
 extern "C" {
 #endif
 
-/* Times of the last qr_render_cpu_fast call, milliseconds (wall clock). */
+/* Times of the last qr_render_cpu_fast(_band) call, milliseconds (wall clock). */
 typedef struct qr_cpu_timing {
     double build_ms;  /* the host index build */
     double render_ms; /* the tiles */
 } qr_cpu_timing;
 
-/* Builds the index of the scene's current state for img's size (params:
- * NULL = qr_index_params_default) and renders it into img, on `threads`
- * threads (0: qr_threads()). timing may be NULL. */
+/* Builds the index of the scene's current state over rows [y0, y1) of a
+ * width x height image (params: NULL = qr_index_params_default) and renders
+ * those rows into band, a width x (y1 - y0) image whose row 0 is image row
+ * y0, on `threads` threads (0: qr_threads()). Sides 1..QR_IMAGE_BANDS_MAX_DIM,
+ * 0 <= y0 < y1 <= height; else QR_ERR_INVALID. timing may be NULL. */
+qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
+                                  qr_render_mode mode, int threads, int32_t width,
+                                  int32_t height, int32_t y0, int32_t y1, qr_image *band,
+                                  qr_cpu_timing *timing, qr_error *err);
+
+/* The whole image: the band of all img's rows. */
 qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *params,
                              qr_render_mode mode, int threads, qr_image *img,
                              qr_cpu_timing *timing, qr_error *err);
 
-/* Renders from an index built for this scene and img's size over the whole
- * image (qr_index_build_host, or a GPU build downloaded). */
+/* Renders from an index built for this scene over full rows [y0, y1) of
+ * its image (region {0, y0, width, y1}: qr_index_build_host, or a GPU build
+ * downloaded) into band, a width x (y1 - y0) image; the whole image when
+ * the index's region is. */
 qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *index,
-                              qr_render_mode mode, int threads, qr_image *img, qr_error *err);
+                              qr_render_mode mode, int threads, qr_image *band, qr_error *err);
 
 #ifdef __cplusplus
 }

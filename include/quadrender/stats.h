@@ -21,8 +21,9 @@
 extern "C" {
 #endif
 
-/* Leaf sides are powers of two up to the largest root, 2^15 = 32768. */
-#define QR_STATS_MAX_SIDE_LOG2 15
+/* Leaf sides are powers of two up to the largest root, 2^17 = 131072
+ * (QR_IMAGE_BANDS_MAX_DIM). */
+#define QR_STATS_MAX_SIDE_LOG2 17
 
 typedef struct qr_index_stats {
     int32_t root_size;     /* pixels */

@@ -15,10 +15,10 @@
 
 #include "quadrender/index.h"
 
-/* A circle and its box (absolute pixels, clipped to the region, < 2^16). */
+/* A circle and its box (absolute pixels, clipped to the region). */
 typedef struct qr_host_entry {
     int32_t id;
-    uint16_t x0, x1, y0, y1;
+    int32_t x0, x1, y0, y1;
 } qr_host_entry;
 
 /* The output of one subtree: its leaves in depth-first order, their lists

@@ -51,9 +51,10 @@
 /* A box over at most this many cells of a level adds to each directly. */
 #define DIRECT_CELLS 16
 
-/* A circle's box, absolute and clipped to the region; x1 == 0: culled. */
+/* A circle's box, absolute and clipped to the region; x1 == 0: culled.
+ * 32-bit: sides go past 65535 (QR_IMAGE_BANDS_MAX_DIM). */
 typedef struct box {
-    uint16_t x0, x1, y0, y1;
+    int32_t x0, x1, y0, y1;
 } box;
 
 typedef struct item {
@@ -166,7 +167,7 @@ static void count_chunk(void *ctx, int task)
             *o = (box){0, 0, 0, 0};
             continue;
         }
-        *o = (box){(uint16_t)b.x0, (uint16_t)b.x1, (uint16_t)b.y0, (uint16_t)b.y1};
+        *o = (box){b.x0, b.x1, b.y0, b.y1};
         visible++;
         /* inclusive cell coordinates relative to the region */
         const int bx0 = b.x0 - rx, bx1 = b.x1 - 1 - rx, by0 = b.y0 - ry, by1 = b.y1 - 1 - ry;
@@ -556,7 +557,8 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
 {
     *out = NULL;
     qr_rect reg;
-    qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
+    qr_status st =
+        qr_index_check_build(width, height, region, params, &reg, err);
     if (st) return st;
     if (threads <= 0) threads = qr_threads();
 

@@ -96,11 +96,18 @@ QR_HD long long qr_leaf_regions(int side)
 
 /* The split rule of qr_index_params.split_cost, in integers (both builders
  * decide alike): count = the node's circles, children = the sum of its
- * children's. At most 2^31 * 2^20 * 1000 < 2^61: no overflow. */
+ * children's (count < 2^31, children <= 4 count). For sides up to 2^18,
+ * d = R(s) C - R(s/2) C' lies within 2^26 * 2^33 = 2^59, and the left side
+ * within 100 * 2^33 < 2^40. split_cost * d can pass 2^63 (side 2^17 and
+ * over 5e8 circles), so a d beyond 2^42 decides alone: split_cost >= 1
+ * makes its product outweigh the left side, with d's sign. The answer is
+ * the exact comparison's for every input. */
 QR_HD int qr_split_pays(int side, long long count, long long children, const qr_index_params *p)
 {
-    return 100 * (children - count) <
-           p->split_cost * (qr_leaf_regions(side) * count - qr_leaf_regions(side / 2) * children);
+    const long long d = qr_leaf_regions(side) * count - qr_leaf_regions(side / 2) * children;
+    const long long big = 1LL << 42;
+    if (p->split_cost > 0 && (d > big || d < -big)) return d > 0;
+    return 100 * (children - count) < p->split_cost * d;
 }
 
 #endif

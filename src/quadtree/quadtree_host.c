@@ -7,7 +7,6 @@
  * below it), host_build.h says how they divide the work.
  */
 #include "quadrender/index.h"
-#include "quadrender/image.h"
 #include "quadtree/quadtree_geom.h"
 
 #include <stdlib.h>
@@ -66,7 +65,8 @@ qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *reg
     qr_status st = qr_index_params_check(params, err);
     if (st) return st;
     if (width < 1 || height < 1 || width > QR_IMAGE_BANDS_MAX_DIM || height > QR_IMAGE_BANDS_MAX_DIM)
-        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range", width, height);
+        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range (1 to %d a side)",
+                       width, height, QR_IMAGE_BANDS_MAX_DIM);
     qr_rect reg = region ? *region : qr_rect_full(width, height);
     if (reg.x0 < 0 || reg.y0 < 0 || reg.x1 > width || reg.y1 > height || reg.x0 >= reg.x1 ||
         reg.y0 >= reg.y1)

@@ -12,6 +12,11 @@
  * Snow's shading calls the reference's qr_shade_snow (sqrtf, expf) pixel by
  * pixel: a vector exp would round differently.
  *
+ * Fast mode stops a row's QR_TILE-wide group of pixels once nothing behind
+ * can change it (cpu_tile.h's CPU_GROUP), so a pixel's bytes depend on its
+ * group and the circles over it, not on the tiles or leaves around it: a
+ * band of an image renders as the same rows of the whole.
+ *
  * The vectors are GCC vector extensions (8 floats): on x86-64 the kernel is
  * compiled twice, for AVX2 and for the baseline (two SSE halves per
  * vector), and the loader picks the one the CPU runs (target_clones).
@@ -176,13 +181,17 @@ INLINE void exact_snow(const cpu_frame *f, const cpu_circle *list, int32_t count
 
 /* ---- fast: front to back with transmittance ------------------------------------ */
 
-/* Whether every pixel of tile row k has T <= stop (columns past the tile's
- * width hold T = 0). */
-INLINE int row_done(const tile_px *p, int k, float stop)
+#define NG (CPU_TILE / CPU_GROUP) /* groups in a tile row */
+#define VG (CPU_GROUP / 8)        /* vectors in a group */
+_Static_assert(CPU_GROUP % 8 == 0 && CPU_TILE % CPU_GROUP == 0, "groups of whole vectors");
+
+/* Whether every pixel of group g of tile row k has T <= stop (columns past
+ * the tile's width hold T = 0). */
+INLINE int group_done(const tile_px *p, int k, int g, float stop)
 {
     const v8f st = SPLAT(stop);
     v8i open = SPLATI(0);
-    for (int v = 0; v < NV; v++) open |= VEC(p->a + k * CPU_TILE + 8 * v) > st;
+    for (int v = g * VG; v < (g + 1) * VG; v++) open |= VEC(p->a + k * CPU_TILE + 8 * v) > st;
     int64_t any[4];
     memcpy(any, &open, sizeof any);
     return (any[0] | any[1] | any[2] | any[3]) == 0;
@@ -195,15 +204,39 @@ INLINE uint32_t row_bits(int y0, int y1)
     return hi & ~((1u << y0) - 1u);
 }
 
-INLINE uint32_t fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
-                          const tile_geom *t, tile_px *p, uint32_t live)
+/* Rows where any of groups [g0, g1] is still open. */
+INLINE uint32_t live_rows(const uint32_t live[NG], int g0, int g1)
+{
+    uint32_t rows = 0;
+    for (int g = g0; g <= g1; g++) rows |= live[g];
+    return rows;
+}
+
+INLINE int any_live(const uint32_t live[NG])
+{
+    return live_rows(live, 0, NG - 1) != 0;
+}
+
+/* After a circle over groups [g0, g1] of row k: closes those now done. A
+ * group's T changes only under circles whose box meets it, and it is
+ * tested after each of them, so the circles it takes are the same in a
+ * tile of any width. */
+INLINE void close_groups(const tile_px *p, uint32_t live[NG], int k, int g0, int g1, float stop)
+{
+    for (int g = g0; g <= g1; g++)
+        if (((live[g] >> k) & 1u) && group_done(p, k, g, stop)) live[g] &= ~(1u << k);
+}
+
+INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
+                      const tile_geom *t, tile_px *p, uint32_t live[NG])
 {
     const v8f half = SPLAT(0.5f), zero = SPLAT(0.0f);
-    for (int32_t j = count - 1; j >= 0 && live; j--) {
+    for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
         const cpu_circle *ci = &list[j];
         tile_box c;
         if (!clip_box(&ci->box, t, &c)) continue;
-        uint32_t rows = row_bits(c.y0, c.y1) & live;
+        const int g0 = c.x0 / CPU_GROUP, g1 = (c.x1 - 1) / CPU_GROUP;
+        uint32_t rows = row_bits(c.y0, c.y1) & live_rows(live, g0, g1);
         if (!rows) continue;
         const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad));
@@ -217,6 +250,7 @@ INLINE uint32_t fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t co
             const float dy = QR_SUB(y, t->cy[k]);
             const v8f dy2 = SPLAT(QR_MUL(dy, dy));
             for (int v = c.v0; v <= c.v1; v++) {
+                if (!((live[v / VG] >> k) & 1u)) continue;
                 const v8i m = ~(dx2[v] + dy2 > r2) & in_box[v];
                 const int at = k * CPU_TILE + 8 * v;
                 const v8f T = VEC(p->a + at);
@@ -226,20 +260,20 @@ INLINE uint32_t fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t co
                 STORE(p->b + at, VEC(p->b + at) + w * cb);
                 STORE(p->a + at, T - w);
             }
-            if (row_done(p, k, f->stop)) live &= ~(1u << k);
+            close_groups(p, live, k, g0, g1, f->stop);
         }
     }
-    return live;
 }
 
-INLINE uint32_t fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t count,
-                          const tile_geom *t, tile_px *p, uint32_t live)
+INLINE void fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t count,
+                      const tile_geom *t, tile_px *p, uint32_t live[NG])
 {
-    for (int32_t j = count - 1; j >= 0 && live; j--) {
+    for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
         const cpu_circle *ci = &list[j];
         tile_box c;
         if (!clip_box(&ci->box, t, &c)) continue;
-        uint32_t rows = row_bits(c.y0, c.y1) & live;
+        const int g0 = c.x0 / CPU_GROUP, g1 = (c.x1 - 1) / CPU_GROUP;
+        uint32_t rows = row_bits(c.y0, c.y1) & live_rows(live, g0, g1);
         if (!rows) continue;
         const float x = ci->x, y = ci->y, z = ci->c0, rad = ci->rad;
         const float r2 = QR_MUL(rad, rad);
@@ -249,6 +283,7 @@ INLINE uint32_t fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t co
             const float dy = QR_SUB(y, t->cy[k]);
             const float dy2 = QR_MUL(dy, dy);
             for (int px = c.x0; px < c.x1; px++) {
+                if (!((live[px / CPU_GROUP] >> k) & 1u)) continue;
                 const float dx = QR_SUB(x, t->cx1[px]);
                 const float d2 = QR_ADD(QR_MUL(dx, dx), dy2);
                 if (d2 > r2) continue;
@@ -261,10 +296,9 @@ INLINE uint32_t fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t co
                 p->b[at] += w * cb;
                 p->a[at] -= w;
             }
-            if (row_done(p, k, f->stop)) live &= ~(1u << k);
+            close_groups(p, live, k, g0, g1, f->stop);
         }
     }
-    return live;
 }
 
 /* ---- the tile ----------------------------------------------------------------- */
@@ -279,14 +313,14 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
     t.y0 = y0;
     t.w = x1 - x0;
     t.h = y1 - y0;
-    const int height = f->img->height, width = f->img->width;
+    const int32_t height = f->height, width = f->width;
     for (int k = 0; k < CPU_TILE; k++) {
         /* columns past the image repeat its last one: never inside a box */
-        const int px = x0 + k < width ? x0 + k : width - 1;
+        const int32_t ax = f->ox + x0 + k, px = ax < width ? ax : width - 1;
         t.cx1[k] = qr_pixel_center(px, f->inv_w);
         t.cx[k / 8][k % 8] = t.cx1[k];
         t.col[k / 8][k % 8] = x0 + k;
-        const int py = y0 + k < height ? y0 + k : height - 1;
+        const int32_t ay = f->oy + y0 + k, py = ay < height ? ay : height - 1;
         t.cy[k] = qr_pixel_center(py, f->inv_h);
         t.bg[k] = f->snow ? qr_snow_shade_row(py, height) : 1.0f;
     }
@@ -308,7 +342,9 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
                 p.r[at] = p.g[at] = p.b[at] = 0.0f;
                 p.a[at] = c < t.w ? 1.0f : 0.0f; /* T */
             }
-        const uint32_t live = row_bits(0, t.h);
+        /* the groups the tile holds are open on its rows */
+        uint32_t live[NG];
+        for (int g = 0; g < NG; g++) live[g] = g * CPU_GROUP < t.w ? row_bits(0, t.h) : 0u;
         if (f->snow)
             fast_snow(f, list, count, &t, &p, live);
         else
@@ -325,7 +361,8 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
     }
     const int alpha = !f->front_to_back && f->keep_alpha;
     for (int k = 0; k < t.h; k++) {
-        float *out = f->img->rgba + ((size_t)(y0 + k) * (size_t)width + (size_t)x0) * 4;
+        const size_t row = (size_t)(f->oy + y0 + k - f->band_y0);
+        float *out = f->band->rgba + (row * (size_t)width + (size_t)(f->ox + x0)) * 4;
         for (int c = 0; c < t.w; c++) {
             const int at = k * CPU_TILE + c;
             out[4 * c + 0] = p.r[at];

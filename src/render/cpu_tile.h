@@ -6,14 +6,27 @@
 #include <stdint.h>
 
 #include "quadrender/image.h"
+#include "quadrender/index.h"
 #include "quadrender/scene.h"
 
 /* Side of a tile: a tile's colour lives in L1 (4 channels of 32 x 32
  * floats), and a row is four 8-float vectors. */
 #define CPU_TILE 32
 
-/* A circle's pixel box (qr_circle_pixbox) as the tiles read it; empty
- * (x0 == x1) when the circle draws nothing (qr_render_cpu's rule). */
+/* The widest and tallest window the tiles address: boxes are 16-bit and
+ * relative to the window's corner, so an image larger than this renders
+ * window by window (render_cpu_fast.c). */
+#define CPU_WINDOW 32768
+
+/* Columns whose pixels fast mode stops together: a tile row's QR_TILE-wide
+ * groups, which every tile of every index is made of (leaves are QR_TILE
+ * multiples from column 0), so the stop does not depend on how the index
+ * cut the image into leaves. */
+#define CPU_GROUP QR_TILE
+
+/* A circle's pixel box (qr_circle_pixbox) clipped to the window, relative
+ * to its corner, as the tiles read it; empty (x0 == x1) when the circle
+ * draws nothing there (qr_render_cpu's rule). */
 typedef struct cpu_box {
     uint16_t x0, x1, y0, y1;
 } cpu_box;
@@ -26,18 +39,23 @@ typedef struct cpu_circle {
     cpu_box box;
 } cpu_circle;
 
-/* What every tile of a frame shares. */
+/* What every tile of a window shares. Tiles and boxes are in window
+ * coordinates: image pixel (ox + x, oy + y). */
 typedef struct cpu_frame {
     int snow;
-    qr_image *img;
-    float inv_w, inv_h;   /* 1.0f / width, 1.0f / height, as the reference */
-    int front_to_back;    /* fast mode's walk; else the exact walk */
-    int keep_alpha;       /* write the exact walk's alpha (else 1) */
-    float stop;           /* fast: a pixel is done once T <= stop */
+    int32_t width, height; /* the whole image */
+    float inv_w, inv_h;    /* 1.0f / width, 1.0f / height, as the reference */
+    int32_t ox, oy;        /* the window's corner in the image */
+    qr_image *band;        /* out: image rows band_y0.. of the full width */
+    int32_t band_y0;
+    int front_to_back;     /* fast mode's walk; else the exact walk */
+    int keep_alpha;        /* write the exact walk's alpha (else 1) */
+    float stop;            /* fast: a pixel group is done once T <= stop */
 } cpu_frame;
 
-/* Renders pixels [x0,x1) x [y0,y1) (at most CPU_TILE on a side) from the
- * circles c[0..count), in drawing order, into f->img. */
+/* Renders window pixels [x0,x1) x [y0,y1) (at most CPU_TILE on a side; x0
+ * a multiple of CPU_GROUP) from the circles c[0..count), in drawing order,
+ * into f->band. */
 void cpu_render_tile(const cpu_frame *f, const cpu_circle *c, int32_t count, int x0, int y0,
                      int x1, int y1);
 

@@ -25,25 +25,42 @@ static int circle_is_drawable(const qr_scene *s, int32_t i)
            isfinite(s->blue[i]);
 }
 
-qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err)
+qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t height, int32_t y0,
+                             int32_t y1, qr_image *band, qr_error *err)
 {
-    if (!scene || !img || !img->rgba)
+    if (!scene || !band || !band->rgba)
         return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: no scene or no image");
-    if (img->width < 1 || img->height < 1)
-        return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: empty image (%ldx%ld)",
-                       (long)img->width, (long)img->height);
+    if (width < 1 || height < 1 || width > QR_IMAGE_BANDS_MAX_DIM || height > QR_IMAGE_BANDS_MAX_DIM)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "qr_render_cpu: image size %ldx%ld out of range (1 to %d a side)",
+                       (long)width, (long)height, QR_IMAGE_BANDS_MAX_DIM);
+    if (y0 < 0 || y1 > height || y0 >= y1)
+        return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: rows [%ld,%ld) are not a band of %ld",
+                       (long)y0, (long)y1, (long)height);
+    if (band->width != width || band->height != y1 - y0)
+        return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: the band image is %ldx%ld, not %ldx%ld",
+                       (long)band->width, (long)band->height, (long)width, (long)(y1 - y0));
     if (scene->n < 0 ||
         (scene->n > 0 && (!scene->x || !scene->y || !scene->z || !scene->r || !scene->red ||
                           !scene->green || !scene->blue)))
         return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: scene '%s' is malformed", scene->name);
 
-    qr_image_clear(img, scene->shading);
-
-    const int width = img->width, height = img->height;
-    /* Computed once, as the reference does: the pixel centres depend on it. */
-    const float inv_width = 1.f / width;
-    const float inv_height = 1.f / height;
     const int snow = scene->shading == QR_SHADE_SNOW;
+    /* the background of image rows y0.. (qr_image_clear's, by image row) */
+    for (int32_t py = y0; py < y1; py++) {
+        const float shade = snow ? qr_snow_shade_row(py, height) : 1.0f;
+        float *row = band->rgba + (size_t)(py - y0) * (size_t)width * 4;
+        for (size_t px = 0; px < (size_t)width; px++) {
+            row[4 * px + 0] = shade;
+            row[4 * px + 1] = shade;
+            row[4 * px + 2] = shade;
+            row[4 * px + 3] = 1.0f;
+        }
+    }
+
+    /* Computed once, as the reference does: the pixel centres depend on it. */
+    const float inv_width = 1.f / (float)width;
+    const float inv_height = 1.f / (float)height;
 
     for (int32_t i = 0; i < scene->n; i++) {
         if (!circle_is_drawable(scene, i))
@@ -51,11 +68,13 @@ qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err)
         const float x = scene->x[i], y = scene->y[i], z = scene->z[i], rad = scene->r[i];
         const float max_d2 = rad * rad;
         const qr_pixbox box = qr_circle_pixbox(x, y, rad, width, height);
+        /* the box's rows inside the band */
+        const int32_t by0 = box.y0 > y0 ? box.y0 : y0, by1 = box.y1 < y1 ? box.y1 : y1;
 
-        for (int py = box.y0; py < box.y1; py++) {
+        for (int32_t py = by0; py < by1; py++) {
             const float cy = qr_pixel_center(py, inv_height);
-            float *row = img->rgba + (size_t)py * (size_t)width * 4;
-            for (int px = box.x0; px < box.x1; px++) {
+            float *row = band->rgba + (size_t)(py - y0) * (size_t)width * 4;
+            for (int32_t px = box.x0; px < box.x1; px++) {
                 const float cx = qr_pixel_center(px, inv_width);
                 const float d2 = qr_dist2(x, y, cx, cy);
                 if (d2 > max_d2)
@@ -74,4 +93,11 @@ qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err)
         }
     }
     return QR_OK;
+}
+
+qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err)
+{
+    if (!img)
+        return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: no scene or no image");
+    return qr_render_cpu_band(scene, img->width, img->height, 0, img->height, img, err);
 }

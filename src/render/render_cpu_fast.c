@@ -8,6 +8,11 @@
  * them the same way on any thread, so the image is the same bytes whatever
  * the thread count. The per-circle pass splits the circles into fixed
  * chunks and combines the chunks' sums in chunk order, for the same reason.
+ *
+ * The index and the image may be a band: full rows [y0, y1) of the image.
+ * Tiles read 16-bit boxes relative to a window of at most CPU_WINDOW a
+ * side, so a band larger than that renders window by window, the circles'
+ * boxes recomputed for each (one window up to 32768 a side).
  */
 #include "quadrender/render_cpu_fast.h"
 
@@ -40,7 +45,8 @@ typedef struct chunk_sums {
 
 typedef struct circle_pass {
     const qr_scene *s;
-    int width, height;
+    int32_t width, height;
+    qr_rect win; /* the window the boxes are clipped to, and relative to */
     cpu_circle *circles;
     chunk_sums *sums;
     int sum; /* fast mode: the colour range and the depth (exact mode needs neither) */
@@ -79,11 +85,14 @@ static void circle_chunk(void *ctx, int task)
         const int draws = drawable(s, i);
         if (draws) {
             const qr_pixbox pb = qr_circle_pixbox(s->x[i], s->y[i], s->r[i], cp->width, cp->height);
-            if (pb.x0 < pb.x1 && pb.y0 < pb.y1) {
-                b.x0 = (uint16_t)pb.x0;
-                b.x1 = (uint16_t)pb.x1;
-                b.y0 = (uint16_t)pb.y0;
-                b.y1 = (uint16_t)pb.y1;
+            const qr_rect *w = &cp->win;
+            const int x0 = pb.x0 > w->x0 ? pb.x0 : w->x0, x1 = pb.x1 < w->x1 ? pb.x1 : w->x1;
+            const int y0 = pb.y0 > w->y0 ? pb.y0 : w->y0, y1 = pb.y1 < w->y1 ? pb.y1 : w->y1;
+            if (x0 < x1 && y0 < y1) {
+                b.x0 = (uint16_t)(x0 - w->x0);
+                b.x1 = (uint16_t)(x1 - w->x0);
+                b.y0 = (uint16_t)(y0 - w->y0);
+                b.y1 = (uint16_t)(y1 - w->y0);
             }
         }
         cpu_circle *c = &cp->circles[i];
@@ -144,6 +153,16 @@ typedef struct block_pass {
 static int box_meets(const cpu_box *b, int x0, int y0, int x1, int y1)
 {
     return b->x0 < x1 && b->x1 > x0 && b->y0 < y1 && b->y1 > y0;
+}
+
+/* a within b, in *out; 0 when they do not meet */
+static int clip_rect(const qr_rect *a, qr_rect b, qr_rect *out)
+{
+    out->x0 = a->x0 > b.x0 ? a->x0 : b.x0;
+    out->y0 = a->y0 > b.y0 ? a->y0 : b.y0;
+    out->x1 = a->x1 < b.x1 ? a->x1 : b.x1;
+    out->y1 = a->y1 < b.y1 ? a->y1 : b.y1;
+    return out->x0 < out->x1 && out->y0 < out->y1;
 }
 
 /* The tiles of a block (columns a0..a1, rows b0..b1 of it) that a box
@@ -240,29 +259,30 @@ static void block_job(void *ctx, int task)
     free(mine);
 }
 
-/* The tasks: every leaf cut into blocks of BLOCK from its corner. */
-static block_task *make_tasks(const qr_index *ix, int *ntasks)
+/* The tasks of a window: every leaf's part inside it cut into blocks of
+ * BLOCK from that part's corner, in window coordinates. */
+static block_task *make_tasks(const qr_index *ix, qr_rect win, int *ntasks)
 {
     size_t n = 0;
-    for (int32_t l = 0; l < ix->num_leaves; l++) {
-        const qr_rect *r = &ix->leaves[l].rect;
-        n += (size_t)((r->x1 - r->x0 + BLOCK - 1) / BLOCK) *
-             (size_t)((r->y1 - r->y0 + BLOCK - 1) / BLOCK);
-    }
+    qr_rect r;
+    for (int32_t l = 0; l < ix->num_leaves; l++)
+        if (clip_rect(&ix->leaves[l].rect, win, &r))
+            n += (size_t)((r.x1 - r.x0 + BLOCK - 1) / BLOCK) *
+                 (size_t)((r.y1 - r.y0 + BLOCK - 1) / BLOCK);
     if (n > (size_t)INT32_MAX) return NULL;
     block_task *t = malloc((n ? n : 1) * sizeof *t);
     if (!t) return NULL;
     size_t k = 0;
     for (int32_t l = 0; l < ix->num_leaves; l++) {
-        const qr_rect *r = &ix->leaves[l].rect;
-        for (int32_t y = r->y0; y < r->y1; y += BLOCK)
-            for (int32_t x = r->x0; x < r->x1; x += BLOCK) {
+        if (!clip_rect(&ix->leaves[l].rect, win, &r)) continue;
+        for (int32_t y = r.y0; y < r.y1; y += BLOCK)
+            for (int32_t x = r.x0; x < r.x1; x += BLOCK) {
                 block_task *tk = &t[k++];
                 tk->leaf = l;
-                tk->x0 = x;
-                tk->y0 = y;
-                tk->x1 = x + BLOCK < r->x1 ? x + BLOCK : r->x1;
-                tk->y1 = y + BLOCK < r->y1 ? y + BLOCK : r->y1;
+                tk->x0 = x - win.x0;
+                tk->y0 = y - win.y0;
+                tk->x1 = (x + BLOCK < r.x1 ? x + BLOCK : r.x1) - win.x0;
+                tk->y1 = (y + BLOCK < r.y1 ? y + BLOCK : r.y1) - win.y0;
             }
     }
     *ntasks = (int)n;
@@ -271,14 +291,10 @@ static block_task *make_tasks(const qr_index *ix, int *ntasks)
 
 /* ---- the renderer ----------------------------------------------------------------------- */
 
-static qr_status check_scene(const qr_scene *scene, const qr_image *img, qr_error *err)
+static qr_status check_scene(const qr_scene *scene, qr_error *err)
 {
-    if (!scene || !img || !img->rgba)
-        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no scene or no image");
-    if (img->width < 1 || img->height < 1 || img->width > QR_IMAGE_MAX_DIM ||
-        img->height > QR_IMAGE_MAX_DIM)
-        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: image size %ldx%ld out of range",
-                       (long)img->width, (long)img->height);
+    if (!scene)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no scene");
     if (scene->n < 0 ||
         (scene->n > 0 && (!scene->x || !scene->y || !scene->z || !scene->r || !scene->red ||
                           !scene->green || !scene->blue)))
@@ -286,36 +302,30 @@ static qr_status check_scene(const qr_scene *scene, const qr_image *img, qr_erro
     return QR_OK;
 }
 
-qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
-                              int threads, qr_image *img, qr_error *err)
+/* The band's size and rows, and the image that holds them. */
+static qr_status check_band(int32_t width, int32_t height, int32_t y0, int32_t y1,
+                            const qr_image *band, qr_error *err)
 {
-    qr_status st = check_scene(scene, img, err);
-    if (st) return st;
-    if (!ix || ix->width != img->width || ix->height != img->height || ix->region.x0 != 0 ||
-        ix->region.y0 != 0 || ix->region.x1 != img->width || ix->region.y1 != img->height ||
-        ix->visible + ix->culled != scene->n)
+    if (width < 1 || height < 1 || width > QR_IMAGE_BANDS_MAX_DIM || height > QR_IMAGE_BANDS_MAX_DIM)
         return qr_fail(err, QR_ERR_INVALID,
-                       "CPU renderer: the index is not of this scene over the whole %dx%d image",
-                       img->width, img->height);
-    if (threads <= 0) threads = qr_threads();
+                       "CPU renderer: image size %ldx%ld out of range (1 to %d a side)",
+                       (long)width, (long)height, QR_IMAGE_BANDS_MAX_DIM);
+    if (y0 < 0 || y1 > height || y0 >= y1)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: rows [%ld,%ld) are not a band of %ld",
+                       (long)y0, (long)y1, (long)height);
+    if (!band || !band->rgba || band->width != width || band->height != y1 - y0)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "CPU renderer: the band image is not %ldx%ld", (long)width,
+                       (long)(y1 - y0));
+    return QR_OK;
+}
 
-    const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
-    cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
-    chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
-    int ntasks = 0;
-    block_task *tasks = make_tasks(ix, &ntasks);
-    if (!circles || !sums || !tasks) {
-        free(circles);
-        free(sums);
-        free(tasks);
-        return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
-                       scene->n);
-    }
-    circle_pass cp = {scene, img->width, img->height, circles, sums, mode == QR_RENDER_FAST};
-    qr_parallel_for(nchunks, threads, circle_chunk, &cp);
-    /* the colour span and the depth as the GPU's upload computes them
-     * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
-     * whether it can stop at all */
+/* The colour span and the depth as the GPU's upload computes them
+ * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
+ * whether it can stop at all. */
+static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nchunks,
+                          qr_render_mode mode, cpu_frame *f)
+{
     float lo = scene->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
     double area = 0.0;
     for (int c = 0; c < nchunks; c++) {
@@ -323,39 +333,94 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
         hi = sums[c].hi > hi ? sums[c].hi : hi;
         area += sums[c].area;
     }
-    free(sums);
     const float span = hi - lo;
     const int snow = scene->shading == QR_SHADE_SNOW;
     const float stop_blends = log2f(2.0f * span / QR_FAST_TOLERANCE);
     const int shallow = !snow && (float)area < 0.5f * stop_blends;
+    f->snow = snow;
+    f->front_to_back = mode == QR_RENDER_FAST && !shallow;
+    f->keep_alpha = mode == QR_RENDER_EXACT;
+    f->stop = 0.5f * QR_FAST_TOLERANCE / span;
+}
 
-    cpu_frame f;
-    f.snow = snow;
-    f.img = img;
-    f.inv_w = 1.f / (float)img->width;
-    f.inv_h = 1.f / (float)img->height;
-    f.front_to_back = mode == QR_RENDER_FAST && !shallow;
-    f.keep_alpha = mode == QR_RENDER_EXACT;
-    f.stop = 0.5f * QR_FAST_TOLERANCE / span;
+/* One window of the band: its circles' boxes, then its blocks. Returns -1
+ * when out of memory. */
+static int render_window(const qr_scene *scene, const qr_index *ix, cpu_circle *circles,
+                         chunk_sums *sums, int nchunks, qr_render_mode mode, int threads,
+                         qr_rect win, int first, cpu_frame *f)
+{
+    int ntasks = 0;
+    block_task *tasks = make_tasks(ix, win, &ntasks);
+    if (!tasks) return -1;
+    circle_pass cp = {scene, ix->width, ix->height, win, circles, sums,
+                      first && mode == QR_RENDER_FAST};
+    qr_parallel_for(nchunks, threads, circle_chunk, &cp);
+    if (first) frame_numbers(scene, sums, nchunks, mode, f);
+    f->ox = win.x0;
+    f->oy = win.y0;
     block_pass bp;
-    bp.f = &f;
+    bp.f = f;
     bp.ix = ix;
     bp.circles = circles;
     bp.tasks = tasks;
     atomic_init(&bp.oom, 0);
     qr_parallel_for(ntasks, threads, block_job, &bp);
     free(tasks);
+    return atomic_load(&bp.oom) ? -1 : 0;
+}
+
+qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
+                              int threads, qr_image *band, qr_error *err)
+{
+    qr_status st = check_scene(scene, err);
+    if (st) return st;
+    if (!ix)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no index");
+    const qr_rect reg = ix->region;
+    if ((st = check_band(ix->width, ix->height, reg.y0, reg.y1, band, err))) return st;
+    if (reg.x0 != 0 || reg.x1 != ix->width || ix->visible + ix->culled != scene->n)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "CPU renderer: the index is not of this scene over full rows of the "
+                       "%dx%d image",
+                       ix->width, ix->height);
+    if (threads <= 0) threads = qr_threads();
+
+    const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
+    cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
+    chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
+    int oom = !circles || !sums;
+    cpu_frame f;
+    memset(&f, 0, sizeof f);
+    f.width = ix->width;
+    f.height = ix->height;
+    f.inv_w = 1.f / (float)ix->width;
+    f.inv_h = 1.f / (float)ix->height;
+    f.band = band;
+    f.band_y0 = reg.y0;
+    /* windows of CPU_WINDOW from the band's corner, row by row */
+    int first = 1;
+    for (int32_t y = reg.y0; y < reg.y1 && !oom; y += CPU_WINDOW)
+        for (int32_t x = 0; x < reg.x1 && !oom; x += CPU_WINDOW) {
+            const qr_rect win = {x, y, x + CPU_WINDOW < reg.x1 ? x + CPU_WINDOW : reg.x1,
+                                 y + CPU_WINDOW < reg.y1 ? y + CPU_WINDOW : reg.y1};
+            oom = render_window(scene, ix, circles, sums, nchunks, mode, threads, win, first, &f);
+            first = 0;
+        }
+    free(sums);
     free(circles);
-    if (atomic_load(&bp.oom))
-        return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory");
+    if (oom)
+        return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
+                       scene->n);
     return QR_OK;
 }
 
-qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *params,
-                             qr_render_mode mode, int threads, qr_image *img,
-                             qr_cpu_timing *timing, qr_error *err)
+qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
+                                  qr_render_mode mode, int threads, int32_t width,
+                                  int32_t height, int32_t y0, int32_t y1, qr_image *band,
+                                  qr_cpu_timing *timing, qr_error *err)
 {
-    qr_status st = check_scene(scene, img, err);
+    qr_status st = check_scene(scene, err);
+    if (!st) st = check_band(width, height, y0, y1, band, err);
     if (st) return st;
     qr_index_params def;
     if (!params) {
@@ -364,9 +429,10 @@ qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *param
     }
     const double t0 = now_ms();
     qr_index *ix = NULL;
-    st = qr_index_build_host_threads(scene, img->width, img->height, NULL, params, threads, &ix, err);
+    const qr_rect rows = {0, y0, width, y1};
+    st = qr_index_build_host_threads(scene, width, height, &rows, params, threads, &ix, err);
     const double t1 = now_ms();
-    if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, img, err);
+    if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, band, err);
     const double t2 = now_ms();
     qr_index_free(ix);
     if (timing) {
@@ -374,4 +440,14 @@ qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *param
         timing->render_ms = t2 - t1;
     }
     return st;
+}
+
+qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *params,
+                             qr_render_mode mode, int threads, qr_image *img,
+                             qr_cpu_timing *timing, qr_error *err)
+{
+    if (!img)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image");
+    return qr_render_cpu_fast_band(scene, params, mode, threads, img->width, img->height, 0,
+                                   img->height, img, timing, err);
 }
