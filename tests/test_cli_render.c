@@ -136,7 +136,6 @@ Test(cli, usage_bad_numbers)
         {{"render", "rgb", "--width", "-5"}, "--width"},
         {{"render", "rgb", "--height", "0"}, "--height"},
         {{"render", "rgb", "-s", "131073"}, "-s"},
-        {{"render", "rgb", "-s", "32769", "--device", "cpu"}, "-s"},
         {{"render", "rgb", "--width", "40000", "--height", "100", "--aspect", "keep"}, "-s"},
         {{"check", "rgb", "-s", "32769"}, "-s"},
         {{"stats", "rgb", "--width", "32769"}, "--width"},
@@ -327,4 +326,38 @@ Test(cli, quiet_and_no_bar_on_pipes)
                  0, "%s", R.err);
     cr_expect(!strchr(R.err, '\r'), "a progress bar on a pipe: %s", R.err);
     cr_expect(strstr(R.err, "frame 5 ") && strstr(R.err, "6 frames in "), "%s", R.err);
+}
+
+/* Images wider than a whole image may be (QR_IMAGE_MAX_DIM) render on the
+ * CPU in bands: exact mode's file equals the reference's, also in bands. */
+Test(cli, cpu_renders_past_32768_in_bands, .timeout = 120)
+{
+    const char *dir = qr_test_tmp_dir("cpu-bands");
+    cr_assert_eq(RUN("render", "rgb", "--width", "40000", "--height", "6", "--exact", "--device",
+                     "cpu", "-o", qr_test_join(dir, "f.ppm")),
+                 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rgb", "--width", "40000", "--height", "6", "--reference", "-o",
+                     qr_test_join(dir, "r.ppm")),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "f.ppm"), qr_test_join(dir, "r.ppm")));
+}
+
+/* A --gpu-memory budget that holds no whole image renders in bands, the
+ * same file; one that holds no band fails with exit 6 naming the bytes. */
+Test(cli, gpu_bands_equal_the_whole_render, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("gpu-bands");
+    cr_assert_eq(RUN("render", "rand100k", "-s", "1500", "--exact", "-o", qr_test_join(dir, "w.ppm")),
+                 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rand100k", "-s", "1500", "--exact", "--gpu-memory", "40M", "-o",
+                     qr_test_join(dir, "b.ppm")),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "in bands of "), "%s", R.err);
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "w.ppm"), qr_test_join(dir, "b.ppm")));
+    cr_assert_eq(RUN("render", "rand100k", "-s", "1500", "--gpu-memory", "1M", "-o",
+                     qr_test_join(dir, "n.ppm")),
+                 6, "%s", R.err);
+    cr_expect(strstr(R.err, "needs at least"), "%s", R.err);
+    cr_expect(!qr_test_exists(qr_test_join(dir, "n.ppm")));
 }

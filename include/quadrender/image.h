@@ -134,6 +134,12 @@ qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *r
                                       int32_t nrows, qr_error *err);
 qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int32_t nrows,
                                       qr_error *err);
+/* Appends the rows of a float image (row 0 = bottom) that holds the next
+ * rows of the file: its top row first for PNG and PPM, its bottom row first
+ * for PFM, converted as qr_image_write does (qr_to_byte; alpha dropped).
+ * A band of a larger image is any width x n qr_image, made by hand when
+ * wider than QR_IMAGE_MAX_DIM. */
+qr_status qr_image_writer_append_image(qr_image_writer *w, const qr_image *rows, qr_error *err);
 /* The format w writes. */
 qr_image_format qr_image_writer_format(const qr_image_writer *w);
 

@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -91,19 +92,17 @@ static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_erro
     return cli_seek(scene, ctx->dev.gpu ? ctx->gs : NULL, k, err);
 }
 
-/* Renders the scene's current state on the device ctx chose: into img on
- * the CPU; on the GPU into the renderer's device image, downloaded into img
- * when there is one. Without one the GPU renders as write_frame streams the
- * image out. */
+/* Renders the scene's current state on the device ctx chose into img.
+ * Without one (stream) the image is rendered as write_frame writes it. */
 static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
                               qr_error *err)
 {
+    if (!img)
+        return QR_OK;
     if (ctx->dev.reference)
         return qr_render_cpu(scene, img, err);
     if (!ctx->dev.gpu)
         return qr_render_cpu_fast(scene, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
-    if (!img)
-        return QR_OK;
     qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
     if (st == QR_OK)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
@@ -159,11 +158,56 @@ static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint
     opts->ntext = n;
 }
 
+/* Bytes of float pixels a band of the CPU's streamed render holds. */
+#define CPU_BAND_BYTES ((size_t)256 << 20)
+
+/* The CPU's streamed render: bands of rows in the file's order, each
+ * rendered into one band image (of CPU_BAND_BYTES, made by hand: wider
+ * than QR_IMAGE_MAX_DIM is allowed) and appended to w. A band's rows equal
+ * the whole image's (qr_render_cpu_fast_band). */
+static qr_status write_cpu_bands(render_ctx *ctx, const qr_scene *scene, qr_image_writer *w,
+                                 qr_error *err)
+{
+    const int32_t W = ctx->width, H = ctx->height;
+    const bool pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
+    size_t rows = CPU_BAND_BYTES / ((size_t)W * 4 * sizeof(float));
+    if (rows < QR_REGION)
+        rows = QR_REGION;
+    if (rows > (size_t)H)
+        rows = (size_t)H;
+    qr_image band = {W, (int32_t)rows, malloc((size_t)W * rows * 4 * sizeof(float))};
+    if (!band.rgba)
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: a band of %zu rows of %d pixels", rows,
+                       (int)W);
+    qr_status st = QR_OK;
+    qr_cpu_timing sum = {0, 0};
+    for (int32_t done = 0; st == QR_OK && done < H; done += (int32_t)rows) {
+        const int32_t n = H - done < (int32_t)rows ? H - done : (int32_t)rows;
+        /* PNG and PPM from the top row down, PFM from the bottom up */
+        const int32_t y0 = pfm ? done : H - done - n;
+        band.height = n;
+        if (ctx->dev.reference) {
+            st = qr_render_cpu_band(scene, W, H, y0, y0 + n, &band, err);
+        } else {
+            st = qr_render_cpu_fast_band(scene, &ctx->params, ctx->mode, 0, W, H, y0, y0 + n,
+                                         &band, &ctx->cpu, err);
+            sum.build_ms += ctx->cpu.build_ms;
+            sum.render_ms += ctx->cpu.render_ms;
+        }
+        if (st == QR_OK)
+            st = qr_image_writer_append_image(w, &band, err);
+    }
+    ctx->cpu = sum;
+    free(band.rgba);
+    return st;
+}
+
 /* Writes the frame to `path` in `format` (--format, else the name's
  * extension, else PNG): from the GPU, rendered, converted there and
  * streamed in bands into the file's writer (stream = true); else the host
  * image rendered by render_frame. */
-static qr_status write_frame(render_ctx *ctx, const qr_image *img, bool stream, const char *path,
+static qr_status write_frame(render_ctx *ctx, const qr_scene *scene, const qr_image *img,
+                             bool stream, const char *path,
                              qr_image_format format, const qr_image_write_options *opts,
                              qr_error *err)
 {
@@ -175,10 +219,12 @@ static qr_status write_frame(render_ctx *ctx, const qr_image *img, bool stream, 
         return qr_image_write_as(img, path, format, opts, err);
     qr_image_writer *w = NULL;
     qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
-    if (st == QR_OK)
+    if (st == QR_OK && !ctx->dev.gpu)
+        st = write_cpu_bands(ctx, scene, w, err);
+    else if (st == QR_OK)
         st = qr_gpu_render_write(ctx->r, ctx->gs, &ctx->params, ctx->mode, w, err);
     memset(&ctx->timing, 0, sizeof ctx->timing);
-    if (st == QR_OK && !ctx->band_rows)
+    if (st == QR_OK && ctx->dev.gpu && !ctx->band_rows)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
     if (st == QR_OK)
         return qr_image_writer_close(w, err);
@@ -348,14 +394,13 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     if ((rc = render_ctx_init(&ctx, device, mode, &params)) != CLI_EXIT_OK)
         return rc;
     ctx.gpu_memory = gpu_memory;
-    /* the whole image exists only where the GPU streams it out (in bands
-     * when it is large); the CPU renderers and --aspect keep hold it */
-    const int32_t whole_max = QR_IMAGE_MAX_DIM;
-    if ((so.width > whole_max || so.height > whole_max) && (!ctx.dev.gpu || keep))
+    /* the image is streamed out in bands, except with --aspect keep, which
+     * crops a whole square on the host */
+    if ((so.width > QR_IMAGE_MAX_DIM || so.height > QR_IMAGE_MAX_DIM) && keep)
         return cli_usage_error(cmd,
-                               "-s/--width/--height: images above %d pixels a side are rendered "
-                               "only on the GPU, without --aspect keep (%dx%d asked)",
-                               (int)whole_max, (int)so.width, (int)so.height);
+                               "-s/--width/--height: --aspect keep takes images up to %d pixels a "
+                               "side (%dx%d asked)",
+                               (int)QR_IMAGE_MAX_DIM, (int)so.width, (int)so.height);
 
     qr_error err;
     qr_scene *scene = NULL;
@@ -379,9 +424,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
      * non-square image the square of its longer side (crop_centre) */
     const int32_t side = so.width > so.height ? so.width : so.height;
     const bool crop = keep && so.width != so.height;
-    /* on the GPU the image stays there and write_frame streams it out,
-     * unless it is cropped on the host */
-    const bool stream = ctx.dev.gpu && !crop;
+    /* write_frame renders and streams the image out in bands (from the GPU
+     * or the CPU), unless it is cropped on the host */
+    const bool stream = !crop;
     if ((!stream && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
         (crop && qr_image_create(side, side, &square, &err) != QR_OK) ||
         render_ctx_start(&ctx, scene, crop ? side : so.width, crop ? side : so.height, stream,
@@ -430,7 +475,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                       so.height,
                       ctx.dev.reference ? "reference" : mode == QR_RENDER_EXACT ? "exact" : "fast",
                       keep, &write_opts);
-        if (write_frame(&ctx, img, stream, path, format, &write_opts, &err) != QR_OK) {
+        if (write_frame(&ctx, scene, img, stream, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
         }
@@ -462,12 +507,13 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                             ft->build.boxes_ms, ft->build.tree_ms, ft->build.count_ms,
                             ft->build.scan_ms, ft->build.emit_ms, ft->build.sort_ms);
         } else if (ctx.dev.reference) {
-            cli_info("  %sseek %.1f ms, render %.1f ms, write %.1f ms", once, t2 - t1, t3 - t2,
-                     t4 - t3);
+            cli_info("  %sseek %.1f ms, render and write %.1f ms", once, t2 - t1, t4 - t2);
         } else {
+            /* streamed: the index and the render happen inside t2..t4 */
+            const double rest = (t4 - t2) - ctx.cpu.build_ms - ctx.cpu.render_ms;
             cli_info("  %sseek %.1f ms, index %.1f ms + render %.1f ms (%s mode), write %.1f ms",
                      once, t2 - t1, ctx.cpu.build_ms, ctx.cpu.render_ms,
-                     mode == QR_RENDER_EXACT ? "exact" : "fast", t4 - t3);
+                     mode == QR_RENDER_EXACT ? "exact" : "fast", rest > 0 ? rest : 0.0);
         }
     }
     cli_progress_end(&bar);
@@ -517,7 +563,7 @@ const cli_cmd cli_cmd_render = {
              "On the GPU an image that does not fit the GPU memory budget (--gpu-memory,\n"
              "default what the device has free) is rendered in bands of rows, each\n"
              "streamed into the file as the next renders: the same bytes, sides up to\n"
-             "131072 pixels (above 32768 only on the GPU).\n"
+             "131072 pixels. The CPU renders large images in bands too.\n"
              "\n"
              "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
              "image (or it exists, with -n), 5 no usable GPU (--device gpu), 6 out of\n"

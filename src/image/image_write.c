@@ -102,13 +102,11 @@ static void convert_band(const qr_image *img, int pfm, int32_t band_first, int32
         pthread_join(tids[t], NULL);
 }
 
-static qr_status write_format(const qr_image *img, const char *path, qr_image_format format,
-                              const qr_image_write_options *opts, qr_error *err)
+/* Appends every row of img to w, in the file's order, converted in bands
+ * of about BAND_BYTES on `threads` threads. */
+static qr_status append_image(qr_image_writer *w, const qr_image *img, int threads, qr_error *err)
 {
-    qr_status st = check_image(img, path, err);
-    if (st != QR_OK)
-        return st;
-    const int pfm = format == QR_FORMAT_PFM;
+    const int pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
     const size_t row_bytes = (size_t)img->width * 3 * (pfm ? sizeof(float) : 1);
     int32_t band = (int32_t)(BAND_BYTES / row_bytes);
     if (band < 1)
@@ -117,11 +115,9 @@ static qr_status write_format(const qr_image *img, const char *path, qr_image_fo
         band = img->height;
     void *buf = malloc((size_t)band * row_bytes);
     if (!buf)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a band of %s",
-                       (size_t)band * row_bytes, path);
-    qr_image_writer *w;
-    st = qr_image_writer_open(path, format, img->width, img->height, opts, &w, err);
-    const int threads = qr_image_threads(opts ? opts->threads : 0);
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: %zu bytes for a band of rows",
+                       (size_t)band * row_bytes);
+    qr_status st = QR_OK;
     for (int32_t done = 0; st == QR_OK && done < img->height; done += band) {
         int32_t n = img->height - done < band ? img->height - done : band;
         convert_band(img, pfm, done, n, row_bytes, buf, threads);
@@ -129,6 +125,26 @@ static qr_status write_format(const qr_image *img, const char *path, qr_image_fo
                  : qr_image_writer_append_rgb8(w, buf, n, err);
     }
     free(buf);
+    return st;
+}
+
+qr_status qr_image_writer_append_image(qr_image_writer *w, const qr_image *rows, qr_error *err)
+{
+    if (!rows || !rows->rgba || rows->width < 1 || rows->height < 1)
+        return qr_fail(err, QR_ERR_INVALID, "appending an empty image");
+    return append_image(w, rows, qr_image_threads(0), err);
+}
+
+static qr_status write_format(const qr_image *img, const char *path, qr_image_format format,
+                              const qr_image_write_options *opts, qr_error *err)
+{
+    qr_status st = check_image(img, path, err);
+    if (st != QR_OK)
+        return st;
+    qr_image_writer *w = NULL;
+    st = qr_image_writer_open(path, format, img->width, img->height, opts, &w, err);
+    if (st == QR_OK)
+        st = append_image(w, img, qr_image_threads(opts ? opts->threads : 0), err);
     if (st == QR_OK)
         return qr_image_writer_close(w, err);
     if (w)
