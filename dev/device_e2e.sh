@@ -54,4 +54,8 @@ $D/png_timer --ppm r.ppm --threads 1,4,8,16 --levels 1 2>&1 | tail -12 | tee "$O
 $D/parse_timer -n 5 rand1M.circles micro2M.circles rand1M micro2M 2>&1 | tail -12 | tee "$OUT/parse_timer.txt"
 $D/scene_gen_timer -n 11 rand1M micro2M 2>&1 | tail -6 | tee "$OUT/gen_timer.txt"
 $Q bench --cpu rand1M rand100k biglittle micro2M --cpu-frames 5 2>&1 | tail -14 | tee "$OUT/bench_cpu.txt"
+for k in 1 2 3; do $D/startup_timer; done 2>&1 | tail -14 | tee "$OUT/startup.txt"
+for m in LAZY EAGER; do
+    CUDA_MODULE_LOADING=$m /usr/bin/time -f "render rgb -s 16, CUDA_MODULE_LOADING=$m: %e s" $Q render rgb -s 16 -q -o /tmp/rgb.png
+done 2>&1 | tee -a "$OUT/startup.txt"
 rm -rf $W
