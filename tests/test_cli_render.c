@@ -361,3 +361,25 @@ Test(cli, gpu_bands_equal_the_whole_render, .timeout = 300)
     cr_expect(strstr(R.err, "needs at least"), "%s", R.err);
     cr_expect(!qr_test_exists(qr_test_join(dir, "n.ppm")));
 }
+
+/* A GPU sequence's files, written by the frame pool while later frames
+ * render, equal the files of the frames rendered one at a time. */
+Test(cli, gpu_sequence_files_equal_single_frames, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("gpu-seq");
+    cr_assert_eq(RUN("render", "hypnosis", "--frames", "0:11", "-s", "96", "-o",
+                     qr_test_join(dir, "h.png")),
+                 0, "%s", R.err);
+    for (int k = 0; k < 12; k++) {
+        char frame[16], name[32], seq[4096];
+        snprintf(frame, sizeof frame, "%d", k);
+        snprintf(name, sizeof name, "h_%04d.png", k);
+        snprintf(seq, sizeof seq, "%s", qr_test_join(dir, name));
+        cr_assert_eq(RUN("render", "hypnosis", "--frame", frame, "-s", "96", "-o",
+                         qr_test_join(dir, "one.png")),
+                     0, "%s", R.err);
+        cr_expect(qr_test_same_bytes(seq, qr_test_join(dir, "one.png")), "frame %d differs", k);
+    }
+    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+}

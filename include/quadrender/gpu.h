@@ -215,6 +215,13 @@ qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                               const qr_index_params *params, qr_render_mode mode,
                               qr_image_writer *w, qr_error *err);
 
+/* The last render's file rows, as qr_gpu_renderer_write would write them
+ * (converted on the GPU: 8-bit RGB from the top row for PNG and PPM, float
+ * RGB from the bottom row for PFM), into rows: width * height * 3 bytes or
+ * floats of host memory. For a whole-image renderer. */
+qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
+                                    qr_error *err);
+
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 

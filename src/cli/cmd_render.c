@@ -37,6 +37,7 @@ typedef struct render_ctx {
     int32_t width, height;  /* the rendered image's */
     size_t gpu_memory;      /* --gpu-memory (0: what the device has free) */
     int32_t band_rows;      /* rows of a band when the GPU renders in bands, else 0 */
+    cli_frame_pool *pool;   /* a GPU sequence's files, written while the next renders */
 } render_ctx;
 
 /* Resolves --device before any work is done, so that --device gpu fails
@@ -81,6 +82,7 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
 
 static void render_ctx_free(render_ctx *ctx)
 {
+    cli_frame_pool_free(ctx->pool);
     qr_gpu_renderer_destroy(ctx->r);
     qr_gpu_scene_free(ctx->gs);
 }
@@ -217,6 +219,21 @@ static qr_status write_frame(render_ctx *ctx, const qr_scene *scene, const qr_im
         format = QR_FORMAT_PNG;
     if (!stream)
         return qr_image_write_as(img, path, format, opts, err);
+    if (ctx->pool) {
+        /* a sequence: the file rows into a free buffer, written by the pool */
+        void *rows = NULL;
+        int slot = 0;
+        qr_status st = cli_frame_pool_take(ctx->pool, &rows, &slot, err);
+        if (st == QR_OK)
+            st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_read_rows(ctx->r, format, rows, err);
+        if (st == QR_OK)
+            st = cli_frame_pool_submit(ctx->pool, slot, path, opts, err);
+        return st;
+    }
     qr_image_writer *w = NULL;
     qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
     if (st == QR_OK && !ctx->dev.gpu)
@@ -445,6 +462,23 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             goto done;
     }
 
+    /* A GPU sequence of named files (not a stream) of whole images: each
+     * file is encoded on one core while the next frames render, up to
+     * 1 GiB of frames waiting. Without it (frames too large) every frame is
+     * encoded on all cores in turn. */
+    if (many && ctx.dev.gpu && stream && !ctx.band_rows && !names.one &&
+        !cli_output_is_stream(out)) {
+        const qr_image_format f = format != QR_FORMAT_UNKNOWN ? format
+                                  : qr_image_format_from_path(out) != QR_FORMAT_UNKNOWN
+                                      ? qr_image_format_from_path(out)
+                                      : QR_FORMAT_PNG;
+        int workers = qr_threads();
+        if (workers > 32)
+            workers = 32;
+        if (cli_frame_pool_start(f, so.width, so.height, write_opts.png_level, workers,
+                                 (size_t)1 << 30, &ctx.pool, &err) != QR_OK)
+            ctx.pool = NULL;
+    }
     double gpu_ms = 0, wall0 = cli_now_ms();
     /* a sequence on a terminal shows a progress bar instead of a line per frame */
     cli_progress_begin(&bar, "frames", frames.last - frames.first + 1);
@@ -515,6 +549,10 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                      once, t2 - t1, ctx.cpu.build_ms, ctx.cpu.render_ms,
                      mode == QR_RENDER_EXACT ? "exact" : "fast", rest > 0 ? rest : 0.0);
         }
+    }
+    if (ctx.pool && cli_frame_pool_finish(ctx.pool, &err) != QR_OK) {
+        rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        goto done;
     }
     cli_progress_end(&bar);
     if (many) {

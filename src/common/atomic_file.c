@@ -32,7 +32,7 @@ void qr_atomic_set_no_clobber(int on)
 
 /* A slot is free (0), being filled (1) or holds a live temporary name (2).
  * The handler reads only live slots; lock-free atomics are async-signal-safe. */
-#define TEMP_SLOTS 16
+#define TEMP_SLOTS 64
 static atomic_int temp_state[TEMP_SLOTS];
 static char temp_name[TEMP_SLOTS][4096];
 

@@ -184,6 +184,12 @@ qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     return no_gpu(err);
 }
 
+qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
+                                    qr_error *err)
+{
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_select(int device, qr_error *err)
 {
     return no_gpu(err);

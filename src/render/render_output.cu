@@ -14,6 +14,7 @@
 #include "common/cuda_check.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Bytes of one band of file rows: big enough that a copy outlasts its
  * launch overhead, small enough that the first band comes back early. */
@@ -116,4 +117,41 @@ extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *
     }
     if (st) cudaStreamSynchronize(s); /* no band copy may outlive the call */
     return st;
+}
+
+extern "C" qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
+                                              qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is never whole on the GPU",
+                       r->width, r->height);
+    const int pfm = format == QR_FORMAT_PFM;
+    const size_t row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
+    int32_t band = (int32_t)(BAND_BYTES / row_bytes);
+    band = band < 1 ? 1 : band > r->height ? r->height : band;
+    qr_status st = qr_render_output_slots(r, (size_t)band * row_bytes, err);
+    if (st) return st;
+    const cudaStream_t s = r->frame.stream; /* behind the frame's render */
+    for (int32_t first = 0; first < r->height; first += band) {
+        qr_rows_args a;
+        a.image = r->image;
+        a.width = r->width;
+        a.height = r->height;
+        a.first = first;
+        a.rows = r->height - first < band ? r->height - first : band;
+        a.out = r->band_dev[0];
+        a.out_pitch = 0;
+        a.out_x = 0;
+        cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(r->band_host[0], r->band_dev[0], (size_t)a.rows * row_bytes,
+                                cudaMemcpyDeviceToHost, s);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+        if (e != cudaSuccess) {
+            cudaStreamSynchronize(s);
+            return qr_fail(err, qr_cuda_status(e), "reading the image back: %s", cudaGetErrorString(e));
+        }
+        memcpy((char *)rows + (size_t)first * row_bytes, r->band_host[0], (size_t)a.rows * row_bytes);
+    }
+    return QR_OK;
 }
