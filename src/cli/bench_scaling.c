@@ -131,15 +131,22 @@ static const char *point_index(const bench_point *p, char *buf, size_t len)
     return bench_index_name(p->row, buf, len);
 }
 
-qr_status bench_print_scaling(FILE *out, const bench_row *rows, int n, qr_error *err)
+/* The scaling points of rows (bench_scaling_points) in a new array, or NULL
+ * with err set. */
+static bench_point *scaling_points(const bench_row *rows, int n, int *np, qr_error *err)
 {
     bench_point *pts = malloc(sizeof *pts * (2 * (size_t)n + 1));
-    if (!pts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    const int np = bench_scaling_points(rows, n, pts);
-    if (np < 0) {
-        free(pts);
-        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    }
+    if (pts && (*np = bench_scaling_points(rows, n, pts)) >= 0) return pts;
+    free(pts);
+    qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    return NULL;
+}
+
+qr_status bench_print_scaling(FILE *out, const bench_row *rows, int n, qr_error *err)
+{
+    int np = 0;
+    bench_point *pts = scaling_points(rows, n, &np, err);
+    if (!pts) return err->status;
     int fw = 9;
     for (int i = 0; i < np; i++) {
         int l = (int)strlen(pts[i].family);
@@ -367,13 +374,9 @@ static void decades(double lo, double hi, double dflt_lo, double dflt_hi, double
 qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
                                   size_t gpu_bytes, qr_error *err)
 {
-    bench_point *pts = malloc(sizeof *pts * (2 * (size_t)n + 1));
-    if (!pts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    const int np = bench_scaling_points(rows, n, pts);
-    if (np < 0) {
-        free(pts);
-        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    }
+    int np = 0;
+    bench_point *pts = scaling_points(rows, n, &np, err);
+    if (!pts) return err->status;
     /* rows of panels: the modes present, fast first; columns: what is
      * plotted; each column's axes shared by its panels */
     int has[2] = {0, 0}, curves = 0;

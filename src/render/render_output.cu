@@ -67,6 +67,39 @@ qr_status qr_render_output_slots(qr_gpu_renderer *r, size_t bytes, qr_error *err
     return QR_OK;
 }
 
+/* The bytes of a file row, the rows of a band (about BAND_BYTES) and the
+ * two slots that hold them. */
+static qr_status plan_bands(qr_gpu_renderer *r, int pfm, size_t *row_bytes, int32_t *band, qr_error *err)
+{
+    *row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
+    int32_t b = (int32_t)(BAND_BYTES / *row_bytes);
+    *band = b < 1 ? 1 : b > r->height ? r->height : b;
+    return qr_render_output_slots(r, (size_t)*band * *row_bytes, err);
+}
+
+/* Queues file rows [first, first + rows) of the whole image, converted for
+ * the file (pfm: float RGB, else 8-bit), into band slot k and their copy
+ * into its pinned host twin. */
+static cudaError_t queue_band(qr_gpu_renderer *r, int pfm, int32_t first, int32_t rows, int k,
+                              size_t row_bytes)
+{
+    qr_rows_args a;
+    a.image = r->image;
+    a.width = r->width;
+    a.height = r->height;
+    a.first = first;
+    a.rows = rows;
+    a.out = r->band_dev[k];
+    a.out_pitch = 0;
+    a.out_x = 0;
+    const cudaStream_t s = r->frame.stream; /* behind the frame's render */
+    cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(r->band_host[k], r->band_dev[k], (size_t)rows * row_bytes,
+                            cudaMemcpyDeviceToHost, s);
+    return e;
+}
+
 extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
 {
     if (r->banded)
@@ -74,29 +107,18 @@ extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *
                        r->width, r->height);
     const qr_image_format format = qr_image_writer_format(w);
     const int pfm = format == QR_FORMAT_PFM;
-    const size_t row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
-    int32_t band = (int32_t)(BAND_BYTES / row_bytes);
-    band = band < 1 ? 1 : band > r->height ? r->height : band;
-    qr_status st = qr_render_output_slots(r, (size_t)band * row_bytes, err);
+    size_t row_bytes = 0;
+    int32_t band = 0;
+    qr_status st = plan_bands(r, pfm, &row_bytes, &band, err);
     if (st) return st;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
     const int32_t bands = (r->height + band - 1) / band;
     /* band k: queued in round k into slot k % 2, appended in round k + 1 */
     for (int32_t k = 0; k <= bands && st == QR_OK; k++) {
         if (k < bands) {
-            qr_rows_args a;
-            a.image = r->image;
-            a.width = r->width;
-            a.height = r->height;
-            a.first = k * band;
-            a.rows = r->height - a.first < band ? r->height - a.first : band;
-            a.out = r->band_dev[k & 1];
-            a.out_pitch = 0;
-            a.out_x = 0;
-            cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
-            if (e == cudaSuccess)
-                e = cudaMemcpyAsync(r->band_host[k & 1], r->band_dev[k & 1], (size_t)a.rows * row_bytes,
-                                    cudaMemcpyDeviceToHost, s);
+            const int32_t first = k * band;
+            cudaError_t e = queue_band(r, pfm, first, r->height - first < band ? r->height - first : band,
+                                       k & 1, row_bytes);
             if (e == cudaSuccess) e = cudaEventRecord(r->band_done[k & 1], s);
             if (e != cudaSuccess) {
                 st = qr_fail(err, qr_cuda_status(e), "streaming the image out: %s", cudaGetErrorString(e));
@@ -126,32 +148,20 @@ extern "C" qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_form
         return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is never whole on the GPU",
                        r->width, r->height);
     const int pfm = format == QR_FORMAT_PFM;
-    const size_t row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
-    int32_t band = (int32_t)(BAND_BYTES / row_bytes);
-    band = band < 1 ? 1 : band > r->height ? r->height : band;
-    qr_status st = qr_render_output_slots(r, (size_t)band * row_bytes, err);
+    size_t row_bytes = 0;
+    int32_t band = 0;
+    qr_status st = plan_bands(r, pfm, &row_bytes, &band, err);
     if (st) return st;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
     for (int32_t first = 0; first < r->height; first += band) {
-        qr_rows_args a;
-        a.image = r->image;
-        a.width = r->width;
-        a.height = r->height;
-        a.first = first;
-        a.rows = r->height - first < band ? r->height - first : band;
-        a.out = r->band_dev[0];
-        a.out_pitch = 0;
-        a.out_x = 0;
-        cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
-        if (e == cudaSuccess)
-            e = cudaMemcpyAsync(r->band_host[0], r->band_dev[0], (size_t)a.rows * row_bytes,
-                                cudaMemcpyDeviceToHost, s);
+        const int32_t rows_n = r->height - first < band ? r->height - first : band;
+        cudaError_t e = queue_band(r, pfm, first, rows_n, 0, row_bytes);
         if (e == cudaSuccess) e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) {
             cudaStreamSynchronize(s);
             return qr_fail(err, qr_cuda_status(e), "reading the image back: %s", cudaGetErrorString(e));
         }
-        memcpy((char *)rows + (size_t)first * row_bytes, r->band_host[0], (size_t)a.rows * row_bytes);
+        memcpy((char *)rows + (size_t)first * row_bytes, r->band_host[0], (size_t)rows_n * row_bytes);
     }
     return QR_OK;
 }
