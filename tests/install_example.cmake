@@ -5,7 +5,10 @@
 # statistics `quadrender stats`'s. Run by CTest (tests/CMakeLists.txt):
 #   cmake -DQR_BUILD_DIR=... -DQR_SOURCE_DIR=... -DQR_WORK=... -DQR_CLI=...
 #         -DQR_LIBDIR=... -DQR_C_COMPILER=... -DQR_GENERATOR=... [-DQR_PKG_CONFIG=...]
+#         [-DQR_BUILD_TYPE=...] [-DQR_C_FLAGS=...] [-DQR_EXE_LINKER_FLAGS=...]
 #         -P install_example.cmake
+# The example is built with the library's compiler, build type and flags,
+# so that a sanitizer build's library links into it.
 cmake_minimum_required(VERSION 3.24)
 
 foreach(v QR_BUILD_DIR QR_SOURCE_DIR QR_WORK QR_CLI QR_LIBDIR QR_C_COMPILER QR_GENERATOR)
@@ -69,7 +72,8 @@ foreach(kind shared static)
   set(bin "${QR_WORK}/build-${kind}")
   run("example (${kind}): configure" COMMAND "${CMAKE_COMMAND}" -S "${QR_SOURCE_DIR}/examples/c"
       -B "${bin}" -G "${QR_GENERATOR}" -DCMAKE_C_COMPILER=${QR_C_COMPILER}
-      -DCMAKE_BUILD_TYPE=Release -DCMAKE_COMPILE_WARNING_AS_ERROR=ON
+      "-DCMAKE_BUILD_TYPE=${QR_BUILD_TYPE}" -DCMAKE_COMPILE_WARNING_AS_ERROR=ON
+      "-DCMAKE_C_FLAGS=${QR_C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${QR_EXE_LINKER_FLAGS}"
       -DCMAKE_PREFIX_PATH=${prefix} -DQUADRENDER_STATIC=${static})
   run("example (${kind}): build" COMMAND "${CMAKE_COMMAND}" --build "${bin}")
   list(APPEND programs "${kind}=${bin}/render_stats")
@@ -84,8 +88,9 @@ if(pkg_config)
   run("pkg-config" COMMAND "${pkg_config}" --cflags --libs quadrender OUT flags)
   string(STRIP "${flags}" flags)
   separate_arguments(flags UNIX_COMMAND "${flags}")
+  separate_arguments(own UNIX_COMMAND "${QR_C_FLAGS} ${QR_EXE_LINKER_FLAGS}")
   run("example (pkg-config): build" COMMAND "${QR_C_COMPILER}" -std=c11 -Wall -Wextra -Werror
-      "${QR_SOURCE_DIR}/examples/c/render_stats.c" ${flags}
+      ${own} "${QR_SOURCE_DIR}/examples/c/render_stats.c" ${flags}
       "-Wl,-rpath,${prefix}/${QR_LIBDIR}" -o "${QR_WORK}/render_stats_pc")
   list(APPEND programs "pkg-config=${QR_WORK}/render_stats_pc")
 else()
