@@ -1,0 +1,131 @@
+"""The Python package against the library's own outputs: images equal the
+CLI's bytes for the same scene, arrays round-trip, bad input raises clear
+errors. Runs on the CPU (GPU tests skip without one). QUADRENDER_CLI names
+the quadrender program of the same build."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import quadrender as qr
+
+CLI = os.environ.get("QUADRENDER_CLI", "quadrender")
+
+
+def read_ppm(path):
+    data = open(path, "rb").read()
+    parts = data.split(maxsplit=4)
+    assert parts[0] == b"P6"
+    w, h = int(parts[1]), int(parts[2])
+    return np.frombuffer(parts[4], np.uint8).reshape(h, w, 3)
+
+
+def cli_ppm(tmp_path, *args):
+    out = tmp_path / "cli.ppm"
+    subprocess.run([CLI, "render", *args, "-q", "-o", str(out)], check=True)
+    return read_ppm(out)
+
+
+def test_scene_round_trips_through_a_dump(tmp_path):
+    circles = qr.scene("rand10k", seed=3)
+    assert circles.shape == (10000, 7) and circles.dtype == np.float32
+    npy = tmp_path / "r.npy"
+    subprocess.run([CLI, "dump", "rand10k", "--seed", "3", "-q", "-o", str(npy)], check=True)
+    assert np.array_equal(np.load(npy), circles)
+
+
+@pytest.mark.parametrize("name,w,h", [("rand10k", 200, 150), ("pattern", 97, 64),
+                                      ("biglittle", 128, 128)])
+def test_exact_image_equals_the_cli(tmp_path, name, w, h):
+    image = qr.render(qr.scene(name), w, h, mode="exact", device="cpu")
+    assert image.shape == (h, w, 3) and image.dtype == np.float32
+    expect = cli_ppm(tmp_path, name, "--width", str(w), "--height", str(h), "--exact",
+                     "--device", "cpu")
+    assert np.array_equal(qr.to_uint8(image), expect)
+
+
+def test_reference_grid_and_quadtree_agree():
+    circles = qr.scene("rand10k")
+    ref = qr.render(circles, 160, 120, mode="exact", device="reference")
+    for index in ("quadtree", "grid"):
+        img = qr.render(circles, 160, 120, mode="exact", device="cpu", index=index, tile=32)
+        assert np.array_equal(img, ref), index
+    fast = qr.render(circles, 160, 120, mode="fast", device="cpu")
+    assert np.abs(fast - ref).max() <= 1e-5
+
+
+def test_any_array_of_circles():
+    rng = np.random.default_rng(1)
+    circles = rng.random((500, 7), dtype=np.float32)
+    circles[:, 3] *= 0.05
+    img = qr.render(circles, 64, 48, mode="exact", device="cpu")
+    ref = qr.render(circles, 64, 48, mode="exact", device="reference")
+    assert np.array_equal(img, ref)
+    empty = qr.render(np.zeros((0, 7), np.float32), 8, 8, device="cpu")
+    assert np.all(empty == 1.0)  # white background
+
+
+def test_save_writes_the_cli_bytes(tmp_path):
+    image = qr.render(qr.scene("rgb"), 64, 64, mode="exact", device="cpu")
+    qr.save(image, tmp_path / "py.ppm")
+    assert np.array_equal(read_ppm(tmp_path / "py.ppm"),
+                          cli_ppm(tmp_path, "rgb", "-s", "64", "--exact", "--device", "cpu"))
+    qr.save(image, tmp_path / "py.png")
+    assert (tmp_path / "py.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stats_equal_the_clis(tmp_path):
+    import json
+    s = qr.stats(qr.scene("rand10k"), 512)
+    out = subprocess.run([CLI, "stats", "rand10k", "-s", "512", "--device", "cpu", "--json", "-"],
+                         check=True, capture_output=True, text=True).stdout
+    cli = json.loads(out)
+    for key in ("tree", "circles_per_leaf", "circles"):
+        assert s[key] == cli[key], key
+    assert s["schema_version"] == cli["schema_version"]
+
+
+@pytest.mark.parametrize("bad,error", [
+    (np.zeros((4, 7), np.float64), TypeError),
+    (np.zeros((4, 6), np.float32), ValueError),
+    (np.zeros((4, 7, 1), np.float32), ValueError),
+    (np.zeros((7, 4), np.float32).T, ValueError),  # not C-contiguous
+    ([[0.0] * 7], TypeError),
+])
+def test_bad_arrays_raise(bad, error):
+    with pytest.raises(error):
+        qr.render(bad, 16, 16, device="cpu")
+
+
+def test_nan_and_bad_sizes_raise():
+    circles = qr.scene("rand10k")
+    circles[17, 3] = np.nan
+    with pytest.raises(ValueError, match="row 17"):
+        qr.render(circles, 16, 16, device="cpu")
+    with pytest.raises(ValueError):
+        qr.render(qr.scene("rgb"), 0, 16)
+    with pytest.raises(ValueError):
+        qr.render(qr.scene("rgb"), 16, 40000)
+    with pytest.raises(ValueError):
+        qr.render(qr.scene("rgb"), 16, mode="slow")
+
+
+def test_library_errors_carry_their_message():
+    with pytest.raises(qr.Error, match="unknown built-in scene"):
+        qr.scene("no-such-scene")
+    with pytest.raises(qr.Error):
+        qr.render(qr.scene("rgb"), 16, device="cpu", min_leaf=24)
+
+
+def test_to_uint8_is_the_writers_rule():
+    v = np.array([[[-1.0, 0.0, 0.5], [1.0, 2.0, np.nan]]], np.float32)
+    assert qr.to_uint8(v).tolist() == [[[0, 0, 127], [255, 255, 0]]]
+
+
+@pytest.mark.skipif(not qr.gpu_available()[0], reason="no usable GPU")
+def test_gpu_exact_equals_the_cpu():
+    circles = qr.scene("rand100k")
+    gpu = qr.render(circles, 300, 200, mode="exact", device="gpu")
+    cpu = qr.render(circles, 300, 200, mode="exact", device="reference")
+    assert np.array_equal(gpu, cpu)
