@@ -44,6 +44,8 @@ qr_deps() {
         echo "deps: no dpkg here: assuming ${QR_PACKAGES[*]} are installed" >&2
     fi
 
+    qr_python_deps
+
     # The CUDA toolkit puts nvcc in /usr/local/cuda/bin, which is often not on
     # PATH. Without it the build is CPU-only (QR_CUDA=OFF, automatic).
     if ! command -v nvcc >/dev/null 2>&1; then
@@ -53,6 +55,25 @@ qr_deps() {
             echo "deps: nvcc not found: building the CPU path only" \
                  "(install the CUDA toolkit, in /usr/local/cuda, for the GPU renderer)" >&2
         fi
+    fi
+}
+
+# qr_python_deps gives the python3 on PATH NumPy and pytest for the Python
+# package's tests (python/tests): from PyPI with pip, else Debian's packages
+# for the system python3. Without them the tests are skipped, saying so.
+qr_python_deps() {
+    if [ -d .criterion ] || ! command -v python3 >/dev/null 2>&1; then
+        return 0
+    fi
+    python3 -c "import numpy, pytest" >/dev/null 2>&1 && return 0
+    echo "deps: installing numpy and pytest for python3"
+    if python3 -m pip --version >/dev/null 2>&1; then
+        python3 -m pip install --quiet --disable-pip-version-check numpy pytest ||
+            echo "deps: pip could not install numpy and pytest: the Python tests are skipped" >&2
+    elif [ "$(command -v python3)" = /usr/bin/python3 ] && command -v dpkg >/dev/null 2>&1; then
+        qr_apt_install python3-numpy python3-pytest
+    else
+        echo "deps: no pip for python3: the Python tests are skipped" >&2
     fi
 }
 
