@@ -26,12 +26,11 @@ class BuildWithLibrary(build_py):
         super().run()
         dest = os.path.join(self.build_lib, "quadrender")
         os.makedirs(dest, exist_ok=True)
-        libs = glob.glob(os.path.join(build, "**", "libquadrender.so*"), recursive=True)
+        libs = glob.glob(os.path.join(build, "**", "libquadrender.so.0"), recursive=True)
         if not libs:
-            raise RuntimeError("the CMake build made no libquadrender.so")
-        for lib in libs:
-            # copies of the file itself: the package holds no symbolic links
-            shutil.copyfile(os.path.realpath(lib), os.path.join(dest, os.path.basename(lib)))
+            raise RuntimeError("the CMake build made no libquadrender.so.0")
+        # the library under its SONAME, the file itself (no symbolic links)
+        shutil.copyfile(os.path.realpath(libs[0]), os.path.join(dest, "libquadrender.so.0"))
 
 
 setup(cmdclass={"build_py": BuildWithLibrary})

@@ -1,0 +1,248 @@
+"""quadrender: semi-transparent circles, drawn back to front, on the GPU or
+every CPU core, from NumPy arrays.
+
+    import numpy as np, quadrender as qr
+    circles = qr.scene("rand10k")                 # float32, N x 7: x y z r R G B
+    image = qr.render(circles, 1024, 1024)        # float32, H x W x 3, top row first
+    qr.save(image, "rand10k.png")
+
+Circles are rows of x y z r R G B (float32, C order), the columns of a
+`.circles` file: centre in the unit square (y up), depth, radius (unit
+square), colour. They are drawn in row order, the reference renderer's
+back-to-front blend over a white background. Images come back with the top
+row first, as image files and `matplotlib.pyplot.imshow` expect.
+
+Errors raise `quadrender.Error` with the library's one-line message; the
+library runs with the GIL released.
+"""
+import ctypes
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["Error", "render", "scene", "save", "stats", "to_uint8", "gpu_available",
+           "MAX_CIRCLES", "MAX_SIDE"]
+
+MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
+MAX_SIDE = 32768           # QR_IMAGE_MAX_DIM: a whole image in memory
+
+
+class Error(RuntimeError):
+    """A failure the library reported: `status` is its qr_status code."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+def _check(status, err):
+    if status != 0:
+        raise Error(status, err.msg.decode("utf-8", "replace") or f"quadrender error {status}")
+
+
+def _params(index, tile, capacity, min_leaf):
+    p = _lib.IndexParams()
+    _lib.qr_index_params_default(ctypes.byref(p))
+    if index == "grid":
+        p.uniform = 1
+        p.min_leaf = tile
+    elif index != "quadtree":
+        raise ValueError(f"index must be 'quadtree' or 'grid', not {index!r}")
+    if capacity is not None:
+        p.capacity = capacity
+    if min_leaf is not None:
+        p.min_leaf = min_leaf
+    err = _lib.Error()
+    _check(_lib.qr_index_params_check(ctypes.byref(p), ctypes.byref(err)), err)
+    return p
+
+
+def _as_circles(circles):
+    if not isinstance(circles, np.ndarray):
+        raise TypeError(f"circles must be a NumPy array, not {type(circles).__name__}")
+    if circles.dtype != np.float32:
+        raise TypeError(f"circles must be float32, not {circles.dtype} (use .astype(np.float32))")
+    if circles.ndim != 2 or circles.shape[1] != 7:
+        raise ValueError(f"circles must have shape (N, 7): x y z r R G B; got {circles.shape}")
+    if not circles.flags.c_contiguous:
+        raise ValueError("circles must be C-contiguous (use np.ascontiguousarray)")
+    if circles.shape[0] > MAX_CIRCLES:
+        raise ValueError(f"{circles.shape[0]} circles: at most {MAX_CIRCLES}")
+    if not np.isfinite(circles).all():
+        bad = int(np.argwhere(~np.isfinite(circles))[0][0])
+        raise ValueError(f"circles: row {bad} holds a NaN or an infinity")
+    return circles
+
+
+class _Scene:
+    """A library scene filled from an N x 7 array (freed on exit)."""
+
+    def __init__(self, circles):
+        n = circles.shape[0]
+        self.ptr = ctypes.POINTER(_lib.Scene)()
+        err = _lib.Error()
+        _check(_lib.qr_scene_alloc(n, 0, ctypes.byref(self.ptr), ctypes.byref(err)), err)
+        if n:
+            # the block holds x y z r red green blue, n floats each
+            block = np.ctypeslib.as_array(self.ptr.contents.block, shape=(7, n))
+            block[:] = circles.T
+
+    def __enter__(self):
+        return self.ptr
+
+    def __exit__(self, *exc):
+        _lib.qr_scene_free(self.ptr)
+
+
+def _check_size(width, height):
+    for name, v in (("width", width), ("height", height)):
+        if not isinstance(v, (int, np.integer)) or not 1 <= v <= MAX_SIDE:
+            raise ValueError(f"{name} must be an integer from 1 to {MAX_SIDE}, not {v!r}")
+
+
+def gpu_available():
+    """Whether a usable GPU is there (and why not, as a string, if not)."""
+    info, err = _lib.GpuInfo(), _lib.Error()
+    if _lib.qr_gpu_probe(ctypes.byref(info), ctypes.byref(err)) == 0:
+        return True, info.name.decode()
+    return False, err.msg.decode("utf-8", "replace")
+
+
+def _render_gpu(sc, width, height, params, exact, img):
+    err = _lib.Error()
+    gs, r = ctypes.c_void_p(), ctypes.c_void_p()
+    try:
+        _check(_lib.qr_gpu_scene_upload(sc, ctypes.byref(gs), ctypes.byref(err)), err)
+        _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(r), ctypes.byref(err)), err)
+        _check(_lib.qr_gpu_render(r, gs, ctypes.byref(params), exact, ctypes.byref(err)), err)
+        _check(_lib.qr_gpu_renderer_download(r, img, ctypes.byref(err)), err)
+    finally:
+        _lib.qr_gpu_renderer_destroy(r)
+        _lib.qr_gpu_scene_free(gs)
+
+
+def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
+           tile=64, capacity=None, min_leaf=None, threads=0):
+    """Renders circles (float32 N x 7) into a float32 height x width x 3
+    image, top row first.
+
+    mode: "fast" (front to back, every channel within 1e-5 of the exact
+    image) or "exact" (bit for bit the CPU reference's). device: "auto" (the
+    GPU when usable, else the CPU), "gpu", "cpu" (the fast CPU renderer, on
+    `threads` threads, 0 for all) or "reference" (the serial reference).
+    index: "quadtree" (capacity, min_leaf as the CLI's options) or "grid" (a
+    uniform grid of `tile`-pixel tiles); the index changes the speed, never
+    the picture.
+    """
+    height = width if height is None else height
+    _check_size(width, height)
+    circles = _as_circles(circles)
+    if mode not in ("fast", "exact"):
+        raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
+    if device not in ("auto", "gpu", "cpu", "reference"):
+        raise ValueError(f"device must be 'auto', 'gpu', 'cpu' or 'reference', not {device!r}")
+    params = _params(index, tile, capacity, min_leaf)
+    exact = 1 if mode == "exact" else 0
+    use_gpu = device == "gpu"
+    if device == "auto":
+        use_gpu = gpu_available()[0]
+    err = _lib.Error()
+    img = ctypes.POINTER(_lib.Image)()
+    _check(_lib.qr_image_create(width, height, ctypes.byref(img), ctypes.byref(err)), err)
+    try:
+        with _Scene(circles) as sc:
+            if use_gpu:
+                _render_gpu(sc, width, height, params, exact, img)
+            elif device == "reference":
+                _check(_lib.qr_render_cpu(sc, img, ctypes.byref(err)), err)
+            else:
+                _check(_lib.qr_render_cpu_fast(sc, ctypes.byref(params), exact, threads, img,
+                                               None, ctypes.byref(err)), err)
+        rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(height, width, 4))
+        return np.ascontiguousarray(rgba[::-1, :, :3])
+    finally:
+        _lib.qr_image_free(img)
+
+
+def scene(name, seed=0, frame=None):
+    """A built-in scene (see `quadrender scenes`; "uniform:1M" and the other
+    families too) as a float32 N x 7 array; animated scenes at frame `frame`
+    (after frame + 1 steps), static ones as generated."""
+    err = _lib.Error()
+    ptr = ctypes.POINTER(_lib.Scene)()
+    _check(_lib.qr_scene_builtin(name.encode(), seed, ctypes.byref(ptr), ctypes.byref(err)), err)
+    try:
+        if frame is not None:
+            _check(_lib.qr_scene_seek_frame(ptr, frame, ctypes.byref(err)), err)
+        n = ptr.contents.n
+        if n == 0:
+            return np.zeros((0, 7), np.float32)
+        block = np.ctypeslib.as_array(ptr.contents.block, shape=(7, n))
+        return np.ascontiguousarray(block.T)
+    finally:
+        _lib.qr_scene_free(ptr)
+
+
+def to_uint8(image):
+    """The 8-bit values image files store: each channel clamped to [0, 1]
+    (NaN as 0), times 255, truncated, as the library's writers do."""
+    image = np.asarray(image, dtype=np.float32)
+    c = np.clip(np.nan_to_num(image, nan=0.0), np.float32(0), np.float32(1))
+    return (np.float32(255) * c).astype(np.uint8)
+
+
+def save(image, path):
+    """Writes a float H x W x 3 (or x 4) image, top row first, by the
+    extension: .png, .ppm or .pfm, through the library's writers (whole or
+    not at all)."""
+    image = np.asarray(image, dtype=np.float32)
+    if image.ndim != 3 or image.shape[2] not in (3, 4):
+        raise ValueError(f"image must have shape (H, W, 3) or (H, W, 4), not {image.shape}")
+    height, width = image.shape[:2]
+    _check_size(width, height)
+    err = _lib.Error()
+    img = ctypes.POINTER(_lib.Image)()
+    _check(_lib.qr_image_create(width, height, ctypes.byref(img), ctypes.byref(err)), err)
+    try:
+        rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(height, width, 4))
+        rgba[..., 3] = 1.0
+        rgba[..., : image.shape[2]] = image[::-1]
+        _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)
+    finally:
+        _lib.qr_image_free(img)
+
+
+def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
+          min_leaf=None):
+    """The index's statistics (built on the host) as a dict with the keys of
+    `quadrender stats --json` (leaves per depth and side, circles per leaf,
+    pairs, replication, ...)."""
+    height = width if height is None else height
+    _check_size(width, height)
+    circles = _as_circles(circles)
+    params = _params(index, tile, capacity, min_leaf)
+    err = _lib.Error()
+    ix = ctypes.c_void_p()
+    with _Scene(circles) as sc:
+        _check(_lib.qr_index_build_host(sc, width, height, None, ctypes.byref(params),
+                                        ctypes.byref(ix), ctypes.byref(err)), err)
+    try:
+        st = _lib.IndexStats()
+        _check(_lib.qr_index_stats_compute(ix, circles.shape[0], ctypes.byref(st),
+                                           ctypes.byref(err)), err)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "stats.json")
+            fp = _lib.fopen(os.fsencode(path), b"w")
+            if not fp:
+                raise OSError(f"cannot open {path}")
+            status = _lib.qr_index_stats_write_json(fp, ctypes.byref(st), None, ctypes.byref(err))
+            _lib.fclose(fp)
+            _check(status, err)
+            with open(path) as f:
+                return json.load(f)
+    finally:
+        _lib.qr_index_free(ix)

@@ -1,0 +1,132 @@
+"""The C library behind the package: loading libquadrender and the few
+structs the Python side reads or fills (they mirror include/quadrender/*.h;
+ctypes lays them out with the platform's C alignment).
+
+ctypes, not a compiled extension: the package then has nothing to compile
+but the library itself (one CMake build serves the CLI, the C library and
+Python), and every foreign call releases the GIL.
+"""
+import ctypes
+import os
+from ctypes import POINTER, Structure, c_char, c_double, c_float, c_int, c_int32, c_int64
+from ctypes import c_size_t, c_uint32, c_void_p
+
+QR_ERROR_MSG_MAX = 512
+QR_MAX_DEPTH_LIMIT = 15
+QR_STATS_MAX_SIDE_LOG2 = 17
+
+
+class Error(Structure):
+    _fields_ = [("status", c_int), ("msg", c_char * QR_ERROR_MSG_MAX)]
+
+
+class Scene(Structure):
+    _fields_ = [("n", c_int32)] + [
+        (name, POINTER(c_float))
+        for name in ("x", "y", "z", "r", "red", "green", "blue", "vx", "vy", "vz",
+                     "x0", "y0", "vx0", "vy0", "block")
+    ] + [("block_floats", c_size_t), ("shading", c_int), ("anim", c_int),
+         ("steps", c_int64), ("name", c_char * 64)]
+
+
+class Image(Structure):
+    _fields_ = [("width", c_int32), ("height", c_int32), ("rgba", POINTER(c_float))]
+
+
+class IndexParams(Structure):
+    _fields_ = [(name, c_int32) for name in
+                ("capacity", "min_leaf", "max_depth", "uniform", "max_leaf", "split_cost")]
+
+
+class GpuInfo(Structure):
+    _fields_ = [("device", c_int), ("name", c_char * 256), ("cc_major", c_int),
+                ("cc_minor", c_int), ("sm_count", c_int), ("mem_total", c_size_t),
+                ("mem_free", c_size_t), ("clock_khz", c_int), ("mem_clock_khz", c_int),
+                ("runtime_version", c_int), ("driver_version", c_int)]
+
+
+class IndexStats(Structure):
+    _fields_ = [("root_size", c_int32), ("nodes", c_int32), ("leaves", c_int32),
+                ("max_depth", c_int32),
+                ("leaves_per_depth", c_int32 * (QR_MAX_DEPTH_LIMIT + 1)),
+                ("leaves_per_side", c_int32 * (QR_STATS_MAX_SIDE_LOG2 + 1)),
+                ("clipped_leaves", c_int32), ("min_per_leaf", c_int32),
+                ("max_per_leaf", c_int32), ("p90_per_leaf", c_int32),
+                ("p99_per_leaf", c_int32), ("mean_per_leaf", c_double),
+                ("median_per_leaf", c_double), ("empty_leaves", c_int32),
+                ("pairs", c_int64), ("visible", c_int32), ("culled", c_int32),
+                ("replication", c_double)]
+
+
+def _candidates():
+    env = os.environ.get("QUADRENDER_LIBRARY")
+    if env:
+        yield env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in sorted(os.listdir(here)):
+        if name.startswith("libquadrender.so"):
+            yield os.path.join(here, name)
+    yield "libquadrender.so.0"
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{path}: {e}")
+    raise ImportError("quadrender: cannot load libquadrender (set QUADRENDER_LIBRARY): "
+                      + "; ".join(tried))
+
+
+lib = _load()
+
+_S = c_int  # qr_status
+_P = c_void_p
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+qr_scene_alloc = _fn("qr_scene_alloc", _S, c_int32, c_int, POINTER(POINTER(Scene)), POINTER(Error))
+qr_scene_free = _fn("qr_scene_free", None, POINTER(Scene))
+qr_scene_builtin = _fn("qr_scene_builtin", _S, ctypes.c_char_p, c_uint32,
+                       POINTER(POINTER(Scene)), POINTER(Error))
+qr_scene_seek_frame = _fn("qr_scene_seek_frame", _S, POINTER(Scene), c_int64, POINTER(Error))
+qr_index_params_default = _fn("qr_index_params_default", None, POINTER(IndexParams))
+qr_index_params_check = _fn("qr_index_params_check", _S, POINTER(IndexParams), POINTER(Error))
+qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(Image)),
+                      POINTER(Error))
+qr_image_free = _fn("qr_image_free", None, POINTER(Image))
+qr_image_write = _fn("qr_image_write", _S, POINTER(Image), ctypes.c_char_p, POINTER(Error))
+qr_render_cpu = _fn("qr_render_cpu", _S, POINTER(Scene), POINTER(Image), POINTER(Error))
+qr_render_cpu_fast = _fn("qr_render_cpu_fast", _S, POINTER(Scene), POINTER(IndexParams), c_int,
+                         c_int, POINTER(Image), _P, POINTER(Error))
+qr_gpu_probe = _fn("qr_gpu_probe", _S, POINTER(GpuInfo), POINTER(Error))
+qr_gpu_scene_upload = _fn("qr_gpu_scene_upload", _S, POINTER(Scene), POINTER(_P), POINTER(Error))
+qr_gpu_scene_free = _fn("qr_gpu_scene_free", None, _P)
+qr_gpu_renderer_create = _fn("qr_gpu_renderer_create", _S, c_int32, c_int32, POINTER(_P),
+                             POINTER(Error))
+qr_gpu_renderer_destroy = _fn("qr_gpu_renderer_destroy", None, _P)
+qr_gpu_render = _fn("qr_gpu_render", _S, _P, _P, POINTER(IndexParams), c_int, POINTER(Error))
+qr_gpu_renderer_download = _fn("qr_gpu_renderer_download", _S, _P, POINTER(Image), POINTER(Error))
+qr_index_build_host = _fn("qr_index_build_host", _S, POINTER(Scene), c_int32, c_int32, _P,
+                          POINTER(IndexParams), POINTER(_P), POINTER(Error))
+qr_index_free = _fn("qr_index_free", None, _P)
+qr_index_stats_compute = _fn("qr_index_stats_compute", _S, _P, c_int32, POINTER(IndexStats),
+                             POINTER(Error))
+qr_index_stats_write_json = _fn("qr_index_stats_write_json", _S, _P, POINTER(IndexStats), _P,
+                                POINTER(Error))
+
+_libc = ctypes.CDLL(None)
+fopen = _libc.fopen
+fopen.restype = _P
+fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+fclose = _libc.fclose
+fclose.restype = c_int
+fclose.argtypes = [_P]

@@ -1,0 +1,41 @@
+file(REMOVE_RECURSE
+  "CMakeFiles/quadrender_cli.dir/cli/bench_cpu.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_cpu.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_e2e.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_e2e.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_report.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_report.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_scaling.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/bench_scaling.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_args.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_args.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_frames.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_frames.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_output.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_output.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_progress.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_progress.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_seek.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_seek.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_shared.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cli_shared.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_bench.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_bench.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_check.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_check.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_dump.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_dump.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_render.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_render.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_scenes.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_scenes.c.o.d"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_stats.c.o"
+  "CMakeFiles/quadrender_cli.dir/cli/cmd_stats.c.o.d"
+  "libquadrender_cli.a"
+  "libquadrender_cli.pdb"
+)
+
+# Per-language clean rules from dependency scanning.
+foreach(lang C)
+  include(CMakeFiles/quadrender_cli.dir/cmake_clean_${lang}.cmake OPTIONAL)
+endforeach()

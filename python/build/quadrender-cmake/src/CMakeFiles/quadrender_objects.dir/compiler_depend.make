@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for quadrender_objects.
+# This may be replaced when dependencies are built.

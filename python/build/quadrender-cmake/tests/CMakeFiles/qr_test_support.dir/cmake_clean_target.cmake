@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libqr_test_support.a"
+)

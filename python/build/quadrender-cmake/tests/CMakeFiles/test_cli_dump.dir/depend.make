@@ -1,0 +1,2 @@
+# Empty dependencies file for test_cli_dump.
+# This may be replaced when dependencies are built.

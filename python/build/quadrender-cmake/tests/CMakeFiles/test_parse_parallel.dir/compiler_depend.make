@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_parse_parallel.
+# This may be replaced when dependencies are built.
