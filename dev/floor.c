@@ -67,7 +67,7 @@ int main(int argc, char **argv)
         }
         double mb = (visible * 32.0 + (double)W * H * 16.0) / 1e6;
         printf("%-11s %9d %9d %14lld %14lld %14lld %12.1f\n", s->name, s->n, visible, box, covered, fast, mb);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
     free(cover);
     free(T);

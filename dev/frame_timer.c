@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gpu_tuning.h"
 #include "quadrender/gpu.h"
 #include "quadrender/scene.h"
 
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
         if (qr_scene_load(argv[a], 0, &s, &err)) { fprintf(stderr, "%s\n", err.msg); return 1; }
         qr_gpu_scene *gs = NULL;
         qr_gpu_renderer *r = NULL;
-        if (qr_gpu_scene_upload(s, &gs, &err) || qr_gpu_renderer_create(size, size, &r, &err)) {
+        if (qr_gpu_scene_create(s, &gs, &err) || qr_gpu_renderer_create(size, size, &r, &err)) {
             fprintf(stderr, "%s\n", err.msg);
             return 1;
         }
@@ -83,12 +84,12 @@ int main(int argc, char **argv)
             printf("%-12s %-5s %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9.4f %7d %8lld\n",
                    s->name, mode ? "exact" : "fast", med[0], med[1], med[2], med[3], med[4], med[5],
                    med[6], med[7], med[8], t[8][0], ix->num_leaves, (long long)ix->num_pairs);
-            qr_index_free(ix);
+            qr_index_destroy(ix);
             for (int k = 0; k < 10; k++) free(t[k]);
         }
         qr_gpu_renderer_destroy(r);
-        qr_gpu_scene_free(gs);
-        qr_scene_free(s);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(s);
     }
     return 0;
 }

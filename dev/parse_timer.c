@@ -93,7 +93,7 @@ int main(int argc, char **argv)
                         fprintf(stderr, "parse_timer: %s: mode %d differs\n", spec, modes[m]);
                         return 1;
                     }
-                    qr_scene_free(s);
+                    qr_scene_destroy(s);
                 }
             }
             const char *what = modes[m] < 0 ? "load" : modes[m] == 0 ? "serial" : "parallel";
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
                 printf("  %8.1f MB/s", mb / (best / 1e3));
             printf("  (%d circles)\n", (int)ref->n);
         }
-        qr_scene_free(ref);
+        qr_scene_destroy(ref);
     }
     return 0;
 }

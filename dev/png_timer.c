@@ -94,8 +94,8 @@ static unsigned char *render_scene(const char *name, int size)
             for (int c = 0; c < 3; c++)
                 px[((size_t)r * size + i) * 3 + c] = qr_to_byte(src[4 * i + c]);
     }
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
     return px;
 }
 

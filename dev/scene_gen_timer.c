@@ -50,7 +50,7 @@ static int time_scene(const char *name, uint32_t seed, int runs, double *t, int3
         }
         const double dt = now_ms() - t0;
         *n = s->n;
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         if (k >= 0) t[k] = dt;
     }
     qsort(t, (size_t)runs, sizeof *t, cmpd);

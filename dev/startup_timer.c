@@ -42,13 +42,13 @@ int main(void)
     STEP("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, 0));
     STEP("qr_gpu_probe (cudaSetDevice: the context)", qr_gpu_probe(&info, &err));
     STEP("qr_scene_builtin rgb", qr_scene_builtin("rgb", 0, &s, &err));
-    STEP("qr_gpu_scene_upload (first kernel: module load)", qr_gpu_scene_upload(s, &gs, &err));
+    STEP("qr_gpu_scene_create (first kernel: module load)", qr_gpu_scene_create(s, &gs, &err));
     STEP("qr_gpu_renderer_create 16x16", qr_gpu_renderer_create(16, 16, &r, &err));
     STEP("qr_gpu_render, first (sized build)", qr_gpu_render(r, gs, &p, QR_RENDER_FAST, &err));
     STEP("cudaDeviceSynchronize", cudaDeviceSynchronize());
     STEP("qr_gpu_render, second", qr_gpu_render(r, gs, &p, QR_RENDER_FAST, &err));
     STEP("cudaDeviceSynchronize", cudaDeviceSynchronize());
-    STEP("free all", (qr_gpu_renderer_destroy(r), qr_gpu_scene_free(gs), qr_scene_free(s)));
+    STEP("free all", (qr_gpu_renderer_destroy(r), qr_gpu_scene_destroy(gs), qr_scene_destroy(s)));
     printf("%-44s %8.1f ms\n", "total", now_ms() - start);
     return 0;
 }

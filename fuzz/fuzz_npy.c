@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qr_scene *t = NULL;
     fuzz_check(qr_scene_read_npy(again, &t, &err) == QR_OK, "a written scene does not read back");
     fuzz_check(fuzz_same_scene(s, t), "the round trip changed the circles");
-    qr_scene_free(t);
-    qr_scene_free(s);
+    qr_scene_destroy(t);
+    qr_scene_destroy(s);
     return 0;
 }

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qr_error err;
     if (qr_scene_read_circles(path, &s, &err) != QR_OK) return 0;
     if (s->n > MAX_RENDERED) {
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         return 0;
     }
     qr_image *ref = NULL, *img = NULL;
@@ -83,9 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx.params = p;
     ctx.device = "cpu";
     check_json(&st, &ctx);
-    qr_index_free(ix);
-    qr_image_free(img);
-    qr_image_free(ref);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_image_destroy(img);
+    qr_image_destroy(ref);
+    qr_scene_destroy(s);
     return 0;
 }

@@ -32,9 +32,9 @@ static inline void fuzz_text(qr_text_kind kind, const char *ext, const uint8_t *
                 fuzz_check(fuzz_same_scene(s, ref), "the parallel reader's scene differs");
             else
                 fuzz_check(strcmp(err.msg, ref_err.msg) == 0, "the parallel reader's message differs");
-            qr_scene_free(s);
+            qr_scene_destroy(s);
         }
-    qr_scene_free(ref);
+    qr_scene_destroy(ref);
 }
 
 #endif

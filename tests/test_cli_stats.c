@@ -126,8 +126,8 @@ static void host_stats(const char *name, int64_t frame, int size, qr_index_stats
     cr_assert_eq(qr_index_build_host(scene, size, size, NULL, &p, &ix, &err), QR_OK, "%s",
                  err.msg);
     cr_assert_eq(qr_index_stats_compute(ix, scene->n, s, &err), QR_OK, "%s", err.msg);
-    qr_index_free(ix);
-    qr_scene_free(scene);
+    qr_index_destroy(ix);
+    qr_scene_destroy(scene);
 }
 
 Test(cli, stats_json_stdout)

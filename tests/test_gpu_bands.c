@@ -42,7 +42,7 @@ Test(gpu_bands, equal_the_whole_image, .timeout = 600)
     for (int si = 0; si < 5; si++) {
         qr_scene *s = gpu_test_scene(scenes[si], 0);
         qr_gpu_scene *gs = NULL;
-        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
         for (int z = 0; z < 3; z++) {
             const int w = sizes[z][0], h = sizes[z][1];
             qr_gpu_renderer *whole = NULL;
@@ -67,8 +67,8 @@ Test(gpu_bands, equal_the_whole_image, .timeout = 600)
             }
             qr_gpu_renderer_destroy(whole);
         }
-        qr_gpu_scene_free(gs);
-        qr_scene_free(s);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(s);
     }
 }
 
@@ -80,7 +80,7 @@ Test(gpu_bands, exact_equals_the_reference, .timeout = 300)
     qr_error err;
     qr_scene *s = gpu_test_scene("rand10k", 3);
     qr_gpu_scene *gs = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     const int w = 700, h = 450;
     qr_gpu_renderer *r = NULL;
     QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 256, 64, &r, &err));
@@ -90,10 +90,10 @@ Test(gpu_bands, exact_equals_the_reference, .timeout = 300)
     snprintf(c, sizeof c, "%s", qr_test_tmp("bands_ref_cpu.ppm"));
     QR_CHECK(err, qr_image_write_ppm(img, c, &err));
     cr_assert(qr_test_same_bytes(g, c), "banded exact render differs from the CPU reference");
-    qr_image_free(img);
+    qr_image_destroy(img);
     qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(s);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
 }
 
 /* A budget that holds the whole image renders whole; one that holds a few
@@ -105,7 +105,7 @@ Test(gpu_bands, budgets, .timeout = 300)
     qr_error err;
     qr_scene *s = gpu_test_scene("rand100k", 0);
     qr_gpu_scene *gs = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     qr_index_params p;
     qr_index_params_default(&p);
     const int w = 1024, h = 1000;
@@ -132,8 +132,8 @@ Test(gpu_bands, budgets, .timeout = 300)
                  "a banded renderer has no whole image to render into");
     qr_gpu_renderer_destroy(big);
     qr_gpu_renderer_destroy(small);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(s);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
 }
 
 /* Wider than one GPU index (QR_GPU_REGION_MAX): tiles of the full width and
@@ -146,7 +146,7 @@ Test(gpu_bands, wider_than_one_index, .timeout = 300)
     qr_error err;
     qr_scene *s = gpu_test_scene("rand10k", 0);
     qr_gpu_scene *gs = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     const int w = 40000, h = 64;
     qr_gpu_renderer *wide = NULL, *narrow = NULL;
     QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 32768, 32, &wide, &err));
@@ -171,6 +171,6 @@ Test(gpu_bands, wider_than_one_index, .timeout = 300)
     qr_gpu_index_destroy(ix);
     qr_gpu_renderer_destroy(wide);
     qr_gpu_renderer_destroy(narrow);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(s);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
 }

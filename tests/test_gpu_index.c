@@ -1,5 +1,6 @@
 /* test_gpu_index.c — the GPU quadtree equals the host oracle, exactly.
  * Needs a GPU; skips with the reason elsewhere. */
+#include "common/gpu_tuning.h"
 #include "gpu_util.h"
 
 /* Builds on the GPU and on the host and compares everything. */
@@ -10,21 +11,21 @@ static void check_index(const qr_scene *s, int w, int h, const qr_rect *region,
     qr_gpu_scene *gs = NULL;
     qr_gpu_index *gi = NULL;
     qr_index *host = NULL, *dev = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     QR_CHECK(err, qr_gpu_index_create(&gi, &err));
     QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
     QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
     assert_same_index(dev, host, what);
-    qr_index_free(dev);
+    qr_index_destroy(dev);
     /* a second build into the same buffers gives the same bytes */
     QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
     assert_same_index(dev, host, what);
-    qr_index_free(dev);
-    qr_index_free(host);
+    qr_index_destroy(dev);
+    qr_index_destroy(host);
     qr_gpu_index_destroy(gi);
-    qr_gpu_scene_free(gs);
+    qr_gpu_scene_destroy(gs);
 }
 
 static void check_builtin(const char *name)
@@ -41,7 +42,7 @@ static void check_builtin(const char *name)
             snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
             check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -75,7 +76,7 @@ static void check_nonuniform(const char *name)
             snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
             check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -107,7 +108,7 @@ Test(gpu_index, random_scenes)
                      p.max_depth, p.split_cost);
             check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -126,7 +127,7 @@ Test(gpu_index, uniform_grid_and_regions)
     const qr_rect regions[] = {{0, 0, 1024, 256}, {0, 256, 1024, 512}, {100, 200, 357, 999}, {1023, 1023, 1024, 1024}};
     for (int k = 0; k < 4; k++)
         check_index(s, 1024, 1024, &regions[k], &p, "region");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* The lists stage (lists.cu) takes up to 1024 leaves in one pass, CUB's
@@ -147,17 +148,17 @@ Test(gpu_index, lists_of_many_leaves, .timeout = 600)
     check_index(s, 1024, 1024, NULL, &p, "micro2M, 32-pixel grid (10 key bits)");
     p.min_leaf = 16;
     check_index(s, 1024, 1024, NULL, &p, "micro2M, 16-pixel grid (12 key bits: CUB's sort)");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     qr_index_params_default(&p);
     s = gpu_test_scene("rand1M", 1);
     check_index(s, 2048, 2048, NULL, &p, "rand1M at 2048 x 2048 (10 key bits)");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     s = gpu_test_scene("biglittle", 0);
     p.min_leaf = 16;
     p.capacity = 64;
     check_index(s, 512, 512, NULL, &p, "biglittle 512 x 512, 16-pixel leaves (10 key bits)");
     check_index(s, 1024, 1024, NULL, &p, "biglittle, 16-pixel leaves (12 key bits: CUB's sort)");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(gpu_index, empty_and_all_culled)
@@ -167,17 +168,17 @@ Test(gpu_index, empty_and_all_culled)
     qr_scene *s = NULL;
     qr_index_params p;
     qr_index_params_default(&p);
-    QR_CHECK(err, qr_scene_alloc(0, QR_ANIM_NONE, &s, &err));
+    QR_CHECK(err, qr_scene_create(0, QR_ANIM_NONE, &s, &err));
     check_index(s, 256, 256, NULL, &p, "empty scene");
-    qr_scene_free(s);
-    QR_CHECK(err, qr_scene_alloc(3, QR_ANIM_NONE, &s, &err));
+    qr_scene_destroy(s);
+    QR_CHECK(err, qr_scene_create(3, QR_ANIM_NONE, &s, &err));
     for (int i = 0; i < 3; i++) {
         s->x[i] = 3.0f + i;
         s->y[i] = 0.5f;
         s->r[i] = 0.1f;
     }
     check_index(s, 256, 256, NULL, &p, "all off-screen");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* A scene whose tree was one leaf is built next time by one kernel
@@ -189,7 +190,7 @@ static qr_scene *wide_circles(int n)
 {
     qr_error err;
     qr_scene *s = NULL;
-    QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+    QR_CHECK(err, qr_scene_create(n, QR_ANIM_NONE, &s, &err));
     for (int i = 0; i < n; i++) {
         s->x[i] = 0.3f + 0.4f * (float)(i % 7) / 7.0f;
         s->y[i] = 0.3f + 0.4f * (float)(i % 5) / 5.0f;
@@ -230,12 +231,12 @@ Test(gpu_index, single_leaf_kernel)
         if (k == 4) {
             s = wide_circles(3000); /* 3000 > capacity 1024, yet one leaf */
         } else if (k == 5) {
-            QR_CHECK(err, qr_scene_alloc(0, QR_ANIM_NONE, &s, &err));
+            QR_CHECK(err, qr_scene_create(0, QR_ANIM_NONE, &s, &err));
         } else {
             s = gpu_test_scene(names[k], 0);
         }
         qr_gpu_scene *gs = NULL;
-        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
         for (int z = 0; z < 3; z++) {
             qr_gpu_index *gi = NULL;
             QR_CHECK(err, qr_gpu_index_create(&gi, &err));
@@ -262,8 +263,8 @@ Test(gpu_index, single_leaf_kernel)
             }
             qr_gpu_index_destroy(gi);
         }
-        qr_gpu_scene_free(gs);
-        qr_scene_free(s);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(s);
     }
 }
 
@@ -278,9 +279,9 @@ Test(gpu_index, single_leaf_kernel_hands_over)
     qr_scene *many = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 7, 6000);
     qr_scene *wide = wide_circles(3000);
     qr_gpu_scene *g_one = NULL, *g_many = NULL, *g_wide = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(one, &g_one, &err));
-    QR_CHECK(err, qr_gpu_scene_upload(many, &g_many, &err));
-    QR_CHECK(err, qr_gpu_scene_upload(wide, &g_wide, &err));
+    QR_CHECK(err, qr_gpu_scene_create(one, &g_one, &err));
+    QR_CHECK(err, qr_gpu_scene_create(many, &g_many, &err));
+    QR_CHECK(err, qr_gpu_scene_create(wide, &g_wide, &err));
     qr_gpu_index *gi = NULL;
     QR_CHECK(err, qr_gpu_index_create(&gi, &err));
     for (int round = 0; round < 3; round++) {
@@ -301,12 +302,12 @@ Test(gpu_index, single_leaf_kernel_hands_over)
         cr_assert_eq(build_and_compare(gi, one, g_one, 100, 37, &p, "rgb 100x37"), 1);
     }
     qr_gpu_index_destroy(gi);
-    qr_gpu_scene_free(g_one);
-    qr_gpu_scene_free(g_many);
-    qr_gpu_scene_free(g_wide);
-    qr_scene_free(one);
-    qr_scene_free(many);
-    qr_scene_free(wide);
+    qr_gpu_scene_destroy(g_one);
+    qr_gpu_scene_destroy(g_many);
+    qr_gpu_scene_destroy(g_wide);
+    qr_scene_destroy(one);
+    qr_scene_destroy(many);
+    qr_scene_destroy(wide);
 }
 
 /* With the GPU full, an image and an index that do not fit fail with
@@ -320,7 +321,7 @@ Test(gpu_index, out_of_memory, .timeout = 300)
     qr_scene *s = gpu_test_scene("rand1M", 0);
     qr_gpu_scene *gs = NULL;
     qr_gpu_index *ix = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     QR_CHECK(err, qr_gpu_index_create(&ix, &err));
 
     /* 1 GiB images until one does not fit */
@@ -350,6 +351,6 @@ Test(gpu_index, out_of_memory, .timeout = 300)
     QR_CHECK(err, qr_gpu_index_build(ix, gs, 1024, 1024, NULL, &p, &err));
     assert_index_matches_oracle(ix, s, 1024, 1024, NULL, &p, "after running out of memory");
     qr_gpu_index_destroy(ix);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(s);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
 }

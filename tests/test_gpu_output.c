@@ -23,7 +23,7 @@ Test(gpu_render, seek_frame_matches_the_cpu, .timeout = 300)
         qr_scene *back = NULL;
         qr_gpu_scene *gs = NULL;
         QR_CHECK(err, qr_scene_clone(cpu, &back, &err));
-        QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
+        QR_CHECK(err, qr_gpu_scene_create(cpu, &gs, &err));
         const int64_t *frames = k == 4 ? snow : far;
         for (int f = 0; f < 8; f++) {
             QR_CHECK(err, qr_scene_seek_frame(cpu, frames[f], &err));
@@ -37,9 +37,9 @@ Test(gpu_render, seek_frame_matches_the_cpu, .timeout = 300)
         cr_assert_eq(qr_scene_seek_frame(cpu, 39, &err), QR_ERR_INVALID);
         cr_assert_eq(qr_gpu_scene_seek_frame(gs, 39, &err), QR_ERR_INVALID, "%s: seeking back", names[k]);
         cr_assert_eq(qr_gpu_scene_seek_frame(gs, -1, &err), QR_ERR_INVALID);
-        qr_gpu_scene_free(gs);
-        qr_scene_free(back);
-        qr_scene_free(cpu);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(back);
+        qr_scene_destroy(cpu);
     }
 }
 
@@ -95,12 +95,12 @@ Test(gpu_render, streamed_write_equals_host_writers, .timeout = 300)
                     QR_CHECK(err, qr_image_write_ppm(c, csave, &err));
                     cr_expect(qr_test_same_bytes(qr_test_tmp(gp), csave), "%s %dx%d vs CPU",
                               scenes[si], w, h);
-                    qr_image_free(c);
+                    qr_image_destroy(c);
                 }
             }
             gpu_close(&g);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -133,8 +133,8 @@ Test(gpu_render, seek_frame_equals_gpu_steps, .timeout = 300)
         qr_gpu_scene *seek = NULL, *step = NULL;
         QR_CHECK(err, qr_scene_clone(host, &a, &err));
         QR_CHECK(err, qr_scene_clone(host, &b, &err));
-        QR_CHECK(err, qr_gpu_scene_upload(host, &seek, &err));
-        QR_CHECK(err, qr_gpu_scene_upload(host, &step, &err));
+        QR_CHECK(err, qr_gpu_scene_create(host, &seek, &err));
+        QR_CHECK(err, qr_gpu_scene_create(host, &step, &err));
         const int64_t frames[] = {0, 63, 64, 129, 700};
         for (int f = 0; f < 5; f++) {
             QR_CHECK(err, qr_gpu_scene_seek_frame(seek, frames[f], &err));
@@ -158,10 +158,10 @@ Test(gpu_render, seek_frame_equals_gpu_steps, .timeout = 300)
             cr_assert(memcmp(a->block, host->block, a->block_floats * sizeof(float)) == 0,
                       "snow frame 25000: the GPU seek differs from the CPU's");
         }
-        qr_gpu_scene_free(seek);
-        qr_gpu_scene_free(step);
-        qr_scene_free(a);
-        qr_scene_free(b);
-        qr_scene_free(host);
+        qr_gpu_scene_destroy(seek);
+        qr_gpu_scene_destroy(step);
+        qr_scene_destroy(a);
+        qr_scene_destroy(b);
+        qr_scene_destroy(host);
     }
 }

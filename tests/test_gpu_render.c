@@ -2,6 +2,7 @@
  *   exact mode: bit-identical on flat scenes; snow within 1e-5
  *   fast mode:  within QR_FAST_TOLERANCE (1e-5) on every channel of colour
  * Needs a GPU; skips with the reason elsewhere. */
+#include "common/gpu_tuning.h"
 #include "gpu_util.h"
 
 static void compare(const qr_scene *s, int w, int h, const qr_index_params *p, const char *what)
@@ -18,9 +19,9 @@ static void compare(const qr_scene *s, int w, int h, const qr_index_params *p, c
         cr_assert(d <= 1e-5, "%s: exact snow differs from the CPU by %g", what, d);
     d = image_max_diff(fast, cpu, 0, &bad);
     cr_assert(d <= QR_FAST_TOLERANCE, "%s: fast mode differs from the CPU by %g", what, d);
-    qr_image_free(cpu);
-    qr_image_free(exact);
-    qr_image_free(fast);
+    qr_image_destroy(cpu);
+    qr_image_destroy(exact);
+    qr_image_destroy(fast);
 }
 
 /* compare() with the default index parameters; frees the scene. */
@@ -29,7 +30,7 @@ static void compare_default(qr_scene *s, int w, int h, const char *what)
     qr_index_params p;
     qr_index_params_default(&p);
     compare(s, w, h, &p, what);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* Every built-in at 1024^2 and two sizes that are neither square nor powers
@@ -53,7 +54,7 @@ static void check_builtin(const char *name)
             snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
             compare(s, sizes[k][0], sizes[k][1], &p, what);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -89,7 +90,7 @@ static void check_nonuniform(const char *name)
             snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
             compare(s, sizes[k][0], sizes[k][1], &p, what);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -121,7 +122,7 @@ Test(gpu_render, random_scenes_exact)
                      sizes[k][0], sizes[k][1]);
             compare(s, sizes[k][0], sizes[k][1], &p, what);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -181,7 +182,7 @@ Test(gpu_render, overflowing_circles_draw_nothing, .timeout = 300)
                 s = qr_test_scene_generate(&spec);
             } else {
                 qr_error err;
-                QR_CHECK(err, qr_scene_alloc(nfar, QR_ANIM_NONE, &s, &err));
+                QR_CHECK(err, qr_scene_create(nfar, QR_ANIM_NONE, &s, &err));
                 s->shading = snow ? QR_SHADE_SNOW : QR_SHADE_FLAT;
             }
             for (int32_t k = 0; k < nfar; k++) {
@@ -209,12 +210,12 @@ Test(gpu_render, overflowing_circles_draw_nothing, .timeout = 300)
                     cr_assert(m ? d <= QR_FAST_TOLERANCE : bad < 0,
                               "%s, %s mode: an overflowing circle drew (pixel %lld, diff %g)",
                               snow ? "snow" : "flat", m ? "fast" : "exact", bad, d);
-                    qr_image_free(img);
+                    qr_image_destroy(img);
                 }
-                qr_image_free(bg);
+                qr_image_destroy(bg);
             }
             compare(s, w, h, &p, mixed ? "overflowing circles among others" : "overflowing circles");
-            qr_scene_free(s);
+            qr_scene_destroy(s);
         }
 }
 
@@ -257,7 +258,7 @@ Test(gpu_render, fused_blend_edges_equal_the_cpu, .timeout = 300)
             qr_error err;
             qr_scene *s = NULL;
             const int32_t n = deep ? 600 : 140;
-            QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+            QR_CHECK(err, qr_scene_create(n, QR_ANIM_NONE, &s, &err));
             qr_test_rng st = qr_test_rng_seed(11 + kind);
             for (int32_t i = 0; i < n; i++) {
                 s->x[i] = qr_test_rng_float(&st, 0.3f, 0.7f);
@@ -303,11 +304,11 @@ Test(gpu_render, index_does_not_change_the_image)
                         cr_assert(memcmp(img->rgba, ref->rgba, (size_t)800 * 600 * 16) == 0,
                                   "%s %s: cap %d leaf %d %s changes the image", names[n],
                                   mode ? "exact" : "fast", caps[k], leaf, uniform ? "grid" : "quadtree");
-                        qr_image_free(img);
+                        qr_image_destroy(img);
                     }
-            qr_image_free(ref);
+            qr_image_destroy(ref);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -324,10 +325,10 @@ Test(gpu_render, deterministic)
             qr_image *b = gpu_render_image(s, 1024, 1024, &p, (qr_render_mode)mode);
             cr_assert(memcmp(a->rgba, b->rgba, (size_t)1024 * 1024 * 16) == 0,
                       "%s mode %d: two renders differ", names[k], mode);
-            qr_image_free(a);
-            qr_image_free(b);
+            qr_image_destroy(a);
+            qr_image_destroy(b);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -347,7 +348,7 @@ Test(gpu_render, animation_steps_match_the_cpu)
         qr_gpu_renderer *r = NULL;
         qr_image *img = NULL;
         QR_CHECK(err, qr_scene_clone(cpu, &back, &err));
-        QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
+        QR_CHECK(err, qr_gpu_scene_create(cpu, &gs, &err));
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &r, &err));
         QR_CHECK(err, qr_image_create(300, 200, &img, &err));
         for (int frame = 0; frame < 90; frame++) {
@@ -364,13 +365,13 @@ Test(gpu_render, animation_steps_match_the_cpu)
             double d = image_max_diff(img, ref, 1, &bad);
             cr_assert(cpu->shading == QR_SHADE_SNOW ? d <= 1e-5 : bad < 0,
                       "%s frame %d: GPU image differs (%g)", names[k], frame, d);
-            qr_image_free(ref);
+            qr_image_destroy(ref);
         }
-        qr_image_free(img);
+        qr_image_destroy(img);
         qr_gpu_renderer_destroy(r);
-        qr_gpu_scene_free(gs);
-        qr_scene_free(back);
-        qr_scene_free(cpu);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(back);
+        qr_scene_destroy(cpu);
     }
 }
 
@@ -392,7 +393,7 @@ static void grow_and_shrink(int w, int h, int min_leaf)
     for (int k = 0; k < 7; k++) {
         qr_scene *s = gpu_test_scene(names[k], 0);
         qr_gpu_scene *gs = NULL;
-        QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+        QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
         for (int rep = 0; rep < 2; rep++) {
             QR_CHECK(err, qr_gpu_render(r, gs, &p, QR_RENDER_EXACT, &err));
             QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
@@ -401,13 +402,13 @@ static void grow_and_shrink(int w, int h, int min_leaf)
             image_max_diff(img, ref, 1, &bad);
             cr_assert(bad < 0, "%s %dx%d leaf %d (render %d after %s): differs from the CPU at pixel %lld",
                       names[k], w, h, min_leaf, rep, k ? names[k - 1] : "nothing", bad);
-            qr_image_free(ref);
+            qr_image_destroy(ref);
             assert_index_matches_oracle(qr_gpu_renderer_index(r), s, w, h, NULL, &p, names[k]);
         }
-        qr_gpu_scene_free(gs);
-        qr_scene_free(s);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(s);
     }
-    qr_image_free(img);
+    qr_image_destroy(img);
     qr_gpu_renderer_destroy(r);
 }
 
@@ -442,7 +443,7 @@ Test(gpu_render, single_leaf_hand_over_renders_again)
     qr_gpu_scene *gs = NULL;
     qr_gpu_renderer *r = NULL;
     qr_image *img = NULL;
-    QR_CHECK(err, qr_gpu_scene_upload(s, &gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     QR_CHECK(err, qr_gpu_renderer_create(480, 320, &r, &err));
     QR_CHECK(err, qr_image_create(480, 320, &img, &err));
     qr_image *ref = cpu_render_image(s, 480, 320);
@@ -469,11 +470,11 @@ Test(gpu_render, single_leaf_hand_over_renders_again)
         else
             cr_assert(d <= QR_FAST_TOLERANCE, "render %d (fast): differs from the CPU by %g", c, d);
     }
-    qr_image_free(ref);
-    qr_image_free(img);
+    qr_image_destroy(ref);
+    qr_image_destroy(img);
     qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(s);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
 }
 
 /* Builds after the first run as one CUDA graph (or, for a single leaf, one
@@ -495,7 +496,7 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
         qr_gpu_scene *gs = NULL;
         qr_gpu_renderer *rg = NULL, *rd = NULL;
         qr_image *a = NULL, *b = NULL;
-        QR_CHECK(err, qr_gpu_scene_upload(cpu, &gs, &err));
+        QR_CHECK(err, qr_gpu_scene_create(cpu, &gs, &err));
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rg, &err));
         QR_CHECK(err, qr_gpu_renderer_create(300, 200, &rd, &err));
         qr_gpu_renderer_set_graph(rd, 0);
@@ -526,12 +527,12 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
         /* bouncingballs' ten circles make one leaf: the single-leaf kernel */
         cr_assert(graphs + singles >= 30 && (k == 2 || graphs >= 30),
                   "%s: only %d of 40 builds ran as a graph (%d as one kernel)", names[k], graphs, singles);
-        qr_image_free(a);
-        qr_image_free(b);
+        qr_image_destroy(a);
+        qr_image_destroy(b);
         qr_gpu_renderer_destroy(rg);
         qr_gpu_renderer_destroy(rd);
-        qr_gpu_scene_free(gs);
-        qr_scene_free(cpu);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(cpu);
     }
 }
 
@@ -574,11 +575,11 @@ Test(gpu_render, exact_windows_equal_the_full_walk, .timeout = 600)
             image_max_diff(img, full, 1, &bad);
             cr_assert(bad < 0, "%s, first window %d: differs from the full walk at pixel %lld",
                       names[n], windows[k], bad);
-            qr_image_free(img);
+            qr_image_destroy(img);
         }
-        qr_image_free(full);
-        qr_image_free(cpu);
-        qr_scene_free(s);
+        qr_image_destroy(full);
+        qr_image_destroy(cpu);
+        qr_scene_destroy(s);
     }
 }
 
@@ -598,7 +599,7 @@ Test(gpu_render, exact_counts_on_pixel_edges, .timeout = 300)
         const int32_t n = k == 0 ? 1500 : 3040;
         qr_error err;
         qr_scene *s = NULL;
-        QR_CHECK(err, qr_scene_alloc(n, QR_ANIM_NONE, &s, &err));
+        QR_CHECK(err, qr_scene_create(n, QR_ANIM_NONE, &s, &err));
         qr_test_rng st = qr_test_rng_seed(31 + k);
         for (int32_t i = 0; i < n; i++) {
             const float fx = (float)qr_test_rng_below(&st, (uint32_t)w);
@@ -622,10 +623,10 @@ Test(gpu_render, exact_counts_on_pixel_edges, .timeout = 300)
             cr_assert(bad < 0, "%dx%d, first window %d: differs from the CPU at pixel %lld (alpha %g, CPU %g)",
                       w, h, windows[m], bad, bad < 0 ? 0.0 : (double)img->rgba[4 * bad + 3],
                       bad < 0 ? 0.0 : (double)cpu->rgba[4 * bad + 3]);
-            qr_image_free(img);
+            qr_image_destroy(img);
         }
-        qr_image_free(cpu);
-        qr_scene_free(s);
+        qr_image_destroy(cpu);
+        qr_scene_destroy(s);
     }
 }
 
@@ -662,8 +663,8 @@ Test(gpu_render, region_order_from_the_last_frame, .timeout = 300)
             else
                 cr_assert(d <= QR_FAST_TOLERANCE, "%dx%d frame %d: fast differs from the CPU by %g", w, h, f, d);
         }
-        qr_image_free(cpu);
+        qr_image_destroy(cpu);
         gpu_close(&g);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }

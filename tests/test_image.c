@@ -84,9 +84,9 @@ Test(image, create_sizes)
         size_t n = (size_t)img->width * (size_t)img->height * 4;
         img->rgba[0] = 1.0f;
         img->rgba[n - 1] = 2.0f;
-        qr_image_free(img);
+        qr_image_destroy(img);
     }
-    qr_image_free(NULL);
+    qr_image_destroy(NULL);
 }
 
 Test(image, create_rejects_bad_sizes)
@@ -144,7 +144,7 @@ Test(image, clear_flat_is_white)
     qr_image_clear(img, QR_SHADE_FLAT);
     for (size_t k = 0; k < 5 * 3 * 4; k++)
         cr_assert_eq(img->rgba[k], 1.0f, "float %zu", k);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image, clear_snow_gradient)
@@ -170,7 +170,7 @@ Test(image, clear_snow_gradient)
         }
         /* the bottom row is the brightest (0.85), shading darkens upwards */
         cr_assert_float_eq(px(img, 0, 0)[0], 0.85f, 1e-7);
-        qr_image_free(img);
+        qr_image_destroy(img);
     }
 }
 
@@ -247,7 +247,7 @@ Test(image, ppm_header_and_pixels)
     cr_assert_eq(bl[2], 0);
     cr_assert_eq(bl[3], 0);
     free(data);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image, ppm_extreme_shapes)
@@ -269,7 +269,7 @@ Test(image, ppm_extreme_shapes)
         cr_assert_eq(data[len - 1], qr_to_byte(0.4f + 0.45f * (float)shapes[k][1] / (float)shapes[k][1]));
         cr_assert_eq(data[len - 1], 216);
         free(data);
-        qr_image_free(img);
+        qr_image_destroy(img);
     }
 }
 
@@ -308,7 +308,7 @@ Test(image, pfm_header_bits_and_row_order)
     cr_assert_eq(f[2], 0x20);
     cr_assert_eq(f[3], 0xC0);
     free(data);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 /* ---- PNG ------------------------------------------------------------------------------ */
@@ -355,7 +355,7 @@ Test(image, png_reads_back)
     cr_assert_eq(bl[0], 254);
     cr_assert_eq(bl[1], 255);
     cr_assert_eq(bl[2], 0);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image, png_same_bytes_as_ppm)
@@ -383,7 +383,7 @@ Test(image, png_same_bytes_as_ppm)
     cr_assert_eq(memcmp(ppm + hl, buf, n), 0);
     free(ppm);
     free(buf);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 /* ---- errors and atomicity ------------------------------------------------------------------ */
@@ -404,7 +404,7 @@ Test(image, unknown_extension)
 
     cr_assert_eq(qr_image_write(img, "noextension", &err), QR_ERR_INVALID);
     cr_assert_str_eq(err.msg, "cannot tell the image format of 'noextension': use .png, .ppm or .pfm");
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image, invalid_image_is_rejected)
@@ -433,7 +433,7 @@ Test(image, missing_directory_fails_cleanly)
         cr_assert(!qr_test_exists(qr_test_join(dir, "absent")));
         cr_assert_eq(qr_test_count_temp_files(dir), 0);
     }
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image, target_is_a_directory)
@@ -447,7 +447,7 @@ Test(image, target_is_a_directory)
     cr_assert_eq(qr_image_write(img, path, &err), QR_ERR_IO);
     cr_assert(strstr(err.msg, path), "message: %s", err.msg);
     cr_assert_eq(qr_test_count_temp_files(dir), 0);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image, overwrite_existing_file)
@@ -478,7 +478,7 @@ Test(image, overwrite_existing_file)
     unsigned char *data = (unsigned char *)qr_test_read_file(qr_test_join(dir, "o.ppm"), &len);
     cr_assert_eq(len, strlen("P6\n4 4\n255\n") + 4 * 4 * 3);
     free(data);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 /* A write that runs out of room (here: a file-size limit, EFBIG) must fail
@@ -513,5 +513,5 @@ Test(image, failed_write_keeps_old_target)
         free(data);
         cr_assert_eq(qr_test_count_temp_files(dir), 0);
     }
-    qr_image_free(img);
+    qr_image_destroy(img);
 }

@@ -318,7 +318,7 @@ Test(image_stream, ppm_and_pfm_equal_the_whole_image_writers)
         }
         free(rgb8);
         free(rgbf);
-        qr_image_free(img);
+        qr_image_destroy(img);
     }
     cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
@@ -356,7 +356,7 @@ Test(image_stream, png_equals_the_whole_image_writer_and_reads_back)
             assert_same_file(join(dir, "whole.png"), join(dir, "s.png"));
         }
         free(rgb8);
-        qr_image_free(img);
+        qr_image_destroy(img);
     }
     cr_assert_eq(qr_test_count_temp_files(dir), 0);
 }
@@ -437,7 +437,7 @@ Test(image_stream, png_size_close_to_one_stream)
     free(px);
     free(file);
     free(rgb8);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 /* ---- failures leave nothing behind ------------------------------------------------------------ */
@@ -470,7 +470,7 @@ Test(image_stream, abort_leaves_no_file)
     qr_image_writer_abort(NULL);
     free(rgb8);
     free(rgbf);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image_stream, missing_rows_fail_and_leave_no_file)
@@ -627,7 +627,7 @@ Test(image_stream, png_text_chunks_read_back_before_the_pixels)
     unsigned char *rgb = rows_rgb8(img);
     assert_png_pixels(path, rgb, w, h);
     free(rgb);
-    qr_image_free(img);
+    qr_image_destroy(img);
 }
 
 Test(image_stream, png_text_with_a_bad_key_writes_nothing)
@@ -646,5 +646,5 @@ Test(image_stream, png_text_with_a_bad_key_writes_nothing)
                      bad_keys[k]);
         cr_expect(!file_exists(path), "key '%s' left a file", bad_keys[k]);
     }
-    qr_image_free(img);
+    qr_image_destroy(img);
 }

@@ -64,8 +64,8 @@ Test(index_host, hand_checked_64x64)
     qr_test_expect_leaf(ix, 7, QR_TEST_RECT(48, 64, 32, 48), 2, 1, c3);
     qr_test_expect_leaf(ix, 8, QR_TEST_RECT(32, 48, 48, 64), 2, 1, c3);
     qr_test_expect_leaf(ix, 9, QR_TEST_RECT(48, 64, 48, 64), 2, 1, c3);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* Region [10,30) x [5,12) of 64 x 64, min_leaf 16, capacity 1: root 32 at
@@ -99,8 +99,8 @@ Test(index_host, hand_checked_region)
     const int32_t c01[] = {0, 1}, c1[] = {1};
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(10, 26, 5, 12), 1, 2, c01);
     qr_test_expect_leaf(ix, 1, QR_TEST_RECT(26, 30, 5, 12), 1, 1, c1);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* A single-pixel region: one leaf, [5,6) x [7,8). */
@@ -122,15 +122,15 @@ Test(index_host, region_one_pixel)
     cr_assert_eq(ix->visible, 2);
     const int32_t c02[] = {0, 2};
     qr_test_expect_leaf(ix, 0, region, 0, 2, c02);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
 
     /* uniform mode cannot split it either */
     p.uniform = 1;
     ix = qr_test_index_checked(s, 64, 64, &region, &p);
     cr_assert_eq(ix->num_leaves, 1);
     qr_test_expect_leaf(ix, 0, region, 0, 2, c02);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* ---- edge cases ---------------------------------------------------------------- */
@@ -147,15 +147,15 @@ Test(index_host, empty_scene)
     cr_assert_eq(ix->culled, 0);
     cr_assert_eq(ix->root_size, 1024);
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 640, 0, 480), 0, 0, NULL);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
 
     /* uniform mode still makes the grid: 640/32 x 480/32 empty tiles */
     p.uniform = 1;
     ix = qr_test_index_checked(s, 640, 480, NULL, &p);
     cr_assert_eq(ix->num_leaves, 20 * 15);
     cr_assert_eq(ix->num_pairs, 0);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 Test(index_host, one_circle)
@@ -167,7 +167,7 @@ Test(index_host, one_circle)
     qr_index *ix = qr_test_index_checked(s, 256, 256, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1, "one circle never exceeds capacity 1");
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 256, 0, 256), 0, 1, c0);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
 
     /* uniform 16 x 16 tiles: the circle is in exactly the tiles its box meets */
     p.uniform = 1;
@@ -179,8 +179,8 @@ Test(index_host, one_circle)
                     ((box.y1 - 1) / 16 - box.y0 / 16 + 1);
     cr_assert_eq(ix->num_pairs, tiles, "pairs %lld, tiles %lld", (long long)ix->num_pairs,
                  (long long)tiles);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 Test(index_host, all_offscreen)
@@ -197,8 +197,8 @@ Test(index_host, all_offscreen)
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert_eq(ix->num_pairs, 0);
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 300, 0, 200), 0, 0, NULL);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* Five circles larger than the image: every node holds all five, so with
@@ -220,15 +220,15 @@ Test(index_host, circles_bigger_than_image)
         cr_assert_eq(l->depth, 3);
         qr_test_expect_leaf(ix, k, l->rect, 3, 5, all);
     }
-    qr_index_free(ix);
+    qr_index_destroy(ix);
 
     /* capacity 5 holds them all in the root */
     p.capacity = 5;
     ix = qr_test_index_checked(s, 100, 70, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1);
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 100, 0, 70), 0, 5, all);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* Non-square and non-power-of-two images, under several parameter sets. */
@@ -244,7 +244,7 @@ Test(index_host, image_shapes)
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++)
             qr_test_index_check(s, sizes[k][0], sizes[k][1], NULL, &ps[j]);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(index_host, wide_and_tall_uniform_grid)
@@ -255,10 +255,10 @@ Test(index_host, wide_and_tall_uniform_grid)
     cr_assert_eq(ix->root_size, 1024);
     cr_assert_eq(ix->num_leaves, 63 * 19);
     cr_assert_eq(ix->max_depth_reached, 6);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     ix = qr_test_index_checked(s, 300, 1000, NULL, &p);
     cr_assert_eq(ix->num_leaves, 19 * 63);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
 
     /* max_depth 3 stops at 1024 >> 3 = 128: ceil(1000/128) x ceil(300/128) */
     p.max_depth = 3;
@@ -266,8 +266,8 @@ Test(index_host, wide_and_tall_uniform_grid)
     cr_assert_eq(ix->num_leaves, 8 * 3);
     for (int32_t k = 0; k < ix->num_leaves; k++)
         cr_assert_eq(ix->leaves[k].depth, 3);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 Test(index_host, one_by_one_image)
@@ -282,8 +282,8 @@ Test(index_host, one_by_one_image)
     cr_assert_eq(ix->num_leaves, 1);
     const int32_t c02[] = {0, 2};
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 1, 0, 1), 0, 2, c02);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* 64 tiny circles in the bottom-left corner: the tree is deep there and
@@ -309,8 +309,8 @@ Test(index_host, splits_only_where_needed)
         cr_assert(found, "no empty leaf [%d,%d)x[%d,%d)", big[b].x0, big[b].x1, big[b].y0,
                   big[b].y1);
     }
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* ---- regions ------------------------------------------------------------------- */
@@ -339,8 +339,8 @@ Test(index_host, regions)
         clipped += ix->leaves[k].rect.y0 == 196 && ix->leaves[k].rect.y1 == 200;
     cr_assert_eq(clipped, 20);
     cr_assert(qr_test_rect_equal(ix->leaves[0].rect, QR_TEST_RECT(0, 32, 100, 132)));
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* A region equal to the whole image indexes exactly like region NULL. */
@@ -355,9 +355,9 @@ Test(index_host, full_region_equals_null)
     cr_assert_eq(a->num_pairs, b->num_pairs);
     cr_assert(memcmp(a->leaves, b->leaves, (size_t)a->num_leaves * sizeof *a->leaves) == 0);
     cr_assert(memcmp(a->lists, b->lists, (size_t)a->num_pairs * sizeof *a->lists) == 0);
-    qr_index_free(a);
-    qr_index_free(b);
-    qr_scene_free(s);
+    qr_index_destroy(a);
+    qr_index_destroy(b);
+    qr_scene_destroy(s);
 }
 
 /* ---- determinism ---------------------------------------------------------------- */
@@ -392,16 +392,16 @@ Test(index_host, deterministic)
     cr_assert(a->num_leaves > 10);
     expect_same(a, b);
     expect_same(a, d);
-    qr_index_free(a);
-    qr_index_free(b);
-    qr_index_free(d);
+    qr_index_destroy(a);
+    qr_index_destroy(b);
+    qr_index_destroy(d);
     a = qr_test_index_build(s, 640, 480, &region, &p);
     b = qr_test_index_build(s, 640, 480, &region, &p);
     expect_same(a, b);
-    qr_index_free(a);
-    qr_index_free(b);
-    qr_scene_free(c);
-    qr_scene_free(s);
+    qr_index_destroy(a);
+    qr_index_destroy(b);
+    qr_scene_destroy(c);
+    qr_scene_destroy(s);
 }
 
 /* Trees deeper than the levels the build counts over grids (the top six):
@@ -424,12 +424,12 @@ Test(index_host, deep_trees)
                                                      &err),
                          QR_OK, "%s", err.msg);
             expect_same(a, b);
-            qr_index_free(b);
+            qr_index_destroy(b);
         }
-        qr_index_free(a);
+        qr_index_destroy(a);
         qr_test_index_check(s, 2048, 2048, &region, &ps[k]);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- built-in scenes ------------------------------------------------------------ */
@@ -448,7 +448,7 @@ static void check_builtin(const char *name)
             qr_test_index_check(s, sizes[k][0], sizes[k][1], NULL, &ps[j]);
         qr_test_index_check(s, sizes[k][0], sizes[k][1], &region, &ps[1]);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(index_host, builtin_rand10k) { check_builtin("rand10k"); }

@@ -65,8 +65,8 @@ Test(index_host, cull_bad_values)
     cr_assert_eq(ix->num_leaves, 1, "one visible circle fits capacity 1");
     const int32_t c9[] = {9};
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 128, 0, 128), 0, 1, c9);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* Off-screen on each side by more than a pixel (at 64 x 64), and boxes that
@@ -89,8 +89,8 @@ Test(index_host, cull_offscreen)
     cr_assert_eq(ix->culled, 7);
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert_eq(ix->num_pairs, 0);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* 8 x 8: pixel centres at (p + 0.5) / 8, all exact in float. */
@@ -127,8 +127,8 @@ Test(index_host, cull_subpixel)
     cr_assert_eq(ix->culled, 4);
     const int32_t c124[] = {1, 2, 4};
     qr_test_expect_leaf(ix, 0, QR_TEST_RECT(0, 8, 0, 8), 0, 3, c124);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* qr_index_circle_box against the model for many random circles, sizes and
@@ -166,6 +166,6 @@ Test(index_host, circle_box_matches_model)
             cr_assert(kept > 0 && culled > 0, "%dx%d: kept %d culled %d", w, h, kept,
                       culled);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }

@@ -84,7 +84,7 @@ Test(index_host, invalid_params)
     qr_index_params d;
     qr_index_params_default(&d);
     cr_assert_eq(qr_index_params_check(&d, &err), QR_OK, "%s", err.msg);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- min_leaf and max_depth ----------------------------------------------------- */
@@ -98,7 +98,7 @@ Test(index_host, min_leaf_equals_image)
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert_eq(ix->leaves[0].count, ix->visible);
     cr_assert(qr_test_rect_equal(ix->leaves[0].rect, QR_TEST_RECT(0, 16, 0, 16)));
-    qr_index_free(ix);
+    qr_index_destroy(ix);
 
     /* a min_leaf far larger than the image: the root is min_leaf, clipped */
     p = qr_test_params(1, 32768, QR_MAX_DEPTH_LIMIT, 0);
@@ -106,8 +106,8 @@ Test(index_host, min_leaf_equals_image)
     cr_assert_eq(ix->root_size, 32768);
     cr_assert_eq(ix->num_leaves, 1);
     cr_assert(qr_test_rect_equal(ix->leaves[0].rect, QR_TEST_RECT(0, 640, 0, 480)));
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 Test(index_host, max_depth_limits)
@@ -117,17 +117,17 @@ Test(index_host, max_depth_limits)
     qr_index *ix = qr_test_index_checked(s, 512, 512, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1, "max_depth 0: the root is the only node");
     cr_assert_eq(ix->leaves[0].count, ix->visible);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     p.max_depth = 1;
     ix = qr_test_index_checked(s, 512, 512, NULL, &p);
     cr_assert_eq(ix->num_leaves, 4);
     cr_assert_eq(ix->max_depth_reached, 1);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     for (int32_t d = 2; d <= QR_MAX_DEPTH_LIMIT; d += 3) {
         p.max_depth = d;
         qr_test_index_check(s, 512, 512, NULL, &p);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- max_leaf and split_cost ---------------------------------------------------- */
@@ -145,13 +145,13 @@ Test(index_host, max_leaf_bounds_leaf_size)
         cr_assert((ix->root_size >> ix->leaves[i].depth) <= 64, "leaf %d of side %d", i,
                   ix->root_size >> ix->leaves[i].depth);
     cr_assert_eq(ix->num_leaves, 8 * 6, "512 x 384 in 64 px leaves");
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     p.max_leaf = 0;
     ix = qr_test_index_build(s, 512, 384, NULL, &p);
     cr_assert_eq(ix->num_leaves, 1, "with no limit the root holds all 40 circles: %d leaves",
                  ix->num_leaves);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* The split_cost rule on a scene worked by hand: 128 x 128, capacity 1,
@@ -174,19 +174,19 @@ Test(index_host, split_cost_rule)
             cr_assert_eq(ix->num_leaves, 1, "cost %d: the root should stay a leaf", costs[k]);
         else
             cr_assert_gt(ix->num_leaves, 1, "cost %d: the root should split", costs[k]);
-        qr_index_free(ix);
+        qr_index_destroy(ix);
     }
     /* capacity alone splits it down to min_leaf around the small circle */
     p.split_cost = 0;
     qr_index *ix = qr_test_index_checked(s, 128, 128, NULL, &p);
     cr_assert_gt(ix->num_leaves, 4);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     qr_test_set_circle(s, 0, 0.9f, 0.9f, 0.008f);
     p.split_cost = 1;
     ix = qr_test_index_checked(s, 128, 128, NULL, &p);
     cr_assert_gt(ix->num_leaves, 1, "two separate small circles: splitting costs nothing");
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* qr_split_pays (quadtree_geom.h, both builders' rule) against the rule in
@@ -246,6 +246,6 @@ Test(index_host, random_scenes)
             if (region.x0 < region.x1 && region.y0 < region.y1)
                 qr_test_index_check(s, w, h, &region, &p);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }

@@ -67,7 +67,7 @@ static qr_status read_every_way(const char *path, qr_text_kind kind, qr_scene **
                 cr_assert_str_eq(err.msg, serial_err->msg, "%s", what);
             } else {
                 assert_same_scene(ref, s, what);
-                qr_scene_free(s);
+                qr_scene_destroy(s);
             }
         }
     *serial_out = ref;
@@ -90,8 +90,8 @@ static void check_builtin_dump(const char *name)
     /* and the dump is the generated scene's circles, bit for bit */
     cr_assert_eq(s->n, gen->n);
     cr_assert(memcmp(s->block, gen->block, (size_t)gen->n * 7 * sizeof(float)) == 0, "%s", name);
-    qr_scene_free(s);
-    qr_scene_free(gen);
+    qr_scene_destroy(s);
+    qr_scene_destroy(gen);
     unlink(path);
 }
 
@@ -134,14 +134,14 @@ Test(parse_parallel, example_files)
         qr_error err;
         cr_assert_eq(read_every_way(qr_test_src(files[f]), QR_TEXT_CIRCLES, &s, &err), QR_OK,
                      "%s", err.msg);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
     qr_scene *s;
     qr_error err;
     cr_assert_eq(read_every_way(qr_test_src("scenes/example.par"), QR_TEXT_PAR, &s, &err), QR_OK,
                  "%s", err.msg);
     cr_assert_eq(s->shading, QR_SHADE_SNOW);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- generated files, good and bad ------------------------------------------- */
@@ -209,7 +209,7 @@ static qr_status check_text(const char *name, const text *t, qr_text_kind kind, 
     const char *path = write_file(name, t->s, t->len);
     qr_scene *s;
     qr_status st = read_every_way(path, kind, &s, err);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     unlink(path);
     return st;
 }
@@ -499,5 +499,5 @@ Test(parse_parallel, byte_order_mark_only_at_the_start)
                                 QR_TEXT_CIRCLES, &s, &err),
                  QR_OK, "%s", err.msg);
     cr_expect_eq(s->n, 1);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }

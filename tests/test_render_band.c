@@ -146,7 +146,7 @@ static void check_reference(const char *name)
         for (int j = 0; j < nh; j++) check_bands(&ref, s, w, h, heights[j], whole, "reference");
         band_free(whole);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(render_band, reference_rand10k) { check_reference("rand10k"); }
@@ -193,7 +193,7 @@ static void check_fast(const char *name)
             }
         band_free(oracle);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(render_band, fast_rand10k) { check_fast("rand10k"); }
@@ -237,11 +237,11 @@ Test(render_band, fast_mode_same_for_any_index)
                   "capacity %d (leaf sides %#x): fast mode's bytes depend on the index", cap,
                   sides);
         band_free(img);
-        qr_index_free(ix);
+        qr_index_destroy(ix);
     }
     cr_assert(mixed, "no index mixed 16-pixel leaves with larger ones");
     band_free(want);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- images larger than 32768 and 65536 a side ---------------------------------------- */
@@ -321,11 +321,11 @@ Test(render_band, wide_and_tall_images)
     check_large(s, 70000, 50000, 32760, 32800);
     check_large(s, 70000, 50000, 0, 1);
     check_large(s, 40000, 70000, 65530, 65541);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     s = sparse_scene(3, 70000, 3000, QR_SHADE_SNOW);
     check_large(s, 3, 70000, 0, 70000);
     check_large(s, 70000, 3, 0, 3);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* The largest side: a band of the last rows and one of the first. */
@@ -334,7 +334,7 @@ Test(render_band, largest_side)
     qr_scene *s = sparse_scene(QR_IMAGE_BANDS_MAX_DIM, QR_IMAGE_BANDS_MAX_DIM, 2000, QR_SHADE_FLAT);
     check_large(s, QR_IMAGE_BANDS_MAX_DIM, QR_IMAGE_BANDS_MAX_DIM, QR_IMAGE_BANDS_MAX_DIM - 5, QR_IMAGE_BANDS_MAX_DIM);
     check_large(s, QR_IMAGE_BANDS_MAX_DIM, 1000, 0, 4);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* Fast bands of a wide image stacked equal its whole render from one
@@ -356,8 +356,8 @@ Test(render_band, wide_bands_stack)
         check_bands(&r, s, w, h, 5, whole, m ? "fast, wide" : "exact, wide");
         band_free(whole);
     }
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* The host index past 65536 a side passes the invariant checker, whole and
@@ -373,7 +373,7 @@ Test(render_band, host_index_wide)
     p.capacity = 4;
     p.min_leaf = 16;
     qr_test_index_check(s, 100000, 300, &rows, &p);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- refusals ----------------------------------------------------------------------------- */
@@ -416,12 +416,12 @@ Test(render_band, rejects_bad_bands)
     const qr_rect rows = {0, 8, 64, 17};
     QR_CHECK(err, qr_index_build_host(s, 64, 64, &rows, &p, &ix, &err));
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, band, &err), QR_ERR_INVALID);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     /* nor part of the rows */
     const qr_rect part = {8, 0, 64, 8};
     QR_CHECK(err, qr_index_build_host(s, 64, 64, &part, &p, &ix, &err));
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, band, &err), QR_ERR_INVALID);
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     band_free(band);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }

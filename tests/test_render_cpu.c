@@ -22,7 +22,7 @@ static qr_scene *scene_new(int32_t n, qr_shading shading)
 {
     qr_scene *s = NULL;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
     s->shading = shading;
     return s;
 }
@@ -103,8 +103,8 @@ Test(render_cpu, one_circle)
     /* 0.5 * c + 0.5 * 1 */
     const float want[4] = {0.5f, 0.625f, 1.0f, 1.5f};
     expect_only(img, cov, 4, want);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* 4 x 1: A (red, r 0.2 at x 0.25) covers pixels 0 and 1; B (blue, r 0.4 at
@@ -125,8 +125,8 @@ Test(render_cpu, blending_order_matters)
             expect_pixel(img, 1, 0, 0.75f, 0.25f, 0.5f, 2.0f);
         expect_pixel(img, 2, 0, 0.5f, 0.5f, 1.0f, 1.5f);
         expect_pixel(img, 3, 0, 0.5f, 0.5f, 1.0f, 1.5f);
-        qr_image_free(img);
-        qr_scene_free(s);
+        qr_image_destroy(img);
+        qr_scene_destroy(s);
     }
 }
 
@@ -154,8 +154,8 @@ Test(render_cpu, edge_through_pixel_centre)
                     expect_pixel(img, i, j, 1.0f, 1.0f, 1.0f, 1.0f);
             }
         cr_assert_eq(count, inclusive[k] ? 26 : 22, "radius %d", k);
-        qr_image_free(img);
-        qr_scene_free(s);
+        qr_image_destroy(img);
+        qr_scene_destroy(s);
     }
 }
 
@@ -170,8 +170,8 @@ Test(render_cpu, non_square_7x3)
     const pix cov[] = {{2, 1}, {3, 1}, {4, 1}};
     const float want[4] = {1.0f, 0.5f, 0.75f, 1.5f};
     expect_only(img, cov, 3, want);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* 1 x 9 and 9 x 1: the same circle reaches centres within 0.2 of 0.5, i.e.
@@ -185,13 +185,13 @@ Test(render_cpu, thin_images)
     qr_image *img = render(s, 1, 9);
     const pix tall[] = {{0, 3}, {0, 4}, {0, 5}};
     expect_only(img, tall, 3, want);
-    qr_image_free(img);
+    qr_image_destroy(img);
 
     img = render(s, 9, 1);
     const pix wide[] = {{3, 0}, {4, 0}, {5, 0}};
     expect_only(img, wide, 3, want);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* 1 x 1: the only sample is (0.5, 0.5). */
@@ -215,8 +215,8 @@ Test(render_cpu, one_pixel)
             expect_pixel(img, 0, 0, 0.5f, 0.5f, 0.5f, 1.5f);
         else
             expect_pixel(img, 0, 0, 1.0f, 1.0f, 1.0f, 1.0f);
-        qr_image_free(img);
-        qr_scene_free(s);
+        qr_image_destroy(img);
+        qr_scene_destroy(s);
     }
 }
 
@@ -237,8 +237,8 @@ Test(render_cpu, partly_off_screen)
     const pix cov[] = {{0, 1}, {0, 2}, {3, 1}, {3, 2}, {3, 3}};
     const float want[4] = {0.5f, 0.5f, 0.5f, 1.5f};
     expect_only(img, cov, 5, want);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 Test(render_cpu, circle_larger_than_image)
@@ -249,7 +249,7 @@ Test(render_cpu, circle_larger_than_image)
     for (int32_t j = 0; j < 3; j++)
         for (int32_t i = 0; i < 7; i++)
             expect_pixel(img, i, j, 0.625f, 0.75f, 0.875f, 1.5f);
-    qr_image_free(img);
+    qr_image_destroy(img);
 
     /* centred far off-screen and still covering everything */
     set_circle(s, 0, -3.0f, -3.0f, 10.0f, 0.0f, 0.0f, 0.0f);
@@ -257,8 +257,8 @@ Test(render_cpu, circle_larger_than_image)
     for (int32_t j = 0; j < 6; j++)
         for (int32_t i = 0; i < 5; i++)
             expect_pixel(img, i, j, 0.5f, 0.5f, 0.5f, 1.5f);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* Degenerate circles draw nothing (the documented deviation: the reference
@@ -285,8 +285,8 @@ Test(render_cpu, degenerate_circles_draw_nothing)
         s->z[0] = bad[k][6];
         qr_image *img = render(s, 4, 4);
         expect_all_white(img);
-        qr_image_free(img);
-        qr_scene_free(s);
+        qr_image_destroy(img);
+        qr_scene_destroy(s);
     }
     /* while the tiniest real circle on that centre does draw */
     qr_scene *s = scene_new(1, QR_SHADE_FLAT);
@@ -295,8 +295,8 @@ Test(render_cpu, degenerate_circles_draw_nothing)
     const pix cov[] = {{0, 0}};
     const float want[4] = {0.5f, 0.5f, 0.5f, 1.5f};
     expect_only(img, cov, 1, want);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* Geometry that overflows a float draws nothing: with r*r infinite, a pixel
@@ -324,7 +324,7 @@ Test(render_cpu, overflowing_circles_draw_nothing)
             set_circle(s, 0, far[k][0], far[k][1], far[k][2], 0.0f, 1.0f, 0.0f);
             qr_image *img = render(s, sizes[z][0], sizes[z][1]);
             expect_all_white(img);
-            qr_image_free(img);
+            qr_image_destroy(img);
             s->shading = QR_SHADE_SNOW;
             qr_image *snow = render(s, sizes[z][0], sizes[z][1]);
             qr_image *bg = NULL;
@@ -333,9 +333,9 @@ Test(render_cpu, overflowing_circles_draw_nothing)
             qr_image_clear(bg, QR_SHADE_SNOW);
             cr_assert(memcmp(snow->rgba, bg->rgba, (size_t)sizes[z][0] * sizes[z][1] * 4 * sizeof(float)) == 0,
                       "circle %zu drew on a snow background", k);
-            qr_image_free(bg);
-            qr_image_free(snow);
-            qr_scene_free(s);
+            qr_image_destroy(bg);
+            qr_image_destroy(snow);
+            qr_scene_destroy(s);
         }
     /* a radius just below the overflow still covers the image it sits on */
     qr_scene *s = scene_new(1, QR_SHADE_FLAT);
@@ -344,8 +344,8 @@ Test(render_cpu, overflowing_circles_draw_nothing)
     for (int32_t j = 0; j < 2; j++)
         for (int32_t i = 0; i < 3; i++)
             expect_pixel(img, i, j, 0.5f, 0.5f, 0.5f, 1.5f);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 Test(render_cpu, empty_scene_is_background)
@@ -353,8 +353,8 @@ Test(render_cpu, empty_scene_is_background)
     qr_scene *s = scene_new(0, QR_SHADE_FLAT);
     qr_image *img = render(s, 3, 2);
     expect_all_white(img);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* 3 x 3; k circles on the middle pixel only (r 0.1, neighbours 1/3 away).
@@ -371,8 +371,8 @@ Test(render_cpu, alpha_accumulates)
         const float want[4] = {ldexpf(1.0f, -k), 1.0f, 0.5f + ldexpf(1.0f, -(k + 1)),
                                1.0f + 0.5f * (float)k};
         expect_only(img, cov, 1, want);
-        qr_image_free(img);
-        qr_scene_free(s);
+        qr_image_destroy(img);
+        qr_scene_destroy(s);
     }
 }
 
@@ -384,8 +384,8 @@ Test(render_cpu, rejects_bad_arguments)
     cr_assert_eq(qr_render_cpu(NULL, img, &err), QR_ERR_INVALID);
     qr_scene *s = scene_new(1, QR_SHADE_FLAT);
     cr_assert_eq(qr_render_cpu(s, NULL, &err), QR_ERR_INVALID);
-    qr_scene_free(s);
-    qr_image_free(img);
+    qr_scene_destroy(s);
+    qr_image_destroy(img);
 }
 
 /* ---- snow shading ------------------------------------------------------------------ */
@@ -406,8 +406,8 @@ Test(render_cpu, snow_background_only)
                 cr_assert(fabs(p[c] - snow_background(j, 7)) < 1e-6, "row %d: %.9g", j, p[c]);
             cr_assert_eq(p[3], 1.0f);
         }
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* One flake, radius 1/4 at the centre of 8 x 8, depth 0.3. Centres are at
@@ -454,8 +454,8 @@ Test(render_cpu, snow_one_flake)
     cr_assert_eq(covered, 12);
     /* the flake is visible: a covered pixel differs from the background */
     cr_assert(fabs(pixel(img, 3, 3)[0] - snow_background(3, 8)) > 0.05);
-    qr_image_free(img);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
 }
 
 /* ---- bit-exactness against a naive transcription of the CS149 loop ------------------ */
@@ -560,7 +560,7 @@ Test(render_cpu, bit_exact_against_naive_reference)
                 drawn += want[q] > 1.0f;
             cr_assert_gt(drawn, 0);
             free(want);
-            qr_image_free(img);
-            qr_scene_free(s);
+            qr_image_destroy(img);
+            qr_scene_destroy(s);
         }
 }

@@ -111,10 +111,10 @@ static void check_scene(const qr_scene *s, int32_t w, int32_t h)
         }
         cr_assert(memcmp(img->rgba, fast0->rgba, floats(img) * sizeof(float)) == 0,
                   "%s: fast mode's bytes depend on the thread count", what);
-        qr_image_free(img);
+        qr_image_destroy(img);
     }
-    qr_image_free(fast0);
-    qr_image_free(ref);
+    qr_image_destroy(fast0);
+    qr_image_destroy(ref);
 }
 
 /* Small, odd and extreme sizes of one built-in scene. */
@@ -124,7 +124,7 @@ static void check_builtin(const char *name)
     qr_scene *s = load(name, 0);
     static const int32_t sizes[][2] = {{64, 64}, {1, 1}, {1, 4097}, {3000, 7}, {97, 45}, {200, 200}};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) check_scene(s, sizes[k][0], sizes[k][1]);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(render_cpu_fast, builtin_rgb) { check_builtin("rgb"); }
@@ -181,11 +181,11 @@ Test(render_cpu_fast, animated_first_frames)
             cr_assert_eq(qr_scene_seek_frame(s, f, &err), QR_OK, "%s", err.msg);
             check_scene(s, 96, 80);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
     qr_scene *s = load("snow", 150);
     check_scene(s, 128, 128);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* Circles the reference draws nothing of (r <= 0, non-finite values),
@@ -197,7 +197,7 @@ Test(render_cpu_fast, degenerate_circles)
     const int32_t n = 400;
     qr_scene *s = NULL;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
     snprintf(s->name, sizeof s->name, "degenerate");
     uint32_t state = 12345;
     for (int32_t i = 0; i < n; i++) {
@@ -225,7 +225,7 @@ Test(render_cpu_fast, degenerate_circles)
     check_scene(s, 1, 1);
     s->shading = QR_SHADE_SNOW;
     check_scene(s, 64, 48);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* Geometry that overflows a float draws nothing, in both modes, as in the
@@ -244,7 +244,7 @@ Test(render_cpu_fast, overflowing_circles_draw_nothing)
         const int32_t n = nfar + (with_others ? 3 : 0);
         qr_scene *s = NULL;
         qr_error err;
-        cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+        cr_assert_eq(qr_scene_create(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
         snprintf(s->name, sizeof s->name, "overflow");
         for (int32_t i = 0; i < n; i++) {
             const int f = i < nfar;
@@ -261,13 +261,13 @@ Test(render_cpu_fast, overflowing_circles_draw_nothing)
             qr_image *ref = reference(s, 64, 48);
             for (size_t k = 0; k < floats(ref); k++)
                 cr_assert_eq(ref->rgba[k], 1.0f, "the reference drew an overflowing circle");
-            qr_image_free(ref);
+            qr_image_destroy(ref);
         }
         check_scene(s, 64, 48);
         check_scene(s, 1, 1);
         s->shading = QR_SHADE_SNOW;
         check_scene(s, 64, 48);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -292,11 +292,11 @@ Test(render_cpu_fast, any_index_same_image)
                      err.msg);
         cr_assert(memcmp(img->rgba, ref->rgba, floats(ref) * sizeof(float)) == 0,
                   "min leaf %d: exact mode differs from the reference", leaves[k]);
-        qr_image_free(img);
-        qr_index_free(ix);
+        qr_image_destroy(img);
+        qr_index_destroy(ix);
     }
-    qr_image_free(ref);
-    qr_scene_free(s);
+    qr_image_destroy(ref);
+    qr_scene_destroy(s);
 }
 
 Test(render_cpu_fast, rejects_wrong_index)
@@ -311,9 +311,9 @@ Test(render_cpu_fast, rejects_wrong_index)
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, img, &err), QR_ERR_INVALID);
     cr_assert(strlen(err.msg) > 0);
     cr_assert_eq(qr_render_cpu_fast(s, NULL, QR_RENDER_EXACT, 1, NULL, NULL, &err), QR_ERR_INVALID);
-    qr_image_free(img);
-    qr_index_free(ix);
-    qr_scene_free(s);
+    qr_image_destroy(img);
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }
 
 /* ---- the host build on any thread count ---------------------------------------- */
@@ -349,10 +349,10 @@ Test(render_cpu_fast, index_same_on_any_thread_count)
                                                      &err),
                          QR_OK, "%s", err.msg);
             same_index(one, ix, names[k]);
-            qr_index_free(ix);
+            qr_index_destroy(ix);
         }
-        qr_index_free(one);
-        qr_scene_free(s);
+        qr_index_destroy(one);
+        qr_scene_destroy(s);
     }
 }
 

@@ -110,7 +110,7 @@ static qr_scene *make_scene(int32_t n, const float (*v)[7])
 {
     qr_scene *s;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(qr_scene_create(n, QR_ANIM_NONE, &s, &err), QR_OK);
     for (int32_t i = 0; i < n; ++i) {
         s->x[i] = v[i][0];
         s->y[i] = v[i][1];
@@ -141,8 +141,8 @@ Test(scene_file, round_trip_builtin)
         cr_assert_eq(back->block_floats, (size_t)back->n * 7);
         cr_assert_not_null(strstr(back->name, "rt"));
         cr_assert_null(strchr(back->name, '.'));
-        qr_scene_free(s);
-        qr_scene_free(back);
+        qr_scene_destroy(s);
+        qr_scene_destroy(back);
         unlink(path);
     }
 }
@@ -164,8 +164,8 @@ Test(scene_file, round_trip_awkward_values)
     qr_scene *back = read_ok(path);
     assert_same_circles(s, back);
     cr_assert(signbit(back->y[0]), "-0 stays -0");
-    qr_scene_free(s);
-    qr_scene_free(back);
+    qr_scene_destroy(s);
+    qr_scene_destroy(back);
     unlink(path);
 }
 
@@ -186,7 +186,7 @@ Test(scene_file, writer_exact_bytes)
     free(text);
     assert_no_temp(path);
     unlink(path);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scene_file, writes_are_deterministic_and_replace)
@@ -218,16 +218,16 @@ Test(scene_file, writes_are_deterministic_and_replace)
     free(ta);
     unlink(a);
     unlink(b);
-    qr_scene_free(s);
-    qr_scene_free(small);
-    qr_scene_free(back);
+    qr_scene_destroy(s);
+    qr_scene_destroy(small);
+    qr_scene_destroy(back);
 }
 
 Test(scene_file, empty_scene)
 {
     qr_scene *s;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(0, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(qr_scene_create(0, QR_ANIM_NONE, &s, &err), QR_OK);
     const char *path = qr_test_tmp("empty.circles");
     cr_assert_eq(qr_scene_write_circles(s, path, &err), QR_OK);
     char *text = qr_test_read_file(path, NULL);
@@ -235,8 +235,8 @@ Test(scene_file, empty_scene)
     free(text);
     qr_scene *back = read_ok(path);
     cr_assert_eq(back->n, 0);
-    qr_scene_free(back);
-    qr_scene_free(s);
+    qr_scene_destroy(back);
+    qr_scene_destroy(s);
     unlink(path);
 }
 
@@ -274,7 +274,7 @@ Test(scene_file, failed_write_leaves_nothing)
     s->r[2] = -1.0f;
     cr_assert_eq(qr_scene_write_circles(s, p3, &err), QR_ERR_INVALID);
     cr_assert(!qr_test_exists(p3));
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- accepted syntax --------------------------------------------------- */
@@ -301,7 +301,7 @@ Test(scene_file, comments_blank_lines_and_spacing)
     cr_assert_eq(s->shading, QR_SHADE_FLAT);
     cr_assert_eq(s->anim, QR_ANIM_NONE);
     cr_assert_null(s->vx);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     unlink(path);
 
     /* no newline at the end of the last line */
@@ -309,7 +309,7 @@ Test(scene_file, comments_blank_lines_and_spacing)
     s = read_ok(path);
     cr_assert_eq(s->n, 1);
     cr_assert(s->r[0] == 0.5f);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     unlink(path);
 }
 
@@ -320,7 +320,7 @@ Test(scene_file, example_scenes_load)
     for (int k = 0; k < 3; ++k) {
         qr_scene *s = read_ok(qr_test_src(files[k]));
         cr_assert_eq(s->n, counts[k], "%s", files[k]);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -338,8 +338,8 @@ Test(scene_file, large_file_streams)
     cr_assert_eq(back->block_floats, (size_t)150001 * 7);
     assert_same_circles(s, back);
     s->n = 1000000;
-    qr_scene_free(s);
-    qr_scene_free(back);
+    qr_scene_destroy(s);
+    qr_scene_destroy(back);
     unlink(path);
 }
 
@@ -488,14 +488,14 @@ Test(scene_file, par_happy_path)
         cr_assert(s->red[i] == 1.0f && s->green[i] == 1.0f && s->blue[i] == 1.0f);
     cr_assert_not_null(strstr(s->name, "flakes"));
     cr_assert_null(strchr(s->name, '.'));
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     unlink(path);
 
     cr_assert_eq(qr_scene_read_par(qr_test_src("scenes/example.par"), &s, &err), QR_OK, "%s",
                  err.msg);
     cr_assert_eq(s->n, 12);
     cr_assert_str_eq(s->name, "example");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scene_file, par_errors)

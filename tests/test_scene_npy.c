@@ -126,7 +126,7 @@ static qr_scene *two_row_scene(void)
 {
     qr_scene *s;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(2, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(2, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
     float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
     for (int i = 0; i < 2; ++i)
         for (int k = 0; k < 7; ++k)
@@ -156,8 +156,8 @@ Test(scene_npy, round_trip_every_builtin)
         cr_assert_eq(back->block_floats, (size_t)back->n * 7);
         cr_assert_not_null(strstr(back->name, "rt"), "%s", back->name);
         cr_assert_null(strchr(back->name, '.'), "the extension is not part of the name");
-        qr_scene_free(s);
-        qr_scene_free(back);
+        qr_scene_destroy(s);
+        qr_scene_destroy(back);
         unlink(path);
     }
 }
@@ -171,15 +171,15 @@ Test(scene_npy, round_trip_awkward_values_and_empty)
     qr_scene *back = read_ok(path);
     assert_same_circles(s, back, "awkward");
     cr_assert(signbit(back->x[1]), "-0 stays -0");
-    qr_scene_free(back);
-    qr_scene_free(s);
+    qr_scene_destroy(back);
+    qr_scene_destroy(s);
 
-    cr_assert_eq(qr_scene_alloc(0, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(qr_scene_create(0, QR_ANIM_NONE, &s, &err), QR_OK);
     cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
     back = read_ok(path);
     cr_assert_eq(back->n, 0);
-    qr_scene_free(back);
-    qr_scene_free(s);
+    qr_scene_destroy(back);
+    qr_scene_destroy(s);
     unlink(path);
 }
 
@@ -204,7 +204,7 @@ Test(scene_npy, writer_matches_numpy_layout)
     cr_assert_eq(len, 128 + data);
     cr_assert(memcmp(got, want, len) == 0, "the file differs from numpy.save's layout");
     free(got);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     unlink(path);
 }
 
@@ -212,7 +212,7 @@ Test(scene_npy, writer_refuses_what_cannot_be_read)
 {
     qr_scene *s;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(3, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(qr_scene_create(3, QR_ANIM_NONE, &s, &err), QR_OK);
     const char *path = qr_test_tmp("refused.npy");
     s->green[2] = NAN;
     cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_ERR_INVALID);
@@ -225,7 +225,7 @@ Test(scene_npy, writer_refuses_what_cannot_be_read)
     cr_assert_eq(qr_scene_write_npy(s, qr_test_tmp("no/such/dir/x.npy"), &err), QR_ERR_INVALID);
     s->r[1] = 1.0f;
     cr_assert_eq(qr_scene_write_npy(s, qr_test_tmp("no/such/dir/x.npy"), &err), QR_ERR_IO);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* Headers NumPy writes in other versions or that other writers produce. */
@@ -253,7 +253,7 @@ Test(scene_npy, accepted_header_variants)
                 cr_assert_eq(bits(got[k]), bits(two_rows[i][k]), "header %zu row %d col %d", h,
                              i, k);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         unlink(path);
     }
 }
@@ -393,7 +393,7 @@ Test(scene_npy, first_bad_row_of_a_large_file)
     cr_assert_eq(qr_scene_read_npy(path, &back, &err), QR_ERR_PARSE);
     cr_assert_null(back);
     cr_assert_not_null(strstr(err.msg, ": row 700001: negative radius -1"), "%s", err.msg);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     unlink(path);
 }
 

@@ -23,7 +23,7 @@ Test(scenes, alloc_layout)
     for (size_t c = 0; c < 4; ++c) {
         qr_scene *s;
         qr_error err;
-        cr_assert_eq(qr_scene_alloc(5, cases[c].anim, &s, &err), QR_OK);
+        cr_assert_eq(qr_scene_create(5, cases[c].anim, &s, &err), QR_OK);
         cr_assert_eq(s->block_floats, 5 * cases[c].per);
         float *want[14] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue,
                            s->vx, s->vy, s->vz, s->x0, s->y0, s->vx0, s->vy0};
@@ -36,17 +36,17 @@ Test(scenes, alloc_layout)
         for (size_t k = 0; k < s->block_floats; ++k)
             cr_assert(qr_test_float_bits(s->block[k]) == 0);
         cr_assert_eq(s->steps, 0);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
     qr_scene *s = (qr_scene *)1;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(0, QR_ANIM_NONE, &s, &err), QR_OK);
+    cr_assert_eq(qr_scene_create(0, QR_ANIM_NONE, &s, &err), QR_OK);
     cr_assert_eq(s->n, 0);
-    qr_scene_free(s);
-    cr_assert_eq(qr_scene_alloc(-1, QR_ANIM_NONE, &s, &err), QR_ERR_INVALID);
+    qr_scene_destroy(s);
+    cr_assert_eq(qr_scene_create(-1, QR_ANIM_NONE, &s, &err), QR_ERR_INVALID);
     cr_assert_null(s);
-    cr_assert_eq(qr_scene_alloc(QR_SCENE_MAX_CIRCLES + 1, QR_ANIM_NONE, &s, &err), QR_ERR_INVALID);
-    qr_scene_free(NULL);
+    cr_assert_eq(qr_scene_create(QR_SCENE_MAX_CIRCLES + 1, QR_ANIM_NONE, &s, &err), QR_ERR_INVALID);
+    qr_scene_destroy(NULL);
 }
 
 Test(scenes, clone_is_deep)
@@ -63,8 +63,8 @@ Test(scenes, clone_is_deep)
     cr_assert_eq(b->x0, b->block + 10 * 315);
     b->x[0] = 7.0f;
     cr_assert(a->x[0] != 7.0f);
-    qr_scene_free(a);
-    qr_scene_free(b);
+    qr_scene_destroy(a);
+    qr_scene_destroy(b);
 }
 
 /* ---- animation --------------------------------------------------------- */
@@ -78,8 +78,8 @@ Test(scenes, static_scenes_do_not_move)
             qr_scene_step(a);
         qr_test_assert_same_scene(a, b, names[k]);
         cr_assert_eq(a->steps, 10);
-        qr_scene_free(a);
-        qr_scene_free(b);
+        qr_scene_destroy(a);
+        qr_scene_destroy(b);
     }
 }
 
@@ -105,8 +105,8 @@ Test(scenes, hypnosis_step_wraps_at_half)
     cr_assert(t->r[24] > 0.5f);
     qr_scene_step(t);
     qr_test_assert_bits(t->r[24], 0.02f, "wrapped");
-    qr_scene_free(s);
-    qr_scene_free(t);
+    qr_scene_destroy(s);
+    qr_scene_destroy(t);
 }
 
 Test(scenes, bouncingballs_bounce_and_stop)
@@ -143,8 +143,8 @@ Test(scenes, bouncingballs_bounce_and_stop)
         qr_test_assert_bits(s->y[i], 0.0f, "ball %d on the floor", i);
         qr_test_assert_bits(s->vx[i], 0.0f, "no sideways motion");
     }
-    qr_scene_free(s);
-    qr_scene_free(ref);
+    qr_scene_destroy(s);
+    qr_scene_destroy(ref);
 }
 
 Test(scenes, fireworks_sparks_fly_and_reset)
@@ -182,8 +182,8 @@ Test(scenes, fireworks_sparks_fly_and_reset)
     }
     /* 0.245 at 0.2 per second is 74 steps: 4 full cycles of 300 sparks */
     cr_assert(resets >= 4 * 300, "resets %d", resets);
-    qr_scene_free(s);
-    qr_scene_free(start);
+    qr_scene_destroy(s);
+    qr_scene_destroy(start);
 }
 
 Test(scenes, snow_falls_and_wraps)
@@ -229,8 +229,8 @@ Test(scenes, snow_falls_and_wraps)
     }
     cr_assert(left > n / 4 && right > n / 4, "left %d right %d", left, right);
     free(prev_y);
-    qr_scene_free(s);
-    qr_scene_free(start);
+    qr_scene_destroy(s);
+    qr_scene_destroy(start);
 }
 
 Test(scenes, snow_is_deterministic)
@@ -241,8 +241,8 @@ Test(scenes, snow_is_deterministic)
     qr_error err;
     cr_assert_eq(qr_scene_seek_frame(b, 99, &err), QR_OK);
     qr_test_assert_same_scene(a, b, "snow after 100 steps");
-    qr_scene_free(a);
-    qr_scene_free(b);
+    qr_scene_destroy(a);
+    qr_scene_destroy(b);
 }
 
 Test(scenes, seek_frame)
@@ -271,14 +271,14 @@ Test(scenes, seek_frame)
         cr_assert_not_null(strstr(err.msg, "39"));
         cr_assert_eq(a->steps, 41);
         cr_assert_eq(qr_scene_seek_frame(a, -1, &err), QR_ERR_INVALID);
-        qr_scene_free(a);
-        qr_scene_free(b);
+        qr_scene_destroy(a);
+        qr_scene_destroy(b);
     }
     /* a static scene reaches a far frame at once */
     qr_scene *s = qr_test_builtin("rand10k", 0);
     cr_assert_eq(qr_scene_seek_frame(s, 1000000000000LL, &err), QR_OK);
     cr_assert_eq(s->steps, 1000000000001LL);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- fast seeking ------------------------------------------------------------ */
@@ -300,8 +300,8 @@ static void check_seek_against_steps(const qr_scene *start, const int64_t *frame
         snprintf(what, sizeof what, "%s seeking frame %lld", start->name, (long long)frames[f]);
         qr_test_assert_same_scene(a, b, what);
     }
-    qr_scene_free(a);
-    qr_scene_free(b);
+    qr_scene_destroy(a);
+    qr_scene_destroy(b);
 }
 
 /* Hypnosis, bouncing balls and fireworks seek by cycles: each frame, reached
@@ -317,7 +317,7 @@ Test(scenes, seek_by_cycles_equals_stepping, .timeout = 120)
             check_seek_against_steps(s, jumps, (int)(sizeof jumps / sizeof jumps[0]));
             for (size_t j = 0; j < sizeof jumps / sizeof jumps[0]; j++)
                 check_seek_against_steps(s, &jumps[j], 1);
-            qr_scene_free(s);
+            qr_scene_destroy(s);
         }
 }
 
@@ -332,16 +332,16 @@ Test(scenes, seek_by_cycles_odd_states, .timeout = 120)
     const int64_t frames[] = {0, 5, 99, 12345, 150000};
 
     qr_scene *h = NULL;
-    cr_assert_eq(qr_scene_alloc(7, QR_ANIM_HYPNOSIS, &h, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(7, QR_ANIM_HYPNOSIS, &h, &err), QR_OK, "%s", err.msg);
     const float radii[] = {-1000.0f, -1e7f, NAN, INFINITY, -INFINITY, 0.5f, 0.50001f};
     for (int i = 0; i < 7; i++)
         h->r[i] = radii[i];
     snprintf(h->name, sizeof h->name, "odd hypnosis");
     check_seek_against_steps(h, frames, 5);
-    qr_scene_free(h);
+    qr_scene_destroy(h);
 
     qr_scene *b = NULL;
-    cr_assert_eq(qr_scene_alloc(6, QR_ANIM_BOUNCE, &b, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(6, QR_ANIM_BOUNCE, &b, &err), QR_OK, "%s", err.msg);
     const float ys[] = {-0.5f, 0.0f, NAN, 3.0f, -0.0f, 1e30f};
     const float vys[] = {-2.0f, 0.0f, 0.1f, 5.0f, -0.0f, 0.0f};
     for (int i = 0; i < 6; i++) {
@@ -350,7 +350,7 @@ Test(scenes, seek_by_cycles_odd_states, .timeout = 120)
     }
     snprintf(b->name, sizeof b->name, "odd balls");
     check_seek_against_steps(b, frames, 5);
-    qr_scene_free(b);
+    qr_scene_destroy(b);
 
     qr_scene *f = qr_test_builtin("fireworks", 3);
     f->vx[20] = f->vy[20] = 0.0f;                       /* never moves */
@@ -360,7 +360,7 @@ Test(scenes, seek_by_cycles_odd_states, .timeout = 120)
     f->vx0[80] = f->vy0[80] = 0.0f;                      /* restarts, then stays */
     f->x[100] = NAN;
     check_seek_against_steps(f, frames, 5);
-    qr_scene_free(f);
+    qr_scene_destroy(f);
 }
 
 /* Snow steps every step (its noise depends on the time), each flake's steps
@@ -382,9 +382,9 @@ Test(scenes, snow_seek_equals_stepping, .timeout = 300)
     cr_assert_eq(qr_scene_seek_frame(many, 500, &err), QR_OK, "%s", err.msg);
     qr_set_threads(0);
     qr_test_assert_same_scene(one, many, "snow frame 500 on one thread and on many");
-    qr_scene_free(one);
-    qr_scene_free(many);
-    qr_scene_free(s);
+    qr_scene_destroy(one);
+    qr_scene_destroy(many);
+    qr_scene_destroy(s);
 }
 
 typedef struct progress_log {
@@ -414,7 +414,7 @@ Test(scenes, seek_progress)
     cr_assert(p.increasing);
     cr_assert_eq(p.total, 1000);
     cr_assert_eq(p.last_done, 1000);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     const char *quiet[] = {"fireworks", "rand10k"};
     for (int k = 0; k < 2; k++) {
         s = qr_test_builtin(quiet[k], 1);
@@ -423,6 +423,6 @@ Test(scenes, seek_progress)
                      err.msg);
         cr_assert_eq(q.calls, 0, "%s: %d progress calls", quiet[k], q.calls);
         cr_assert_eq(s->steps, 1000001);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }

@@ -82,7 +82,7 @@ Test(scenes, table_and_counts)
             for (int f = 0; f < 7; ++f)
                 cr_assert(isfinite(v[f]), "%s circle %d field %d", t[i].name, k, f);
         }
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -107,7 +107,7 @@ Test(scenes, check_rand10k)
     qr_test_assert_bits(s->red[0], 0.419634521f, "R");
     qr_test_assert_bits(s->green[0], 0.372896612f, "G");
     qr_test_assert_bits(s->blue[0], 0.836913407f, "B");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, check_biglittle)
@@ -120,7 +120,7 @@ Test(scenes, check_biglittle)
     qr_test_assert_bits(s->y[9000], 0.895241439f, "y9000");
     qr_test_assert_bits(s->z[9000], 0.100709498f, "z9000");
     qr_test_assert_bits(s->r[9000], 0.05f, "r9000");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, check_micro2M)
@@ -130,7 +130,7 @@ Test(scenes, check_micro2M)
     qr_test_assert_bits(s->y[0], 0.590876698f, "y");
     qr_test_assert_bits(s->z[0], 0.999998927f, "z");
     qr_test_assert_bits(s->r[0], 0.001f, "r");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, check_pattern)
@@ -142,7 +142,7 @@ Test(scenes, check_pattern)
     qr_test_assert_bits(s->x[256], 0.0f, "x256");
     qr_test_assert_bits(s->y[256], 0.0f, "y256");
     qr_test_assert_bits(s->z[256], 0.730729342f, "z256");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, rgb_and_rgby_exact)
@@ -156,7 +156,7 @@ Test(scenes, rgb_and_rgby_exact)
         for (int f = 0; f < 7; ++f)
             qr_test_assert_bits(got[f], rgb[i][f], "rgb circle %d field %d", i, f);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     s = qr_test_builtin("rgby", 0);
     const float rgby[4][7] = {{0.25f, 0.25f, 0.75f, 0.19f, 1, 0, 0},
                               {0.3f, 0.3f, 0.5f, 0.19f, 0, 1, 0},
@@ -167,7 +167,7 @@ Test(scenes, rgb_and_rgby_exact)
         for (int f = 0; f < 7; ++f)
             qr_test_assert_bits(got[f], rgby[i][f], "rgby circle %d field %d", i, f);
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- invariants ---------------------------------------------------------- */
@@ -183,7 +183,7 @@ static void check_random(const char *name, float rlo, float rhi, const float col
     assert_range(s->red, 0, s->n, col[0], col[1], "R");
     assert_range(s->green, 0, s->n, col[2], col[3], "G");
     assert_range(s->blue, 0, s->n, col[4], col[5], "B");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, invariants_random)
@@ -217,7 +217,7 @@ Test(scenes, invariants_sized)
         assert_range(s->red, 0, s->n, 0.1f, 1.0f, "R");
         assert_range(s->green, 0, s->n, 0.2f, 0.7f, "G");
         assert_range(s->blue, 0, s->n, 0.5f, 1.0f, "B");
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -228,8 +228,8 @@ Test(scenes, biglittle_and_littlebig_share_the_big_circles)
     cr_assert(memcmp(a->y, b->y, 9000 * sizeof(float)) == 0);
     cr_assert(memcmp(a->z, b->z, 10000 * sizeof(float)) == 0);
     cr_assert(memcmp(a->red, b->red, 10000 * sizeof(float)) == 0);
-    qr_scene_free(a);
-    qr_scene_free(b);
+    qr_scene_destroy(a);
+    qr_scene_destroy(b);
 }
 
 Test(scenes, pattern_grids)
@@ -254,7 +254,7 @@ Test(scenes, pattern_grids)
         }
     }
     cr_assert_eq(k, 1217);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, hypnosis_layout)
@@ -271,7 +271,7 @@ Test(scenes, hypnosis_layout)
     assert_range(s->blue, 0, 25, 0.0f, 1.0f, "B");
     /* colours are the first 75 rf() of the stream, R G B per circle */
     qr_test_assert_bits(s->red[0], 0.840187728f, "R0");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, bouncingballs_layout)
@@ -291,7 +291,7 @@ Test(scenes, bouncingballs_layout)
     assert_range(s->vy, 0, 10, 0.0f, 1.0f, "vy");
     /* per ball: x y z vy */
     qr_test_assert_bits(s->x[0], 0.840187728f, "x0");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, fireworks_layout)
@@ -324,7 +324,7 @@ Test(scenes, fireworks_layout)
             qr_test_assert_bits(s->vy0[k], s->vy[k], "vy0");
         }
     }
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes, snow_layout)
@@ -344,7 +344,7 @@ Test(scenes, snow_layout)
     }
     /* depth = powf(i/N, 0.1) +- 0.05: most flakes are far away */
     cr_assert(s->z[s->n / 2] > 0.85f);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* snowsingle: snow's rf() stream unchanged, only y = rf(). */
@@ -362,8 +362,8 @@ Test(scenes, snowsingle_is_snow_spread_over_the_sky)
         float u = single->y[i];
         qr_test_assert_bits(snow->y[i], 1.0f + snow->r[i] + 2.0f * u, "y[%d]", i);
     }
-    qr_scene_free(snow);
-    qr_scene_free(single);
+    qr_scene_destroy(snow);
+    qr_scene_destroy(single);
 }
 
 /* ---- seeds ------------------------------------------------------------------ */
@@ -375,7 +375,7 @@ Test(scenes, seeds)
     for (int i = 0; i < count; ++i) {
         qr_scene *a = qr_test_builtin(t[i].name, 77), *b = qr_test_builtin(t[i].name, 77);
         qr_test_assert_same_scene(a, b, t[i].name);
-        qr_scene_free(b);
+        qr_scene_destroy(b);
         /* seed 0 behaves as 1, like srand */
         qr_scene *z0 = qr_test_builtin(t[i].name, 0), *z1 = qr_test_builtin(t[i].name, 1);
         qr_test_assert_same_scene(z0, z1, t[i].name);
@@ -383,15 +383,15 @@ Test(scenes, seeds)
         if (strcmp(t[i].name, "rgb") != 0 && strcmp(t[i].name, "rgby") != 0)
             cr_assert(memcmp(a->block, z0->block, a->block_floats * sizeof(float)) != 0,
                       "%s: seed has no effect", t[i].name);
-        qr_scene_free(a);
-        qr_scene_free(z0);
-        qr_scene_free(z1);
+        qr_scene_destroy(a);
+        qr_scene_destroy(z0);
+        qr_scene_destroy(z1);
     }
     /* seeds above 2^31 are valid (glibc reads them as negative int32) */
     qr_scene *big = qr_test_builtin("rand10k", 4294967295u), *small = qr_test_builtin("rand10k", 2);
     cr_assert(memcmp(big->block, small->block, big->block_floats * sizeof(float)) != 0);
-    qr_scene_free(big);
-    qr_scene_free(small);
+    qr_scene_destroy(big);
+    qr_scene_destroy(small);
 }
 
 /* ---- loading ------------------------------------------------------------- */
@@ -402,7 +402,7 @@ Test(scenes, load_builtin_and_unknown)
     qr_error err;
     cr_assert_eq(qr_scene_load("rgby", 0, &s, &err), QR_OK);
     cr_assert_eq(s->n, 4);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     cr_assert_eq(qr_scene_load("nosuchscene", 0, &s, &err), QR_ERR_INVALID);
     cr_assert_null(s);
     cr_assert_str_eq(err.msg, "unknown scene 'nosuchscene' (not a built-in name, not a .circles, "
@@ -419,11 +419,11 @@ Test(scenes, load_files_by_extension)
                  err.msg);
     cr_assert_eq(s->n, 3);
     cr_assert_str_eq(s->name, "three");
-    qr_scene_free(s);
+    qr_scene_destroy(s);
     cr_assert_eq(qr_scene_load(qr_test_src("scenes/example.par"), 0, &s, &err), QR_OK, "%s",
                  err.msg);
     cr_assert_eq(s->shading, QR_SHADE_SNOW);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 
     /* the extension is case-insensitive */
     qr_scene *rgb = qr_test_builtin("rgb", 0);
@@ -433,8 +433,8 @@ Test(scenes, load_files_by_extension)
     cr_assert_not_null(strstr(s->name, "Upper"));
     cr_assert_null(strchr(s->name, '.'), "the extension is not part of the name");
     cr_assert(memcmp(s->block, rgb->block, rgb->block_floats * sizeof(float)) == 0);
-    qr_scene_free(s);
-    qr_scene_free(rgb);
+    qr_scene_destroy(s);
+    qr_scene_destroy(rgb);
     unlink(upper);
 
     /* a missing file with a known extension is an i/o error, not "unknown scene" */

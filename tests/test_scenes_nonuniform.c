@@ -110,7 +110,7 @@ Test(scenes_nonuniform, table_counts_and_names)
         cr_assert_eq(s->n, nonuniform[k].n, "%s", e->name);
         cr_assert_str_eq(s->name, e->name);
         assert_invariants(s);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         /* any case finds it */
         char upper[32];
         size_t len = strlen(e->name);
@@ -148,10 +148,10 @@ Test(scenes_nonuniform, seeds_and_thread_counts)
             cr_assert(memcmp(p, q, (size_t)one->n * sizeof(float)) != 0,
                       "%s: array %d does not depend on the seed", name, a);
         }
-        qr_scene_free(one);
-        qr_scene_free(five);
-        qr_scene_free(z0);
-        qr_scene_free(z1);
+        qr_scene_destroy(one);
+        qr_scene_destroy(five);
+        qr_scene_destroy(z0);
+        qr_scene_destroy(z1);
     }
 }
 
@@ -180,7 +180,7 @@ Test(scenes_nonuniform, pinned_bytes)
         uint64_t h = scene_hash(s);
         cr_assert_eq(h, pins[k].hash, "%s seed %u: hash 0x%016llxu", pins[k].name, pins[k].seed,
                      (unsigned long long)h);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -193,7 +193,7 @@ Test(scenes_nonuniform, uniform_reference_is_flat)
     qr_scene *s = qr_test_builtin("rand1M", 0);
     double share = densest_share(s, 64, 410);
     cr_assert(share > 0.09 && share < 0.13, "rand1M: %g", share);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 Test(scenes_nonuniform, hotspot_99_percent_in_1_percent)
@@ -207,7 +207,7 @@ Test(scenes_nonuniform, hotspot_99_percent_in_1_percent)
                   seeds[k], share);
         /* and the rest is spread: every 10 x 10 block of the image has some */
         cr_assert(densest_share(s, 10, 99) < 1.0, "hotspot seed %u: no field", seeds[k]);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -232,7 +232,7 @@ Test(scenes_nonuniform, powerlaw_few_huge_over_many_tiny)
         cr_assert(r[s->n - 100] < 0.05f, "seed %u: the 100th largest is %g", seeds[k],
                   (double)r[s->n - 100]);
         free(r);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
     }
 }
 
@@ -256,7 +256,7 @@ Test(scenes_nonuniform, crowded_scenes_are_crowded)
             double share = densest_share(s, 64, want[k].cells);
             cr_assert(share >= want[k].share, "%s seed %u: %g of the centres in %d cells",
                       want[k].name, seeds[j], share, want[k].cells);
-            qr_scene_free(s);
+            qr_scene_destroy(s);
         }
 }
 
@@ -270,7 +270,7 @@ Test(scenes_nonuniform, spiral_has_a_dense_core)
     }
     /* 3% of the image, at least 45% of the centres */
     cr_assert(core >= s->n / 100 * 45, "%d of %d in the core", core, s->n);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* ---- families ---------------------------------------------------------------- */
@@ -358,18 +358,18 @@ Test(scenes_nonuniform, family_scenes)
     assert_invariants(s);
     qr_scene *again = qr_test_builtin("uniform:10000", 9);
     qr_test_assert_same_scene(s, again, "uniform:10k");
-    qr_scene_free(again);
-    qr_scene_free(s);
+    qr_scene_destroy(again);
+    qr_scene_destroy(s);
 
     s = qr_test_builtin("clustered:1234", 2);
     cr_assert_eq(s->n, 1234);
     cr_assert_str_eq(s->name, "clustered:1234");
     assert_invariants(s);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 
     s = qr_test_builtin("uniform:1", 0);
     cr_assert_eq(s->n, 1);
-    qr_scene_free(s);
+    qr_scene_destroy(s);
 }
 
 /* uniform:1M is rand1M and clustered:1M is clusters, byte for byte; only
@@ -381,8 +381,8 @@ Test(scenes_nonuniform, families_at_one_million)
         qr_scene *a = qr_test_builtin(pairs[k][0], 11), *b = qr_test_builtin(pairs[k][1], 11);
         qr_test_assert_same_scene(a, b, pairs[k][0]);
         cr_assert_str_eq(a->name, pairs[k][0]);
-        qr_scene_free(a);
-        qr_scene_free(b);
+        qr_scene_destroy(a);
+        qr_scene_destroy(b);
     }
 }
 
@@ -400,7 +400,7 @@ Test(scenes_nonuniform, families_keep_the_coverage)
         double ref_area = 0;
         for (int32_t i = 0; i < ref->n; ++i)
             ref_area += (double)ref->r[i] * ref->r[i];
-        qr_scene_free(ref);
+        qr_scene_destroy(ref);
         for (int c = 0; c < 3; ++c) {
             snprintf(spec, sizeof spec, "%s:%s", families[f], counts[c]);
             qr_scene *s = qr_test_builtin(spec, 0);
@@ -414,7 +414,7 @@ Test(scenes_nonuniform, families_keep_the_coverage)
             }
             cr_assert(fabs(area / ref_area - 1) < 0.02, "%s: summed r^2 %g, at 1M %g", spec, area,
                       ref_area);
-            qr_scene_free(s);
+            qr_scene_destroy(s);
         }
     }
 }

@@ -117,7 +117,7 @@ Test(scenes, oracle_random)
         oracle_gen(&o, cases[c].n, cases[c].seed, -1.0f);
         qr_scene *s = qr_test_builtin(cases[c].name, cases[c].seed);
         oracle_compare(&o, s);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         oracle_free(&o);
     }
 }
@@ -130,7 +130,7 @@ Test(scenes, oracle_sized)
         oracle_gen(&o, 2000000, seeds[k], 0.001f);
         qr_scene *s = qr_test_builtin("micro2M", seeds[k]);
         oracle_compare(&o, s);
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         oracle_free(&o);
     }
     for (int k = 0; k < 2; ++k) {
@@ -146,7 +146,7 @@ Test(scenes, oracle_sized)
             }
             qr_scene *s = qr_test_builtin(little ? "littlebig" : "biglittle", seeds[k]);
             oracle_compare(&o, s);
-            qr_scene_free(s);
+            qr_scene_destroy(s);
             oracle_free(&o);
         }
     }
@@ -158,7 +158,7 @@ Test(scenes, oracle_pattern_hypnosis)
     qr_scene *p = qr_test_builtin("pattern", 4);
     for (int k = 0; k < 1217; ++k)
         qr_test_assert_bits(p->z[k], oracle_rf(), "pattern z[%d]", k);
-    qr_scene_free(p);
+    qr_scene_destroy(p);
     srand(4);
     qr_scene *h = qr_test_builtin("hypnosis", 4);
     for (int k = 0; k < 25; ++k) {
@@ -166,5 +166,5 @@ Test(scenes, oracle_pattern_hypnosis)
         qr_test_assert_bits(h->green[k], oracle_rf(), "G");
         qr_test_assert_bits(h->blue[k], oracle_rf(), "B");
     }
-    qr_scene_free(h);
+    qr_scene_destroy(h);
 }

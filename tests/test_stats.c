@@ -215,8 +215,8 @@ Test(stats, host_build_rand10k)
     cr_expect(s.min_per_leaf <= s.median_per_leaf && s.median_per_leaf <= s.p90_per_leaf &&
               s.p90_per_leaf <= s.p99_per_leaf && s.p99_per_leaf <= s.max_per_leaf);
     cr_expect(s.clipped_leaves > 0, "1000 x 600 under a 1024 root cuts leaves");
-    qr_index_free(ix);
-    qr_scene_free(scene);
+    qr_index_destroy(ix);
+    qr_scene_destroy(scene);
 }
 
 static char *json_of(const qr_index_stats *s, const qr_stats_context *ctx)

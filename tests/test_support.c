@@ -60,8 +60,8 @@ Test(support, scene_follows_its_spec)
         cr_assert(s->blue[i] >= -1.0f && s->blue[i] <= 0.0f);
     }
     cr_assert(plain > 2800 && plain < 3200, "weights 3:1, yet %d of 4000 plain", plain);
-    qr_scene_free(s);
-    qr_scene_free(again);
+    qr_scene_destroy(s);
+    qr_scene_destroy(again);
 }
 
 /* Counts of the circles of s by what makes them special. */
@@ -107,7 +107,7 @@ Test(support, mixes_hold_what_they_promise)
     for (int32_t i = 0; i < uniform->n; i++)
         cr_assert(uniform->x[i] >= -0.2f && uniform->x[i] <= 1.2f && uniform->r[i] >= 0.001f &&
                       uniform->r[i] <= 0.3f, "uniform circle %d", i);
-    qr_scene_free(hostile);
-    qr_scene_free(renderable);
-    qr_scene_free(uniform);
+    qr_scene_destroy(hostile);
+    qr_scene_destroy(renderable);
+    qr_scene_destroy(uniform);
 }

@@ -25,7 +25,7 @@ static qr_status render_gpu(const qr_scene *scene, const qr_index_params *params
 {
     qr_gpu_scene *gs = NULL;
     qr_gpu_renderer *r = NULL;
-    qr_status st = qr_gpu_scene_upload(scene, &gs, err);
+    qr_status st = qr_gpu_scene_create(scene, &gs, err);
     if (st == QR_OK)
         st = qr_gpu_renderer_create(img->width, img->height, &r, err);
     if (st == QR_OK)
@@ -33,7 +33,7 @@ static qr_status render_gpu(const qr_scene *scene, const qr_index_params *params
     if (st == QR_OK)
         st = qr_gpu_renderer_download(r, img, err);
     qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
+    qr_gpu_scene_destroy(gs);
     return st;
 }
 
@@ -95,9 +95,9 @@ int main(int argc, char **argv)
         st = qr_index_stats_write_json(stdout, &stats, &ctx, &err);
     }
 
-    qr_index_free(ix);
-    qr_image_free(img);
-    qr_scene_free(scene);
+    qr_index_destroy(ix);
+    qr_image_destroy(img);
+    qr_scene_destroy(scene);
     if (st != QR_OK) {
         fprintf(stderr, "render_stats: %s\n", err.msg);
         return 1;

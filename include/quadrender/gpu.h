@@ -56,8 +56,8 @@ const char *qr_gpu_compiled_archs(void);
  * Uploaded once; animated scenes are stepped in place on the device. */
 typedef struct qr_gpu_scene qr_gpu_scene;
 
-qr_status qr_gpu_scene_upload(const qr_scene *scene, qr_gpu_scene **out, qr_error *err);
-void qr_gpu_scene_free(qr_gpu_scene *gs);
+qr_status qr_gpu_scene_create(const qr_scene *scene, qr_gpu_scene **out, qr_error *err);
+void qr_gpu_scene_destroy(qr_gpu_scene *gs);
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
 /* Copies the device state (positions, radii, velocities...) back into `scene`,
  * which must have the same circle count and animation kind. */
@@ -127,19 +127,12 @@ qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_
                              int32_t height, const qr_rect *region,
                              const qr_index_params *params, qr_error *err);
 
-/* Copies the last build back into a host qr_index (free with qr_index_free). */
+/* Copies the last build back into a host qr_index (free with qr_index_destroy). */
 qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error *err);
 
 /* Record CUDA events in subsequent builds (see qr_timing). */
 void qr_gpu_index_set_timing(qr_gpu_index *ix, qr_timing level);
 qr_status qr_gpu_index_timing(const qr_gpu_index *ix, qr_build_timing *t, qr_error *err);
-
-/* A scene whose last tree was a single leaf (few circles: rgb, pattern) is
- * built by one kernel instead of the graph; it equals the general build and
- * falls back to it when the root splits after all. Its time counts as the
- * boxes stage. Says how the last build went: 1 that kernel, -1 that kernel
- * and then the general build (the root split after all), 0 the general build. */
-int qr_gpu_index_single_kernel(const qr_gpu_index *ix);
 
 /* Device bytes held by the index now. */
 size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix);
@@ -224,29 +217,6 @@ qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, 
 
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
-
-/* Exact mode on deep flat scenes blends only a tail of each list, run from
- * both ends of the colour range; equal runs are provably the full walk's
- * result to the bit, unequal ones double the tail (docs/architecture.md).
- * Sets how many covering circles the first tail should hold for the
- * fewest-covered pixel of a block (default QR_EXACT_WINDOW); 0 walks every
- * list whole, as snow scenes always do. Any value gives the same image;
- * only the time changes. */
-#define QR_EXACT_WINDOW 48
-void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window);
-
-/* Once a first frame has sized the lists, a frame (build and render) is
- * queued as one CUDA graph (default on): a frame is a chain of about a
- * dozen short kernels, and launched one by one they wait on the host. Off:
- * direct launches, for comparison. qr_gpu_renderer_uses_graph says whether
- * the last frame ran as a graph (a CUDA that cannot capture it falls back
- * to direct launches). A build on its own (qr_gpu_index_build) always
- * launches directly. */
-void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on);
-int qr_gpu_renderer_uses_graph(const qr_gpu_renderer *r);
-
-/* The index of the last render (for statistics). */
-qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
 
 /* Device bytes held: image plus index. */
 size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r);

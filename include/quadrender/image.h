@@ -50,7 +50,7 @@ typedef enum qr_image_format {
 
 /* Allocates a width x height image (1..QR_IMAGE_MAX_DIM each); contents undefined. */
 qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_error *err);
-void qr_image_free(qr_image *img);
+void qr_image_destroy(qr_image *img);
 
 /* The background the reference clears to: white (1,1,1,1) for flat shading;
  * for snow, row j gets shade = 0.4 + 0.45 * (H - j) / H in R, G, B, alpha 1. */

@@ -121,7 +121,7 @@ qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t heig
 qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int32_t height,
                                       const qr_rect *region, const qr_index_params *params,
                                       int threads, qr_index **out, qr_error *err);
-void qr_index_free(qr_index *index);
+void qr_index_destroy(qr_index *index);
 
 /* Whether circle i is culled for this image (see above); the box is returned
  * clipped to the region when it is not. Shared by both builders' tests. */

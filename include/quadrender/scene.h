@@ -65,8 +65,8 @@ typedef struct qr_scene {
 /* Allocates a scene of n circles, zero-filled. Velocity arrays exist when
  * anim != QR_ANIM_NONE, spark start arrays when anim == QR_ANIM_FIREWORKS.
  * Array order inside block: x y z r red green blue [vx vy vz] [x0 y0 vx0 vy0]. */
-qr_status qr_scene_alloc(int32_t n, qr_anim anim, qr_scene **out, qr_error *err);
-void qr_scene_free(qr_scene *scene);
+qr_status qr_scene_create(int32_t n, qr_anim anim, qr_scene **out, qr_error *err);
+void qr_scene_destroy(qr_scene *scene);
 
 /* A deep copy (same block layout). */
 qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);

@@ -93,8 +93,8 @@ def _fn(name, restype, *argtypes):
     return f
 
 
-qr_scene_alloc = _fn("qr_scene_alloc", _S, c_int32, c_int, POINTER(POINTER(Scene)), POINTER(Error))
-qr_scene_free = _fn("qr_scene_free", None, POINTER(Scene))
+qr_scene_create = _fn("qr_scene_create", _S, c_int32, c_int, POINTER(POINTER(Scene)), POINTER(Error))
+qr_scene_destroy = _fn("qr_scene_destroy", None, POINTER(Scene))
 qr_scene_builtin = _fn("qr_scene_builtin", _S, ctypes.c_char_p, c_uint32,
                        POINTER(POINTER(Scene)), POINTER(Error))
 qr_scene_seek_frame = _fn("qr_scene_seek_frame", _S, POINTER(Scene), c_int64, POINTER(Error))
@@ -102,14 +102,14 @@ qr_index_params_default = _fn("qr_index_params_default", None, POINTER(IndexPara
 qr_index_params_check = _fn("qr_index_params_check", _S, POINTER(IndexParams), POINTER(Error))
 qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(Image)),
                       POINTER(Error))
-qr_image_free = _fn("qr_image_free", None, POINTER(Image))
+qr_image_destroy = _fn("qr_image_destroy", None, POINTER(Image))
 qr_image_write = _fn("qr_image_write", _S, POINTER(Image), ctypes.c_char_p, POINTER(Error))
 qr_render_cpu = _fn("qr_render_cpu", _S, POINTER(Scene), POINTER(Image), POINTER(Error))
 qr_render_cpu_fast = _fn("qr_render_cpu_fast", _S, POINTER(Scene), POINTER(IndexParams), c_int,
                          c_int, POINTER(Image), _P, POINTER(Error))
 qr_gpu_probe = _fn("qr_gpu_probe", _S, POINTER(GpuInfo), POINTER(Error))
-qr_gpu_scene_upload = _fn("qr_gpu_scene_upload", _S, POINTER(Scene), POINTER(_P), POINTER(Error))
-qr_gpu_scene_free = _fn("qr_gpu_scene_free", None, _P)
+qr_gpu_scene_create = _fn("qr_gpu_scene_create", _S, POINTER(Scene), POINTER(_P), POINTER(Error))
+qr_gpu_scene_destroy = _fn("qr_gpu_scene_destroy", None, _P)
 qr_gpu_renderer_create = _fn("qr_gpu_renderer_create", _S, c_int32, c_int32, POINTER(_P),
                              POINTER(Error))
 qr_gpu_renderer_destroy = _fn("qr_gpu_renderer_destroy", None, _P)
@@ -117,7 +117,7 @@ qr_gpu_render = _fn("qr_gpu_render", _S, _P, _P, POINTER(IndexParams), c_int, PO
 qr_gpu_renderer_download = _fn("qr_gpu_renderer_download", _S, _P, POINTER(Image), POINTER(Error))
 qr_index_build_host = _fn("qr_index_build_host", _S, POINTER(Scene), c_int32, c_int32, _P,
                           POINTER(IndexParams), POINTER(_P), POINTER(Error))
-qr_index_free = _fn("qr_index_free", None, _P)
+qr_index_destroy = _fn("qr_index_destroy", None, _P)
 qr_index_stats_compute = _fn("qr_index_stats_compute", _S, _P, c_int32, POINTER(IndexStats),
                              POINTER(Error))
 qr_index_stats_write_json = _fn("qr_index_stats_write_json", _S, _P, POINTER(IndexStats), _P,

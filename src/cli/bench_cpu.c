@@ -107,9 +107,9 @@ qr_status bench_cpu(FILE *out, const char *const *scenes, int nscenes, const int
                         cli_esc(scene->name, esc, sizeof esc),
                         sizes[z], mode_ms[0] / mode_ms[1]);
             fflush(out);
-            qr_image_free(img);
+            qr_image_destroy(img);
         }
-        qr_scene_free(scene);
+        qr_scene_destroy(scene);
     }
     free(v);
     return st;

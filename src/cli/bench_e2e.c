@@ -52,7 +52,7 @@ static qr_status e2e_one(const char *name, int size, uint32_t seed, const qr_ind
         snprintf(row->scene, sizeof row->scene, "%.63s", scene->name);
         row->circles = scene->n;
         row->upload_mb = (double)scene->block_floats * sizeof(float) / 1e6;
-        st = qr_gpu_scene_upload(scene, &gs, err);
+        st = qr_gpu_scene_create(scene, &gs, err);
     }
     const double t2 = cli_now_ms();
     if (st == QR_OK) st = qr_gpu_renderer_create(size, size, &r, err);
@@ -87,8 +87,8 @@ static qr_status e2e_one(const char *name, int size, uint32_t seed, const qr_ind
     }
     qr_image_writer_abort(w);
     qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(scene);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(scene);
     return st;
 }
 

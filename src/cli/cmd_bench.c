@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/gpu_tuning.h"
 #include "cli/bench.h"
 #include "cli/cli.h"
 #include "quadrender/gpu.h"
@@ -197,7 +198,7 @@ static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_in
             row->leaves = ix->num_leaves;
             row->pairs = ix->num_pairs;
             row->visible = ix->visible;
-            qr_index_free(ix);
+            qr_index_destroy(ix);
         }
         row->device_bytes = qr_gpu_renderer_device_bytes(r);
         row->index_bytes = qr_gpu_index_device_bytes(qr_gpu_renderer_index(r));
@@ -237,7 +238,7 @@ static const char *scene_group(const char *name)
     return "";
 }
 
-/* Device bytes of a scene once uploaded, as qr_gpu_scene_upload allocates
+/* Device bytes of a scene once uploaded, as qr_gpu_scene_create allocates
  * them: its block of arrays, and the packed position and colour float4s the
  * renderer gathers (scene_gpu.h). */
 static size_t scene_device_bytes(const qr_scene *s)
@@ -319,13 +320,13 @@ static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error 
     const char *group = scene_group(scene->name);
     const size_t scene_bytes = scene_device_bytes(scene);
     int rc = CLI_EXIT_OK;
-    if (qr_gpu_scene_upload(scene, &gs, err) != QR_OK) {
+    if (qr_gpu_scene_create(scene, &gs, err) != QR_OK) {
         if (goes_on(b, scene->name, err))
             scene_out_of_memory(b, scene->name, group, scene->n, scene_bytes,
                                 err->status == QR_ERR_NOMEM ? BENCH_OOM_HOST : BENCH_OOM_GPU);
         else
             rc = cli_fail(err, CLI_PHASE_RUN);
-        qr_scene_free(scene);
+        qr_scene_destroy(scene);
         return rc;
     }
     for (int z = 0; z < b->sizes->n && rc == CLI_EXIT_OK; z++) {
@@ -373,14 +374,14 @@ static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error 
             if (qr_image_create(size, size, &img, err) == QR_OK) {
                 double t0 = cli_now_ms();
                 if (qr_render_cpu(scene, img, err) == QR_OK) cpu_ms = cli_now_ms() - t0;
-                qr_image_free(img);
+                qr_image_destroy(img);
             }
             for (int i = first_row; i < b->nrows; i++)
                 if (b->rows[i].exact && !b->rows[i].oom) b->rows[i].cpu_ms = cpu_ms;
         }
     }
-    qr_gpu_scene_free(gs);
-    qr_scene_free(scene);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(scene);
     return rc;
 }
 

@@ -143,7 +143,7 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
         goto done;
     double t2 = cli_now_ms(), t3 = t2;
     if (gpu) {
-        if (qr_gpu_scene_upload(scene, &gs, &err) != QR_OK ||
+        if (qr_gpu_scene_create(scene, &gs, &err) != QR_OK ||
             qr_gpu_renderer_create(so.width, so.height, &r, &err) != QR_OK ||
             cli_seek(NULL, gs, so.frame, &err) != QR_OK ||
             qr_gpu_render(r, gs, &params, QR_RENDER_EXACT, &err) != QR_OK ||
@@ -220,9 +220,9 @@ static int run_check(const cli_cmd *cmd, int argc, char **argv)
     }
 done:
     qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_free(gs);
-    for (int k = 0; k < NIMG; k++) qr_image_free(img[k]);
-    qr_scene_free(scene);
+    qr_gpu_scene_destroy(gs);
+    for (int k = 0; k < NIMG; k++) qr_image_destroy(img[k]);
+    qr_scene_destroy(scene);
     return rc;
 }
 

@@ -83,7 +83,7 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
             cli_now_ms() - t2);
     rc = CLI_EXIT_OK;
 done:
-    qr_scene_free(scene);
+    qr_scene_destroy(scene);
     return rc;
 }
 

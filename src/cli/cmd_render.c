@@ -64,7 +64,7 @@ static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_
     if (!ctx->dev.gpu)
         return QR_OK;
     double t0 = cli_now_ms();
-    qr_status st = qr_gpu_scene_upload(scene, &ctx->gs, err);
+    qr_status st = qr_gpu_scene_create(scene, &ctx->gs, err);
     if (st == QR_OK && stream)
         st = qr_gpu_renderer_create_budget(width, height, ctx->gs, format, ctx->gpu_memory,
                                            &ctx->params, &ctx->r, err);
@@ -84,7 +84,7 @@ static void render_ctx_free(render_ctx *ctx)
 {
     cli_frame_pool_free(ctx->pool);
     qr_gpu_renderer_destroy(ctx->r);
-    qr_gpu_scene_free(ctx->gs);
+    qr_gpu_scene_destroy(ctx->gs);
 }
 
 /* Brings the scene to the state frame k is rendered from: the host scene
@@ -567,9 +567,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
 done:
     cli_progress_end(&bar); /* (a failure's message on a line of its own) */
     render_ctx_free(&ctx);
-    qr_image_free(img);
-    qr_image_free(square);
-    qr_scene_free(scene);
+    qr_image_destroy(img);
+    qr_image_destroy(square);
+    qr_scene_destroy(scene);
     return rc;
 }
 

@@ -46,7 +46,7 @@ static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int3
                            qr_stats_context *ctx, qr_error *err)
 {
     qr_gpu_index *gix = NULL;
-    qr_status st = qr_gpu_scene_upload(scene, gs, err);
+    qr_status st = qr_gpu_scene_create(scene, gs, err);
     if (st == QR_OK)
         st = cli_seek(NULL, *gs, frame, err);
     if (st == QR_OK)
@@ -93,7 +93,7 @@ static qr_status build_cpu(qr_scene *scene, int64_t frame, int32_t w, int32_t h,
     qr_status st = cli_seek(scene, NULL, frame, err);
     double v[CPU_TIMED];
     for (int i = 0; i < CPU_TIMED && st == QR_OK; i++) {
-        qr_index_free(*ix);
+        qr_index_destroy(*ix);
         *ix = NULL;
         double t0 = cli_now_ms();
         st = qr_index_build_host(scene, w, h, NULL, p, ix, err);
@@ -212,7 +212,7 @@ static qr_status write_picture(const char *path, picture_mode mode, const qr_sce
             draw_edges(img, ix, dark_red, 0.7f);
         st = qr_image_write(img, path, err);
     }
-    qr_image_free(img);
+    qr_image_destroy(img);
     return st;
 }
 
@@ -414,9 +414,9 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     }
     rc = CLI_EXIT_OK;
 done:
-    qr_index_free(ix);
-    qr_gpu_scene_free(gs);
-    qr_scene_free(scene);
+    qr_index_destroy(ix);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(scene);
     return rc;
 }
 

@@ -3,6 +3,7 @@
  * CUDA", so that `--device auto` falls back to the CPU and `--device gpu`
  * says why it cannot run. Objects are never created, so the functions that
  * take one are never reached with a valid one; they still answer sanely. */
+#include "common/gpu_tuning.h"
 #include "quadrender/gpu.h"
 
 #include <string.h>
@@ -31,13 +32,13 @@ const char *qr_gpu_compiled_archs(void)
     return "none (built without CUDA)";
 }
 
-qr_status qr_gpu_scene_upload(const qr_scene *scene, qr_gpu_scene **out, qr_error *err)
+qr_status qr_gpu_scene_create(const qr_scene *scene, qr_gpu_scene **out, qr_error *err)
 {
     if (out) *out = NULL;
     return no_gpu(err);
 }
 
-void qr_gpu_scene_free(qr_gpu_scene *gs) {}
+void qr_gpu_scene_destroy(qr_gpu_scene *gs) {}
 
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs)
 {

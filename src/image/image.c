@@ -49,7 +49,7 @@ qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_erro
     return QR_OK;
 }
 
-void qr_image_free(qr_image *img)
+void qr_image_destroy(qr_image *img)
 {
     if (!img)
         return;

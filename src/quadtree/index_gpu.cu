@@ -9,6 +9,7 @@
  * decided) are a second allocation. Both are kept and only ever grown, so a
  * steady stream of frames allocates nothing.
  */
+#include "common/gpu_tuning.h"
 #include "quadtree/index_gpu.h"
 #include "quadtree/quadtree_geom.h"
 #include "common/cuda_check.h"
@@ -608,7 +609,7 @@ extern "C" qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **ou
         h->lists = (int32_t *)malloc((size_t)(r->num_pairs ? r->num_pairs : 1) * sizeof(int32_t));
     }
     if (!h || !h->leaves || !h->lists) {
-        qr_index_free(h);
+        qr_index_destroy(h);
         return qr_fail(err, QR_ERR_NOMEM, "out of host memory copying the index");
     }
     qr_status st = QR_OK;
@@ -636,7 +637,7 @@ extern "C" qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **ou
     *out = h;
     return QR_OK;
 fail:
-    qr_index_free(h);
+    qr_index_destroy(h);
     return st;
 }
 

@@ -84,7 +84,7 @@ int qr_index_circle_box(const qr_scene *s, int32_t i, int32_t width, int32_t hei
                           1.0f / (float)height, reg, box);
 }
 
-void qr_index_free(qr_index *index)
+void qr_index_destroy(qr_index *index)
 {
     if (!index) return;
     free(index->leaves);

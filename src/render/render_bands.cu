@@ -22,6 +22,7 @@
  * would outgrow the rest fails the build with QR_ERR_GPU_NOMEM, and its band
  * is rendered again at half the height.
  */
+#include "common/gpu_tuning.h"
 #include "render/renderer.h"
 #include "image/image_gpu.h"
 #include "common/cuda_check.h"

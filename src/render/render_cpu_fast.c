@@ -434,7 +434,7 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     const double t1 = now_ms();
     if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, band, err);
     const double t2 = now_ms();
-    qr_index_free(ix);
+    qr_index_destroy(ix);
     if (timing) {
         timing->build_ms = t1 - t0;
         timing->render_ms = t2 - t1;

@@ -4,6 +4,7 @@
  * brings its image back; the
  * kernels themselves: render_kernels.h lists them, a source file each.
  */
+#include "common/gpu_tuning.h"
 #include "render/renderer.h"
 #include "common/cuda_check.h"
 #include "quadrender/image.h"

@@ -471,7 +471,7 @@ static qr_status qr_scene_family(const char *spec, int family, int32_t n, uint32
                                  qr_scene **out, qr_error *err)
 {
     qr_scene *s;
-    qr_status st = qr_scene_alloc(n, QR_ANIM_NONE, &s, err);
+    qr_status st = qr_scene_create(n, QR_ANIM_NONE, &s, err);
     if (st != QR_OK)
         return st;
     char name[sizeof s->name];
@@ -485,7 +485,7 @@ static qr_status qr_scene_family(const char *spec, int family, int32_t n, uint32
             st = qr_gen_nonuniform(s, QR_NU_CLUSTERS, seed, sqrtf(1000000.0f / (float)n), err);
     }
     if (st != QR_OK) {
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         return st;
     }
     *out = s;
@@ -518,7 +518,7 @@ qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_e
     }
 
     qr_scene *s;
-    qr_status st = qr_scene_alloc(qr_builtin_table[id].circles, qr_builtin_anim(id), &s, err);
+    qr_status st = qr_scene_create(qr_builtin_table[id].circles, qr_builtin_anim(id), &s, err);
     if (st != QR_OK)
         return st;
     qr_scene_set_name(s, canonical);
@@ -552,7 +552,7 @@ qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_e
     case QR_B_RING: st = qr_gen_nonuniform(s, QR_NU_RING, seed, 1.0f, err); break;
     }
     if (st != QR_OK) {
-        qr_scene_free(s);
+        qr_scene_destroy(s);
         return st;
     }
     *out = s;

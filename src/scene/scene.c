@@ -21,7 +21,7 @@ static size_t qr_floats_per_circle(qr_anim anim)
     return k;
 }
 
-qr_status qr_scene_alloc(int32_t n, qr_anim anim, qr_scene **out, qr_error *err)
+qr_status qr_scene_create(int32_t n, qr_anim anim, qr_scene **out, qr_error *err)
 {
     *out = NULL;
     if (n < 0 || n > QR_SCENE_MAX_CIRCLES)
@@ -58,7 +58,7 @@ qr_status qr_scene_alloc(int32_t n, qr_anim anim, qr_scene **out, qr_error *err)
     return QR_OK;
 }
 
-void qr_scene_free(qr_scene *scene)
+void qr_scene_destroy(qr_scene *scene)
 {
     if (!scene)
         return;
@@ -68,7 +68,7 @@ void qr_scene_free(qr_scene *scene)
 
 qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
 {
-    qr_status st = qr_scene_alloc(src->n, src->anim, out, err);
+    qr_status st = qr_scene_create(src->n, src->anim, out, err);
     if (st != QR_OK)
         return st;
     qr_scene *d = *out;

@@ -61,7 +61,7 @@ qr_status qr_scene_read_text_serial(const char *path, qr_text_kind kind, qr_scen
         goto done;
     }
     qr_scene *s;
-    if ((st = qr_scene_alloc((int32_t)count, QR_ANIM_NONE, &s, err)) != QR_OK)
+    if ((st = qr_scene_create((int32_t)count, QR_ANIM_NONE, &s, err)) != QR_OK)
         goto done;
     qr_text_copy_circles(&buf, s, 0);
     qr_text_finish_scene(s, path, kind);

@@ -204,7 +204,7 @@ static cudaError_t upload_staged(void *dev, const void *host, size_t bytes)
     return e;
 }
 
-extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, qr_error *err)
+extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, qr_error *err)
 {
     *out = NULL;
     qr_gpu_scene *g = (qr_gpu_scene *)calloc(1, sizeof *g);
@@ -245,14 +245,14 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
     g->vy0 = twin(s, g->block, s->vy0);
     qr_status cst = color_range(s, g, err);
     if (cst) {
-        qr_gpu_scene_free(g);
+        qr_gpu_scene_destroy(g);
         return cst;
     }
     size_t n = s->n ? (size_t)s->n : 1;
     e = cudaMalloc((void **)&g->pos, 2 * n * sizeof(float4));
     if (e != cudaSuccess) {
         cudaGetLastError();
-        qr_gpu_scene_free(g);
+        qr_gpu_scene_destroy(g);
         return qr_fail(err, qr_cuda_status(e), "packing %d circles needs %zu bytes of GPU memory: %s",
                        s->n, 2 * n * sizeof(float4), cudaGetErrorString(e));
     }
@@ -263,7 +263,7 @@ extern "C" qr_status qr_gpu_scene_upload(const qr_scene *s, qr_gpu_scene **out, 
         e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
-            qr_gpu_scene_free(g);
+            qr_gpu_scene_destroy(g);
             return qr_fail(err, qr_cuda_status(e), "packing the scene on the GPU: %s",
                            cudaGetErrorString(e));
         }
@@ -333,7 +333,7 @@ extern "C" qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *g, int64_t frame, qr_
     return qr_gpu_scene_seek_frame_progress(g, frame, NULL, NULL, err);
 }
 
-extern "C" void qr_gpu_scene_free(qr_gpu_scene *g)
+extern "C" void qr_gpu_scene_destroy(qr_gpu_scene *g)
 {
     if (!g) return;
     cudaFree(g->pos);

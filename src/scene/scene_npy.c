@@ -343,7 +343,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
     qr_status st = qr_npy_check(path, map, size, &rows, &offset, err);
     if (st != QR_OK)
         goto done;
-    if ((st = qr_scene_alloc((int32_t)rows, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
+    if ((st = qr_scene_create((int32_t)rows, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
         goto done;
     int tasks = (int)((rows + QR_NPY_TASK_ROWS - 1) / QR_NPY_TASK_ROWS);
     job.data = (const unsigned char *)map + offset;
@@ -365,7 +365,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
 
 done:
     free(job.bad);
-    qr_scene_free(job.scene);
+    qr_scene_destroy(job.scene);
     munmap(map, (size_t)size);
     return st;
 }

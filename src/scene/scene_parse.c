@@ -172,7 +172,7 @@ static qr_status qr_read_mapped(const char *path, qr_text_kind kind, int threads
         st = qr_text_short_error(path, line, n, count, err);
         goto done;
     }
-    if ((st = qr_scene_alloc((int32_t)count, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
+    if ((st = qr_scene_create((int32_t)count, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
         goto done;
     qr_parallel_for(nchunks, threads, qr_copy_chunk, &job);
     qr_text_finish_scene(job.scene, path, kind);

@@ -18,7 +18,7 @@ gpu_session gpu_open(const qr_scene *scene, int w, int h)
 {
     qr_error err;
     gpu_session g = {NULL, NULL, NULL};
-    QR_CHECK(err, qr_gpu_scene_upload(scene, &g.gs, &err));
+    QR_CHECK(err, qr_gpu_scene_create(scene, &g.gs, &err));
     QR_CHECK(err, qr_gpu_renderer_create(w, h, &g.r, &err));
     QR_CHECK(err, qr_image_create(w, h, &g.img, &err));
     return g;
@@ -26,9 +26,9 @@ gpu_session gpu_open(const qr_scene *scene, int w, int h)
 
 void gpu_close(gpu_session *g)
 {
-    qr_image_free(g->img);
+    qr_image_destroy(g->img);
     qr_gpu_renderer_destroy(g->r);
-    qr_gpu_scene_free(g->gs);
+    qr_gpu_scene_destroy(g->gs);
 }
 
 qr_image *gpu_render_image(const qr_scene *scene, int w, int h, const qr_index_params *params,
@@ -104,6 +104,6 @@ void assert_index_matches_oracle(const qr_gpu_index *gi, const qr_scene *s, int 
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
     QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
     assert_same_index(dev, host, what);
-    qr_index_free(dev);
-    qr_index_free(host);
+    qr_index_destroy(dev);
+    qr_index_destroy(host);
 }

@@ -292,7 +292,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
 void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
                          const qr_index_params *p)
 {
-    qr_index_free(qr_test_index_checked(s, w, h, region, p));
+    qr_index_destroy(qr_test_index_checked(s, w, h, region, p));
 }
 
 qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,

@@ -24,7 +24,7 @@
 #include "quadrender/scene.h"
 
 /* Builds s's host index (qr_index_build_host) and checks it; returns it for
- * further checks (free it with qr_index_free). */
+ * further checks (free it with qr_index_destroy). */
 qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
                                 const qr_index_params *p);
 

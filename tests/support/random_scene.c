@@ -96,7 +96,7 @@ qr_scene *qr_test_scene_generate(const qr_test_scene_spec *spec)
 
     qr_scene *s = NULL;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(spec->n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(spec->n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
     s->shading = spec->shading;
     snprintf(s->name, sizeof s->name, "random %llu", (unsigned long long)spec->seed);
 

@@ -74,7 +74,7 @@ typedef enum qr_test_mix {
 qr_test_scene_spec qr_test_mix_spec(qr_test_mix mix, uint64_t seed, int32_t n);
 
 /* A new scene (QR_ANIM_NONE) drawn as spec says; asserts on failure. Free
- * it with qr_scene_free. */
+ * it with qr_scene_destroy. */
 qr_scene *qr_test_scene_generate(const qr_test_scene_spec *spec);
 
 /* qr_test_scene_generate(qr_test_mix_spec(mix, seed, n)). */

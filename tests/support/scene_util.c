@@ -7,7 +7,7 @@ qr_scene *qr_test_scene_new(int32_t n)
 {
     qr_scene *s = NULL;
     qr_error err;
-    cr_assert_eq(qr_scene_alloc(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_create(n, QR_ANIM_NONE, &s, &err), QR_OK, "%s", err.msg);
     return s;
 }
 

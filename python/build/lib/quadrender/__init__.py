@@ -85,7 +85,7 @@ class _Scene:
         n = circles.shape[0]
         self.ptr = ctypes.POINTER(_lib.Scene)()
         err = _lib.Error()
-        _check(_lib.qr_scene_alloc(n, 0, ctypes.byref(self.ptr), ctypes.byref(err)), err)
+        _check(_lib.qr_scene_create(n, 0, ctypes.byref(self.ptr), ctypes.byref(err)), err)
         if n:
             # the block holds x y z r red green blue, n floats each
             block = np.ctypeslib.as_array(self.ptr.contents.block, shape=(7, n))
@@ -95,7 +95,7 @@ class _Scene:
         return self.ptr
 
     def __exit__(self, *exc):
-        _lib.qr_scene_free(self.ptr)
+        _lib.qr_scene_destroy(self.ptr)
 
 
 def _check_size(width, height):
@@ -116,13 +116,13 @@ def _render_gpu(sc, width, height, params, exact, img):
     err = _lib.Error()
     gs, r = ctypes.c_void_p(), ctypes.c_void_p()
     try:
-        _check(_lib.qr_gpu_scene_upload(sc, ctypes.byref(gs), ctypes.byref(err)), err)
+        _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(gs), ctypes.byref(err)), err)
         _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(r), ctypes.byref(err)), err)
         _check(_lib.qr_gpu_render(r, gs, ctypes.byref(params), exact, ctypes.byref(err)), err)
         _check(_lib.qr_gpu_renderer_download(r, img, ctypes.byref(err)), err)
     finally:
         _lib.qr_gpu_renderer_destroy(r)
-        _lib.qr_gpu_scene_free(gs)
+        _lib.qr_gpu_scene_destroy(gs)
 
 
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
@@ -165,7 +165,7 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
         rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(height, width, 4))
         return np.ascontiguousarray(rgba[::-1, :, :3])
     finally:
-        _lib.qr_image_free(img)
+        _lib.qr_image_destroy(img)
 
 
 def scene(name, seed=0, frame=None):
@@ -184,7 +184,7 @@ def scene(name, seed=0, frame=None):
         block = np.ctypeslib.as_array(ptr.contents.block, shape=(7, n))
         return np.ascontiguousarray(block.T)
     finally:
-        _lib.qr_scene_free(ptr)
+        _lib.qr_scene_destroy(ptr)
 
 
 def to_uint8(image):
@@ -213,7 +213,7 @@ def save(image, path):
         rgba[..., : image.shape[2]] = image[::-1]
         _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)
     finally:
-        _lib.qr_image_free(img)
+        _lib.qr_image_destroy(img)
 
 
 def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
@@ -245,4 +245,4 @@ def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=No
             with open(path) as f:
                 return json.load(f)
     finally:
-        _lib.qr_index_free(ix)
+        _lib.qr_index_destroy(ix)
