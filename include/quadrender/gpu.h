@@ -58,6 +58,14 @@ typedef struct qr_gpu_scene qr_gpu_scene;
 
 qr_status qr_gpu_scene_create(const qr_scene *scene, qr_gpu_scene **out, qr_error *err);
 void qr_gpu_scene_destroy(qr_gpu_scene *gs);
+/* A static flat scene made from circles already on the GPU: `rows` is a
+ * device pointer to n rows of 7 floats, x y z r R G B in C order (a CuPy
+ * or PyTorch array's memory, the layout of a .npy scene); nothing goes
+ * through the host. The same scene, to the bit, as qr_gpu_scene_create of
+ * the same circles. Waits first for all work on the device, so that rows
+ * another library is still writing are complete. */
+qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
+                                     qr_error *err);
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
 /* Copies the device state (positions, radii, velocities...) back into `scene`,
  * which must have the same circle count and animation kind. */
@@ -207,6 +215,11 @@ int32_t qr_gpu_renderer_band_rows(const qr_gpu_renderer *r);
 qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                               const qr_index_params *params, qr_render_mode mode,
                               qr_image_writer *w, qr_error *err);
+
+/* Copies the last render's float RGBA image (row 0 = bottom) into device
+ * memory dst (width * height * 4 floats): for callers that keep the image
+ * on the GPU. For a whole-image renderer. */
+qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err);
 
 /* The last render's file rows, as qr_gpu_renderer_write would write them
  * (converted on the GPU: 8-bit RGB from the top row for PNG and PPM, float

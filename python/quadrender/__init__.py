@@ -24,8 +24,8 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["Error", "render", "scene", "save", "stats", "to_uint8", "gpu_available",
-           "MAX_CIRCLES", "MAX_SIDE"]
+__all__ = ["Error", "Renderer", "render", "scene", "save", "stats", "to_uint8",
+           "gpu_available", "MAX_CIRCLES", "MAX_SIDE"]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
 MAX_SIDE = 32768           # QR_IMAGE_MAX_DIM: a whole image in memory
@@ -112,17 +112,103 @@ def gpu_available():
     return False, err.msg.decode("utf-8", "replace")
 
 
-def _render_gpu(sc, width, height, params, exact, img):
-    err = _lib.Error()
-    gs, r = ctypes.c_void_p(), ctypes.c_void_p()
-    try:
-        _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(gs), ctypes.byref(err)), err)
-        _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(r), ctypes.byref(err)), err)
-        _check(_lib.qr_gpu_render(r, gs, ctypes.byref(params), exact, ctypes.byref(err)), err)
-        _check(_lib.qr_gpu_renderer_download(r, img, ctypes.byref(err)), err)
-    finally:
-        _lib.qr_gpu_renderer_destroy(r)
-        _lib.qr_gpu_scene_destroy(gs)
+def _device_rows(circles):
+    """(pointer, n) of a CUDA array of float32 N x 7 rows in C order (CuPy,
+    PyTorch: anything with __cuda_array_interface__), or None."""
+    cai = getattr(circles, "__cuda_array_interface__", None)
+    if cai is None:
+        return None
+    shape, typestr = tuple(cai["shape"]), cai["typestr"]
+    if typestr != "<f4":
+        raise TypeError(f"circles on the GPU must be float32, not {typestr}")
+    if len(shape) != 2 or shape[1] != 7:
+        raise ValueError(f"circles must have shape (N, 7): x y z r R G B; got {shape}")
+    strides = cai.get("strides")
+    if strides is not None and tuple(strides) != (28, 4) and shape[0] > 1:
+        raise ValueError("circles on the GPU must be C-contiguous")
+    if shape[0] > MAX_CIRCLES:
+        raise ValueError(f"{shape[0]} circles: at most {MAX_CIRCLES}")
+    return cai["data"][0], shape[0]
+
+
+class Renderer:
+    """A GPU renderer for one image size that keeps its buffers (the image,
+    the index's lists) from call to call: for animation loops.
+
+        r = quadrender.Renderer(1024, 1024)
+        for frame in frames: image = r.render(circles_of(frame))
+
+    `render` takes what `quadrender.render` takes (NumPy arrays, or CUDA
+    arrays used in place); `close()` (or a with block) frees the GPU
+    memory."""
+
+    def __init__(self, width, height=None):
+        height = width if height is None else height
+        _check_size(width, height)
+        ok, why = gpu_available()
+        if not ok:
+            raise Error(5, why)
+        self.width, self.height = width, height
+        self._r = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(self._r),
+                                           ctypes.byref(err)), err)
+
+    def close(self):
+        if self._r:
+            _lib.qr_gpu_renderer_destroy(self._r)
+            self._r = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def render(self, circles, *, mode="fast", index="quadtree", tile=64, capacity=None,
+               min_leaf=None, output=None):
+        """The image of circles, float32 height x width x 3, top row first:
+        a NumPy array, or for CUDA input a CuPy array left on the GPU
+        (output="numpy" or "cupy" chooses)."""
+        if mode not in ("fast", "exact"):
+            raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
+        params = _params(index, tile, capacity, min_leaf)
+        err = _lib.Error()
+        gs = ctypes.c_void_p()
+        dev = _device_rows(circles)
+        try:
+            if dev is not None:
+                _check(_lib.qr_gpu_scene_create_device(dev[0], dev[1], ctypes.byref(gs),
+                                                       ctypes.byref(err)), err)
+            else:
+                with _Scene(_as_circles(circles)) as sc:
+                    _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(gs), ctypes.byref(err)), err)
+            _check(_lib.qr_gpu_render(self._r, gs, ctypes.byref(params), mode == "exact",
+                                      ctypes.byref(err)), err)
+            if output is None:
+                output = "cupy" if dev is not None else "numpy"
+            if output == "cupy":
+                import cupy
+                rgba = cupy.empty((self.height, self.width, 4), cupy.float32)
+                _check(_lib.qr_gpu_renderer_copy_image(self._r, rgba.data.ptr, ctypes.byref(err)),
+                       err)
+                return cupy.ascontiguousarray(rgba[::-1, :, :3])
+            if output != "numpy":
+                raise ValueError(f"output must be 'numpy' or 'cupy', not {output!r}")
+            img = ctypes.POINTER(_lib.Image)()
+            _check(_lib.qr_image_create(self.width, self.height, ctypes.byref(img),
+                                        ctypes.byref(err)), err)
+            try:
+                _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
+                rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(self.height, self.width, 4))
+                return np.ascontiguousarray(rgba[::-1, :, :3])
+            finally:
+                _lib.qr_image_destroy(img)
+        finally:
+            _lib.qr_gpu_scene_destroy(gs)
 
 
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
@@ -130,34 +216,40 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
     """Renders circles (float32 N x 7) into a float32 height x width x 3
     image, top row first.
 
-    mode: "fast" (front to back, every channel within 1e-5 of the exact
-    image) or "exact" (bit for bit the CPU reference's). device: "auto" (the
-    GPU when usable, else the CPU), "gpu", "cpu" (the fast CPU renderer, on
-    `threads` threads, 0 for all) or "reference" (the serial reference).
-    index: "quadtree" (capacity, min_leaf as the CLI's options) or "grid" (a
-    uniform grid of `tile`-pixel tiles); the index changes the speed, never
-    the picture.
+    circles: a NumPy array, or a CUDA array (CuPy, PyTorch: anything with
+    __cuda_array_interface__), read in place on the GPU with no host copy;
+    the image then stays on the GPU too (a CuPy array). mode: "fast" (front
+    to back, every channel within 1e-5 of the exact image) or "exact" (bit
+    for bit the CPU reference's). device: "auto" (the GPU when usable, else
+    the CPU), "gpu", "cpu" (the fast CPU renderer, on `threads` threads, 0
+    for all) or "reference" (the serial reference). index: "quadtree"
+    (capacity, min_leaf as the CLI's options) or "grid" (a uniform grid of
+    `tile`-pixel tiles); the index changes the speed, never the picture.
+    Renderer keeps the GPU's buffers across calls.
     """
     height = width if height is None else height
     _check_size(width, height)
-    circles = _as_circles(circles)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
     if device not in ("auto", "gpu", "cpu", "reference"):
         raise ValueError(f"device must be 'auto', 'gpu', 'cpu' or 'reference', not {device!r}")
+    on_gpu = _device_rows(circles) is not None
+    if on_gpu and device in ("cpu", "reference"):
+        raise ValueError("circles on the GPU render on the GPU (device='auto' or 'gpu')")
+    use_gpu = on_gpu or device == "gpu" or (device == "auto" and gpu_available()[0])
+    if use_gpu:
+        with Renderer(width, height) as r:
+            return r.render(circles, mode=mode, index=index, tile=tile, capacity=capacity,
+                            min_leaf=min_leaf)
+    circles = _as_circles(circles)
     params = _params(index, tile, capacity, min_leaf)
     exact = 1 if mode == "exact" else 0
-    use_gpu = device == "gpu"
-    if device == "auto":
-        use_gpu = gpu_available()[0]
     err = _lib.Error()
     img = ctypes.POINTER(_lib.Image)()
     _check(_lib.qr_image_create(width, height, ctypes.byref(img), ctypes.byref(err)), err)
     try:
         with _Scene(circles) as sc:
-            if use_gpu:
-                _render_gpu(sc, width, height, params, exact, img)
-            elif device == "reference":
+            if device == "reference":
                 _check(_lib.qr_render_cpu(sc, img, ctypes.byref(err)), err)
             else:
                 _check(_lib.qr_render_cpu_fast(sc, ctypes.byref(params), exact, threads, img,

@@ -130,3 +130,6 @@ fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
 fclose = _libc.fclose
 fclose.restype = c_int
 fclose.argtypes = [_P]
+qr_gpu_scene_create_device = _fn("qr_gpu_scene_create_device", _S, _P, c_int32, POINTER(_P),
+                                 POINTER(Error))
+qr_gpu_renderer_copy_image = _fn("qr_gpu_renderer_copy_image", _S, _P, _P, POINTER(Error))

@@ -129,3 +129,46 @@ def test_gpu_exact_equals_the_cpu():
     gpu = qr.render(circles, 300, 200, mode="exact", device="gpu")
     cpu = qr.render(circles, 300, 200, mode="exact", device="reference")
     assert np.array_equal(gpu, cpu)
+
+
+def test_renderer_needs_a_gpu():
+    if qr.gpu_available()[0]:
+        pytest.skip("a GPU is there")
+    with pytest.raises(qr.Error):
+        qr.Renderer(64, 64)
+
+
+cupy = None
+if qr.gpu_available()[0]:
+    try:
+        import cupy
+    except ImportError:
+        pass
+
+
+@pytest.mark.skipif(cupy is None, reason="no usable GPU, or no CuPy")
+def test_cupy_circles_render_in_place():
+    # circles made on the GPU: no host copy of them exists
+    rng = cupy.random.default_rng(7)
+    circles = rng.random((200_000, 7), dtype=cupy.float32)
+    circles[:, 3] *= 0.01
+    for mode in ("exact", "fast"):
+        img = qr.render(circles, 320, 240, mode=mode)
+        assert isinstance(img, cupy.ndarray) and img.shape == (240, 320, 3)
+        host = qr.render(cupy.asnumpy(circles), 320, 240, mode=mode, device="gpu")
+        assert np.array_equal(cupy.asnumpy(img), host), mode
+    ref = qr.render(cupy.asnumpy(circles), 320, 240, mode="exact", device="reference")
+    assert np.array_equal(cupy.asnumpy(qr.render(circles, 320, 240, mode="exact")), ref)
+
+
+@pytest.mark.skipif(cupy is None, reason="no usable GPU, or no CuPy")
+def test_renderer_keeps_its_buffers():
+    circles = cupy.asarray(qr.scene("rand100k"))
+    with qr.Renderer(256, 200) as r:
+        a = r.render(circles, mode="exact", output="numpy")
+        b = r.render(circles, mode="exact", output="numpy")
+    assert np.array_equal(a, b)
+    with pytest.raises(TypeError):
+        qr.render(cupy.zeros((4, 7), cupy.float64), 16, 16)
+    with pytest.raises(ValueError):
+        qr.render(cupy.zeros((7, 4), cupy.float32).T, 16, 16)

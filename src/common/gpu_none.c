@@ -191,6 +191,18 @@ qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, 
     return no_gpu(err);
 }
 
+qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
+                                     qr_error *err)
+{
+    if (out) *out = NULL;
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err)
+{
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_select(int device, qr_error *err)
 {
     return no_gpu(err);

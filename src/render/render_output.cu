@@ -33,6 +33,17 @@ extern "C" qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image
     return QR_OK;
 }
 
+extern "C" qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is never whole on the GPU",
+                       r->width, r->height);
+    /* the legacy stream waits for the frame's (blocking) stream */
+    QR_CUDA_TRY(err, cudaMemcpy(dst, r->image, (size_t)r->width * r->height * sizeof(float4),
+                                cudaMemcpyDeviceToDevice));
+    return QR_OK;
+}
+
 void qr_render_output_release(qr_gpu_renderer *r)
 {
     for (int k = 0; k < 2; k++) {

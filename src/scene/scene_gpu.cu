@@ -69,19 +69,31 @@ struct range_job {
     range_part *parts;
 };
 
-static void range_run(void *ctx, int task)
+/* Products and sums of the depth and radius totals, never fused into a
+ * multiply-add on the device: the device scene made from device memory
+ * (qr_gpu_scene_create_device) must reach the host's bits. */
+#ifdef __CUDA_ARCH__
+#define RANGE_MUL(a, b) __dmul_rn(a, b)
+#define RANGE_ADD(a, b) __dadd_rn(a, b)
+#else
+#define RANGE_MUL(a, b) ((a) * (b))
+#define RANGE_ADD(a, b) ((a) + (b))
+#endif
+
+/* What color_range learns from circles [first, last) (column arrays). */
+__host__ __device__ static void range_of(const float *x, const float *y, const float *r,
+                                         const float *red, const float *green, const float *blue,
+                                         int flat, int32_t first, int32_t last, range_part *p)
 {
-    const range_job *job = (const range_job *)ctx;
-    const qr_scene *s = job->s;
-    range_part *p = &job->parts[task];
-    const int32_t first = task * RANGE_RUN;
-    const int32_t last = s->n - first < RANGE_RUN ? s->n : first + RANGE_RUN;
     p->lo = INFINITY;
     p->hi = -INFINITY;
     p->finite = 1;
-    if (s->shading == QR_SHADE_FLAT)
+    p->tiny = 0;
+    p->zeros[0] = p->zeros[1] = p->zeros[2] = 0;
+    p->area = p->radii = 0.0;
+    if (flat)
         for (int32_t i = first; i < last; i++) {
-            const float c[3] = {s->red[i], s->green[i], s->blue[i]};
+            const float c[3] = {red[i], green[i], blue[i]};
             for (int k = 0; k < 3; k++) {
                 p->finite &= isfinite(c[k]) != 0;
                 p->lo = c[k] < p->lo ? c[k] : p->lo;
@@ -92,30 +104,49 @@ static void range_run(void *ctx, int task)
         }
     for (int32_t i = first; i < last; i++) {
         /* the box inside the unit square, times pi/4 */
-        const double r = fabs((double)s->r[i]);
-        const double w = fmin(s->x[i] + r, 1.0) - fmax(s->x[i] - r, 0.0);
-        const double h = fmin(s->y[i] + r, 1.0) - fmax(s->y[i] - r, 0.0);
-        const double a = w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
-        p->area += a;
-        p->radii += r;
+        const double ri = fabs((double)r[i]);
+        const double w = fmin(RANGE_ADD((double)x[i], ri), 1.0) - fmax((double)x[i] - ri, 0.0);
+        const double h = fmin(RANGE_ADD((double)y[i], ri), 1.0) - fmax((double)y[i] - ri, 0.0);
+        const double a = w > 0 && h > 0 ? RANGE_MUL(RANGE_MUL(0.7853981633974483, w), h) : 0.0;
+        p->area = RANGE_ADD(p->area, a);
+        p->radii = RANGE_ADD(p->radii, ri);
     }
 }
 
-static qr_status color_range(const qr_scene *s, qr_gpu_scene *g, qr_error *err)
+static void range_run(void *ctx, int task)
 {
-    const int runs = (int)((s->n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
-    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts);
-    if (!parts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    range_job job = {s, parts};
-    qr_parallel_for(runs, 0, range_run, &job);
+    const range_job *job = (const range_job *)ctx;
+    const qr_scene *s = job->s;
+    const int32_t first = task * RANGE_RUN;
+    const int32_t last = s->n - first < RANGE_RUN ? s->n : first + RANGE_RUN;
+    range_of(s->x, s->y, s->r, s->red, s->green, s->blue, s->shading == QR_SHADE_FLAT, first, last,
+             &job->parts[task]);
+}
+
+/* range_of on the device, a thread per run (the same runs as the host's). */
+__global__ void k_range(int32_t n, const float *x, const float *y, const float *r, const float *red,
+                        const float *green, const float *blue, int runs, range_part *parts)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= runs) return;
+    const int32_t first = t * RANGE_RUN;
+    const int32_t last = n - first < RANGE_RUN ? n : first + RANGE_RUN;
+    range_of(x, y, r, red, green, blue, 1, first, last, &parts[t]);
+}
+
+/* The scene's colour range, depth and mean radius from its runs' parts,
+ * combined in run order. */
+static void combine_ranges(const range_part *parts, int runs, int32_t n, qr_shading shading,
+                           qr_gpu_scene *g)
+{
     /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
-    float lo = s->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
+    float lo = shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
     int finite = 1, tiny = 0;
     int64_t zeros[3] = {0, 0, 0};
     double area = 0.0, radii = 0.0;
     for (int k = 0; k < runs; k++) {
         const range_part *p = &parts[k];
-        if (s->shading == QR_SHADE_FLAT) {
+        if (shading == QR_SHADE_FLAT) {
             /* (NaN never wins a comparison: as in a pass over the circles) */
             lo = p->lo < lo ? p->lo : lo;
             hi = p->hi > hi ? p->hi : hi;
@@ -126,7 +157,6 @@ static qr_status color_range(const qr_scene *s, qr_gpu_scene *g, qr_error *err)
         area += p->area;
         radii += p->radii;
     }
-    free(parts);
     /* Every colour value an exact flat walk or a window's run computes
      * starts at the background 1, at 0 or above every colour (renderer.cu)
      * and is fl(h + fl(0.5 c)), h = fl(0.5 colour). With every channel >= 0
@@ -134,14 +164,25 @@ static qr_status color_range(const qr_scene *s, qr_gpu_scene *g, qr_error *err)
      * 2^-61 (round to nearest is monotone), and only circles whose channel is
      * 0 halve it, at most 60 of them. So it is 0 or at least 2^-121, 0.5 c is
      * exact, and fl(h + fl(0.5 c)) = fma(0.5, c, h) to the bit. */
-    g->fma_blend = s->shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !tiny &&
+    g->fma_blend = shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !tiny &&
                    zeros[0] <= 60 && zeros[1] <= 60 && zeros[2] <= 60;
     g->depth = (float)area;
-    g->radius = s->n ? (float)(radii / s->n) : 0.0f;
+    g->radius = n ? (float)(radii / n) : 0.0f;
     g->color_span = hi - lo;
     g->color_lo = lo;
     g->color_hi = hi;
     g->colors_finite = finite;
+}
+
+static qr_status color_range(const qr_scene *s, qr_gpu_scene *g, qr_error *err)
+{
+    const int runs = (int)((s->n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
+    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts);
+    if (!parts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    range_job job = {s, parts};
+    qr_parallel_for(runs, 0, range_run, &job);
+    combine_ranges(parts, runs, s->n, s->shading, g);
+    free(parts);
     return QR_OK;
 }
 
@@ -268,6 +309,82 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
                            cudaGetErrorString(e));
         }
     }
+    *out = g;
+    return QR_OK;
+}
+
+/* Rows of x y z r R G B to the scene's column arrays and packed copies. */
+__global__ void k_unpack_rows(int32_t n, const float *__restrict__ rows, float *x, float *y, float *z,
+                              float *r, float *red, float *green, float *blue, float4 *pos, float4 *col)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const float *v = rows + (size_t)i * 7;
+        x[i] = v[0];
+        y[i] = v[1];
+        z[i] = v[2];
+        r[i] = v[3];
+        red[i] = v[4];
+        green[i] = v[5];
+        blue[i] = v[6];
+        pos[i] = make_float4(v[0], v[1], v[2], v[3]);
+        col[i] = make_float4(v[4], v[5], v[6], 0.0f);
+    }
+}
+
+extern "C" qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
+                                                qr_error *err)
+{
+    *out = NULL;
+    if (n < 0 || n > QR_SCENE_MAX_CIRCLES)
+        return qr_fail(err, QR_ERR_INVALID, "%d circles: from 0 to %d", n, QR_SCENE_MAX_CIRCLES);
+    if (n > 0 && !rows) return qr_fail(err, QR_ERR_INVALID, "no device rows for %d circles", n);
+    /* the rows may still be being written by other work on the device */
+    QR_CUDA_TRY(err, cudaDeviceSynchronize());
+    qr_gpu_scene *g = (qr_gpu_scene *)calloc(1, sizeof *g);
+    if (!g) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    g->n = n;
+    g->shading = QR_SHADE_FLAT;
+    g->anim = QR_ANIM_NONE;
+    g->block_floats = 7 * (size_t)n;
+    const size_t nn = n ? (size_t)n : 1;
+    const int runs = (int)((n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
+    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts), *dparts = NULL;
+    cudaError_t e = parts ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) e = cudaMalloc((void **)&g->block, 7 * nn * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&g->pos, 2 * nn * sizeof(float4));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&dparts, (runs ? runs : 1) * sizeof *dparts);
+    if (e == cudaSuccess) {
+        g->col = g->pos + nn;
+        g->x = g->block;
+        g->y = g->x + nn;
+        g->z = g->y + nn;
+        g->r = g->z + nn;
+        g->red = g->r + nn;
+        g->green = g->red + nn;
+        g->blue = g->green + nn;
+        if (n > 0) {
+            k_unpack_rows<<<grid_for(n), 256, 0, cudaStreamLegacy>>>(n, rows, g->x, g->y, g->z, g->r,
+                                                                     g->red, g->green, g->blue, g->pos,
+                                                                     g->col);
+            e = cudaGetLastError();
+            if (e == cudaSuccess)
+                k_range<<<(runs + 127) / 128, 128, 0, cudaStreamLegacy>>>(n, g->x, g->y, g->r, g->red,
+                                                                         g->green, g->blue, runs, dparts);
+            if (e == cudaSuccess) e = cudaGetLastError();
+            if (e == cudaSuccess)
+                e = cudaMemcpy(parts, dparts, runs * sizeof *parts, cudaMemcpyDeviceToHost);
+        }
+    }
+    cudaFree(dparts);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        free(parts);
+        qr_gpu_scene_destroy(g);
+        return qr_fail(err, qr_cuda_status(e), "making a scene of %d circles on the GPU: %s", n,
+                       cudaGetErrorString(e));
+    }
+    combine_ranges(parts, runs, n, QR_SHADE_FLAT, g);
+    free(parts);
     *out = g;
     return QR_OK;
 }
