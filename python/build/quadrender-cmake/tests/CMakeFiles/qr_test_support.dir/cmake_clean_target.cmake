@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libqr_test_support.a"
-)

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_index_cull.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_render_band.
-# This may be replaced when dependencies are built.
