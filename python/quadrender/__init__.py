@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["Error", "Renderer", "render", "scene", "save", "stats", "to_uint8",
+__all__ = ["Error", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE"]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
@@ -62,6 +62,13 @@ def _params(index, tile, capacity, min_leaf):
 
 
 def _as_circles(circles):
+    if not isinstance(circles, np.ndarray) and hasattr(circles, "__dlpack__"):
+        # a host array of another library (a PyTorch CPU tensor, ...): read in place
+        device = circles.__dlpack_device__()[0] if hasattr(circles, "__dlpack_device__") else 1
+        if device != 1:  # kDLCPU
+            raise TypeError("circles on a device without __cuda_array_interface__: "
+                            "pass a CuPy or PyTorch CUDA array, or a host array")
+        circles = np.from_dlpack(circles)
     if not isinstance(circles, np.ndarray):
         raise TypeError(f"circles must be a NumPy array, not {type(circles).__name__}")
     if circles.dtype != np.float32:
@@ -306,6 +313,33 @@ def save(image, path):
         _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)
     finally:
         _lib.qr_image_destroy(img)
+
+
+def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
+           min_leaf=None):
+    """The index's leaves (built on the host) as an int64 array of rows
+    x0 y0 x1 y1 depth count: each leaf's pixel rectangle [x0, x1) x [y0, y1)
+    (y = 0 is the bottom row, as the library counts; an image's row is
+    height - 1 - y), its depth and its circles, in depth-first order."""
+    height = width if height is None else height
+    _check_size(width, height)
+    circles = _as_circles(circles)
+    params = _params(index, tile, capacity, min_leaf)
+    err = _lib.Error()
+    ix = ctypes.POINTER(_lib.Index)()
+    with _Scene(circles) as sc:
+        _check(_lib.qr_index_build_host(sc, width, height, None, ctypes.byref(params),
+                                        ctypes.cast(ctypes.byref(ix), ctypes.POINTER(ctypes.c_void_p)),
+                                        ctypes.byref(err)), err)
+    try:
+        n = ix.contents.num_leaves
+        out = np.empty((n, 6), np.int64)
+        for k in range(n):
+            lf = ix.contents.leaves[k]
+            out[k] = (lf.rect.x0, lf.rect.y0, lf.rect.x1, lf.rect.y1, lf.depth, lf.count)
+        return out
+    finally:
+        _lib.qr_index_destroy(ix)
 
 
 def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,

@@ -133,3 +133,18 @@ fclose.argtypes = [_P]
 qr_gpu_scene_create_device = _fn("qr_gpu_scene_create_device", _S, _P, c_int32, POINTER(_P),
                                  POINTER(Error))
 qr_gpu_renderer_copy_image = _fn("qr_gpu_renderer_copy_image", _S, _P, _P, POINTER(Error))
+
+
+class Rect(Structure):
+    _fields_ = [("x0", c_int32), ("y0", c_int32), ("x1", c_int32), ("y1", c_int32)]
+
+
+class Leaf(Structure):
+    _fields_ = [("rect", Rect), ("depth", c_int32), ("count", c_int32), ("offset", c_int64)]
+
+
+class Index(Structure):
+    _fields_ = [("width", c_int32), ("height", c_int32), ("region", Rect), ("params", IndexParams),
+                ("root_size", c_int32), ("num_nodes", c_int32), ("num_leaves", c_int32),
+                ("max_depth_reached", c_int32), ("visible", c_int32), ("culled", c_int32),
+                ("num_pairs", c_int64), ("leaves", POINTER(Leaf)), ("lists", POINTER(c_int32))]

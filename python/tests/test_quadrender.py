@@ -172,3 +172,34 @@ def test_renderer_keeps_its_buffers():
         qr.render(cupy.zeros((4, 7), cupy.float64), 16, 16)
     with pytest.raises(ValueError):
         qr.render(cupy.zeros((7, 4), cupy.float32).T, 16, 16)
+
+
+def test_leaves_tile_the_image_and_match_stats():
+    circles = qr.scene("clustered:100k")
+    lv = qr.leaves(circles, 512, 384, capacity=256)
+    s = qr.stats(circles, 512, 384, capacity=256)
+    assert lv.shape == (s["tree"]["leaves"], 6)
+    area = ((lv[:, 2] - lv[:, 0]) * (lv[:, 3] - lv[:, 1])).sum()
+    assert area == 512 * 384
+    assert lv[:, 5].sum() == s["circles"]["pairs"]
+    assert lv[:, 4].max() == s["tree"]["max_depth"]
+
+
+class HostDLPack:
+    """A host array that speaks only DLPack (as another library's would)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kw):
+        return self.a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_dlpack_host_arrays_render_in_place():
+    circles = qr.scene("rand10k")
+    a = qr.render(HostDLPack(circles), 96, 64, mode="exact", device="cpu")
+    b = qr.render(circles, 96, 64, mode="exact", device="cpu")
+    assert np.array_equal(a, b)
