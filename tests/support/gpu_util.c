@@ -2,7 +2,6 @@
 #include "gpu_util.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "quadrender/render_cpu.h"
@@ -107,18 +106,4 @@ void assert_index_matches_oracle(const qr_gpu_index *gi, const qr_scene *s, int 
     assert_same_index(dev, host, what);
     qr_index_destroy(dev);
     qr_index_destroy(host);
-}
-
-void gpu_each_case(const char *name, const int (*sizes)[2], int n, gpu_case_fn check, void *ctx)
-{
-    const uint32_t seeds[] = {0, 3};
-    for (int si = 0; si < 2; si++) {
-        qr_scene *s = gpu_test_scene(name, seeds[si]);
-        for (int k = 0; k < n; k++) {
-            char what[128];
-            snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
-            check(s, sizes[k][0], sizes[k][1], what, ctx);
-        }
-        qr_scene_destroy(s);
-    }
 }

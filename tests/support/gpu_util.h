@@ -40,11 +40,6 @@ qr_image *gpu_render_image(const qr_scene *scene, int w, int h, const qr_index_p
 /* The CPU oracle's image of `scene` at w x h. */
 qr_image *cpu_render_image(const qr_scene *scene, int w, int h);
 
-/* Calls check(scene, w, h, what, ctx) for a built-in scene at seeds 0 and
- * 3 and each of the n sizes, `what` naming the case. */
-typedef void (*gpu_case_fn)(const qr_scene *s, int w, int h, const char *what, void *ctx);
-void gpu_each_case(const char *name, const int (*sizes)[2], int n, gpu_case_fn check, void *ctx);
-
 /* Largest |a - b| over the colour channels (and alpha when with_alpha);
  * *first_bad is the first pixel index where the bits differ (-1 if none). */
 double image_max_diff(const qr_image *a, const qr_image *b, int with_alpha, long long *first_bad);
