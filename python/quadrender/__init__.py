@@ -15,6 +15,7 @@ row first, as image files and `matplotlib.pyplot.imshow` expect.
 Errors raise `quadrender.Error` with the library's one-line message; the
 library runs with the GIL released.
 """
+import contextlib
 import ctypes
 import json
 import os
@@ -103,6 +104,24 @@ class _Scene:
 
     def __exit__(self, *exc):
         _lib.qr_scene_destroy(self.ptr)
+
+
+@contextlib.contextmanager
+def _image(width, height):
+    """A library image of width x height and a NumPy view of its float RGBA
+    (row 0 = bottom), freed on exit."""
+    err = _lib.Error()
+    img = ctypes.POINTER(_lib.Image)()
+    _check(_lib.qr_image_create(width, height, ctypes.byref(img), ctypes.byref(err)), err)
+    try:
+        yield img, np.ctypeslib.as_array(img.contents.rgba, shape=(height, width, 4))
+    finally:
+        _lib.qr_image_destroy(img)
+
+
+def _top_first(rgba):
+    """RGB of an RGBA image (row 0 = bottom), top row first, in new memory."""
+    return rgba[::-1, :, :3].copy()
 
 
 def _check_size(width, height):
@@ -202,18 +221,12 @@ class Renderer:
                 rgba = cupy.empty((self.height, self.width, 4), cupy.float32)
                 _check(_lib.qr_gpu_renderer_copy_image(self._r, rgba.data.ptr, ctypes.byref(err)),
                        err)
-                return cupy.ascontiguousarray(rgba[::-1, :, :3])
+                return _top_first(rgba)
             if output != "numpy":
                 raise ValueError(f"output must be 'numpy' or 'cupy', not {output!r}")
-            img = ctypes.POINTER(_lib.Image)()
-            _check(_lib.qr_image_create(self.width, self.height, ctypes.byref(img),
-                                        ctypes.byref(err)), err)
-            try:
+            with _image(self.width, self.height) as (img, rgba):
                 _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
-                rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(self.height, self.width, 4))
-                return np.ascontiguousarray(rgba[::-1, :, :3])
-            finally:
-                _lib.qr_image_destroy(img)
+                return _top_first(rgba)
         finally:
             _lib.qr_gpu_scene_destroy(gs)
 
@@ -252,19 +265,13 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
     params = _params(index, tile, capacity, min_leaf)
     exact = 1 if mode == "exact" else 0
     err = _lib.Error()
-    img = ctypes.POINTER(_lib.Image)()
-    _check(_lib.qr_image_create(width, height, ctypes.byref(img), ctypes.byref(err)), err)
-    try:
-        with _Scene(circles) as sc:
-            if device == "reference":
-                _check(_lib.qr_render_cpu(sc, img, ctypes.byref(err)), err)
-            else:
-                _check(_lib.qr_render_cpu_fast(sc, ctypes.byref(params), exact, threads, img,
-                                               None, ctypes.byref(err)), err)
-        rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(height, width, 4))
-        return np.ascontiguousarray(rgba[::-1, :, :3])
-    finally:
-        _lib.qr_image_destroy(img)
+    with _image(width, height) as (img, rgba), _Scene(circles) as sc:
+        if device == "reference":
+            _check(_lib.qr_render_cpu(sc, img, ctypes.byref(err)), err)
+        else:
+            _check(_lib.qr_render_cpu_fast(sc, ctypes.byref(params), exact, threads, img, None,
+                                           ctypes.byref(err)), err)
+        return _top_first(rgba)
 
 
 def scene(name, seed=0, frame=None):
@@ -304,15 +311,10 @@ def save(image, path):
     height, width = image.shape[:2]
     _check_size(width, height)
     err = _lib.Error()
-    img = ctypes.POINTER(_lib.Image)()
-    _check(_lib.qr_image_create(width, height, ctypes.byref(img), ctypes.byref(err)), err)
-    try:
-        rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(height, width, 4))
+    with _image(width, height) as (img, rgba):
         rgba[..., 3] = 1.0
         rgba[..., : image.shape[2]] = image[::-1]
         _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)
-    finally:
-        _lib.qr_image_destroy(img)
 
 
 def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
