@@ -46,6 +46,14 @@ qr_status qr_gpu_select(int device, qr_error *err);
  * the same thread. */
 qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err);
 
+/* qr_gpu_probe of CUDA device `device` (-1: the calling thread's current
+ * one), whatever qr_gpu_select chose: for a program that drives several
+ * GPUs, each from a thread of its own. */
+qr_status qr_gpu_probe_device(int device, qr_gpu_info *info, qr_error *err);
+
+/* How many CUDA devices the driver shows: 0 without a driver or a device. */
+int qr_gpu_count(void);
+
 /* CUDA runtime version this binary was built against, and the driver's (0 if none). */
 void qr_cuda_versions(int *runtime_version, int *driver_version);
 
@@ -215,6 +223,17 @@ int32_t qr_gpu_renderer_band_rows(const qr_gpu_renderer *r);
 qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                               const qr_index_params *params, qr_render_mode mode,
                               qr_image_writer *w, qr_error *err);
+
+/* Renders file rows [row0, row1) of the image, as the file of `format`
+ * holds them (PNG and PPM: 8-bit RGB from the top row; PFM: float RGB from
+ * the bottom row), into host memory `out` ((row1 - row0) rows of 3 * width
+ * bytes or floats): the same bytes as those rows of qr_gpu_render_write's
+ * file, rendered on the same grid. For work split over GPUs, threads or
+ * processes, each rendering its own rows. Synchronous. */
+qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_image_format format, int32_t row0, int32_t row1, void *out,
+                             qr_error *err);
 
 /* Copies the last render's float RGBA image (row 0 = bottom) into device
  * memory dst (width * height * 4 floats): for callers that keep the image

@@ -1,7 +1,7 @@
 /* cmd_render.c — `quadrender render`: scene in, image file(s) out.
  *
- * load the scene -> for each frame: seek_frame, render_frame, write.
- * seek_frame and render_frame are the places that know which device runs;
+ * load the scene -> for each frame: render_seek, render_frame, write.
+ * render_seek and render_frame are the places that know which device runs;
  * render_ctx_init picks it (--device), render_ctx_start sets the GPU up.
  * On the GPU the scene is uploaded once and stepped there between frames.
  */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/render_ctx.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
@@ -21,97 +22,6 @@
 /* Longest -o we accept: leaves room for "_NNNN" and the writer's temporary
  * name within PATH_MAX. */
 #define MAX_OUT_LEN 3900
-
-/* Where frames are rendered, decided once before any work is done, and on
- * the GPU what stays there from frame to frame: the scene (stepped in
- * place) and one renderer for the image size. */
-typedef struct render_ctx {
-    cli_device_choice dev;
-    qr_render_mode mode;
-    qr_index_params params;
-    qr_gpu_scene *gs;
-    qr_gpu_renderer *r;
-    double upload_ms;       /* once, with the first frame's times */
-    qr_frame_timing timing; /* of the last frame (CUDA events) */
-    qr_cpu_timing cpu;      /* of the last frame on the fast CPU renderer */
-    int32_t width, height;  /* the rendered image's */
-    size_t gpu_memory;      /* --gpu-memory (0: what the device has free) */
-    int32_t band_rows;      /* rows of a band when the GPU renders in bands, else 0 */
-    cli_frame_pool *pool;   /* a GPU sequence's files, written while the next renders */
-} render_ctx;
-
-/* Resolves --device before any work is done, so that --device gpu fails
- * at once. Returns CLI_EXIT_OK, or prints why not and returns the exit code. */
-static int render_ctx_init(render_ctx *ctx, cli_device requested, qr_render_mode mode,
-                           const qr_index_params *params)
-{
-    memset(ctx, 0, sizeof *ctx);
-    ctx->mode = mode;
-    ctx->params = *params;
-    return cli_choose_device(requested, "rendering", &ctx->dev);
-}
-
-/* Once the scene is loaded: on the GPU, upload it (as generated, steps ==
- * scene->steps) and make the renderer; frames then never touch the host
- * scene. A renderer whose image streams out as `format` (stream) renders
- * whole when the image fits the GPU memory budget, else in bands. */
-static qr_status render_ctx_start(render_ctx *ctx, const qr_scene *scene, int32_t width,
-                                  int32_t height, bool stream, qr_image_format format,
-                                  qr_error *err)
-{
-    ctx->width = width;
-    ctx->height = height;
-    if (!ctx->dev.gpu)
-        return QR_OK;
-    double t0 = cli_now_ms();
-    qr_status st = qr_gpu_scene_create(scene, &ctx->gs, err);
-    if (st == QR_OK && stream)
-        st = qr_gpu_renderer_create_budget(width, height, ctx->gs, format, ctx->gpu_memory,
-                                           &ctx->params, &ctx->r, err);
-    else if (st == QR_OK)
-        st = qr_gpu_renderer_create(width, height, &ctx->r, err);
-    if (st != QR_OK)
-        return st;
-    if (qr_gpu_renderer_band_rows(ctx->r) < height)
-        ctx->band_rows = qr_gpu_renderer_band_rows(ctx->r);
-    /* -v: the index build's stages too, at the cost of an event per stage */
-    qr_gpu_renderer_set_timing(ctx->r, cli_verbose() ? QR_TIMING_STAGES : QR_TIMING_TOTALS);
-    ctx->upload_ms = cli_now_ms() - t0;
-    return QR_OK;
-}
-
-static void render_ctx_free(render_ctx *ctx)
-{
-    cli_frame_pool_free(ctx->pool);
-    qr_gpu_renderer_destroy(ctx->r);
-    qr_gpu_scene_destroy(ctx->gs);
-}
-
-/* Brings the scene to the state frame k is rendered from: the host scene
- * on the CPU, the device scene on the GPU. */
-static qr_status seek_frame(render_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err)
-{
-    return cli_seek(scene, ctx->dev.gpu ? ctx->gs : NULL, k, err);
-}
-
-/* Renders the scene's current state on the device ctx chose into img.
- * Without one (stream) the image is rendered as write_frame writes it. */
-static qr_status render_frame(render_ctx *ctx, const qr_scene *scene, qr_image *img,
-                              qr_error *err)
-{
-    if (!img)
-        return QR_OK;
-    if (ctx->dev.reference)
-        return qr_render_cpu(scene, img, err);
-    if (!ctx->dev.gpu)
-        return qr_render_cpu_fast(scene, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
-    qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
-    if (st == QR_OK)
-        st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
-    if (st == QR_OK)
-        st = qr_gpu_renderer_download(ctx->r, img, err);
-    return st;
-}
 
 /* --frames ranges longer than this need --force: a typo in A:B should not
  * fill a disk with files. */
@@ -130,124 +40,6 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
-/* What a PNG says about itself (tEXt chunks): enough to render it again.
- * Nothing that depends on the machine (device, threads, times), so that
- * equal images are equal files wherever they were rendered. */
-typedef struct png_meta {
-    char seed[16], frame[24], size[32];
-    qr_image_text text[7];
-} png_meta;
-
-static void png_meta_init(png_meta *m, const qr_scene *scene, bool builtin, uint32_t seed,
-                          int64_t frame, int32_t width, int32_t height, const char *mode,
-                          bool keep, qr_image_write_options *opts)
-{
-    int n = 0;
-    m->text[n++] = (qr_image_text){"Scene", scene->name};
-    if (builtin) {
-        snprintf(m->seed, sizeof m->seed, "%u", seed);
-        m->text[n++] = (qr_image_text){"Seed", m->seed};
-    }
-    snprintf(m->frame, sizeof m->frame, "%lld", (long long)frame);
-    m->text[n++] = (qr_image_text){"Frame", m->frame};
-    snprintf(m->size, sizeof m->size, "%dx%d", (int)width, (int)height);
-    m->text[n++] = (qr_image_text){"Size", m->size};
-    m->text[n++] = (qr_image_text){"Mode", mode};
-    if (keep) /* what Size means: only the default is left unsaid */
-        m->text[n++] = (qr_image_text){"Aspect", "keep"};
-    m->text[n++] = (qr_image_text){"Software", "quadrender " QR_VERSION " (git " QR_GIT_REV ")"};
-    opts->text = m->text;
-    opts->ntext = n;
-}
-
-/* Bytes of float pixels a band of the CPU's streamed render holds. */
-#define CPU_BAND_BYTES ((size_t)256 << 20)
-
-/* The CPU's streamed render: bands of rows in the file's order, each
- * rendered into one band image (of CPU_BAND_BYTES, made by hand: wider
- * than QR_IMAGE_MAX_DIM is allowed) and appended to w. A band's rows equal
- * the whole image's (qr_render_cpu_fast_band). */
-static qr_status write_cpu_bands(render_ctx *ctx, const qr_scene *scene, qr_image_writer *w,
-                                 qr_error *err)
-{
-    const int32_t W = ctx->width, H = ctx->height;
-    const bool pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
-    size_t rows = CPU_BAND_BYTES / ((size_t)W * 4 * sizeof(float));
-    if (rows < QR_REGION)
-        rows = QR_REGION;
-    if (rows > (size_t)H)
-        rows = (size_t)H;
-    qr_image band = {W, (int32_t)rows, malloc((size_t)W * rows * 4 * sizeof(float))};
-    if (!band.rgba)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: a band of %zu rows of %d pixels", rows,
-                       (int)W);
-    qr_status st = QR_OK;
-    qr_cpu_timing sum = {0, 0};
-    for (int32_t done = 0; st == QR_OK && done < H; done += (int32_t)rows) {
-        const int32_t n = H - done < (int32_t)rows ? H - done : (int32_t)rows;
-        /* PNG and PPM from the top row down, PFM from the bottom up */
-        const int32_t y0 = pfm ? done : H - done - n;
-        band.height = n;
-        if (ctx->dev.reference) {
-            st = qr_render_cpu_band(scene, W, H, y0, y0 + n, &band, err);
-        } else {
-            st = qr_render_cpu_fast_band(scene, &ctx->params, ctx->mode, 0, W, H, y0, y0 + n,
-                                         &band, &ctx->cpu, err);
-            sum.build_ms += ctx->cpu.build_ms;
-            sum.render_ms += ctx->cpu.render_ms;
-        }
-        if (st == QR_OK)
-            st = qr_image_writer_append_image(w, &band, err);
-    }
-    ctx->cpu = sum;
-    free(band.rgba);
-    return st;
-}
-
-/* Writes the frame to `path` in `format` (--format, else the name's
- * extension, else PNG): from the GPU, rendered, converted there and
- * streamed in bands into the file's writer (stream = true); else the host
- * image rendered by render_frame. */
-static qr_status write_frame(render_ctx *ctx, const qr_scene *scene, const qr_image *img,
-                             bool stream, const char *path,
-                             qr_image_format format, const qr_image_write_options *opts,
-                             qr_error *err)
-{
-    if (format == QR_FORMAT_UNKNOWN)
-        format = qr_image_format_from_path(path);
-    if (format == QR_FORMAT_UNKNOWN)
-        format = QR_FORMAT_PNG;
-    if (!stream)
-        return qr_image_write_as(img, path, format, opts, err);
-    if (ctx->pool) {
-        /* a sequence: the file rows into a free buffer, written by the pool */
-        void *rows = NULL;
-        int slot = 0;
-        qr_status st = cli_frame_pool_take(ctx->pool, &rows, &slot, err);
-        if (st == QR_OK)
-            st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
-        if (st == QR_OK)
-            st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
-        if (st == QR_OK)
-            st = qr_gpu_renderer_read_rows(ctx->r, format, rows, err);
-        if (st == QR_OK)
-            st = cli_frame_pool_submit(ctx->pool, slot, path, opts, err);
-        return st;
-    }
-    qr_image_writer *w = NULL;
-    qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
-    if (st == QR_OK && !ctx->dev.gpu)
-        st = write_cpu_bands(ctx, scene, w, err);
-    else if (st == QR_OK)
-        st = qr_gpu_render_write(ctx->r, ctx->gs, &ctx->params, ctx->mode, w, err);
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    if (st == QR_OK && ctx->dev.gpu && !ctx->band_rows)
-        st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
-    if (st == QR_OK)
-        return qr_image_writer_close(w, err);
-    qr_image_writer_abort(w);
-    return st;
-}
 
 /* Checks, before any work, every file a run writes (a run of more than
  * MAX_FRAMES_UNFORCED frames: the first; the writer checks the others). */
@@ -441,7 +233,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
      * non-square image the square of its longer side (crop_centre) */
     const int32_t side = so.width > so.height ? so.width : so.height;
     const bool crop = keep && so.width != so.height;
-    /* write_frame renders and streams the image out in bands (from the GPU
+    /* render_write_frame renders and streams the image out in bands (from the GPU
      * or the CPU), unless it is cropped on the host */
     const bool stream = !crop;
     if ((!stream && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
@@ -492,7 +284,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                      ctx.dev.gpu ? "the GPU" : ctx.dev.where, path);
 
         double t1 = cli_now_ms();
-        if (seek_frame(&ctx, scene, k, &err) != QR_OK) {
+        if (render_seek(&ctx, scene, k, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_RUN);
             goto done;
         }
@@ -505,11 +297,11 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             crop_centre(square, img);
         double t3 = cli_now_ms();
         png_meta meta;
-        png_meta_init(&meta, scene, qr_builtin_find(scene_arg) != NULL, so.seed, k, so.width,
+        render_png_meta(&meta, scene, qr_builtin_find(scene_arg) != NULL, so.seed, k, so.width,
                       so.height,
                       ctx.dev.reference ? "reference" : mode == QR_RENDER_EXACT ? "exact" : "fast",
                       keep, &write_opts);
-        if (write_frame(&ctx, scene, img, stream, path, format, &write_opts, &err) != QR_OK) {
+        if (render_write_frame(&ctx, scene, img, stream, path, format, &write_opts, &err) != QR_OK) {
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
             goto done;
         }

@@ -37,7 +37,23 @@ extern "C" qr_status qr_gpu_select(int device, qr_error *err)
     return QR_OK;
 }
 
+extern "C" int qr_gpu_count(void)
+{
+    int drv = 0, count = 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess || drv == 0) return 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 extern "C" qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err)
+{
+    return qr_gpu_probe_device(qr_selected_device, info, err);
+}
+
+extern "C" qr_status qr_gpu_probe_device(int device, qr_gpu_info *info, qr_error *err)
 {
     qr_gpu_info local;
     if (!info) info = &local;
@@ -57,12 +73,12 @@ extern "C" qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err)
         return qr_fail(err, QR_ERR_NO_GPU, "no CUDA device found%s%s", e ? ": " : "",
                        e ? cudaGetErrorString(e) : "");
     }
-    if (qr_selected_device >= 0) {
-        if (qr_selected_device >= count)
-            return qr_fail(err, QR_ERR_NO_GPU, "no CUDA device %d (%d device%s: 0%s%d)",
-                           qr_selected_device, count, count == 1 ? "" : "s",
-                           count == 1 ? "" : " to ", count == 1 ? 0 : count - 1);
-        QR_CUDA_TRY(err, cudaSetDevice(qr_selected_device));
+    if (device >= 0) {
+        if (device >= count)
+            return qr_fail(err, QR_ERR_NO_GPU, "no CUDA device %d (%d device%s: 0%s%d)", device,
+                           count, count == 1 ? "" : "s", count == 1 ? "" : " to ",
+                           count == 1 ? 0 : count - 1);
+        QR_CUDA_TRY(err, cudaSetDevice(device));
     }
     QR_CUDA_TRY(err, cudaGetDevice(&info->device));
     cudaDeviceProp prop;

@@ -21,6 +21,16 @@ qr_status qr_gpu_probe(qr_gpu_info *info, qr_error *err)
     return no_gpu(err);
 }
 
+qr_status qr_gpu_probe_device(int device, qr_gpu_info *info, qr_error *err)
+{
+    return qr_gpu_probe(info, err);
+}
+
+int qr_gpu_count(void)
+{
+    return 0;
+}
+
 void qr_cuda_versions(int *runtime_version, int *driver_version)
 {
     if (runtime_version) *runtime_version = 0;
@@ -181,6 +191,14 @@ int32_t qr_gpu_renderer_band_rows(const qr_gpu_renderer *r)
 qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                               const qr_index_params *params, qr_render_mode mode,
                               qr_image_writer *w, qr_error *err)
+{
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_image_format format, int32_t row0, int32_t row1, void *out,
+                             qr_error *err)
 {
     return no_gpu(err);
 }

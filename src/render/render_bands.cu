@@ -253,6 +253,62 @@ static qr_status write_bands(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     return st;
 }
 
+/* Renders file rows [row0, row1) into host `out`: image rows on the render
+ * grid (regions from a multiple of QR_REGION, at most a band tall) covering
+ * them, each converted on the GPU and its wanted rows copied back. */
+static qr_status render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_image_format format, int32_t row0, int32_t row1, void *out,
+                             qr_error *err)
+{
+    const int pfm = format == QR_FORMAT_PFM;
+    const size_t row_bytes = row_bytes_of(r->width, format);
+    /* the image rows (row 0 = bottom) the file rows are */
+    const int32_t lo = pfm ? row0 : r->height - row1, hi = pfm ? row1 : r->height - row0;
+    qr_status st = qr_render_output_slots(r, (size_t)r->tile_h * row_bytes, err);
+    for (int32_t y0 = lo - lo % QR_REGION; st == QR_OK && y0 < hi;) {
+        const int32_t y1 = y0 + r->tile_h < r->height ? y0 + r->tile_h : r->height;
+        limit_index(r, scene, r->band_bytes);
+        st = render_band(r, scene, params, mode, pfm, y0, y1, r->band_dev[0], err);
+        if (st == QR_ERR_GPU_NOMEM && r->tile_h > QR_REGION) {
+            int32_t rows = r->tile_h / 2;
+            rows -= rows % QR_REGION;
+            st = shrink_tiles(r, rows, err);
+            continue;
+        }
+        if (st) break;
+        /* the band's file rows [f0, f1) in the slot; of them [a, b) are wanted */
+        const int32_t f0 = pfm ? y0 : r->height - y1, f1 = pfm ? y1 : r->height - y0;
+        const int32_t a = f0 > row0 ? f0 : row0, b = f1 < row1 ? f1 : row1;
+        cudaError_t e = cudaMemcpyAsync((char *)out + (size_t)(a - row0) * row_bytes,
+                                        (const char *)r->band_dev[0] + (size_t)(a - f0) * row_bytes,
+                                        (size_t)(b - a) * row_bytes, cudaMemcpyDeviceToHost,
+                                        r->frame.stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(r->frame.stream);
+        if (e != cudaSuccess)
+            st = qr_fail(err, qr_cuda_status(e), "copying rows back: %s", cudaGetErrorString(e));
+        y0 = y1;
+    }
+    return st;
+}
+
+extern "C" qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                       const qr_index_params *params, qr_render_mode mode,
+                                       qr_image_format format, int32_t row0, int32_t row1,
+                                       void *out, qr_error *err)
+{
+    if (format != QR_FORMAT_PNG && format != QR_FORMAT_PPM && format != QR_FORMAT_PFM)
+        return qr_fail(err, QR_ERR_INVALID, "rows of an unknown image format");
+    if (row0 < 0 || row1 <= row0 || row1 > r->height || !out)
+        return qr_fail(err, QR_ERR_INVALID, "file rows [%d, %d) of a %d-row image", row0, row1,
+                       r->height);
+    /* every region differs: no graph is captured for them */
+    qr_gpu_renderer_set_graph(r, 0);
+    qr_status st = render_rows(r, scene, params, mode, format, row0, row1, out, err);
+    qr_gpu_index_set_limit(r->index, 0);
+    return st;
+}
+
 extern "C" qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                         const qr_index_params *params, qr_render_mode mode,
                                         qr_image_writer *w, qr_error *err)
