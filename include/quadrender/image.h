@@ -109,6 +109,13 @@ qr_status qr_image_write_with(const qr_image *img, const char *path,
 qr_status qr_image_write_as(const qr_image *img, const char *path, qr_image_format format,
                             const qr_image_write_options *opts, qr_error *err);
 
+/* The n file rows from file row `first` of img, as the file of `format`
+ * stores them (PNG and PPM: 8-bit RGB through qr_to_byte, top row first;
+ * PFM: float RGB, bottom row first), into rows (n * 3 * width bytes or
+ * floats): for rows rendered apart and written later, or elsewhere. */
+qr_status qr_image_file_rows(const qr_image *img, qr_image_format format, int32_t first,
+                             int32_t n, void *rows, qr_error *err);
+
 /* A file being written row band by row band:
  *
  *     qr_image_writer *w;

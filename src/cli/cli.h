@@ -74,6 +74,10 @@ void cli_message(const char *fmt, ...)
  * content in a table on stdout. */
 const char *cli_esc(const char *s, char *buf, size_t size);
 
+/* Prefixes this thread's messages, after "quadrender: ", with tag ("rank 1: ",
+ * "GPU 1: "; NULL or "": none): the lanes of a split render. */
+void cli_set_message_tag(const char *tag);
+
 /* Prints "quadrender: <err->msg>" (escaped) to stderr and returns
  * cli_exit_code(). */
 int cli_fail(const qr_error *err, cli_phase phase);

@@ -46,22 +46,31 @@ const char *cli_esc(const char *s, char *buf, size_t size)
     return buf;
 }
 
-/* "quadrender: " and the formatted message, escaped, without a newline. */
-static void vmessage(const char *fmt, va_list ap)
+/* What this thread's messages say after "quadrender: " (a rank or a GPU
+ * of a split render), or "". */
+static _Thread_local const char *message_tag = "";
+
+void cli_set_message_tag(const char *tag)
 {
-    static char raw[CLI_MSG_MAX], esc[CLI_MSG_MAX];
+    message_tag = tag ? tag : "";
+}
+
+/* "quadrender: ", the tag and the formatted message, escaped, and `end`,
+ * in one write: the lanes of a split render print from several threads. */
+static void vmessage(const char *end, const char *fmt, va_list ap)
+{
+    static _Thread_local char raw[CLI_MSG_MAX], esc[CLI_MSG_MAX];
     vsnprintf(raw, sizeof raw, fmt, ap);
     qr_escape_terminal(esc, sizeof esc, raw);
-    fprintf(stderr, "quadrender: %s", esc);
+    fprintf(stderr, "quadrender: %s%s%s", message_tag, esc, end);
 }
 
 void cli_message(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vmessage(fmt, ap);
+    vmessage("\n", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 int cli_fail(const qr_error *err, cli_phase phase)
@@ -74,7 +83,7 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vmessage(fmt, ap);
+    vmessage("", fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "\nTry 'quadrender %s --help'.\n", cmd->name);
@@ -243,9 +252,8 @@ void cli_info(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vmessage(fmt, ap);
+    vmessage("\n", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 /* ---- the parser ------------------------------------------------------------------- */

@@ -4,6 +4,7 @@
  * a file (render_write_frame). cmd_render.c drives one of these over a
  * frame range; render_split.c drives several, one a GPU or a process.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,17 @@ int render_ctx_init(render_ctx *ctx, cli_device requested, qr_render_mode mode,
     ctx->mode = mode;
     ctx->params = *params;
     return cli_choose_device(requested, "rendering", &ctx->dev);
+}
+
+qr_status render_ctx_init_device(render_ctx *ctx, int device, qr_error *err)
+{
+    qr_status st = qr_gpu_probe_device(device, &ctx->dev.info, err);
+    if (st != QR_OK)
+        return st;
+    ctx->dev.gpu = true;
+    snprintf(ctx->dev.where, sizeof ctx->dev.where, "GPU %d (%.200s)", device,
+             ctx->dev.info.name);
+    return QR_OK;
 }
 
 /* Once the scene is loaded: on the GPU, upload it (as generated, steps ==

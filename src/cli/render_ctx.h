@@ -43,6 +43,10 @@ typedef struct png_meta {
  * at once: CLI_EXIT_OK, or prints why not and answers the exit code. */
 int render_ctx_init(render_ctx *ctx, cli_device requested, qr_render_mode mode,
                     const qr_index_params *params);
+/* The GPU part of render_ctx_init for CUDA device `device`, made the calling
+ * thread's current device: a lane of a split render (ctx's mode and params
+ * set by the caller). */
+qr_status render_ctx_init_device(render_ctx *ctx, int device, qr_error *err);
 /* Once the scene is loaded: on the GPU (the calling thread's current
  * device), uploads it and makes the renderer (whole, or in bands when
  * `stream` and the image does not fit ctx->gpu_memory). */

@@ -102,6 +102,20 @@ static void convert_band(const qr_image *img, int pfm, int32_t band_first, int32
         pthread_join(tids[t], NULL);
 }
 
+qr_status qr_image_file_rows(const qr_image *img, qr_image_format format, int32_t first,
+                             int32_t n, void *rows, qr_error *err)
+{
+    if (format != QR_FORMAT_PNG && format != QR_FORMAT_PPM && format != QR_FORMAT_PFM)
+        return qr_fail(err, QR_ERR_INVALID, "rows of an unknown image format");
+    if (!img || !img->rgba || !rows || first < 0 || n < 1 || n > img->height - first)
+        return qr_fail(err, QR_ERR_INVALID, "file rows [%d, %d) of a %d-row image", (int)first,
+                       (int)(first + n), img ? (int)img->height : 0);
+    const int pfm = format == QR_FORMAT_PFM;
+    convert_band(img, pfm, first, n, (size_t)img->width * 3 * (pfm ? sizeof(float) : 1), rows,
+                 qr_image_threads(0));
+    return QR_OK;
+}
+
 /* Appends every row of img to w, in the file's order, converted in bands
  * of about BAND_BYTES on `threads` threads. */
 static qr_status append_image(qr_image_writer *w, const qr_image *img, int threads, qr_error *err)

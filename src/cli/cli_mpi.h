@@ -1,0 +1,47 @@
+/* cli_mpi.h — the few MPI operations a render split over processes needs
+ * (render_split.c), behind functions that exist with or without MPI: built
+ * with QR_MPI (cli_mpi.c) they use MPI when the process was started by an
+ * MPI launcher (mpirun, mpiexec, srun); without it, or not so started,
+ * there is one process and nothing changes. MPI is called from the
+ * process's main thread only.
+ */
+#ifndef QR_CLI_MPI_H
+#define QR_CLI_MPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "quadrender/error.h"
+
+typedef struct cli_mpi {
+    int rank, size;             /* in the job (0 of 1 without MPI) */
+    int local_rank, local_size; /* among the job's processes on this host */
+} cli_mpi;
+
+/* Whether an MPI launcher started this process (its environment says so). */
+bool cli_mpi_launched(void);
+
+/* Joins the job when launched (cli_mpi_launched; MPI_Init), else fills in
+ * one process. QR_ERR_INVALID when launched but built without MPI. */
+qr_status cli_mpi_start(cli_mpi *m, qr_error *err);
+
+/* Leaves the job (MPI_Finalize); a no-op for one process. */
+void cli_mpi_end(const cli_mpi *m);
+
+/* The largest v of all processes (every process calls it, as for all the
+ * collective calls below): how the job agrees on an exit code. */
+int cli_mpi_max(const cli_mpi *m, int v);
+
+/* Messages to process 0, in order from each sender: `kind` and `status`
+ * (a frame stripe's index and exit code, say) and bytes (may be NULL, 0). */
+qr_status cli_mpi_send(const cli_mpi *m, int kind, int status, const void *data, size_t len,
+                       qr_error *err);
+/* The next message from process `from` (-1: any), into a malloc'd buffer
+ * (*data, free() it; NULL when empty), with its sender. */
+qr_status cli_mpi_recv(const cli_mpi *m, int from, int *sender, int *kind, int *status,
+                       void **data, size_t *len, qr_error *err);
+/* Process 0 tells every other one to stop (cli_mpi_stopped answers true). */
+void cli_mpi_stop_all(const cli_mpi *m);
+bool cli_mpi_stopped(const cli_mpi *m);
+
+#endif
