@@ -120,8 +120,9 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
     if (!known_format(format))
         return qr_fail(err, QR_ERR_INVALID, "image part: unknown image format");
     if (!valid_size(width, height))
-        return qr_fail(err, QR_ERR_INVALID, "image part: cannot write a %ldx%ld image (1..%d a side)",
-                       (long)width, (long)height, QR_IMAGE_WRITER_MAX_DIM);
+        return qr_fail(err, QR_ERR_INVALID,
+                       "image part: cannot write a %ldx%ld image (1..%d a side)", (long)width,
+                       (long)height, QR_IMAGE_WRITER_MAX_DIM);
     qr_image_write_options o = opts ? *opts : qr_image_write_options_default();
     if (o.png_level < 0 || o.png_level > 9)
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d is out of range (0..9)", o.png_level);
@@ -146,7 +147,8 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
     qr_png_buffer b = {0};
     qr_status st = QR_OK;
     if (format == QR_FORMAT_PNG) {
-        if (qr_png_buffer_put(&b, QR_PART_MAGIC, QR_PART_HEADER)) /* room for the header */
+        static const unsigned char room[QR_PART_HEADER]; /* for the header, filled last */
+        if (qr_png_buffer_put(&b, room, sizeof room))
             st = qr_fail(err, QR_ERR_NOMEM, "image part: out of memory");
         else
             st = encode_png(&b, &i, &o, rows, &nrecords, err);

@@ -667,8 +667,9 @@ qr_status qr_png_encoder_append_records(qr_png_encoder *e, int32_t row0, int32_t
     for (int64_t k = k0; st == QR_OK && k < k1; k++) {
         const unsigned char *r = rec + at;
         size_t data_len = (size_t)qr_le_get(r + 16, 8);
-        st = write_idat(e, qr_le_get(r, 8), (uint32_t)qr_le_get(r + 8, 4), (uint32_t)qr_le_get(r + 12, 4),
-                        r + RECORD_HEAD, data_len, k == e->nchunks - 1, err);
+        st = write_idat(e, qr_le_get(r, 8), (uint32_t)qr_le_get(r + 8, 4),
+                        (uint32_t)qr_le_get(r + 12, 4), r + RECORD_HEAD, data_len,
+                        k == e->nchunks - 1, err);
         at += RECORD_HEAD + data_len;
     }
     if (st != QR_OK)
