@@ -20,6 +20,8 @@ set(QR_CPU_SOURCES
   image/image_write.c
   image/image_stream.c
   image/png_encoder.c
+  image/png_chunks.c
+  image/image_parts.c
   image/png_filter.c
   render/render_cpu.c
   render/render_cpu_fast.c

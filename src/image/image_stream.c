@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "image_part_bytes.h"
+#include "image_parts.h"
 #include "image_threads.h"
 #include "png_encoder.h"
 
@@ -28,6 +30,7 @@ struct qr_image_writer {
     qr_atomic_file af;
     qr_image_format format;
     int32_t width, height;
+    int png_level;
     int64_t rows_in;
     qr_png_encoder *png;
     char *iobuf;
@@ -108,6 +111,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
     w->format = format;
     w->width = width;
     w->height = height;
+    w->png_level = o.png_level;
     qr_error_clear(&w->fail);
     w->iobuf = malloc(IO_BUFFER_BYTES);
     if (!w->iobuf || (format == QR_FORMAT_PFM && !host_is_little_endian() &&
@@ -195,14 +199,20 @@ qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *r
 }
 
 /* Little-endian whatever the host: PFM's negative scale promises it. */
-static void put_f32_le(unsigned char *dst, float v)
+void qr_image_pfm_le(unsigned char *dst, const float *src, size_t n)
 {
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    dst[0] = (unsigned char)(u & 0xffu);
-    dst[1] = (unsigned char)((u >> 8) & 0xffu);
-    dst[2] = (unsigned char)((u >> 16) & 0xffu);
-    dst[3] = (unsigned char)((u >> 24) & 0xffu);
+    if (host_is_little_endian()) {
+        memcpy(dst, src, n * sizeof(float));
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint32_t u;
+        memcpy(&u, &src[k], sizeof u);
+        dst[4 * k] = (unsigned char)(u & 0xffu);
+        dst[4 * k + 1] = (unsigned char)((u >> 8) & 0xffu);
+        dst[4 * k + 2] = (unsigned char)((u >> 16) & 0xffu);
+        dst[4 * k + 3] = (unsigned char)((u >> 24) & 0xffu);
+    }
 }
 
 qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int32_t nrows,
@@ -216,15 +226,67 @@ qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int
         st = write_bytes(w, rows, (size_t)nrows * row_floats * sizeof(float), err);
     } else {
         for (int32_t r = 0; st == QR_OK && r < nrows; r++) {
-            const float *src = rows + (size_t)r * row_floats;
-            for (size_t k = 0; k < row_floats; k++)
-                put_f32_le(w->conv + 4 * k, src[k]);
+            qr_image_pfm_le(w->conv, rows + (size_t)r * row_floats, row_floats);
             st = write_bytes(w, w->conv, row_floats * 4, err);
         }
     }
     if (st == QR_OK)
         w->rows_in += nrows;
     return st;
+}
+
+static const char *format_name(qr_image_format f)
+{
+    return f == QR_FORMAT_PNG ? "PNG" : f == QR_FORMAT_PPM ? "PPM" : "PFM";
+}
+
+/* Whether a PNG part was encoded as this writer's encoder encodes: the
+ * same parameters, and so the same chunk grid and the same bytes. */
+static int png_part_fits(const qr_image_writer *w, const qr_image_part_info *i)
+{
+    qr_png_params p = qr_png_params_for(w->png_level, 1);
+    int32_t grid, ctx;
+    qr_png_layout(w->width, w->height, &p, &grid, &ctx);
+    return i->level == p.level && i->filter == (int32_t)p.filter &&
+           i->strategy == p.strategy && i->dict_bytes == (int32_t)p.dict_bytes &&
+           i->grid == grid;
+}
+
+qr_status qr_image_writer_append_part(qr_image_writer *w, const void *part, size_t len,
+                                      qr_error *err)
+{
+    if (!w)
+        return qr_fail(err, QR_ERR_INVALID, "no image writer");
+    if (w->fail.status != QR_OK)
+        return qr_fail(err, w->fail.status, "%s", w->fail.msg);
+    qr_image_part_info i;
+    if (qr_image_part_read(w->af.path, part, len, &i, &w->fail) != QR_OK)
+        return writer_failed(w, err);
+    if (i.format != w->format || i.width != w->width || i.height != w->height)
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part of a %ldx%ld %s image given to a %ldx%ld "
+                "%s file", w->af.path, (long)i.width, (long)i.height, format_name(i.format),
+                (long)w->width, (long)w->height, format_name(w->format));
+    else if (w->png && !png_part_fits(w, &i))
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part encoded at PNG level %ld (filter %ld) "
+                "given to a file written at level %d", w->af.path, (long)i.level,
+                (long)i.filter, w->png_level);
+    else if (i.row0 != w->rows_in)
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part of rows %ld to %ld out of order (the "
+                "file's next row is %lld)", w->af.path, (long)i.row0, (long)i.row1,
+                (long long)w->rows_in);
+    if (w->fail.status != QR_OK)
+        return writer_failed(w, err);
+    if (w->png) {
+        if (qr_png_encoder_append_records(w->png, i.row0, i.row1, i.body, i.body_len, i.tail,
+                                          &w->fail) != QR_OK)
+            return writer_failed(w, err);
+    } else {
+        qr_status st = write_bytes(w, i.body, i.body_len, err);
+        if (st != QR_OK)
+            return st;
+    }
+    w->rows_in = i.row1;
+    return QR_OK;
 }
 
 qr_status qr_image_writer_close(qr_image_writer *w, qr_error *err)

@@ -13,7 +13,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "png_encoder.h"
-#include "common/text.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -61,6 +60,12 @@ struct qr_png_encoder {
     int32_t rows_per_chunk, ctx_max;
     int64_t nchunks;
     int64_t rows_in;
+    /* The rows this encoder takes end at row_end, its chunks at chunk_end:
+     * the image's end, unless it encodes a part (qr_png_encoder_open_part),
+     * whose chunks go to mem as records instead of to fp as IDATs. */
+    int32_t row_end;
+    int64_t chunk_end;
+    qr_png_buffer *mem;
 
     chunk_slot *slots;
     int nslots;
@@ -226,48 +231,31 @@ static qr_status fail_write(qr_png_encoder *e, qr_error *err)
 
 static qr_status put(qr_png_encoder *e, const void *data, size_t len, qr_error *err)
 {
+    if (e->mem) {
+        if (qr_png_buffer_put(e->mem, data, len) == 0)
+            return QR_OK;
+        qr_fail(&e->fail, QR_ERR_NOMEM, "%s: out of memory for the encoded part", e->name);
+        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+    }
     errno = 0;
     if (len && fwrite(data, 1, len, e->fp) != len)
         return fail_write(e, err);
     return QR_OK;
 }
 
-/* One PNG chunk whose data is in memory. */
-static qr_status put_chunk(qr_png_encoder *e, const char *type, const unsigned char *data,
-                           uint32_t len, qr_error *err)
+/* Writes one compressed chunk as an IDAT: `raw_len` filtered bytes whose
+ * Adler-32 is `adler` became `data`, and `crc` is that of "IDAT" and data.
+ * The last one carries the stream's Adler-32 and is followed by IEND.
+ * Chunks encoded here and chunks of parts (append_records) pass through
+ * here alike, so a file's bytes do not depend on where its chunks were
+ * compressed. */
+static qr_status write_idat(qr_png_encoder *e, uint64_t raw_len, uint32_t adler, uint32_t crc,
+                            const unsigned char *data, size_t data_len, int last, qr_error *err)
 {
-    unsigned char head[8], tail[4];
-    put_be32(head, len);
-    memcpy(head + 4, type, 4);
-    uLong crc = crc32(0L, head + 4, 4);
-    if (len) /* crc32 of a NULL buffer answers the initial value, not crc */
-        crc = crc32(crc, data, len);
-    put_be32(tail, (uint32_t)crc);
-    qr_status st = put(e, head, 8, err);
-    if (st == QR_OK)
-        st = put(e, data, len, err);
-    if (st == QR_OK)
-        st = put(e, tail, 4, err);
-    return st;
-}
-
-/* Writes chunk e->next_write, whose slot is DONE, as one IDAT; the last
- * one carries the stream's Adler-32 and is followed by IEND. */
-static qr_status write_next(qr_png_encoder *e, qr_error *err)
-{
-    chunk_slot *s = slot_of(e, e->next_write);
-    if (s->zerr) {
-        qr_fail(&e->fail, s->zerr == Z_MEM_ERROR ? QR_ERR_NOMEM : QR_ERR_IO,
-                "%s: cannot compress the PNG data: %s", e->name,
-                s->zerr == Z_MEM_ERROR ? "out of memory" : zError(s->zerr));
-        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
-    }
-    e->adler = (uint32_t)adler32_combine(e->adler, s->adler,
-                                         (z_off_t)((size_t)s->nrows * (e->row_bytes + 1)));
+    e->adler = (uint32_t)adler32_combine(e->adler, adler, (z_off_t)raw_len);
     unsigned char head[8], trailer[4], tail[4];
-    uint32_t crc = s->crc;
-    size_t len = s->out_len;
-    if (s->last) {
+    size_t len = data_len;
+    if (last) {
         put_be32(trailer, e->adler);
         crc = (uint32_t)crc32(crc, trailer, 4);
         len += 4;
@@ -277,13 +265,51 @@ static qr_status write_next(qr_png_encoder *e, qr_error *err)
     put_be32(tail, crc);
     qr_status st = put(e, head, 8, err);
     if (st == QR_OK)
-        st = put(e, s->out, s->out_len, err);
-    if (st == QR_OK && s->last)
+        st = put(e, data, data_len, err);
+    if (st == QR_OK && last)
         st = put(e, trailer, 4, err);
     if (st == QR_OK)
         st = put(e, tail, 4, err);
-    if (st == QR_OK && s->last)
-        st = put_chunk(e, "IEND", NULL, 0, err);
+    /* IEND: no data, and the CRC of its type alone */
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    if (st == QR_OK && last)
+        st = put(e, iend, sizeof iend, err);
+    return st;
+}
+
+/* A part's record of one chunk (little-endian): the filtered length, the
+ * Adler-32 of the filtered bytes, the CRC of "IDAT" and the data, the data's
+ * length, the data; what write_idat needs, so that assembling compresses
+ * nothing again. */
+#define RECORD_HEAD 24
+
+static qr_status put_record(qr_png_encoder *e, uint64_t raw_len, uint32_t adler, uint32_t crc,
+                            const unsigned char *data, size_t data_len, qr_error *err)
+{
+    unsigned char head[RECORD_HEAD];
+    qr_le_put(head, raw_len, 8);
+    qr_le_put(head + 8, adler, 4);
+    qr_le_put(head + 12, crc, 4);
+    qr_le_put(head + 16, data_len, 8);
+    qr_status st = put(e, head, sizeof head, err);
+    return st == QR_OK ? put(e, data, data_len, err) : st;
+}
+
+/* Writes chunk e->next_write, whose slot is DONE: an IDAT, or a part's
+ * record. */
+static qr_status write_next(qr_png_encoder *e, qr_error *err)
+{
+    chunk_slot *s = slot_of(e, e->next_write);
+    if (s->zerr) {
+        qr_fail(&e->fail, s->zerr == Z_MEM_ERROR ? QR_ERR_NOMEM : QR_ERR_IO,
+                "%s: cannot compress the PNG data: %s", e->name,
+                s->zerr == Z_MEM_ERROR ? "out of memory" : zError(s->zerr));
+        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+    }
+    const uint64_t raw_len = (uint64_t)s->nrows * (e->row_bytes + 1);
+    qr_status st = e->mem ? put_record(e, raw_len, s->adler, s->crc, s->out, s->out_len, err)
+                          : write_idat(e, raw_len, s->adler, s->crc, s->out, s->out_len, s->last,
+                                       err);
     if (st != QR_OK)
         return st;
     e->next_write++;
@@ -354,7 +380,7 @@ static qr_status complete_chunk(qr_png_encoder *e, qr_error *err)
     qr_status st = QR_OK;
     while (st == QR_OK && wrote)
         st = write_oldest(e, 0, &wrote, err);
-    if (st != QR_OK || k + 1 == e->nchunks)
+    if (st != QR_OK || k + 1 == e->chunk_end)
         return st;
     /* the next chunk's slot must have been written out */
     while (st == QR_OK && e->next_write <= k + 1 - e->nslots)
@@ -378,9 +404,9 @@ qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int3
         return qr_fail(err, e->fail.status, "%s", e->fail.msg);
     if (nrows < 0 || (nrows > 0 && !rows))
         return qr_fail(err, QR_ERR_INVALID, "%s: no rows to append", e->name);
-    if (nrows > e->height - e->rows_in)
-        return qr_fail(err, QR_ERR_INVALID, "%s: %lld rows appended to a %ld-row image",
-                       e->name, (long long)(e->rows_in + nrows), (long)e->height);
+    if (nrows > e->row_end - e->rows_in)
+        return qr_fail(err, QR_ERR_INVALID, "%s: rows appended beyond row %ld", e->name,
+                       (long)e->row_end);
     while (nrows > 0) {
         chunk_slot *s = slot_of(e, e->filling);
         int32_t take = s->nrows - s->filled;
@@ -405,12 +431,12 @@ qr_status qr_png_encoder_finish(qr_png_encoder *e, qr_error *err)
 {
     if (e->fail.status != QR_OK)
         return qr_fail(err, e->fail.status, "%s", e->fail.msg);
-    if (e->rows_in != e->height)
-        return qr_fail(err, QR_ERR_INVALID, "%s: %lld of the image's %ld rows were appended",
-                       e->name, (long long)e->rows_in, (long)e->height);
+    if (e->rows_in != e->row_end)
+        return qr_fail(err, QR_ERR_INVALID, "%s: rows up to %lld of the %ld expected were appended",
+                       e->name, (long long)e->rows_in, (long)e->row_end);
     int wrote;
     qr_status st = QR_OK;
-    while (st == QR_OK && e->next_write < e->nchunks)
+    while (st == QR_OK && e->next_write < e->chunk_end)
         st = write_oldest(e, 1, &wrote, err);
     return st;
 }
@@ -454,127 +480,55 @@ void qr_png_encoder_free(qr_png_encoder *e)
     free(e);
 }
 
-/* PNG's rule for a keyword: 1 to 79 printable Latin-1 characters, no
- * leading, trailing or consecutive spaces; we take ASCII only. */
-static int valid_key(const char *k)
+void qr_png_layout(int32_t width, int32_t height, const qr_png_params *p,
+                   int32_t *rows_per_chunk, int32_t *ctx_rows)
 {
-    size_t n = strlen(k);
-    if (n < 1 || n > 79 || k[0] == ' ' || k[n - 1] == ' ' || strstr(k, "  "))
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (k[i] < 0x20 || k[i] > 0x7E)
-            return 0;
-    return 1;
-}
-
-/* Whether v goes into a tEXt chunk as it is: printable ASCII and '\n'. */
-static int plain_text(const char *v)
-{
-    for (; *v; v++)
-        if ((*v < 0x20 || *v > 0x7E) && *v != '\n')
-            return 0;
-    return 1;
-}
-
-/* One tEXt (or iTXt, for text that is not plain ASCII) chunk. */
-static qr_status write_text(qr_png_encoder *e, const qr_image_text *t, qr_error *err)
-{
-    const size_t klen = strlen(t->key), vlen = strlen(t->value);
-    const int itxt = !plain_text(t->value);
-    /* iTXt: key NUL, compression flag and method, empty language tag and
-     * translated keyword (NUL each), then the text; a byte that is not
-     * UTF-8 becomes the 3 bytes of U+FFFD */
-    const size_t cap = klen + 1 + (itxt ? 4 + 3 * vlen : vlen);
-    if (cap > 0x7FFFFFFF)
-        return qr_fail(err, QR_ERR_INVALID, "%s: PNG text '%s' is too long", e->name, t->key);
-    unsigned char *d = malloc(cap ? cap : 1);
-    if (!d)
-        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory writing PNG text", e->name);
-    size_t n = 0;
-    memcpy(d, t->key, klen + 1);
-    n = klen + 1;
-    if (itxt) {
-        memset(d + n, 0, 4);
-        n += 4;
-        for (size_t at = 0; at < vlen;) {
-            size_t len = qr_utf8_char_len(t->value + at, vlen - at);
-            if (len == 0) {
-                memcpy(d + n, "\xEF\xBF\xBD", 3);
-                n += 3;
-                at++;
-            } else {
-                memcpy(d + n, t->value + at, len);
-                n += len;
-                at += len;
-            }
-        }
-    } else {
-        memcpy(d + n, t->value, vlen);
-        n += vlen;
-    }
-    qr_status st = put_chunk(e, itxt ? "iTXt" : "tEXt", d, (uint32_t)n, err);
-    free(d);
-    return st;
-}
-
-static qr_status write_header(qr_png_encoder *e, qr_error *err)
-{
-    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    unsigned char ihdr[13];
-    put_be32(ihdr, (uint32_t)e->width);
-    put_be32(ihdr + 4, (uint32_t)e->height);
-    ihdr[8] = 8;  /* bit depth */
-    ihdr[9] = 2;  /* colour type: RGB */
-    ihdr[10] = 0; /* deflate */
-    ihdr[11] = 0; /* adaptive filtering, types 0-4 */
-    ihdr[12] = 0; /* no interlace */
-    qr_status st = put(e, sig, sizeof sig, err);
-    if (st == QR_OK)
-        st = put_chunk(e, "IHDR", ihdr, sizeof ihdr, err);
-    for (int i = 0; st == QR_OK && i < e->p.ntext; i++)
-        st = write_text(e, &e->p.text[i], err);
-    return st;
-}
-
-qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
-                              const qr_png_params *params, qr_png_encoder **out, qr_error *err)
-{
-    *out = NULL;
-    if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
-        params->dict_bytes > DICT_BYTES)
-        return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
-    for (int i = 0; i < params->ntext; i++)
-        if (!params->text[i].key || !params->text[i].value || !valid_key(params->text[i].key))
-            return qr_fail(err, QR_ERR_INVALID, "%s: PNG text key '%s' is not a PNG keyword (1 to 79 "
-                           "printable ASCII characters, no leading, trailing or double spaces)",
-                           name, params->text[i].key ? params->text[i].key : "(null)");
-    qr_png_encoder *e = calloc(1, sizeof *e);
-    if (!e || !(e->name = strdup(name))) {
-        free(e);
-        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the PNG encoder", name);
-    }
-    qr_error_clear(&e->fail);
-    e->fp = fp;
-    e->width = width;
-    e->height = height;
-    e->p = *params;
-    e->row_bytes = (size_t)width * 3;
-    const size_t fb = e->row_bytes + 1;
-    size_t chunk = e->p.chunk_bytes;
+    const size_t fb = (size_t)width * 3 + 1;
+    size_t chunk = p->chunk_bytes;
     if (chunk == 0) {
         chunk = fb * (size_t)height / QR_PNG_CHUNKS;
         chunk = chunk < QR_PNG_CHUNK_MIN ? QR_PNG_CHUNK_MIN
                 : chunk > QR_PNG_CHUNK_MAX ? QR_PNG_CHUNK_MAX : chunk;
     }
     size_t rpc = (chunk + fb - 1) / fb;
-    e->rows_per_chunk = (int32_t)(rpc < (size_t)height ? rpc : (size_t)height);
-    e->ctx_max = (int32_t)((e->p.dict_bytes + fb - 1) / fb) + 1;
+    *rows_per_chunk = (int32_t)(rpc < (size_t)height ? rpc : (size_t)height);
+    *ctx_rows = (int32_t)((p->dict_bytes + fb - 1) / fb) + 1;
+}
+
+/* An encoder for rows [row0, row_end), both on the chunk grid (row_end
+ * may be the height), with its buffers and threads; writes nothing. */
+static qr_status encoder_new(const char *name, int32_t width, int32_t height,
+                             const qr_png_params *params, int32_t row0, int32_t row_end,
+                             qr_png_encoder **out, qr_error *err)
+{
+    *out = NULL;
+    if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
+        params->dict_bytes > DICT_BYTES)
+        return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
+    qr_png_encoder *e = calloc(1, sizeof *e);
+    if (!e || !(e->name = strdup(name))) {
+        free(e);
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the PNG encoder", name);
+    }
+    qr_error_clear(&e->fail);
+    e->width = width;
+    e->height = height;
+    e->p = *params;
+    e->row_bytes = (size_t)width * 3;
+    const size_t fb = e->row_bytes + 1;
+    qr_png_layout(width, height, params, &e->rows_per_chunk, &e->ctx_max);
     e->nchunks = ((int64_t)height + e->rows_per_chunk - 1) / e->rows_per_chunk;
     e->adler = (uint32_t)adler32(0L, Z_NULL, 0);
+    e->rows_in = row0;
+    e->row_end = row_end;
+    const int64_t k0 = row0 / e->rows_per_chunk;
+    e->chunk_end = ((int64_t)row_end + e->rows_per_chunk - 1) / e->rows_per_chunk;
+    e->filling = e->next_write = e->submitted = e->taken = k0;
 
+    int64_t chunks = e->chunk_end - k0;
     int threads = e->p.threads < 1 ? 1 : e->p.threads;
-    if (threads > e->nchunks)
-        threads = (int)e->nchunks;
+    if (threads > chunks)
+        threads = chunks < 1 ? 1 : (int)chunks;
     e->nworkers = threads;
     e->nslots = threads == 1 ? 2 : 2 * threads;
     e->workers = calloc((size_t)e->nworkers, sizeof *e->workers);
@@ -610,12 +564,132 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
             e->started++;
         }
     }
-    setup_slot(e, 0);
-    qr_status st = write_header(e, err);
+    if (k0 < e->nchunks)
+        setup_slot(e, k0);
+    *out = e;
+    return QR_OK;
+}
+
+qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
+                              const qr_png_params *params, qr_png_encoder **out, qr_error *err)
+{
+    *out = NULL;
+    qr_png_encoder *e = NULL;
+    qr_png_buffer head = {0};
+    qr_status st = qr_png_head(&head, name, width, height, params->text, params->ntext, err);
+    if (st == QR_OK)
+        st = encoder_new(name, width, height, params, 0, height, &e, err);
+    if (st == QR_OK) {
+        e->fp = fp;
+        st = put(e, head.data, head.len, err);
+    }
+    free(head.data);
     if (st != QR_OK) {
         qr_png_encoder_free(e);
         return st;
     }
     *out = e;
+    return QR_OK;
+}
+
+qr_status qr_png_encoder_open_part(qr_png_buffer *buf, const char *name, int32_t width,
+                                   int32_t height, const qr_png_params *params, int32_t row0,
+                                   int32_t row1, const unsigned char *ctx, qr_png_encoder **out,
+                                   qr_error *err)
+{
+    qr_png_params p = *params;
+    p.text = NULL; /* the writer that assembles the parts writes the header */
+    p.ntext = 0;
+    int32_t rpc, ctx_rows;
+    if (width >= 1 && height >= 1) {
+        qr_png_layout(width, height, &p, &rpc, &ctx_rows);
+        if (row0 < 0 || row0 >= row1 || row1 > height || row0 % rpc != 0 ||
+            (row1 % rpc != 0 && row1 != height)) {
+            *out = NULL;
+            return qr_fail(err, QR_ERR_INVALID, "%s: rows %ld to %ld are not a part of the image",
+                           name, (long)row0, (long)row1);
+        }
+    }
+    qr_png_encoder *e;
+    qr_status st = encoder_new(name, width, height, &p, row0, row1, &e, err);
+    if (st != QR_OK) {
+        *out = NULL;
+        return st;
+    }
+    e->mem = buf;
+    chunk_slot *s = slot_of(e, e->filling);
+    s->nctx = row0 < e->ctx_max ? row0 : e->ctx_max;
+    memcpy(s->raw, ctx, (size_t)s->nctx * e->row_bytes);
+    *out = e;
+    return QR_OK;
+}
+
+/* Waits for the chunks handed to the workers and writes them. */
+static qr_status drain(qr_png_encoder *e, qr_error *err)
+{
+    int wrote;
+    qr_status st = QR_OK;
+    while (st == QR_OK && e->next_write < e->submitted)
+        st = write_oldest(e, 1, &wrote, err);
+    return st;
+}
+
+qr_status qr_png_encoder_append_records(qr_png_encoder *e, int32_t row0, int32_t row1,
+                                        const unsigned char *rec, size_t len,
+                                        const unsigned char *tail, qr_error *err)
+{
+    if (e->fail.status != QR_OK)
+        return qr_fail(err, e->fail.status, "%s", e->fail.msg);
+    const int32_t rpc = e->rows_per_chunk;
+    if (e->mem || row0 != e->rows_in || row0 % rpc != 0 || row0 >= row1 || row1 > e->height ||
+        (row1 % rpc != 0 && row1 != e->height))
+        return qr_fail(err, QR_ERR_INVALID, "%s: a part of rows %ld to %ld does not fit here "
+                       "(the next row is %lld)", e->name, (long)row0, (long)row1,
+                       (long long)e->rows_in);
+    const int64_t k0 = row0 / rpc, k1 = ((int64_t)row1 + rpc - 1) / rpc;
+    const uint64_t fb = e->row_bytes + 1;
+    /* every record is checked before any is written */
+    size_t at = 0;
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t nrows = k == e->nchunks - 1 ? e->height - k * rpc : rpc;
+        if (len - at < RECORD_HEAD || qr_le_get(rec + at, 8) != (uint64_t)nrows * fb ||
+            qr_le_get(rec + at + 16, 8) > len - at - RECORD_HEAD ||
+            qr_le_get(rec + at + 16, 8) > 0x7FFFFFFFu - 4)
+            return qr_fail(err, QR_ERR_INVALID, "%s: the part's chunk %lld is malformed", e->name,
+                           (long long)(k - k0));
+        at += RECORD_HEAD + (size_t)qr_le_get(rec + at + 16, 8);
+    }
+    if (at != len)
+        return qr_fail(err, QR_ERR_INVALID, "%s: the part has bytes after its last chunk",
+                       e->name);
+    qr_status st = drain(e, err);
+    at = 0;
+    for (int64_t k = k0; st == QR_OK && k < k1; k++) {
+        const unsigned char *r = rec + at;
+        size_t data_len = (size_t)qr_le_get(r + 16, 8);
+        st = write_idat(e, qr_le_get(r, 8), (uint32_t)qr_le_get(r + 8, 4),
+                        (uint32_t)qr_le_get(r + 12, 4), r + RECORD_HEAD, data_len,
+                        k == e->nchunks - 1, err);
+        at += RECORD_HEAD + data_len;
+    }
+    if (st != QR_OK)
+        return st;
+    /* the chunks went straight to the file: none is left for the workers,
+     * and the slot that waited for chunk k0's rows waits for chunk k1's,
+     * its context the part's last rows */
+    if (e->started)
+        pthread_mutex_lock(&e->mu);
+    e->next_write = e->submitted = e->taken = k1;
+    slot_of(e, k0)->state = SLOT_FREE;
+    if (e->started)
+        pthread_mutex_unlock(&e->mu);
+    e->rows_in = row1;
+    if (k1 < e->nchunks) {
+        setup_slot(e, k1);
+        chunk_slot *s = slot_of(e, k1);
+        s->nctx = row1 < e->ctx_max ? row1 : e->ctx_max;
+        memcpy(s->raw, tail, (size_t)s->nctx * e->row_bytes);
+        e->filling = k1;
+    }
     return QR_OK;
 }

@@ -13,6 +13,11 @@
  *
  * The bytes written depend on the pixels, the level, the filter and the
  * chunk size only: never on the thread count or on how rows are banded.
+ *
+ * Since chunks are independent, a band of whole chunks can be compressed
+ * anywhere (image_parts.h): an encoder opened for a part leaves its chunks
+ * in memory as records, and the file's encoder writes such records as the
+ * IDATs it would have written itself from the rows.
  */
 #ifndef QR_PNG_ENCODER_H
 #define QR_PNG_ENCODER_H
@@ -20,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "png_chunks.h"
 #include "png_filter.h"
 #include "quadrender/error.h"
 #include "quadrender/image.h"
@@ -49,6 +55,13 @@ typedef struct qr_png_params {
 /* The product's parameters for a level and a thread count. */
 qr_png_params qr_png_params_for(int level, int threads);
 
+/* The chunk grid: rows per chunk, and the rows above a chunk its
+ * compressor needs (the rows whose filtered bytes prime its dictionary,
+ * plus the one row their filter needs); the first chunk's chunk index is
+ * row / rows_per_chunk. */
+void qr_png_layout(int32_t width, int32_t height, const qr_png_params *p,
+                   int32_t *rows_per_chunk, int32_t *ctx_rows);
+
 typedef struct qr_png_encoder qr_png_encoder;
 
 /* Writes the signature, IHDR and the text chunks to fp and starts the
@@ -56,6 +69,32 @@ typedef struct qr_png_encoder qr_png_encoder;
  * (the file's name) prefixes error messages. */
 qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t height,
                               const qr_png_params *params, qr_png_encoder **out, qr_error *err);
+
+/* Opens an encoder for the rows [row0, row1) of the image, row0 on the
+ * chunk grid and row1 too unless it is the height: `ctx` holds the
+ * min(row0, ctx_rows) rows just above row0. Its chunks, compressed as in
+ * the whole image's encoder, are appended to *buf as records (24 bytes of
+ * lengths and checksums, then the deflate data) for
+ * qr_png_encoder_append_records; nothing else is written (no signature,
+ * header, trailer or IEND; params->text is ignored). Rows go in with
+ * qr_png_encoder_rows, starting at row0; qr_png_encoder_finish appends
+ * the last records. */
+qr_status qr_png_encoder_open_part(qr_png_buffer *buf, const char *name, int32_t width,
+                                   int32_t height, const qr_png_params *params, int32_t row0,
+                                   int32_t row1, const unsigned char *ctx, qr_png_encoder **out,
+                                   qr_error *err);
+
+/* Writes a part's records (rec, len bytes: those of rows [row0, row1),
+ * encoded with this encoder's parameters) as the IDATs the rows would have
+ * become, after the chunks still being compressed. `tail` holds the
+ * min(row1, ctx_rows) rows ending at row1, the context of the chunk after
+ * the part (unused when row1 is the height). The encoder must wait for
+ * row0, a chunk boundary; records that are not those of rows [row0, row1)
+ * by their lengths: QR_ERR_INVALID, nothing written. The deflate data is
+ * not checked here: the part's own checksum covers it (image_parts.c). */
+qr_status qr_png_encoder_append_records(qr_png_encoder *e, int32_t row0, int32_t row1,
+                                        const unsigned char *rec, size_t len,
+                                        const unsigned char *tail, qr_error *err);
 
 /* Appends nrows rows of 3 * width bytes each, top row first. */
 qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int32_t nrows,
