@@ -77,6 +77,20 @@ qr_python_deps() {
     fi
 }
 
+# qr_mpi_deps gives the test build MPI (MPICH from Debian's packages), so
+# that the split over processes (mpirun -n N quadrender render) is built
+# and tested: QR_MPI=ON whenever mpicc is there. The product needs no MPI.
+qr_mpi_deps() {
+    if [ ! -d .criterion ] && ! command -v mpicc >/dev/null 2>&1 &&
+        command -v dpkg >/dev/null 2>&1; then
+        qr_apt_install mpich libmpich-dev ||
+            echo "deps: could not install MPICH: the MPI tests are skipped" >&2
+    fi
+    if command -v mpicc >/dev/null 2>&1; then
+        QR_CMAKE_ARGS+=("-DQR_MPI=ON")
+    fi
+}
+
 # qr_build PRESET [ARGS...] configures and builds with a preset of
 # CMakePresets.json into build/PRESET; extra arguments go to the build,
 # e.g. qr_build release --target quadrender.

@@ -3,6 +3,7 @@
 #include "cli/cli_mpi.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/render_ctx.h"
+#include "cli/render_split.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
@@ -89,6 +90,37 @@ static const char *set_png_level(const char *text, void *dest)
     return NULL;
 }
 
+/* The render split over GPUs or processes (render_split.c): files only,
+ * each image whole as rendered (no --aspect keep crop). With no -o the
+ * files are named after the scene, which each process loads itself. */
+static int run_split(const cli_cmd *cmd, render_split_job *job, const char *out,
+                     cli_frame_names *names)
+{
+    const char *how = job->mpi->size > 1 ? "under an MPI launcher" : "--gpus";
+    if (job->keep && job->width != job->height)
+        return cli_usage_error(cmd, "%s: --aspect keep only on a square image", how);
+    if (out && cli_output_is_stream(out))
+        return cli_usage_error(cmd, "%s: files only, not -, a FIFO or a device", how);
+    qr_error err;
+    qr_scene *scene = NULL;
+    int rc = CLI_EXIT_OK;
+    if (qr_scene_load(job->scene_arg, job->seed, &scene, &err) != QR_OK)
+        rc = cli_fail(&err, CLI_PHASE_INPUT);
+    char default_out[sizeof scene->name + 8];
+    if (rc == CLI_EXIT_OK && !out) {
+        snprintf(default_out, sizeof default_out, "%s.png", scene->name);
+        if (job->format == QR_FORMAT_UNKNOWN)
+            job->format = QR_FORMAT_PNG;
+        cli_frame_names_init(names, default_out, job->many ? &job->frames : NULL, false);
+        rc = check_outputs(names, job->frames);
+    }
+    job->scene = scene;
+    if ((rc = cli_mpi_max(job->mpi, rc)) == CLI_EXIT_OK)
+        rc = render_split(job);
+    qr_scene_destroy(scene);
+    return rc;
+}
+
 static int run_render(const cli_cmd *cmd, int argc, char **argv)
 {
     cli_scene_opts so;
@@ -100,6 +132,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
     qr_image_write_options write_opts = qr_image_write_options_default();
     qr_index_params params;
     size_t gpu_memory = 0;
+    int gpus[RENDER_SPLIT_MAX_GPUS + 1] = {0};
     enum {
         O_SCENE,
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
@@ -114,6 +147,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         O_FORCE,
         O_ASPECT,
         O_GPU_MEMORY,
+        O_GPUS,
         O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
@@ -132,6 +166,9 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &gpu_memory,
                           "GPU memory the render may use, e.g. 8G; an image that does not fit "
                           "renders in bands (default: what is free)"},
+        [O_GPUS] = {"--gpus", NULL, "LIST", render_split_set_gpus, gpus,
+                    "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
+                    "bands, over these GPUs"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
                      "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
@@ -198,8 +235,36 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
             return rc;
     }
 
-    render_ctx ctx;
     qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+    qr_error err;
+    /* several GPUs (--gpus) or processes (an MPI launcher): render_split.c */
+    cli_mpi mpi;
+    if (cli_mpi_start(&mpi, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_RUN);
+    if (opts[O_GPUS].given && (device == CLI_DEVICE_CPU || device == CLI_DEVICE_CPU_REFERENCE))
+        rc = cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
+    int ngpus = gpus[0];
+    if (ngpus < 0) { /* all */
+        ngpus = qr_gpu_count() < RENDER_SPLIT_MAX_GPUS ? qr_gpu_count() : RENDER_SPLIT_MAX_GPUS;
+        for (int i = 0; i < ngpus; i++)
+            gpus[1 + i] = i;
+    }
+    if (rc == CLI_EXIT_OK && (mpi.size > 1 || ngpus > 1)) {
+        render_split_job job = {
+            .scene_arg = scene_arg, .seed = so.seed, .width = so.width, .height = so.height,
+            .keep = keep != 0, .frames = frames, .many = many, .names = &names,
+            .format = format, .write_opts = write_opts, .params = params, .mode = mode,
+            .device = device, .gpu_memory = gpu_memory, .ngpus = ngpus, .mpi = &mpi};
+        memcpy(job.gpus, gpus + 1, sizeof job.gpus);
+        rc = run_split(cmd, &job, out, &names);
+    }
+    cli_mpi_end(&mpi);
+    if (rc != CLI_EXIT_OK || mpi.size > 1 || ngpus > 1)
+        return rc;
+    if (ngpus == 1)
+        qr_gpu_select(gpus[1], NULL);
+
+    render_ctx ctx;
     if ((rc = render_ctx_init(&ctx, device, mode, &params)) != CLI_EXIT_OK)
         return rc;
     ctx.gpu_memory = gpu_memory;
@@ -211,7 +276,6 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                                "side (%dx%d asked)",
                                (int)QR_IMAGE_MAX_DIM, (int)so.width, (int)so.height);
 
-    qr_error err;
     qr_scene *scene = NULL;
     qr_image *img = NULL, *square = NULL;
     cli_progress bar = {0};

@@ -29,6 +29,7 @@
 #include "cli/render_split.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,18 @@ struct split {
     atomic_int stop;        /* a lane's or the writer's exit code: everyone stops */
 };
 
+/* A failure found here: said at once, its exit code answered. */
+static int fail_now(qr_error *err, qr_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[sizeof err->msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    qr_fail(err, status, "%s", msg);
+    return cli_fail(err, CLI_PHASE_RUN);
+}
+
 const char *render_split_set_gpus(const char *text, void *dest)
 {
     int *g = dest;
@@ -109,9 +122,6 @@ const char *render_split_set_gpus(const char *text, void *dest)
         digits[len] = '\0';
         if (!cli_parse_u64(digits, 1023, &v) || n == RENDER_SPLIT_MAX_GPUS)
             return "all, or up to 64 CUDA device numbers from 0 to 1023 (0,1)";
-        for (int k = 0; k < n; k++)
-            if (g[1 + k] == (int)v)
-                return "each device once";
         g[1 + n++] = (int)v;
         if (!p[len])
             break;
@@ -147,7 +157,12 @@ static qr_status lane_start(lane *ln, qr_error *err)
     } else {
         ctx->dev.reference = job->device == CLI_DEVICE_CPU_REFERENCE;
     }
-    return render_ctx_start(ctx, ln->scene, job->width, job->height, true, frame_format(sp), err);
+    qr_status st = render_ctx_start(ctx, ln->scene, job->width, job->height, true,
+                                    frame_format(sp), err);
+    /* one image: the scene at its frame (a frame split seeks frame by frame) */
+    if (st == QR_OK && !job->many)
+        st = render_seek(ctx, ln->scene, job->frames.first, err);
+    return st;
 }
 
 static void lane_free(lane *ln)
@@ -374,9 +389,8 @@ static int write_stripes_root(split *sp, lane *ln, qr_image_writer *w)
             else if (status)
                 rc = status; /* the process said why */
             else if (kind != s)
-                rc = cli_fail(qr_fail(&err, QR_ERR_IO, "rank %d sent stripe %d for stripe %d",
-                                      from, kind, (int)s) ? &err : &err,
-                              CLI_PHASE_RUN);
+                rc = fail_now(&err, QR_ERR_IO, "rank %d sent stripe %d for stripe %d", from,
+                              kind, (int)s);
         }
         if (rc == CLI_EXIT_OK && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
@@ -565,14 +579,10 @@ int render_split(const render_split_job *job)
     int rc = CLI_EXIT_OK;
     const int count = qr_gpu_count();
     if (count == 0 && job->device == CLI_DEVICE_GPU)
-        rc = cli_fail(qr_fail(&err, QR_ERR_NO_GPU, "--device gpu: no usable GPU") ? &err : &err,
-                      CLI_PHASE_RUN);
-    if (rc == CLI_EXIT_OK && qr_scene_load(job->scene_arg, job->seed, &sp.scene, &err) != QR_OK)
-        rc = cli_fail(&err, CLI_PHASE_INPUT);
-    if ((rc = cli_mpi_max(m, rc)) != CLI_EXIT_OK) {
-        qr_scene_destroy(sp.scene);
+        rc = fail_now(&err, QR_ERR_NO_GPU, "--device gpu: no usable GPU");
+    sp.scene = job->scene;
+    if ((rc = cli_mpi_max(m, rc)) != CLI_EXIT_OK)
         return rc;
-    }
     sp.builtin = qr_builtin_find(job->scene_arg) != NULL;
     sp.format = job->format;
     if (sp.format == QR_FORMAT_UNKNOWN) {
@@ -587,9 +597,7 @@ int render_split(const render_split_job *job)
     sp.threads = qr_threads() / on_host > 0 ? qr_threads() / on_host : 1;
     sp.lanes = calloc((size_t)sp.nlocal, sizeof *sp.lanes);
     if (!sp.lanes) {
-        qr_scene_destroy(sp.scene);
-        return cli_fail(qr_fail(&err, QR_ERR_NOMEM, "out of memory") ? &err : &err,
-                        CLI_PHASE_RUN);
+        return fail_now(&err, QR_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < sp.nlocal; i++) {
         lane *ln = &sp.lanes[i];
@@ -626,8 +634,7 @@ int render_split(const render_split_job *job)
         sp.part_len = calloc((size_t)sp.nstripes, sizeof *sp.part_len);
         sp.part_rc = calloc((size_t)sp.nstripes, sizeof *sp.part_rc);
         if (!sp.parts || !sp.part_len || !sp.part_rc)
-            rc = cli_fail(qr_fail(&err, QR_ERR_NOMEM, "out of memory") ? &err : &err,
-                          CLI_PHASE_RUN);
+            rc = fail_now(&err, QR_ERR_NOMEM, "out of memory");
         else if (qr_image_writer_open(path, sp.format, job->width, job->height, &opts, &w,
                                       &err) != QR_OK)
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
@@ -644,7 +651,7 @@ int render_split(const render_split_job *job)
     if ((rc = cli_mpi_max(m, rc)) == CLI_EXIT_OK) {
         for (int i = 0; i < sp.nlocal; i++) {
             if (!job->many && lane_stripe_buffers(&sp.lanes[i], &err) != QR_OK) {
-                rc = cli_fail(&err, CLI_PHASE_RUN);
+                rc = lane_fail(&sp.lanes[i], &err, CLI_PHASE_RUN);
                 break;
             }
         }
@@ -682,7 +689,6 @@ int render_split(const render_split_job *job)
     free(sp.part_len);
     free(sp.part_rc);
     free(sp.lanes);
-    qr_scene_destroy(sp.scene);
     pthread_cond_destroy(&sp.cv);
     pthread_mutex_destroy(&sp.mu);
     return rc;

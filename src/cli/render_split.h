@@ -11,12 +11,14 @@
 #include "quadrender/image.h"
 #include "quadrender/index.h"
 #include "quadrender/render_mode.h"
+#include "quadrender/scene.h"
 
 /* The most GPUs --gpus names. */
 #define RENDER_SPLIT_MAX_GPUS 64
 
 typedef struct render_split_job {
     const char *scene_arg; /* built-in name or file */
+    qr_scene *scene;       /* loaded by this process, as generated */
     uint32_t seed;
     int32_t width, height;
     bool keep;             /* --aspect keep on a square image (noted in the PNG) */

@@ -1,0 +1,288 @@
+/* test_cli_split.c — `quadrender render` split over several lanes
+ * (render_split.c), run as a user runs it: over MPI processes
+ * (`mpiexec -n N quadrender render ...`, the CPU path; skipped when the
+ * build has no MPI, $QR_MPIEXEC unset) and over GPUs (--gpus; needs a
+ * GPU, two lanes may share one). The oracle is the one-process render of
+ * the same command: the same files, byte for byte, for band splits (odd
+ * stripe counts, uneven last stripes, every format) and frame splits. A
+ * failing lane fails the job with its message and leaves no file and no
+ * temporary file behind. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_run.h"
+#include "files.h"
+#include "test_util.h"
+
+/* The MPI launcher the build found, or NULL. */
+static const char *mpiexec(void)
+{
+    const char *m = getenv("QR_MPIEXEC");
+    return m && *m ? m : NULL;
+}
+
+#define REQUIRE_MPI()                                                                        \
+    do {                                                                                     \
+        if (!mpiexec())                                                                      \
+            cr_skip_test("built without MPI (configure with -DQR_MPI=ON)");                  \
+    } while (0)
+
+/* Runs `mpiexec -n n $QR_CLI args...` (args NULL-terminated, at most 48). */
+static int run_mpi(int n, const char *const *args)
+{
+    const char *argv[64];
+    char count[16];
+    snprintf(count, sizeof count, "%d", n);
+    int k = 0;
+    argv[k++] = "-n";
+    argv[k++] = count;
+    argv[k++] = getenv("QR_CLI");
+    for (int i = 0; args[i] && k < 63; i++)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+    qr_cli_opts o = {.program = mpiexec()};
+    return qr_cli_run(&o, argv, &R);
+}
+#define RUN_MPI(n, ...) run_mpi(n, QR_ARGS(__VA_ARGS__))
+
+/* Entries of dir other than . and .. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot list %s", dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static char *dup_path(const char *p)
+{
+    char *s = strdup(p);
+    cr_assert(s);
+    return s;
+}
+
+/* One image over 2 and 3 processes, in every format, sizes whose stripes
+ * come out uneven, both modes and the reference: the one-process file. */
+Test(split, mpi_bands_equal_one_process, .timeout = 600)
+{
+    REQUIRE_MPI();
+    const char *ext[] = {"png", "ppm", "pfm"};
+    const char *sizes[][2] = {{"300", "301"}, {"97", "1000"}};
+    const char *modes[] = {"--fast", "--exact", "--reference"};
+    for (int f = 0; f < 3; f++)
+        for (int s = 0; s < 2; s++)
+            for (int m = 0; m < 3; m++) {
+                char name[64];
+                snprintf(name, sizeof name, "split_one_%d%d%d.%s", f, s, m, ext[f]);
+                char *one = dup_path(qr_test_tmp(name));
+                const char *dev = m == 2 ? "cpu-reference" : "cpu";
+                cr_assert_eq(RUN("render", "snow", "--width", sizes[s][0], "--height", sizes[s][1],
+                                 "--frame", "3", modes[m], "--device", dev, "-o", one),
+                             0, "%s", R.err);
+                for (int n = 2; n <= 3; n++) {
+                    snprintf(name, sizeof name, "split_%d_%d%d%d.%s", n, f, s, m, ext[f]);
+                    char *many = dup_path(qr_test_tmp(name));
+                    cr_assert_eq(RUN_MPI(n, "render", "snow", "--width", sizes[s][0], "--height",
+                                         sizes[s][1], "--frame", "3", modes[m], "--device", dev,
+                                         "-o", many),
+                                 0, "%s", R.err);
+                    cr_expect(strstr(R.err, "stripes of"), "%s", R.err);
+                    cr_expect(qr_test_same_bytes(one, many), "%s: %d processes, %s %s", ext[f], n,
+                              sizes[s][0], modes[m]);
+                    free(many);
+                }
+                free(one);
+            }
+}
+
+/* Frames dealt over 2 and 3 processes: every frame's file is the one
+ * process's. */
+Test(split, mpi_frames_equal_one_process, .timeout = 600)
+{
+    REQUIRE_MPI();
+    const char *one_dir = qr_test_tmp_dir("split_frames_one");
+    char *one = dup_path(qr_test_join(one_dir, "h.png"));
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "96", "--frames", "2:8", "--device", "cpu", "-o",
+                     one),
+                 0, "%s", R.err);
+    for (int n = 2; n <= 3; n++) {
+        char dname[32];
+        snprintf(dname, sizeof dname, "split_frames_%d", n);
+        const char *dir = qr_test_tmp_dir(dname);
+        char *many = dup_path(qr_test_join(dir, "h.png"));
+        cr_assert_eq(RUN_MPI(n, "render", "hypnosis", "-s", "96", "--frames", "2:8", "--device",
+                             "cpu", "-o", many),
+                     0, "%s", R.err);
+        cr_expect_eq(entries(dir), 7, "%d processes: 7 files", n);
+        for (int k = 2; k <= 8; k++) {
+            char a[64], b[64];
+            snprintf(a, sizeof a, "h_%04d.png", k);
+            snprintf(b, sizeof b, "h_%04d.png", k);
+            char *pa = dup_path(qr_test_join(one_dir, a));
+            cr_expect(qr_test_same_bytes(pa, qr_test_join(dir, b)), "frame %d, %d processes", k,
+                      n);
+            free(pa);
+        }
+        free(many);
+    }
+    free(one);
+}
+
+/* Runs rank 0 as is and rank 1 (of 2) under a shell's `limit` (ulimit
+ * arguments), through the launcher's MPMD form: one lane fails for real.
+ * (A file size limit below a few MB stops MPI's own start.) */
+static int run_mpi_limited(const char *limit, int limited_rank, const char *const *args)
+{
+    const char *argv[128];
+    char script[128];
+    snprintf(script, sizeof script, "trap '' XFSZ; ulimit %s && exec \"$0\" \"$@\"", limit);
+    int k = 0;
+    for (int rank = 0; rank < 2; rank++) {
+        if (rank)
+            argv[k++] = ":";
+        argv[k++] = "-n";
+        argv[k++] = "1";
+        if (rank == limited_rank) {
+            argv[k++] = "sh";
+            argv[k++] = "-c";
+            argv[k++] = script;
+        }
+        argv[k++] = getenv("QR_CLI");
+        for (int i = 0; args[i] && k < 120; i++)
+            argv[k++] = args[i];
+    }
+    argv[k] = NULL;
+    qr_cli_opts o = {.program = mpiexec()};
+    return qr_cli_run(&o, argv, &R);
+}
+
+/* Process 0, the writer, cannot write the file (a file size limit): the
+ * job exits 4 with the message, and leaves nothing in the directory. */
+Test(split, mpi_writer_fails_leaves_nothing, .timeout = 300)
+{
+    REQUIRE_MPI();
+    const char *dir = qr_test_tmp_dir("split_fail_writer");
+    char *out = dup_path(qr_test_join(dir, "big.ppm"));
+    int rc = run_mpi_limited("-f 10000", 0,
+                             QR_ARGS("render", "rand10k", "-s", "2100", "--device", "cpu", "-o",
+                                     out));
+    cr_expect_eq(rc, 4, "exit %d: %s", rc, R.err);
+    cr_expect(strstr(R.err, "big.ppm"), "the message names the file: %s", R.err);
+    cr_expect_eq(entries(dir), 0, "no file, no temporary file");
+    free(out);
+}
+
+/* Process 1 runs out of memory setting up (an address-space limit): the
+ * job exits 6 with its message, tagged with its rank; no file is left. */
+Test(split, mpi_lane_fails_leaves_nothing, .timeout = 300)
+{
+    REQUIRE_MPI();
+    const char *dir = qr_test_tmp_dir("split_fail_lane");
+    char *out = dup_path(qr_test_join(dir, "big.png"));
+    int rc = run_mpi_limited("-v 400000", 1,
+                             QR_ARGS("render", "rand10k", "-s", "20000", "--device", "cpu", "-o",
+                                     out));
+    cr_expect_eq(rc, 6, "exit %d: %s", rc, R.err);
+    cr_expect(strstr(R.err, "rank 1: "), "the failing rank says why: %s", R.err);
+    cr_expect_eq(entries(dir), 0, "no file, no temporary file");
+    free(out);
+}
+
+/* A frame split whose process 1 cannot write its frames: every process
+ * stops within a round, exit 4, rank 1's message; the frames written
+ * are whole files and no temporary file is left. */
+Test(split, mpi_frames_lane_fails, .timeout = 300)
+{
+    REQUIRE_MPI();
+    const char *dir = qr_test_tmp_dir("split_fail_frames");
+    char *out = dup_path(qr_test_join(dir, "f.ppm"));
+    int rc = run_mpi_limited("-f 10000", 1,
+                             QR_ARGS("render", "hypnosis", "-s", "2000", "--frames", "0:40",
+                                     "--device", "cpu", "-o", out));
+    cr_expect_eq(rc, 4, "exit %d: %s", rc, R.err);
+    cr_expect(strstr(R.err, "rank 1: "), "the failing rank says why: %s", R.err);
+    /* rank 0's frame 0 and perhaps frame 2, never more than a round late */
+    const int n = entries(dir);
+    cr_expect(n >= 1 && n <= 2, "%d files", n);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        cr_expect(e->d_name[0] == '.' ? !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")
+                                      : !strcmp(e->d_name, "f_0000.ppm") ||
+                                            !strcmp(e->d_name, "f_0002.ppm"),
+                  "left behind: %s", e->d_name);
+    if (d)
+        closedir(d);
+    free(out);
+}
+
+/* Two lanes on GPUs (the same one where there is one): one image and a
+ * frame sequence equal the one-GPU files. */
+Test(split, gpus_equal_one_gpu, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    const char *lanes = "0,0";
+    const char *ext[] = {"png", "pfm"};
+    for (int f = 0; f < 2; f++)
+        for (int exact = 0; exact < 2; exact++) {
+            char name[64];
+            snprintf(name, sizeof name, "gsplit_one_%d%d.%s", f, exact, ext[f]);
+            char *one = dup_path(qr_test_tmp(name));
+            snprintf(name, sizeof name, "gsplit_two_%d%d.%s", f, exact, ext[f]);
+            char *two = dup_path(qr_test_tmp(name));
+            const char *mode = exact ? "--exact" : "--fast";
+            cr_assert_eq(RUN("render", "biglittle", "--width", "1500", "--height", "1333", mode,
+                             "--gpu-memory", "300M", "-o", one),
+                         0, "%s", R.err);
+            cr_assert_eq(RUN("render", "biglittle", "--width", "1500", "--height", "1333", mode,
+                             "--gpu-memory", "300M", "--gpus", lanes, "-o", two),
+                         0, "%s", R.err);
+            cr_expect(strstr(R.err, "on 2 GPUs"), "%s", R.err);
+            cr_expect(qr_test_same_bytes(one, two), "%s %s", ext[f], mode);
+            free(one);
+            free(two);
+        }
+    const char *d1 = qr_test_tmp_dir("gsplit_frames_one"), *d2 = qr_test_tmp_dir("gsplit_frames_two");
+    char *o1 = dup_path(qr_test_join(d1, "s.png")), *o2 = dup_path(qr_test_join(d2, "s.png"));
+    cr_assert_eq(RUN("render", "snow", "-s", "200", "--frames", "0:6", "-o", o1), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "snow", "-s", "200", "--frames", "0:6", "--gpus", lanes, "-o", o2),
+                 0, "%s", R.err);
+    cr_expect_eq(entries(d2), 7);
+    for (int k = 0; k <= 6; k++) {
+        char n[32];
+        snprintf(n, sizeof n, "s_%04d.png", k);
+        char *a = dup_path(qr_test_join(d1, n));
+        cr_expect(qr_test_same_bytes(a, qr_test_join(d2, n)), "frame %d", k);
+        free(a);
+    }
+    free(o1);
+    free(o2);
+}
+
+/* A GPU that is not there fails the job (exit 5, tagged with the GPU)
+ * before anything is written. */
+Test(split, gpus_missing_device_fails, .timeout = 120)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("gsplit_fail");
+    char *out = dup_path(qr_test_join(dir, "x.png"));
+    int rc = RUN("render", "rand10k", "-s", "500", "--gpus", "0,1023", "-o", out);
+    cr_expect_eq(rc, 5, "exit %d: %s", rc, R.err);
+    cr_expect(strstr(R.err, "GPU 1023: "), "%s", R.err);
+    cr_expect_eq(entries(dir), 0, "no file, no temporary file");
+    free(out);
+}
+
+/* --gpus takes all or a list of device numbers; not with the CPU. */
+Test(split, gpus_option_errors)
+{
+    cr_expect_eq(RUN("render", "rgb", "--gpus", "0,x"), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--gpus", ""), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--gpus", "0,,1"), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "--gpus", "0,1", "--device", "cpu"), 2, "%s", R.err);
+    cr_expect(strstr(R.err, "--gpus"), "%s", R.err);
+}
