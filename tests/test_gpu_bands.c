@@ -7,6 +7,7 @@
 #include "gpu_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "files.h"
@@ -171,6 +172,56 @@ Test(gpu_bands, wider_than_one_index, .timeout = 300)
     qr_gpu_index_destroy(ix);
     qr_gpu_renderer_destroy(wide);
     qr_gpu_renderer_destroy(narrow);
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
+}
+
+/* qr_gpu_render_rows: any run of file rows, from a banded renderer or a
+ * whole one, equals those rows of the whole image's file rows, in the
+ * 8-bit layout (top row first) and the float one (bottom row first). */
+Test(gpu_bands, rows_equal_the_whole_image, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    qr_scene *s = gpu_test_scene("biglittle", 1);
+    qr_gpu_scene *gs = NULL;
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
+    const int w = 333, h = 457;
+    const int runs[][2] = {{0, 457}, {0, 1}, {456, 457}, {5, 70}, {31, 33}, {100, 390}};
+    for (int exact = 0; exact < 2; exact++)
+        for (int f = 0; f < 2; f++) {
+            const qr_image_format fmt = f ? QR_FORMAT_PFM : QR_FORMAT_PNG;
+            const size_t row_bytes = (size_t)w * 3 * (f ? sizeof(float) : 1);
+            const qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+            qr_gpu_renderer *whole = NULL, *banded = NULL;
+            QR_CHECK(err, qr_gpu_renderer_create(w, h, &whole, &err));
+            QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 96, 64, &banded, &err));
+            unsigned char *all = malloc((size_t)h * row_bytes), *part = malloc((size_t)h * row_bytes);
+            cr_assert(all && part);
+            QR_CHECK(err, qr_gpu_render(whole, gs, &p, mode, &err));
+            QR_CHECK(err, qr_gpu_renderer_read_rows(whole, fmt, all, &err));
+            for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+                const int a = runs[k][0], b = runs[k][1];
+                qr_gpu_renderer *rs[2] = {whole, banded};
+                for (int j = 0; j < 2; j++) {
+                    memset(part, 0xab, (size_t)h * row_bytes);
+                    QR_CHECK(err, qr_gpu_render_rows(rs[j], gs, &p, mode, fmt, a, b, part, &err));
+                    cr_expect(!memcmp(part, all + (size_t)a * row_bytes, (size_t)(b - a) * row_bytes),
+                              "rows [%d, %d) %s %s, %s renderer", a, b, f ? "pfm" : "rgb8",
+                              exact ? "exact" : "fast", j ? "banded" : "whole");
+                }
+            }
+            cr_expect_eq(qr_gpu_render_rows(banded, gs, &p, mode, fmt, 5, 5, part, &err),
+                         QR_ERR_INVALID);
+            cr_expect_eq(qr_gpu_render_rows(banded, gs, &p, mode, fmt, 0, h + 1, part, &err),
+                         QR_ERR_INVALID);
+            free(all);
+            free(part);
+            qr_gpu_renderer_destroy(whole);
+            qr_gpu_renderer_destroy(banded);
+        }
     qr_gpu_scene_destroy(gs);
     qr_scene_destroy(s);
 }
