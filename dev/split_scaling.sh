@@ -46,7 +46,7 @@ for c in 0 1; do
             if [ "$how" = "--gpus" ]; then
                 t=$(wall "$Q" render ${cases[$c]} --gpus "$list" -v)
             else
-                t=$(wall mpirun -n "$g" "$Q" render ${cases[$c]} -v)
+                t=$(wall mpirun --bind-to none -n "$g" "$Q" render ${cases[$c]} -v)
             fi
             [ -z "$base" ] && base=$t
             awk -v n="${names[$c]}" -v h="$how" -v g="$g" -v t="$t" -v b="$base" \

@@ -1,6 +1,9 @@
 /* cli_mpi.c — see cli_mpi.h. With QR_MPI the calls are MPI's; without it
  * they serve the one process there is. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "cli/cli_mpi.h"
+
+#include <sched.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +19,14 @@ bool cli_mpi_launched(void)
         if (getenv(vars[i]))
             return true;
     return false;
+}
+
+int cli_cores_allowed(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    return CPU_COUNT(&set);
 }
 
 static void single(cli_mpi *m)

@@ -21,6 +21,10 @@ typedef struct cli_mpi {
 /* Whether an MPI launcher started this process (its environment says so). */
 bool cli_mpi_launched(void);
 
+/* The cores this process may run on (its affinity; 0: unknown): a
+ * launcher that binds each process to a core leaves its encoders one. */
+int cli_cores_allowed(void);
+
 /* Joins the job when launched (cli_mpi_launched; MPI_Init), else fills in
  * one process. QR_ERR_INVALID when launched but built without MPI. */
 qr_status cli_mpi_start(cli_mpi *m, qr_error *err);

@@ -54,6 +54,19 @@ enum { MSG_END = -1 };
 
 typedef struct split split;
 
+/* A lane's render thread and its two row buffers (ahead_main). */
+typedef struct ahead {
+    pthread_t tid;
+    int started, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    void *rows[2];      /* stripe k of the lane in rows[k & 1] */
+    qr_status st[2];    /* how its render went */
+    qr_error err[2];
+    int ready;          /* rendered and not yet taken */
+    int64_t taken;      /* stripes taken by the encoder */
+} ahead;
+
 typedef struct lane {
     split *sp;
     int index;       /* 0..n-1 */
@@ -61,7 +74,7 @@ typedef struct lane {
     char tag[48];    /* "GPU 1: ", "rank 1: " */
     render_ctx ctx;
     qr_scene *scene; /* this process's scene (every lane of a process reads it) */
-    void *rows;      /* a stripe's rows and their context */
+    ahead ahead;     /* one image: the stripes rendered ahead */
     qr_image band;   /* the CPU's stripe, in floats */
     int rc;          /* this lane's exit code */
     int64_t done;    /* frames or stripes */
@@ -88,6 +101,7 @@ struct split {
     size_t *part_len;
     int *part_rc;
     int32_t next;           /* the stripe the writer appends next */
+    int ready;              /* lanes set up (or failed): they start together */
     atomic_int stop;        /* a lane's or the writer's exit code: everyone stops */
 };
 
@@ -133,12 +147,6 @@ const char *render_split_set_gpus(const char *text, void *dest)
 
 /* ---- one lane's set-up ------------------------------------------------------------ */
 
-/* The file of frame k's name and format. */
-static qr_image_format frame_format(const split *sp)
-{
-    return sp->format;
-}
-
 /* Makes lane's renderer: on its GPU (the calling thread's device from now
  * on), else the CPU. */
 static qr_status lane_start(lane *ln, qr_error *err)
@@ -158,17 +166,23 @@ static qr_status lane_start(lane *ln, qr_error *err)
         ctx->dev.reference = job->device == CLI_DEVICE_CPU_REFERENCE;
     }
     qr_status st = render_ctx_start(ctx, ln->scene, job->width, job->height, true,
-                                    frame_format(sp), err);
+                                    sp->format, err);
     /* one image: the scene at its frame (a frame split seeks frame by frame) */
     if (st == QR_OK && !job->many)
         st = render_seek(ctx, ln->scene, job->frames.first, err);
     return st;
 }
 
+static void ahead_stop(lane *ln);
+
 static void lane_free(lane *ln)
 {
+    ahead_stop(ln);
     render_ctx_free(&ln->ctx);
-    free(ln->rows);
+    free(ln->ahead.rows[0]);
+    free(ln->ahead.rows[1]);
+    pthread_cond_destroy(&ln->ahead.cv);
+    pthread_mutex_destroy(&ln->ahead.mu);
     free(ln->band.rgba);
 }
 
@@ -242,44 +256,116 @@ static int lane_frames(lane *ln)
 
 /* ---- one image: stripes ------------------------------------------------------------- */
 
-/* Renders stripe s (and the rows above it its encoder needs) and encodes
- * it into a part. */
-static qr_status lane_stripe(lane *ln, int32_t s, void **part, size_t *len, qr_error *err)
+/* Stripe s's file rows [row0, row1) and the first row its buffer holds
+ * (row0 less the encoder's context rows). */
+static void stripe_rows(const split *sp, int32_t s, int32_t *first, int32_t *row0, int32_t *row1)
+{
+    const int32_t h = sp->job->height;
+    *row0 = s * sp->stripe_rows;
+    *row1 = *row0 + sp->stripe_rows < h ? *row0 + sp->stripe_rows : h;
+    *first = *row0 - qr_image_part_context(sp->format, sp->job->width, h, *row0);
+}
+
+/* Renders stripe s's rows (with the rows above it its encoder needs) into
+ * rows, in the file's layout. */
+static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
 {
     const split *sp = ln->sp;
     const render_split_job *job = sp->job;
-    const int32_t row0 = s * sp->stripe_rows;
-    const int32_t row1 = row0 + sp->stripe_rows < job->height ? row0 + sp->stripe_rows
-                                                              : job->height;
-    const int32_t ctx_rows = qr_image_part_context(sp->format, job->width, job->height, row0);
-    const int32_t a = row0 - ctx_rows, n = row1 - a;
-    double t0 = cli_now_ms();
-    qr_status st = QR_OK;
-    if (ln->ctx.dev.gpu) {
-        st = qr_gpu_render_rows(ln->ctx.r, ln->ctx.gs, &job->params, job->mode, sp->format, a,
-                                row1, ln->rows, err);
-    } else {
-        /* the image rows (row 0 = bottom) the file rows [a, row1) are */
-        const int pfm = sp->format == QR_FORMAT_PFM;
-        const int32_t y0 = pfm ? a : job->height - row1, y1 = pfm ? row1 : job->height - a;
-        ln->band.width = job->width;
-        ln->band.height = n;
-        st = ln->ctx.dev.reference
-                 ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
-                 : qr_render_cpu_fast_band(ln->scene, &job->params, job->mode, sp->threads,
-                                           job->width, job->height, y0, y1, &ln->band, NULL, err);
-        if (st == QR_OK)
-            st = qr_image_file_rows(&ln->band, sp->format, 0, n, ln->rows, err);
+    int32_t a, row0, row1;
+    stripe_rows(sp, s, &a, &row0, &row1);
+    if (ln->ctx.dev.gpu)
+        return qr_gpu_render_rows(ln->ctx.r, ln->ctx.gs, &job->params, job->mode, sp->format, a,
+                                  row1, rows, err);
+    /* the image rows (row 0 = bottom) the file rows [a, row1) are */
+    const int pfm = sp->format == QR_FORMAT_PFM;
+    const int32_t y0 = pfm ? a : job->height - row1, y1 = pfm ? row1 : job->height - a;
+    ln->band.width = job->width;
+    ln->band.height = row1 - a;
+    qr_status st =
+        ln->ctx.dev.reference
+            ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
+            : qr_render_cpu_fast_band(ln->scene, &job->params, job->mode, sp->threads, job->width,
+                                      job->height, y0, y1, &ln->band, NULL, err);
+    return st ? st : qr_image_file_rows(&ln->band, sp->format, 0, row1 - a, rows, err);
+}
+
+/* The lane's renders, one stripe ahead of its encoder: a thread of its own
+ * renders the lane's stripes in order, each into the other of two row
+ * buffers, while the lane encodes the one before. */
+static void *ahead_main(void *arg)
+{
+    lane *ln = arg;
+    ahead *ah = &ln->ahead;
+    if (ln->device >= 0) /* the thread renders on the lane's GPU */
+        qr_gpu_probe_device(ln->device, NULL, NULL);
+    for (int32_t k = 0, s = ln->index; s < ln->sp->nstripes; k++, s += ln->sp->n) {
+        pthread_mutex_lock(&ah->mu);
+        while (ah->ready == 2 && !ah->stop)
+            pthread_cond_wait(&ah->cv, &ah->mu);
+        const int stop = ah->stop;
+        pthread_mutex_unlock(&ah->mu);
+        if (stop)
+            break;
+        const double t0 = cli_now_ms();
+        const qr_status st = render_stripe(ln, s, ah->rows[k & 1], &ah->err[k & 1]);
+        pthread_mutex_lock(&ah->mu);
+        ah->st[k & 1] = st;
+        ah->ready++;
+        ln->render_ms += cli_now_ms() - t0;
+        pthread_cond_broadcast(&ah->cv);
+        pthread_mutex_unlock(&ah->mu);
+        if (st)
+            break;
     }
-    double t1 = cli_now_ms();
-    if (st == QR_OK) {
-        qr_image_write_options o = job->write_opts;
-        o.threads = sp->threads;
-        st = qr_image_part_encode(sp->format, job->width, job->height, &o, row0, row1, ln->rows,
-                                  part, len, err);
+    return NULL;
+}
+
+static void ahead_stop(lane *ln)
+{
+    ahead *ah = &ln->ahead;
+    if (!ah->started)
+        return;
+    pthread_mutex_lock(&ah->mu);
+    ah->stop = 1;
+    pthread_cond_broadcast(&ah->cv);
+    pthread_mutex_unlock(&ah->mu);
+    pthread_join(ah->tid, NULL);
+    ah->started = 0;
+}
+
+/* Renders (through the thread ahead) and encodes the lane's next stripe,
+ * s, into a part. */
+static qr_status lane_stripe(lane *ln, int32_t s, void **part, size_t *len, qr_error *err)
+{
+    const split *sp = ln->sp;
+    ahead *ah = &ln->ahead;
+    if (!ah->started) {
+        if (pthread_create(&ah->tid, NULL, ahead_main, ln) != 0)
+            return qr_fail(err, QR_ERR_NOMEM, "cannot start a thread to render stripes");
+        ah->started = 1;
     }
-    ln->render_ms += t1 - t0;
-    ln->encode_ms += cli_now_ms() - t1;
+    const int slot = ah->taken & 1;
+    pthread_mutex_lock(&ah->mu);
+    while (!ah->ready)
+        pthread_cond_wait(&ah->cv, &ah->mu);
+    qr_status st = ah->st[slot];
+    pthread_mutex_unlock(&ah->mu);
+    if (st)
+        return qr_fail(err, st, "%s", ah->err[slot].msg);
+    int32_t a, row0, row1;
+    stripe_rows(sp, s, &a, &row0, &row1);
+    const double t0 = cli_now_ms();
+    qr_image_write_options o = sp->job->write_opts;
+    o.threads = sp->threads;
+    st = qr_image_part_encode(sp->format, sp->job->width, sp->job->height, &o, row0, row1,
+                              ah->rows[slot], part, len, err);
+    ln->encode_ms += cli_now_ms() - t0;
+    pthread_mutex_lock(&ah->mu);
+    ah->taken++;
+    ah->ready--;
+    pthread_cond_broadcast(&ah->cv);
+    pthread_mutex_unlock(&ah->mu);
     if (st == QR_OK)
         ln->done++;
     return st;
@@ -301,11 +387,13 @@ static qr_status lane_stripe_buffers(lane *ln, qr_error *err)
 {
     const split *sp = ln->sp;
     const size_t rows = (size_t)sp->stripe_rows + (size_t)max_context(sp);
-    ln->rows = malloc(rows * sp->row_bytes);
+    ahead *ah = &ln->ahead;
+    ah->rows[0] = malloc(rows * sp->row_bytes);
+    ah->rows[1] = malloc(rows * sp->row_bytes);
     if (!ln->ctx.dev.gpu)
         ln->band.rgba = malloc(rows * (size_t)sp->job->width * 4 * sizeof(float));
-    if (!ln->rows || (!ln->ctx.dev.gpu && !ln->band.rgba))
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory for a stripe of %zu rows", rows);
+    if (!ah->rows[0] || !ah->rows[1] || (!ln->ctx.dev.gpu && !ln->band.rgba))
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory for stripes of %zu rows", rows);
     return QR_OK;
 }
 
@@ -484,9 +572,9 @@ static void *lane_main(void *arg)
     }
     /* every lane is ready (or failed) before any renders */
     pthread_mutex_lock(&ln->sp->mu);
-    ln->sp->next++;
+    ln->sp->ready++;
     pthread_cond_broadcast(&ln->sp->cv);
-    while (ln->sp->next < ln->sp->nlocal)
+    while (ln->sp->ready < ln->sp->nlocal)
         pthread_cond_wait(&ln->sp->cv, &ln->sp->mu);
     pthread_mutex_unlock(&ln->sp->mu);
     if (atomic_load(&ln->sp->stop))
@@ -506,7 +594,7 @@ static int run_threads(split *sp, qr_image_writer *w)
             atomic_store(&sp->stop, CLI_EXIT_FAILURE);
             /* the lanes started wait for this one to count itself in */
             pthread_mutex_lock(&sp->mu);
-            sp->next += sp->nlocal - i;
+            sp->ready += sp->nlocal - i;
             pthread_cond_broadcast(&sp->cv);
             pthread_mutex_unlock(&sp->mu);
             break;
@@ -517,9 +605,8 @@ static int run_threads(split *sp, qr_image_writer *w)
     if (w) {
         /* wait until every lane is set up, then write */
         pthread_mutex_lock(&sp->mu);
-        while (sp->next < sp->nlocal)
+        while (sp->ready < sp->nlocal)
             pthread_cond_wait(&sp->cv, &sp->mu);
-        sp->next = 0;
         pthread_mutex_unlock(&sp->mu);
         rc = atomic_load(&sp->stop);
         if (!rc)
@@ -595,6 +682,11 @@ int render_split(const render_split_job *job)
     /* the host's cores, shared by the lanes on it */
     const int on_host = m->size > 1 ? m->local_size : sp.nlocal;
     sp.threads = qr_threads() / on_host > 0 ? qr_threads() / on_host : 1;
+    const int cores = cli_cores_allowed();
+    if (m->size > 1 && cores > 0 && cores < sp.threads && m->rank == 0)
+        cli_info("each process may run on %d core%s (the launcher binds it): `mpirun "
+                 "--bind-to none` gives its %d threads the host's cores",
+                 cores, cores == 1 ? "" : "s", sp.threads);
     sp.lanes = calloc((size_t)sp.nlocal, sizeof *sp.lanes);
     if (!sp.lanes) {
         return fail_now(&err, QR_ERR_NOMEM, "out of memory");
@@ -605,6 +697,8 @@ int render_split(const render_split_job *job)
         ln->index = m->size > 1 ? m->rank : i;
         ln->device = lane_device(job, i, count);
         ln->scene = sp.scene;
+        pthread_mutex_init(&ln->ahead.mu, NULL);
+        pthread_cond_init(&ln->ahead.cv, NULL);
         if (m->size > 1)
             snprintf(ln->tag, sizeof ln->tag, "rank %d: ", m->rank);
         else
