@@ -19,7 +19,8 @@ static float *device_rows(const qr_scene *s)
     float *host = malloc(bytes ? bytes : 1);
     cr_assert(host);
     for (size_t i = 0; i < n; i++) {
-        const float row[7] = {s->x[i], s->y[i], s->z[i], s->r[i], s->red[i], s->green[i], s->blue[i]};
+        const float row[7] = {s->x[i],   s->y[i],     s->z[i],    s->r[i],
+                              s->red[i], s->green[i], s->blue[i]};
         memcpy(host + 7 * i, row, sizeof row);
     }
     float *dev = NULL;
@@ -41,7 +42,8 @@ static void assert_same_scene(const qr_gpu_scene *a, const qr_gpu_scene *b, cons
 {
     qr_error err;
     const int32_t n = qr_gpu_scene_count(b);
-    cr_assert_eq(qr_gpu_scene_count(a), n, "%s: %d circles, not %d", what, qr_gpu_scene_count(a), n);
+    cr_assert_eq(qr_gpu_scene_count(a), n, "%s: %d circles, not %d", what, qr_gpu_scene_count(a),
+                 n);
     qr_scene *sa = NULL, *sb = NULL;
     QR_CHECK(err, qr_scene_create(n, QR_ANIM_NONE, &sa, &err));
     QR_CHECK(err, qr_scene_create(n, QR_ANIM_NONE, &sb, &err));
@@ -55,9 +57,9 @@ static void assert_same_scene(const qr_gpu_scene *a, const qr_gpu_scene *b, cons
     cr_assert(memcmp(&ra, &rb, sizeof ra) == 0,
               "%s: ranges differ: span %a / %a, lo %a / %a, hi %a / %a, finite %d / %d, "
               "fma %d / %d, depth %a / %a, radius %a / %a",
-              what, ra.color_span, rb.color_span, ra.color_lo, rb.color_lo, ra.color_hi, rb.color_hi,
-              ra.colors_finite, rb.colors_finite, ra.fma_blend, rb.fma_blend, ra.depth, rb.depth,
-              ra.radius, rb.radius);
+              what, ra.color_span, rb.color_span, ra.color_lo, rb.color_lo, ra.color_hi,
+              rb.color_hi, ra.colors_finite, rb.colors_finite, ra.fma_blend, rb.fma_blend,
+              ra.depth, rb.depth, ra.radius, rb.radius);
 }
 
 /* Asserts gs is the scene the host's upload of s makes. */

@@ -185,8 +185,9 @@ def test_leaves_tile_the_image_and_match_stats():
     assert lv[:, 4].max() == s["tree"]["max_depth"]
 
 
-class HostDLPack:
-    """A host array that speaks only DLPack (as another library's would)."""
+class DLPackOnly:
+    """An array, on the host or on the GPU, that speaks only DLPack (as
+    another library's would: no __cuda_array_interface__)."""
 
     def __init__(self, a):
         self.a = a
@@ -200,7 +201,7 @@ class HostDLPack:
 
 def test_dlpack_host_arrays_render_in_place():
     circles = qr.scene("rand10k")
-    a = qr.render(HostDLPack(circles), 96, 64, mode="exact", device="cpu")
+    a = qr.render(DLPackOnly(circles), 96, 64, mode="exact", device="cpu")
     b = qr.render(circles, 96, 64, mode="exact", device="cpu")
     assert np.array_equal(a, b)
 
@@ -260,26 +261,13 @@ if qr.gpu_available()[0]:
         pass
 
 
-class CudaDLPack:
-    """A CUDA array that speaks only DLPack (no __cuda_array_interface__)."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, **kw):
-        return self.a.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
-
-
 @pytest.mark.skipif(torch is None, reason="no usable GPU, or no PyTorch with CUDA")
 def test_torch_dlpack_circles_render_in_place():
     # circles made on the GPU: no host copy of them exists
     g = torch.Generator(device="cuda").manual_seed(5)
     t = torch.rand((150_000, 7), device="cuda", generator=g, dtype=torch.float32)
     t[:, 3] *= 0.01
-    wrapped = CudaDLPack(t)
+    wrapped = DLPackOnly(t)
     assert not hasattr(wrapped, "__cuda_array_interface__")
     host = t.cpu().numpy()
     with qr.Renderer(320, 240) as r:
@@ -290,11 +278,11 @@ def test_torch_dlpack_circles_render_in_place():
     with qr.Renderer(320, 240) as r:
         assert np.array_equal(r.render(wrapped, mode="exact", output="numpy"), ref)
     with pytest.raises(TypeError, match="float32"):
-        qr.render(CudaDLPack(t.double()), 16, 16)
+        qr.render(DLPackOnly(t.double()), 16, 16)
     with pytest.raises(ValueError, match="C-contiguous"):
-        qr.render(CudaDLPack(t.T.contiguous().T), 16, 16)
+        qr.render(DLPackOnly(t.T.contiguous().T), 16, 16)
     with pytest.raises(ValueError, match="shape"):
-        qr.render(CudaDLPack(t[:, :6].contiguous()), 16, 16)
+        qr.render(DLPackOnly(t[:, :6].contiguous()), 16, 16)
 
 
 @pytest.mark.skipif(cupy is None, reason="no usable GPU, or no CuPy")
