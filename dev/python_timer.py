@@ -1,33 +1,58 @@
-"""Python calls on the GPU: a 10M-circle CuPy array rendered at 4096² by one
-quadrender.Renderer, per call after the first (wall clock, median of 10),
-and a NumPy array of rand1M at 1024² through quadrender.render.
-Usage: QUADRENDER_LIBRARY=build-dev/src/libquadrender.so.0 PYTHONPATH=python python3 dev/python_timer.py"""
+"""Python calls on the GPU, wall clock per call, each call waited for on the
+GPU (cudaDeviceSynchronize) before its clock stops:
+  - a 10M-circle CuPy array rendered at 4096² by one quadrender.Renderer
+    (the first call, then the median of --calls calls after it: the kept
+    scene refilled in place), fast and exact mode;
+  - the same through a new Renderer per call (quadrender.render);
+  - rand1M as a NumPy array at 1024² through quadrender.render.
+Usage: QUADRENDER_LIBRARY=build/release/src/libquadrender.so.0 PYTHONPATH=python \\
+       python3 dev/python_timer.py [--calls 20]"""
+import argparse
 import statistics
 import time
 
 import cupy
-import numpy as np
 import quadrender as qr
 
-rng = cupy.random.default_rng(0)
-n = 10_000_000
-circles = rng.random((n, 7), dtype=cupy.float32)
-circles[:, 3] = 0.0005 + 0.002 * circles[:, 3]
-with qr.Renderer(4096, 4096) as r:
-    r.render(circles)
+
+def timed(call, calls):
+    """(first, median, min, max) milliseconds of call(): the first call,
+    then `calls` more."""
     times = []
-    for _ in range(10):
+    for _ in range(calls + 1):
         t = time.perf_counter()
-        img = r.render(circles)
+        call()
         cupy.cuda.runtime.deviceSynchronize()
         times.append(1e3 * (time.perf_counter() - t))
-print(f"10M CuPy circles, 4096², Renderer.render: median {statistics.median(times):.2f} ms "
-      f"(min {min(times):.2f}, max {max(times):.2f})")
-host = qr.scene("rand1M")
-qr.render(host, 1024, 1024)
-times = []
-for _ in range(5):
-    t = time.perf_counter()
-    qr.render(host, 1024, 1024)
-    times.append(1e3 * (time.perf_counter() - t))
-print(f"rand1M NumPy, 1024², quadrender.render: median {statistics.median(times):.2f} ms")
+    rest = times[1:]
+    return times[0], statistics.median(rest), min(rest), max(rest)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=20, help="timed calls after the first (>= 20)")
+    args = ap.parse_args()
+    calls = max(args.calls, 20)
+    print(f"device: {qr.gpu_available()[1]}; {calls} calls after the first, ms")
+    rng = cupy.random.default_rng(0)
+    circles = rng.random((10_000_000, 7), dtype=cupy.float32)
+    circles[:, 3] = 0.0005 + 0.002 * circles[:, 3]
+    rows = []
+    with qr.Renderer(4096, 4096) as r:
+        for mode in ("fast", "exact"):
+            rows.append((f"10M CuPy, 4096², Renderer.render, {mode}",
+                         timed(lambda: r.render(circles, mode=mode), calls)))
+    rows.append(("10M CuPy, 4096², quadrender.render, fast",
+                 timed(lambda: qr.render(circles, 4096, 4096), calls)))
+    host = qr.scene("rand1M")
+    rows.append(("rand1M NumPy, 1024², quadrender.render, fast",
+                 timed(lambda: qr.render(host, 1024, 1024), calls)))
+    width = max(len(name) for name, _ in rows)
+    print(f"| {'case':<{width}} | first | median | min | max |")
+    print(f"|{'-' * (width + 2)}|------:|-------:|----:|----:|")
+    for name, (first, med, lo, hi) in rows:
+        print(f"| {name:<{width}} | {first:.2f} | {med:.2f} | {lo:.2f} | {hi:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -74,6 +74,18 @@ void qr_gpu_scene_destroy(qr_gpu_scene *gs);
  * another library is still writing are complete. */
 qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
                                      qr_error *err);
+/* Makes gs the scene qr_gpu_scene_create_device(rows, n) makes (the same
+ * scene, to the bit), for a caller that renders new circles from the GPU
+ * frame after frame: a scene made or last updated from at least n device
+ * rows is refilled in its own device memory, allocating nothing; any other
+ * gets new memory (the old is freed first). gs may have been made either
+ * way; it becomes a static flat scene. Waits first for all work on the
+ * device, as qr_gpu_scene_create_device does, so that the rows are complete
+ * and no render of gs's last circles is still reading it. On failure gs is
+ * left as it was (bad arguments) or empty with no device memory: update it
+ * again before rendering it, or destroy it. */
+qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_t n,
+                                     qr_error *err);
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
 /* Copies the device state (positions, radii, velocities...) back into `scene`,
  * which must have the same circle count and animation kind. */

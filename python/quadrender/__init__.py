@@ -23,7 +23,7 @@ import tempfile
 
 import numpy as np
 
-from . import _lib
+from . import _dlpack, _lib
 
 __all__ = ["Error", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE"]
@@ -65,10 +65,10 @@ def _params(index, tile, capacity, min_leaf):
 def _as_circles(circles):
     if not isinstance(circles, np.ndarray) and hasattr(circles, "__dlpack__"):
         # a host array of another library (a PyTorch CPU tensor, ...): read in place
-        device = circles.__dlpack_device__()[0] if hasattr(circles, "__dlpack_device__") else 1
-        if device != 1:  # kDLCPU
-            raise TypeError("circles on a device without __cuda_array_interface__: "
-                            "pass a CuPy or PyTorch CUDA array, or a host array")
+        device = _dlpack.device_type(circles)
+        if device not in (None, _dlpack.KDL_CPU):
+            raise TypeError(f"circles on DLPack device type {device}: quadrender reads host "
+                            "arrays and CUDA arrays")
         circles = np.from_dlpack(circles)
     if not isinstance(circles, np.ndarray):
         raise TypeError(f"circles must be a NumPy array, not {type(circles).__name__}")
@@ -130,6 +130,9 @@ def _check_size(width, height):
             raise ValueError(f"{name} must be an integer from 1 to {MAX_SIDE}, not {v!r}")
 
 
+_QR_ERR_NO_GPU = 5
+
+
 def gpu_available():
     """Whether a usable GPU is there (and why not, as a string, if not)."""
     info, err = _lib.GpuInfo(), _lib.Error()
@@ -138,28 +141,54 @@ def gpu_available():
     return False, err.msg.decode("utf-8", "replace")
 
 
+def _gpu_device():
+    """The CUDA device the library renders on (it makes it the calling
+    thread's current device)."""
+    info, err = _lib.GpuInfo(), _lib.Error()
+    _check(_lib.qr_gpu_probe(ctypes.byref(info), ctypes.byref(err)), err)
+    return info.device
+
+
+def _on_gpu(circles):
+    """Whether circles are a CUDA array, which _device_rows reads."""
+    return (hasattr(circles, "__cuda_array_interface__")
+            or _dlpack.device_type(circles) == _dlpack.KDL_CUDA)
+
+
 def _device_rows(circles):
-    """(pointer, n) of a CUDA array of float32 N x 7 rows in C order (CuPy,
-    PyTorch: anything with __cuda_array_interface__), or None."""
+    """(pointer, n, keep) of a CUDA array of float32 N x 7 rows in C order
+    (anything with __cuda_array_interface__: CuPy, PyTorch, Numba; or with a
+    CUDA DLPack capsule), or None for other arrays. keep holds the array's
+    memory while the library reads it."""
     cai = getattr(circles, "__cuda_array_interface__", None)
     if cai is None:
-        return None
+        if _dlpack.device_type(circles) != _dlpack.KDL_CUDA:
+            return None
+        ok, why = gpu_available()
+        if not ok:
+            raise Error(_QR_ERR_NO_GPU, why)
+        cai = _dlpack.cuda_array(circles)
+        if cai["device"][1] != _gpu_device():
+            raise ValueError(f"circles are on CUDA device {cai['device'][1]}; quadrender "
+                             f"renders on device {_gpu_device()}")
     shape, typestr = tuple(cai["shape"]), cai["typestr"]
     if typestr != "<f4":
         raise TypeError(f"circles on the GPU must be float32, not {typestr}")
     if len(shape) != 2 or shape[1] != 7:
         raise ValueError(f"circles must have shape (N, 7): x y z r R G B; got {shape}")
     strides = cai.get("strides")
-    if strides is not None and tuple(strides) != (28, 4) and shape[0] > 1:
+    if strides is not None and (strides[1] != 4 or (strides[0] != 28 and shape[0] > 1)):
         raise ValueError("circles on the GPU must be C-contiguous")
     if shape[0] > MAX_CIRCLES:
         raise ValueError(f"{shape[0]} circles: at most {MAX_CIRCLES}")
-    return cai["data"][0], shape[0]
+    return cai["data"][0], shape[0], cai.get("capsule", circles)
 
 
 class Renderer:
-    """A GPU renderer for one image size that keeps its buffers (the image,
-    the index's lists) from call to call: for animation loops.
+    """A GPU renderer for one image size that keeps its buffers from call
+    to call: the image and the index's lists, and for CUDA input the
+    scene's (refilled in place while the circles fit, regrown when they do
+    not). For animation loops.
 
         r = quadrender.Renderer(1024, 1024)
         for frame in frames: image = r.render(circles_of(frame))
@@ -173,15 +202,22 @@ class Renderer:
         _check_size(width, height)
         ok, why = gpu_available()
         if not ok:
-            raise Error(5, why)
+            raise Error(_QR_ERR_NO_GPU, why)
         self.width, self.height = width, height
         self._r = ctypes.c_void_p()
+        self._gs = ctypes.c_void_p()  # the scene of the last CUDA input, kept
         err = _lib.Error()
         _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(self._r),
                                            ctypes.byref(err)), err)
 
+    def _drop_scene(self):
+        _lib.qr_gpu_scene_destroy(self._gs)
+        self._gs = ctypes.c_void_p()
+
     def close(self):
-        if self._r:
+        if getattr(self, "_gs", None):
+            self._drop_scene()
+        if getattr(self, "_r", None):
             _lib.qr_gpu_renderer_destroy(self._r)
             self._r = ctypes.c_void_p()
 
@@ -194,24 +230,40 @@ class Renderer:
     def __del__(self):
         self.close()
 
+    def _device_scene(self, ptr, n):
+        """The kept scene, refilled from n device rows at ptr."""
+        err = _lib.Error()
+        if self._gs:
+            status = _lib.qr_gpu_scene_update_device(self._gs, ptr, n, ctypes.byref(err))
+        else:
+            status = _lib.qr_gpu_scene_create_device(ptr, n, ctypes.byref(self._gs),
+                                                     ctypes.byref(err))
+        if status != 0:
+            self._drop_scene()  # a failed update leaves it empty
+            _check(status, err)
+        return self._gs
+
     def render(self, circles, *, mode="fast", index="quadtree", tile=64, capacity=None,
                min_leaf=None, output=None):
         """The image of circles, float32 height x width x 3, top row first:
         a NumPy array, or for CUDA input a CuPy array left on the GPU
-        (output="numpy" or "cupy" chooses)."""
+        (output="numpy" or "cupy" chooses). Each call returns a new array."""
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
+        if not self._r:
+            raise ValueError("the Renderer is closed")
         params = _params(index, tile, capacity, min_leaf)
         err = _lib.Error()
-        gs = ctypes.c_void_p()
-        dev = _device_rows(circles)
+        host_gs = ctypes.c_void_p()
+        dev = _device_rows(circles)  # holds the CUDA array's memory till the end
         try:
             if dev is not None:
-                _check(_lib.qr_gpu_scene_create_device(dev[0], dev[1], ctypes.byref(gs),
-                                                       ctypes.byref(err)), err)
+                gs = self._device_scene(dev[0], dev[1])
             else:
                 with _Scene(_as_circles(circles)) as sc:
-                    _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(gs), ctypes.byref(err)), err)
+                    _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(host_gs),
+                                                    ctypes.byref(err)), err)
+                gs = host_gs
             _check(_lib.qr_gpu_render(self._r, gs, ctypes.byref(params), mode == "exact",
                                       ctypes.byref(err)), err)
             if output is None:
@@ -228,7 +280,7 @@ class Renderer:
                 _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
                 return _top_first(rgba)
         finally:
-            _lib.qr_gpu_scene_destroy(gs)
+            _lib.qr_gpu_scene_destroy(host_gs)
 
 
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
@@ -236,9 +288,10 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
     """Renders circles (float32 N x 7) into a float32 height x width x 3
     image, top row first.
 
-    circles: a NumPy array, or a CUDA array (CuPy, PyTorch: anything with
-    __cuda_array_interface__), read in place on the GPU with no host copy;
-    the image then stays on the GPU too (a CuPy array). mode: "fast" (front
+    circles: a NumPy array (or a host array with DLPack), or a CUDA array
+    (CuPy, PyTorch: anything with __cuda_array_interface__ or a CUDA DLPack
+    capsule), read in place on the GPU with no host copy; the image then
+    stays on the GPU too (a CuPy array). mode: "fast" (front
     to back, every channel within 1e-5 of the exact image) or "exact" (bit
     for bit the CPU reference's). device: "auto" (the GPU when usable, else
     the CPU), "gpu", "cpu" (the fast CPU renderer, on `threads` threads, 0
@@ -253,7 +306,7 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
     if device not in ("auto", "gpu", "cpu", "reference"):
         raise ValueError(f"device must be 'auto', 'gpu', 'cpu' or 'reference', not {device!r}")
-    on_gpu = _device_rows(circles) is not None
+    on_gpu = _on_gpu(circles)
     if on_gpu and device in ("cpu", "reference"):
         raise ValueError("circles on the GPU render on the GPU (device='auto' or 'gpu')")
     use_gpu = on_gpu or device == "gpu" or (device == "auto" and gpu_available()[0])

@@ -132,6 +132,8 @@ fclose.restype = c_int
 fclose.argtypes = [_P]
 qr_gpu_scene_create_device = _fn("qr_gpu_scene_create_device", _S, _P, c_int32, POINTER(_P),
                                  POINTER(Error))
+qr_gpu_scene_update_device = _fn("qr_gpu_scene_update_device", _S, _P, _P, c_int32,
+                                 POINTER(Error))
 qr_gpu_renderer_copy_image = _fn("qr_gpu_renderer_copy_image", _S, _P, _P, POINTER(Error))
 
 

@@ -185,8 +185,9 @@ def test_leaves_tile_the_image_and_match_stats():
     assert lv[:, 4].max() == s["tree"]["max_depth"]
 
 
-class HostDLPack:
-    """A host array that speaks only DLPack (as another library's would)."""
+class DLPackOnly:
+    """An array, on the host or on the GPU, that speaks only DLPack (as
+    another library's would: no __cuda_array_interface__)."""
 
     def __init__(self, a):
         self.a = a
@@ -200,6 +201,107 @@ class HostDLPack:
 
 def test_dlpack_host_arrays_render_in_place():
     circles = qr.scene("rand10k")
-    a = qr.render(HostDLPack(circles), 96, 64, mode="exact", device="cpu")
+    a = qr.render(DLPackOnly(circles), 96, 64, mode="exact", device="cpu")
     b = qr.render(circles, 96, 64, mode="exact", device="cpu")
     assert np.array_equal(a, b)
+
+
+def test_dlpack_capsules_read_as_numpy_made_them():
+    # the ctypes layout of DLManagedTensor, checked against NumPy's capsules
+    from quadrender import _dlpack
+    a = qr.scene("rand10k")
+    d = _dlpack.describe(a.__dlpack__())
+    assert d["shape"] == (10000, 7) and d["typestr"] == "<f4"
+    assert d["data"][0] == a.ctypes.data and d["device"] == (_dlpack.KDL_CPU, 0)
+    assert d["strides"] in (None, (28, 4))
+    b = a.astype(np.float64)[1::2, 2:]
+    d = _dlpack.describe(b.__dlpack__())
+    assert d["shape"] == (5000, 5) and d["typestr"] == "<f8"
+    assert d["strides"] == (112, 8) and d["data"][0] == b.ctypes.data
+
+
+class CudaDLPackClaim:
+    """A host array that claims, through __dlpack_device__ alone, to be on
+    CUDA device 0: the device path must take it (and find it out)."""
+
+    def __init__(self, a):
+        self.a = a
+        self.exported = 0
+
+    def __dlpack__(self, **kw):
+        self.exported += 1
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (2, 0)  # kDLCUDA
+
+
+def test_cuda_dlpack_takes_the_device_path():
+    claim = CudaDLPackClaim(qr.scene("rgb"))
+    with pytest.raises(ValueError, match="render on the GPU"):
+        qr.render(claim, 16, 16, device="cpu")
+    if qr.gpu_available()[0]:
+        with pytest.raises(TypeError, match="device type 1"):
+            qr.render(claim, 16, 16)
+        assert claim.exported == 1
+    else:
+        with pytest.raises(qr.Error) as e:
+            qr.render(claim, 16, 16)
+        assert e.value.status == 5 and str(e.value)  # QR_ERR_NO_GPU, with the reason
+        assert claim.exported == 0
+
+
+torch = None
+if qr.gpu_available()[0]:
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            torch = None
+    except ImportError:
+        pass
+
+
+@pytest.mark.skipif(torch is None, reason="no usable GPU, or no PyTorch with CUDA")
+def test_torch_dlpack_circles_render_in_place():
+    # circles made on the GPU: no host copy of them exists
+    g = torch.Generator(device="cuda").manual_seed(5)
+    t = torch.rand((150_000, 7), device="cuda", generator=g, dtype=torch.float32)
+    t[:, 3] *= 0.01
+    wrapped = DLPackOnly(t)
+    assert not hasattr(wrapped, "__cuda_array_interface__")
+    host = t.cpu().numpy()
+    with qr.Renderer(320, 240) as r:
+        for mode in ("exact", "fast"):
+            img = r.render(wrapped, mode=mode, output="numpy")
+            assert np.array_equal(img, qr.render(host, 320, 240, mode=mode, device="gpu")), mode
+    ref = qr.render(host, 320, 240, mode="exact", device="reference")
+    with qr.Renderer(320, 240) as r:
+        assert np.array_equal(r.render(wrapped, mode="exact", output="numpy"), ref)
+    with pytest.raises(TypeError, match="float32"):
+        qr.render(DLPackOnly(t.double()), 16, 16)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        qr.render(DLPackOnly(t.T.contiguous().T), 16, 16)
+    with pytest.raises(ValueError, match="shape"):
+        qr.render(DLPackOnly(t[:, :6].contiguous()), 16, 16)
+
+
+@pytest.mark.skipif(cupy is None, reason="no usable GPU, or no CuPy")
+def test_renderer_keeps_the_scene_as_circles_grow_and_shrink():
+    # one Renderer's kept scene, refilled and regrown, draws what a new one draws
+    rng = cupy.random.default_rng(11)
+    host_between = qr.scene("rand10k")
+    with qr.Renderer(256, 192) as r:
+        for k, n in enumerate((20_000, 300_000, 70_000, 0, 300_000, 5, 400_000)):
+            circles = rng.random((n, 7), dtype=cupy.float32)
+            circles[:, 3] *= 0.02
+            mode = ("exact", "fast")[k % 2]
+            kept = r.render(circles, mode=mode)
+            fresh = qr.render(circles, 256, 192, mode=mode)
+            assert isinstance(kept, cupy.ndarray)
+            assert np.array_equal(cupy.asnumpy(kept), cupy.asnumpy(fresh)), (n, mode)
+            if k == 2:  # a host array between CUDA ones leaves the kept scene be
+                host = r.render(host_between, mode="exact")
+                assert np.array_equal(host, qr.render(host_between, 256, 192, mode="exact",
+                                                      device="reference"))
+        ref = qr.render(cupy.asnumpy(circles), 256, 192, mode="exact", device="reference")
+        assert np.array_equal(r.render(circles, mode="exact", output="numpy"), ref)

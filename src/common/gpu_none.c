@@ -216,6 +216,17 @@ qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene 
     return no_gpu(err);
 }
 
+void qr_gpu_scene_get_ranges(const qr_gpu_scene *gs, qr_gpu_scene_ranges *out)
+{
+    memset(out, 0, sizeof *out);
+}
+
+qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_t n,
+                                     qr_error *err)
+{
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err)
 {
     return no_gpu(err);

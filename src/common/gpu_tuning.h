@@ -42,6 +42,16 @@ int qr_gpu_renderer_uses_graph(const qr_gpu_renderer *r);
 /* The index of the last render (for statistics). */
 qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
 
+/* What a scene's upload learned of its circles, on which the renderer's
+ * choices rest (qr_gpu_scene in scene/scene_gpu.h says what each is): for
+ * the tests, which hold every way of making a scene to the same bits. */
+typedef struct qr_gpu_scene_ranges {
+    float color_span, color_lo, color_hi;
+    int colors_finite, fma_blend;
+    float depth, radius;
+} qr_gpu_scene_ranges;
+void qr_gpu_scene_get_ranges(const qr_gpu_scene *gs, qr_gpu_scene_ranges *out);
+
 #ifdef __cplusplus
 }
 #endif

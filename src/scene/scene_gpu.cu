@@ -3,6 +3,7 @@
 #include "scene/animate_step.h"
 #include "scene/scene_seek.h"
 #include "common/cuda_check.h"
+#include "common/gpu_tuning.h"
 #include "quadrender/threads.h"
 
 #include <math.h>
@@ -80,36 +81,77 @@ struct range_job {
 #define RANGE_ADD(a, b) ((a) + (b))
 #endif
 
-/* What color_range learns from circles [first, last) (column arrays). */
-__host__ __device__ static void range_of(const float *x, const float *y, const float *r,
-                                         const float *red, const float *green, const float *blue,
-                                         int flat, int32_t first, int32_t last, range_part *p)
+/* What a run of no circles learns. */
+__host__ __device__ static range_part range_empty(void)
 {
-    p->lo = INFINITY;
-    p->hi = -INFINITY;
-    p->finite = 1;
-    p->tiny = 0;
-    p->zeros[0] = p->zeros[1] = p->zeros[2] = 0;
-    p->area = p->radii = 0.0;
+    range_part p;
+    p.lo = INFINITY;
+    p.hi = -INFINITY;
+    p.finite = 1;
+    p.tiny = 0;
+    p.zeros[0] = p.zeros[1] = p.zeros[2] = 0;
+    p.area = p.radii = 0.0;
+    return p;
+}
+
+/* Adds a circle's colour to p (flat scenes). */
+__host__ __device__ static void range_colour(range_part *p, float red, float green, float blue)
+{
+    const float c[3] = {red, green, blue};
+    for (int k = 0; k < 3; k++) {
+        p->finite &= isfinite(c[k]) != 0;
+        p->lo = c[k] < p->lo ? c[k] : p->lo;
+        p->hi = c[k] > p->hi ? c[k] : p->hi;
+        p->zeros[k] += c[k] == 0.0f;
+        p->tiny |= c[k] != 0.0f && fabsf(c[k]) < 0x1p-60f;
+    }
+}
+
+/* Folds the colours of `later`, a part of the circles that follow p's, into
+ * p. The lowest and highest colours come out as one pass over the circles
+ * finds them (the first of equal values stays; NaN never wins a
+ * comparison), so parts combine in order, in any grouping, to one pass's
+ * result. */
+__host__ __device__ static void range_merge_colours(range_part *p, const range_part *later)
+{
+    p->lo = later->lo < p->lo ? later->lo : p->lo;
+    p->hi = later->hi > p->hi ? later->hi : p->hi;
+    p->finite &= later->finite;
+    p->tiny |= later->tiny;
+    for (int k = 0; k < 3; k++) p->zeros[k] += later->zeros[k];
+}
+
+/* A circle's terms of the depth and radius sums: its box inside the unit
+ * square times pi/4, and |r|. */
+__host__ __device__ static void range_terms(float x, float y, float r, double *area, double *radius)
+{
+    const double ri = fabs((double)r);
+    const double w = fmin(RANGE_ADD((double)x, ri), 1.0) - fmax((double)x - ri, 0.0);
+    const double h = fmin(RANGE_ADD((double)y, ri), 1.0) - fmax((double)y - ri, 0.0);
+    *area = w > 0 && h > 0 ? RANGE_MUL(RANGE_MUL(0.7853981633974483, w), h) : 0.0;
+    *radius = ri;
+}
+
+/* Adds a circle's terms to p's sums; the sums run in circle order (floating
+ * point addition does not regroup). */
+__host__ __device__ static void range_sum(range_part *p, double area, double radius)
+{
+    p->area = RANGE_ADD(p->area, area);
+    p->radii = RANGE_ADD(p->radii, radius);
+}
+
+/* What color_range learns from circles [first, last) (column arrays). */
+static void range_of(const float *x, const float *y, const float *r, const float *red,
+                     const float *green, const float *blue, int flat, int32_t first, int32_t last,
+                     range_part *p)
+{
+    *p = range_empty();
     if (flat)
-        for (int32_t i = first; i < last; i++) {
-            const float c[3] = {red[i], green[i], blue[i]};
-            for (int k = 0; k < 3; k++) {
-                p->finite &= isfinite(c[k]) != 0;
-                p->lo = c[k] < p->lo ? c[k] : p->lo;
-                p->hi = c[k] > p->hi ? c[k] : p->hi;
-                p->zeros[k] += c[k] == 0.0f;
-                p->tiny |= c[k] != 0.0f && fabsf(c[k]) < 0x1p-60f;
-            }
-        }
+        for (int32_t i = first; i < last; i++) range_colour(p, red[i], green[i], blue[i]);
     for (int32_t i = first; i < last; i++) {
-        /* the box inside the unit square, times pi/4 */
-        const double ri = fabs((double)r[i]);
-        const double w = fmin(RANGE_ADD((double)x[i], ri), 1.0) - fmax((double)x[i] - ri, 0.0);
-        const double h = fmin(RANGE_ADD((double)y[i], ri), 1.0) - fmax((double)y[i] - ri, 0.0);
-        const double a = w > 0 && h > 0 ? RANGE_MUL(RANGE_MUL(0.7853981633974483, w), h) : 0.0;
-        p->area = RANGE_ADD(p->area, a);
-        p->radii = RANGE_ADD(p->radii, ri);
+        double area, radius;
+        range_terms(x[i], y[i], r[i], &area, &radius);
+        range_sum(p, area, radius);
     }
 }
 
@@ -123,15 +165,65 @@ static void range_run(void *ctx, int task)
              &job->parts[task]);
 }
 
-/* range_of on the device, a thread per run (the same runs as the host's). */
-__global__ void k_range(int32_t n, const float *x, const float *y, const float *r, const float *red,
-                        const float *green, const float *blue, int runs, range_part *parts)
+/* p as lane (this lane + by) holds it (this lane's own where there is none). */
+__device__ static range_part range_shfl_down(const range_part &p, int by)
 {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= runs) return;
-    const int32_t first = t * RANGE_RUN;
+    range_part q;
+    q.lo = __shfl_down_sync(0xffffffffu, p.lo, by);
+    q.hi = __shfl_down_sync(0xffffffffu, p.hi, by);
+    q.finite = __shfl_down_sync(0xffffffffu, p.finite, by);
+    q.tiny = __shfl_down_sync(0xffffffffu, p.tiny, by);
+    for (int k = 0; k < 3; k++)
+        q.zeros[k] = __shfl_down_sync(0xffffffffu, (long long)p.zeros[k], by);
+    q.area = q.radii = 0.0;
+    return q;
+}
+
+/* Groups of 32 circles a warp of k_range reads at once, so that their loads
+ * wait on memory together. */
+#define RANGE_GROUPS 4
+
+/* range_of on the device (flat scenes): a warp per run, the host's runs. Its
+ * lanes read circles side by side, 32 to a group; a group's colours fold
+ * over a tree of neighbouring lanes, in circle order (range_merge_colours),
+ * and the group's terms join the run's sums one circle after another, as
+ * in the host's loop, so the run's part is the host's to the bit. Launched
+ * with one warp a block, one block a run. */
+__global__ void k_range(int32_t n, const float *x, const float *y, const float *r, const float *red,
+                        const float *green, const float *blue, range_part *parts)
+{
+    const int lane = threadIdx.x;
+    const int32_t first = blockIdx.x * RANGE_RUN;
     const int32_t last = n - first < RANGE_RUN ? n : first + RANGE_RUN;
-    range_of(x, y, r, red, green, blue, 1, first, last, &parts[t]);
+    range_part run = range_empty(); /* complete in lane 0 */
+    for (int32_t at = first; at < last; at += 32 * RANGE_GROUPS) {
+        range_part c[RANGE_GROUPS];
+        double area[RANGE_GROUPS], radius[RANGE_GROUPS];
+#pragma unroll
+        for (int g = 0; g < RANGE_GROUPS; g++) {
+            const int32_t i = at + 32 * g + lane;
+            c[g] = range_empty();
+            area[g] = radius[g] = 0.0;
+            if (i < last) {
+                range_colour(&c[g], red[i], green[i], blue[i]);
+                range_terms(x[i], y[i], r[i], &area[g], &radius[g]);
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < RANGE_GROUPS; g++) {
+            /* lane k (k a multiple of 2 by) gathers circles k to k + 2 by - 1 */
+            for (int by = 1; by < 32; by *= 2) {
+                const range_part later = range_shfl_down(c[g], by);
+                range_merge_colours(&c[g], &later);
+            }
+            range_merge_colours(&run, &c[g]);
+            const int32_t left = last - (at + 32 * g);
+            for (int j = 0; j < (left < 32 ? left : 32); j++)
+                range_sum(&run, __shfl_sync(0xffffffffu, area[g], j),
+                          __shfl_sync(0xffffffffu, radius[g], j));
+        }
+    }
+    if (lane == 0) parts[blockIdx.x] = run;
 }
 
 /* The scene's colour range, depth and mean radius from its runs' parts,
@@ -139,24 +231,19 @@ __global__ void k_range(int32_t n, const float *x, const float *y, const float *
 static void combine_ranges(const range_part *parts, int runs, int32_t n, qr_shading shading,
                            qr_gpu_scene *g)
 {
-    /* snow: ramp colours lie in [0.8, 1], the background in [0.4, 0.85] */
-    float lo = shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
-    int finite = 1, tiny = 0;
-    int64_t zeros[3] = {0, 0, 0};
+    /* the background's colour, 1; snow: ramp colours lie in [0.8, 1], the
+     * background in [0.4, 0.85] (parts of snow scenes hold no colours) */
+    range_part all = range_empty();
+    all.lo = shading == QR_SHADE_SNOW ? 0.4f : 1.0f;
+    all.hi = 1.0f;
     double area = 0.0, radii = 0.0;
     for (int k = 0; k < runs; k++) {
-        const range_part *p = &parts[k];
-        if (shading == QR_SHADE_FLAT) {
-            /* (NaN never wins a comparison: as in a pass over the circles) */
-            lo = p->lo < lo ? p->lo : lo;
-            hi = p->hi > hi ? p->hi : hi;
-        }
-        finite &= p->finite;
-        tiny |= p->tiny;
-        for (int c = 0; c < 3; c++) zeros[c] += p->zeros[c];
-        area += p->area;
-        radii += p->radii;
+        range_merge_colours(&all, &parts[k]);
+        area += parts[k].area;
+        radii += parts[k].radii;
     }
+    const float lo = all.lo, hi = all.hi;
+    const int finite = all.finite;
     /* Every colour value an exact flat walk or a window's run computes
      * starts at the background 1, at 0 or above every colour (renderer.cu)
      * and is fl(h + fl(0.5 c)), h = fl(0.5 colour). With every channel >= 0
@@ -164,8 +251,8 @@ static void combine_ranges(const range_part *parts, int runs, int32_t n, qr_shad
      * 2^-61 (round to nearest is monotone), and only circles whose channel is
      * 0 halve it, at most 60 of them. So it is 0 or at least 2^-121, 0.5 c is
      * exact, and fl(h + fl(0.5 c)) = fma(0.5, c, h) to the bit. */
-    g->fma_blend = shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !tiny &&
-                   zeros[0] <= 60 && zeros[1] <= 60 && zeros[2] <= 60;
+    g->fma_blend = shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !all.tiny &&
+                   all.zeros[0] <= 60 && all.zeros[1] <= 60 && all.zeros[2] <= 60;
     g->depth = (float)area;
     g->radius = n ? (float)(radii / n) : 0.0f;
     g->color_span = hi - lo;
@@ -331,30 +418,50 @@ __global__ void k_unpack_rows(int32_t n, const float *__restrict__ rows, float *
     }
 }
 
-extern "C" qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
-                                                qr_error *err)
+/* Frees g's device memory and leaves it a scene of no circles. */
+static void scene_release(qr_gpu_scene *g)
 {
-    *out = NULL;
+    cudaFree(g->pos);
+    cudaFree(g->block);
+    cudaFree(g->dparts);
+    g->pos = g->col = NULL;
+    g->block = g->x = g->y = g->z = g->r = g->red = g->green = g->blue = NULL;
+    g->dparts = NULL;
+    g->cap = 0;
+    g->n = 0;
+    g->block_floats = 0;
+}
+
+/* qr_gpu_scene_create_device and qr_gpu_scene_update_device: makes g (new
+ * and zeroed, or one to refill) the static flat scene of n device rows, in
+ * g's device memory when it holds n circles, else in new memory. */
+static qr_status scene_from_rows(qr_gpu_scene *g, const float *rows, int32_t n, qr_error *err)
+{
     if (n < 0 || n > QR_SCENE_MAX_CIRCLES)
         return qr_fail(err, QR_ERR_INVALID, "%d circles: from 0 to %d", n, QR_SCENE_MAX_CIRCLES);
     if (n > 0 && !rows) return qr_fail(err, QR_ERR_INVALID, "no device rows for %d circles", n);
-    /* the rows may still be being written by other work on the device */
+    /* the rows may still be being written by other work on the device, and
+     * a render of g's last circles may still be reading its memory */
     QR_CUDA_TRY(err, cudaDeviceSynchronize());
-    qr_gpu_scene *g = (qr_gpu_scene *)calloc(1, sizeof *g);
-    if (!g) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    g->n = n;
+    const int32_t nn = n ? n : 1; /* every buffer holds a circle at least */
+    const int runs = (int)((n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
+    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts);
+    if (!parts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
     g->shading = QR_SHADE_FLAT;
     g->anim = QR_ANIM_NONE;
-    g->block_floats = 7 * (size_t)n;
-    const size_t nn = n ? (size_t)n : 1;
-    const int runs = (int)((n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
-    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts), *dparts = NULL;
-    cudaError_t e = parts ? cudaSuccess : cudaErrorMemoryAllocation;
-    if (e == cudaSuccess) e = cudaMalloc((void **)&g->block, 7 * nn * sizeof(float));
-    if (e == cudaSuccess) e = cudaMalloc((void **)&g->pos, 2 * nn * sizeof(float4));
-    if (e == cudaSuccess) e = cudaMalloc((void **)&dparts, (runs ? runs : 1) * sizeof *dparts);
+    g->steps = 0;
+    g->vx = g->vy = g->vz = g->x0 = g->y0 = g->vx0 = g->vy0 = NULL;
+    cudaError_t e = cudaSuccess;
+    if (nn > g->cap) {
+        scene_release(g);
+        const size_t cap_runs = ((size_t)nn + RANGE_RUN - 1) / RANGE_RUN;
+        e = cudaMalloc((void **)&g->block, 7 * (size_t)nn * sizeof(float));
+        if (e == cudaSuccess) e = cudaMalloc((void **)&g->pos, 2 * (size_t)nn * sizeof(float4));
+        if (e == cudaSuccess) e = cudaMalloc((void **)&g->dparts, cap_runs * sizeof *g->dparts);
+        if (e == cudaSuccess) g->cap = nn;
+    }
     if (e == cudaSuccess) {
-        g->col = g->pos + nn;
+        g->block_floats = 7 * (size_t)n;
         g->x = g->block;
         g->y = g->x + nn;
         g->z = g->y + nn;
@@ -362,31 +469,54 @@ extern "C" qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr
         g->red = g->r + nn;
         g->green = g->red + nn;
         g->blue = g->green + nn;
+        g->col = g->pos + nn;
         if (n > 0) {
             k_unpack_rows<<<grid_for(n), 256, 0, cudaStreamLegacy>>>(n, rows, g->x, g->y, g->z, g->r,
                                                                      g->red, g->green, g->blue, g->pos,
                                                                      g->col);
             e = cudaGetLastError();
             if (e == cudaSuccess)
-                k_range<<<(runs + 127) / 128, 128, 0, cudaStreamLegacy>>>(n, g->x, g->y, g->r, g->red,
-                                                                         g->green, g->blue, runs, dparts);
+                k_range<<<runs, 32, 0, cudaStreamLegacy>>>(n, g->x, g->y, g->r, g->red, g->green,
+                                                           g->blue, g->dparts);
             if (e == cudaSuccess) e = cudaGetLastError();
+            /* the renderer chooses its kernels on the host from the ranges */
             if (e == cudaSuccess)
-                e = cudaMemcpy(parts, dparts, runs * sizeof *parts, cudaMemcpyDeviceToHost);
+                e = cudaMemcpy(parts, g->dparts, runs * sizeof *parts, cudaMemcpyDeviceToHost);
         }
     }
-    cudaFree(dparts);
     if (e != cudaSuccess) {
         cudaGetLastError();
         free(parts);
-        qr_gpu_scene_destroy(g);
+        scene_release(g);
         return qr_fail(err, qr_cuda_status(e), "making a scene of %d circles on the GPU: %s", n,
                        cudaGetErrorString(e));
     }
+    g->n = n;
     combine_ranges(parts, runs, n, QR_SHADE_FLAT, g);
     free(parts);
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
+                                                qr_error *err)
+{
+    *out = NULL;
+    qr_gpu_scene *g = (qr_gpu_scene *)calloc(1, sizeof *g);
+    if (!g) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    const qr_status st = scene_from_rows(g, rows, n, err);
+    if (st != QR_OK) {
+        qr_gpu_scene_destroy(g);
+        return st;
+    }
     *out = g;
     return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_t n,
+                                                qr_error *err)
+{
+    if (!gs) return qr_fail(err, QR_ERR_INVALID, "no device scene to update");
+    return scene_from_rows(gs, rows, n, err);
 }
 
 static qr_step_arrays step_arrays_of(const qr_gpu_scene *g)
@@ -453,9 +583,20 @@ extern "C" qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *g, int64_t frame, qr_
 extern "C" void qr_gpu_scene_destroy(qr_gpu_scene *g)
 {
     if (!g) return;
-    cudaFree(g->pos);
-    cudaFree(g->block);
+    scene_release(g);
     free(g);
+}
+
+extern "C" void qr_gpu_scene_get_ranges(const qr_gpu_scene *g, qr_gpu_scene_ranges *out)
+{
+    memset(out, 0, sizeof *out);
+    out->color_span = g->color_span;
+    out->color_lo = g->color_lo;
+    out->color_hi = g->color_hi;
+    out->colors_finite = g->colors_finite;
+    out->fma_blend = g->fma_blend;
+    out->depth = g->depth;
+    out->radius = g->radius;
 }
 
 extern "C" int32_t qr_gpu_scene_count(const qr_gpu_scene *g)

@@ -9,6 +9,8 @@
 
 #include "quadrender/gpu.h"
 
+struct range_part; /* scene_gpu.cu */
+
 struct qr_gpu_scene {
     int32_t n;
     qr_shading shading;
@@ -22,6 +24,12 @@ struct qr_gpu_scene {
      * pos = (x, y, z, r), col = (red, green, blue, 0). Kept in step with the
      * arrays above by the upload and by every step. */
     float4 *pos, *col;
+    /* A scene made from device rows (qr_gpu_scene_create_device, _update_device)
+     * keeps its memory for the next update: block holds 7 cap floats, pos
+     * 2 cap, dparts (device) a colour-range part for each run of cap
+     * circles. cap is 0 for a scene uploaded from the host. */
+    int32_t cap;
+    struct range_part *dparts;
     /* Fast mode's stopping bound: the largest distance, over the channels,
      * between any colour or background value and the background. */
     float color_span;
