@@ -247,6 +247,13 @@ qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                              qr_image_format format, int32_t row0, int32_t row1, void *out,
                              qr_error *err);
 
+/* Page-locked host memory of `bytes` (for qr_gpu_render_rows' output:
+ * copies into it run at the bus's speed, where pageable memory goes through
+ * the driver's staging buffers), usable with every GPU; QR_ERR_NOMEM when
+ * the system refuses. Free it with qr_gpu_host_free (NULL: no-op). */
+qr_status qr_gpu_host_alloc(size_t bytes, void **out, qr_error *err);
+void qr_gpu_host_free(void *p);
+
 /* Copies the last render's float RGBA image (row 0 = bottom) into device
  * memory dst (width * height * 4 floats): for callers that keep the image
  * on the GPU. For a whole-image renderer. */

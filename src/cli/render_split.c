@@ -103,6 +103,7 @@ struct split {
     int32_t next;           /* the stripe the writer appends next */
     int ready;              /* lanes set up (or failed): they start together */
     atomic_int stop;        /* a lane's or the writer's exit code: everyone stops */
+    cli_frame_pool *pool;   /* frames: the encoders the lanes share, or NULL */
 };
 
 /* A failure found here: said at once, its exit code answered. */
@@ -151,7 +152,7 @@ const char *render_split_set_gpus(const char *text, void *dest)
  * on), else the CPU. */
 static qr_status lane_start(lane *ln, qr_error *err)
 {
-    const split *sp = ln->sp;
+    split *sp = ln->sp;
     const render_split_job *job = sp->job;
     render_ctx *ctx = &ln->ctx;
     memset(ctx, 0, sizeof *ctx);
@@ -170,6 +171,20 @@ static qr_status lane_start(lane *ln, qr_error *err)
     /* one image: the scene at its frame (a frame split seeks frame by frame) */
     if (st == QR_OK && !job->many)
         st = render_seek(ctx, ln->scene, job->frames.first, err);
+    /* frames the GPU renders whole: this process's lanes share one pool of
+     * encoders (cli_frames.c), each file on a core of its own */
+    if (st == QR_OK && job->many && ctx->dev.gpu && !ctx->band_rows) {
+        pthread_mutex_lock(&sp->mu);
+        if (!sp->pool) {
+            const int workers = sp->threads * sp->nlocal < 32 ? sp->threads * sp->nlocal : 32;
+            if (cli_frame_pool_start(sp->format, job->width, job->height,
+                                     job->write_opts.png_level, workers, (size_t)1 << 30,
+                                     &sp->pool, err) != QR_OK)
+                sp->pool = NULL; /* each lane encodes its frames itself */
+        }
+        ctx->pool = sp->pool;
+        pthread_mutex_unlock(&sp->mu);
+    }
     return st;
 }
 
@@ -178,9 +193,13 @@ static void ahead_stop(lane *ln);
 static void lane_free(lane *ln)
 {
     ahead_stop(ln);
+    for (int k = 0; k < 2; k++) {
+        if (ln->ctx.dev.gpu)
+            qr_gpu_host_free(ln->ahead.rows[k]);
+        else
+            free(ln->ahead.rows[k]);
+    }
     render_ctx_free(&ln->ctx);
-    free(ln->ahead.rows[0]);
-    free(ln->ahead.rows[1]);
     pthread_cond_destroy(&ln->ahead.cv);
     pthread_mutex_destroy(&ln->ahead.mu);
     free(ln->band.rgba);
@@ -388,11 +407,19 @@ static qr_status lane_stripe_buffers(lane *ln, qr_error *err)
     const split *sp = ln->sp;
     const size_t rows = (size_t)sp->stripe_rows + (size_t)max_context(sp);
     ahead *ah = &ln->ahead;
+    if (ln->ctx.dev.gpu) {
+        /* page-locked: the rows come back from the GPU at the bus's speed */
+        for (int k = 0; k < 2; k++) {
+            qr_status st = qr_gpu_host_alloc(rows * sp->row_bytes, &ah->rows[k], err);
+            if (st != QR_OK)
+                return st;
+        }
+        return QR_OK;
+    }
     ah->rows[0] = malloc(rows * sp->row_bytes);
     ah->rows[1] = malloc(rows * sp->row_bytes);
-    if (!ln->ctx.dev.gpu)
-        ln->band.rgba = malloc(rows * (size_t)sp->job->width * 4 * sizeof(float));
-    if (!ah->rows[0] || !ah->rows[1] || (!ln->ctx.dev.gpu && !ln->band.rgba))
+    ln->band.rgba = malloc(rows * (size_t)sp->job->width * 4 * sizeof(float));
+    if (!ah->rows[0] || !ah->rows[1] || !ln->band.rgba)
         return qr_fail(err, QR_ERR_NOMEM, "out of memory for stripes of %zu rows", rows);
     return QR_OK;
 }
@@ -755,9 +782,11 @@ int render_split(const render_split_job *job)
         rc = m->size > 1 ? run_process(&sp, w) : run_threads(&sp, w);
 
     /* frames: the files queued are written (or the failure is the pool's) */
-    for (int i = 0; i < sp.nlocal && rc == CLI_EXIT_OK; i++)
-        if (sp.lanes[i].ctx.pool && cli_frame_pool_finish(sp.lanes[i].ctx.pool, &err) != QR_OK)
-            rc = lane_fail(&sp.lanes[i], &err, CLI_PHASE_OUTPUT);
+    if (sp.pool && rc == CLI_EXIT_OK && cli_frame_pool_finish(sp.pool, &err) != QR_OK)
+        rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+    for (int i = 0; i < sp.nlocal; i++)
+        sp.lanes[i].ctx.pool = NULL; /* the pool is freed once, below */
+    cli_frame_pool_free(sp.pool);
     rc = cli_mpi_max(m, rc);
     if (w && rc == CLI_EXIT_OK && qr_image_writer_close(w, &err) != QR_OK)
         rc = cli_fail(&err, CLI_PHASE_OUTPUT);

@@ -100,3 +100,21 @@ extern "C" qr_status qr_gpu_probe_device(int device, qr_gpu_info *info, qr_error
     QR_CUDA_TRY(err, cudaMemGetInfo(&info->mem_free, &info->mem_total));
     return QR_OK;
 }
+
+extern "C" qr_status qr_gpu_host_alloc(size_t bytes, void **out, qr_error *err)
+{
+    *out = NULL;
+    cudaError_t e = cudaMallocHost(out, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *out = NULL;
+        return qr_fail(err, QR_ERR_NOMEM, "%zu bytes of page-locked host memory: %s", bytes,
+                       cudaGetErrorString(e));
+    }
+    return QR_OK;
+}
+
+extern "C" void qr_gpu_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}

@@ -236,3 +236,15 @@ qr_status qr_gpu_select(int device, qr_error *err)
 {
     return no_gpu(err);
 }
+
+qr_status qr_gpu_host_alloc(size_t bytes, void **out, qr_error *err)
+{
+    (void)bytes;
+    *out = NULL;
+    return no_gpu(err);
+}
+
+void qr_gpu_host_free(void *p)
+{
+    (void)p;
+}
