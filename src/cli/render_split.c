@@ -44,8 +44,10 @@
 
 /* File rows a stripe holds at most: large enough that the rows rendered
  * again above each (its encoder's context, the render grid) cost little,
- * small enough that every lane gets several. */
-#define STRIPE_BYTES ((size_t)128 << 20)
+ * small enough that every lane gets several, and that a stripe with those
+ * rows fits in one region of a GPU band (at most 128 MiB of file rows,
+ * render_bands.cu): each region is an index build of its own. */
+#define STRIPE_BYTES ((size_t)96 << 20)
 #define STRIPES_PER_LANE 4
 
 /* Message kinds from a process to process 0 (cli_mpi_send): a stripe's
