@@ -170,10 +170,17 @@ bool cli_mpi_stopped(const cli_mpi *m)
 qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
 {
     single(m);
-    if (cli_mpi_launched())
-        return qr_fail(err, QR_ERR_INVALID,
-                       "started by an MPI launcher, but built without MPI (configure with "
-                       "-DQR_MPI=ON)");
+    /* a job of one process (or a launcher's environment inherited by a
+     * lone run) is no different from no launcher */
+    static const char *sizes[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const char *v = getenv(sizes[i]);
+        if (v && atoi(v) > 1)
+            return qr_fail(err, QR_ERR_INVALID,
+                           "started as one of %d MPI processes, but built without MPI "
+                           "(configure with -DQR_MPI=ON)",
+                           atoi(v));
+    }
     return QR_OK;
 }
 
