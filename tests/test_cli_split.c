@@ -161,20 +161,37 @@ static int run_mpi_limited(const char *limit, int limited_rank, const char *cons
     return qr_cli_run(&o, argv, &R);
 }
 
+/* Renders args... -o DIR/file (a fresh directory) as a job whose rank
+ * `rank` runs under `limit`; expects exit `code` and `needle` in the
+ * messages. Answers the directory, for the caller to look into. */
+static const char *expect_job_fails(const char *dirname, const char *file, const char *limit,
+                                    int rank, int code, const char *needle,
+                                    const char *const *args)
+{
+    const char *dir = qr_test_tmp_dir(dirname);
+    char *out = dup_path(qr_test_join(dir, file));
+    const char *argv[48];
+    int k = 0;
+    for (; args[k] && k < 45; k++)
+        argv[k] = args[k];
+    argv[k++] = "-o";
+    argv[k++] = out;
+    argv[k] = NULL;
+    int rc = run_mpi_limited(limit, rank, argv);
+    cr_expect_eq(rc, code, "exit %d: %s", rc, R.err);
+    cr_expect(strstr(R.err, needle), "the message says '%s': %s", needle, R.err);
+    free(out);
+    return dir;
+}
+
 /* Process 0, the writer, cannot write the file (a file size limit): the
  * job exits 4 with the message, and leaves nothing in the directory. */
 Test(split, mpi_writer_fails_leaves_nothing, .timeout = 300)
 {
     REQUIRE_MPI();
-    const char *dir = qr_test_tmp_dir("split_fail_writer");
-    char *out = dup_path(qr_test_join(dir, "big.ppm"));
-    int rc = run_mpi_limited("-f 10000", 0,
-                             QR_ARGS("render", "rand10k", "-s", "2100", "--device", "cpu", "-o",
-                                     out));
-    cr_expect_eq(rc, 4, "exit %d: %s", rc, R.err);
-    cr_expect(strstr(R.err, "big.ppm"), "the message names the file: %s", R.err);
+    const char *dir = expect_job_fails("split_fail_writer", "big.ppm", "-f 10000", 0, 4, "big.ppm",
+                                       QR_ARGS("render", "rand10k", "-s", "2100", "--device", "cpu"));
     cr_expect_eq(entries(dir), 0, "no file, no temporary file");
-    free(out);
 }
 
 /* Process 1 runs out of memory setting up (an address-space limit): the
@@ -182,15 +199,9 @@ Test(split, mpi_writer_fails_leaves_nothing, .timeout = 300)
 Test(split, mpi_lane_fails_leaves_nothing, .timeout = 300)
 {
     REQUIRE_MPI();
-    const char *dir = qr_test_tmp_dir("split_fail_lane");
-    char *out = dup_path(qr_test_join(dir, "big.png"));
-    int rc = run_mpi_limited("-v 400000", 1,
-                             QR_ARGS("render", "rand10k", "-s", "20000", "--device", "cpu", "-o",
-                                     out));
-    cr_expect_eq(rc, 6, "exit %d: %s", rc, R.err);
-    cr_expect(strstr(R.err, "rank 1: "), "the failing rank says why: %s", R.err);
+    const char *dir = expect_job_fails("split_fail_lane", "big.png", "-v 400000", 1, 6, "rank 1: ",
+                                       QR_ARGS("render", "rand10k", "-s", "20000", "--device", "cpu"));
     cr_expect_eq(entries(dir), 0, "no file, no temporary file");
-    free(out);
 }
 
 /* A frame split whose process 1 cannot write its frames: every process
@@ -199,13 +210,10 @@ Test(split, mpi_lane_fails_leaves_nothing, .timeout = 300)
 Test(split, mpi_frames_lane_fails, .timeout = 300)
 {
     REQUIRE_MPI();
-    const char *dir = qr_test_tmp_dir("split_fail_frames");
-    char *out = dup_path(qr_test_join(dir, "f.ppm"));
-    int rc = run_mpi_limited("-f 10000", 1,
-                             QR_ARGS("render", "hypnosis", "-s", "2000", "--frames", "0:40",
-                                     "--device", "cpu", "-o", out));
-    cr_expect_eq(rc, 4, "exit %d: %s", rc, R.err);
-    cr_expect(strstr(R.err, "rank 1: "), "the failing rank says why: %s", R.err);
+    const char *dir =
+        expect_job_fails("split_fail_frames", "f.ppm", "-f 10000", 1, 4, "rank 1: ",
+                         QR_ARGS("render", "hypnosis", "-s", "2000", "--frames", "0:40",
+                                 "--device", "cpu"));
     /* rank 0's frame 0 and perhaps frame 2, never more than a round late */
     const int n = entries(dir);
     cr_expect(n >= 1 && n <= 2, "%d files", n);
@@ -217,7 +225,6 @@ Test(split, mpi_frames_lane_fails, .timeout = 300)
                   "left behind: %s", e->d_name);
     if (d)
         closedir(d);
-    free(out);
 }
 
 /* Two lanes on GPUs (the same one where there is one): one image and a
