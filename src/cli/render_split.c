@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "cli/render_ctx.h"
+#include "common/gpu_tuning.h"
 #include "image/image_parts.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
@@ -170,6 +171,11 @@ static qr_status lane_start(lane *ln, qr_error *err)
     }
     qr_status st = render_ctx_start(ctx, ln->scene, job->width, job->height, true,
                                     sp->format, err);
+    /* Lanes launch their kernels directly: two lanes on one GPU share its
+     * legacy stream, on which the scene steps, and a frame graph being
+     * captured by one lane would make the other's step fail. */
+    if (st == QR_OK && ctx->dev.gpu)
+        qr_gpu_renderer_set_graph(ctx->r, 0);
     /* one image: the scene at its frame (a frame split seeks frame by frame) */
     if (st == QR_OK && !job->many)
         st = render_seek(ctx, ln->scene, job->frames.first, err);
