@@ -168,7 +168,7 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                           "renders in bands (default: what is free)"},
         [O_GPUS] = {"--gpus", NULL, "LIST", render_split_set_gpus, gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
-                    "bands, over these GPUs"},
+                    "stripes of rows, over these GPUs"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
                      "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
