@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli_run.h"
+#include "quadrender/gpu.h"
 #include "files.h"
 #include "test_util.h"
 
@@ -292,4 +293,34 @@ Test(split, gpus_option_errors)
     cr_expect_eq(RUN("render", "rgb", "--gpus", "0,,1"), 2, "%s", R.err);
     cr_expect_eq(RUN("render", "rgb", "--gpus", "0,1", "--device", "cpu"), 2, "%s", R.err);
     cr_expect(strstr(R.err, "--gpus"), "%s", R.err);
+}
+
+/* Without a GPU, --gpus renders in the one process on the CPU (the same
+ * files as without it), and with --device gpu fails as --device gpu does. */
+Test(split, gpus_without_a_gpu)
+{
+    qr_error e;
+    if (qr_gpu_probe(NULL, &e) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    const char *d1 = qr_test_tmp_dir("gsplit_nogpu_one"), *d2 = qr_test_tmp_dir("gsplit_nogpu_two");
+    char *o1 = dup_path(qr_test_join(d1, "h.png")), *o2 = dup_path(qr_test_join(d2, "h.png"));
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "64", "--frames", "0:3", "-o", o1), 0, "%s",
+                 R.err);
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "64", "--frames", "0:3", "--gpus", "0,1", "-o",
+                     o2),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "no usable GPU"), "%s", R.err);
+    for (int k = 0; k <= 3; k++) {
+        char n[32];
+        snprintf(n, sizeof n, "h_%04d.png", k);
+        char *a = dup_path(qr_test_join(d1, n));
+        cr_expect(qr_test_same_bytes(a, qr_test_join(d2, n)), "frame %d", k);
+        free(a);
+    }
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "--gpus", "all", "--device", "gpu", "-o", o2), 5,
+                 "%s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "--gpus", "0,1", "--device", "gpu", "-o", o2), 5,
+                 "%s", R.err);
+    free(o1);
+    free(o2);
 }

@@ -249,6 +249,15 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
         for (int i = 0; i < ngpus; i++)
             gpus[1 + i] = i;
     }
+    if (rc == CLI_EXIT_OK && ngpus > 1 && qr_gpu_count() == 0) {
+        /* no GPU to split over: --device gpu fails as it would alone, auto
+         * renders in this one process on the CPU, saying so */
+        if (device == CLI_DEVICE_GPU) {
+            cli_message("--device gpu: --gpus: no CUDA device found");
+            rc = CLI_EXIT_NO_GPU;
+        }
+        ngpus = 0;
+    }
     if (rc == CLI_EXIT_OK && (mpi.size > 1 || ngpus > 1)) {
         render_split_job job = {
             .scene_arg = scene_arg, .seed = so.seed, .width = so.width, .height = so.height,

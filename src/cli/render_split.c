@@ -674,16 +674,18 @@ static int run_process(split *sp, qr_image_writer *w)
     return cli_mpi_max(m, rc);
 }
 
-/* The CUDA device of lane i of this process, or -1 for the CPU. */
+/* The CUDA device of lane i of this process, or -1 for the CPU. Lanes
+ * that are threads always have a GPU: they share the host scene, which
+ * only the GPU's seeks leave alone (cmd_render.c renders in one process
+ * when there is no GPU). */
 static int lane_device(const render_split_job *job, int i, int count)
 {
+    if (job->mpi->size == 1)
+        return job->gpus[i];
     if (job->device == CLI_DEVICE_CPU || job->device == CLI_DEVICE_CPU_REFERENCE || count == 0)
         return -1;
-    if (job->mpi->size > 1) {
-        const int k = job->mpi->local_rank;
-        return job->ngpus ? job->gpus[k % job->ngpus] : k % count;
-    }
-    return job->gpus[i];
+    const int k = job->mpi->local_rank;
+    return job->ngpus ? job->gpus[k % job->ngpus] : k % count;
 }
 
 int render_split(const render_split_job *job)
