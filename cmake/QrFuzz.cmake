@@ -46,7 +46,7 @@ if(QR_FUZZ)
   if(BUILD_TESTING)
     # A short run per harness from its seed corpus; new inputs go to the
     # build tree, never to fuzz/corpus.
-    foreach(h circles par npy render)
+    foreach(h circles par npy render part)
       file(MAKE_DIRECTORY "${QR_FUZZ_DIR}/found_${h}")
       add_test(NAME fuzz.${h}
                COMMAND "${QR_FUZZ_DIR}/fuzz_${h}" -runs=3000 -seed=1 -max_total_time=60
