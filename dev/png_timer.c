@@ -17,6 +17,7 @@
  * Usage: png_timer [--ppm FILE | --scene NAME -s N] [--threads 1,2,4]
  *                  [--levels 1,6] [--filters up,sub,paeth,none,avg,adaptive]
  *                  [--libs encoder,zlib,libdeflate] [--chunk BYTES] [--dict BYTES]
+ *                  [--strategy default|rle|filtered|huffman] (zlib's, for encoder and zlib)
  *                  [--reps N]
  */
 #ifndef _GNU_SOURCE
@@ -265,6 +266,7 @@ int main(int argc, char **argv)
     int filters[6] = {QR_PNG_FILTER_DEFAULT}, nfilters = 1;
     int libs[3] = {LIB_ENCODER, LIB_ZLIB, LIB_LIBDEFLATE}, nlibs = 3;
     size_t chunk = 0, dict = QR_PNG_DICT_BYTES;
+    int strategy = Z_DEFAULT_STRATEGY;
     for (int a = 1; a < argc; a++) {
         const char *v = a + 1 < argc ? argv[a + 1] : "";
         if (!strcmp(argv[a], "--ppm")) ppm = v;
@@ -273,6 +275,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--reps")) reps = atoi(v);
         else if (!strcmp(argv[a], "--chunk")) chunk = (size_t)atol(v);
         else if (!strcmp(argv[a], "--dict")) dict = (size_t)atol(v);
+        else if (!strcmp(argv[a], "--strategy"))
+            strategy = !strcmp(v, "rle")        ? Z_RLE
+                       : !strcmp(v, "filtered") ? Z_FILTERED
+                       : !strcmp(v, "huffman")  ? Z_HUFFMAN_ONLY
+                                                : Z_DEFAULT_STRATEGY;
         else if (!strcmp(argv[a], "--threads")) nthreads = parse_list(v, threads, 16);
         else if (!strcmp(argv[a], "--levels")) nlevels = parse_list(v, levels, 10);
         else if (!strcmp(argv[a], "--filters")) nfilters = parse_names(v, filter_names, 6, filters, 6);
@@ -301,6 +308,7 @@ int main(int argc, char **argv)
                     p.filter = (qr_png_filter)filters[fi];
                     p.chunk_bytes = chunk;
                     p.dict_bytes = dict;
+                    p.strategy = strategy;
                     double best = 1e30, best_cpu = 1e30;
                     size_t bytes = 0;
                     for (int r = 0; r < reps; r++) {
