@@ -200,6 +200,9 @@ Test(split, mpi_writer_fails_leaves_nothing, .timeout = 300)
 Test(split, mpi_lane_fails_leaves_nothing, .timeout = 300)
 {
     REQUIRE_MPI();
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("AddressSanitizer's shadow memory does not fit under an address-space limit");
+#endif
     const char *dir = expect_job_fails("split_fail_lane", "big.png", "-v 400000", 1, 6, "rank 1: ",
                                        QR_ARGS("render", "rand10k", "-s", "20000", "--device", "cpu"));
     cr_expect_eq(entries(dir), 0, "no file, no temporary file");
