@@ -26,7 +26,7 @@
  * failing lane's code.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/render_split.h"
+#include "cli/render_lanes.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -35,82 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/render_ctx.h"
 #include "common/gpu_tuning.h"
-#include "image/image_parts.h"
-#include "quadrender/render_cpu.h"
-#include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"
 
-/* File rows a stripe holds at most: large enough that the rows rendered
- * again above each (its encoder's context, the render grid) cost little,
- * small enough that every lane gets several, and that a stripe with those
- * rows fits in one region of a GPU band (at most 128 MiB of file rows,
- * render_bands.cu): each region is an index build of its own. */
-#define STRIPE_BYTES ((size_t)96 << 20)
-#define STRIPES_PER_LANE 4
-
-/* Message kinds from a process to process 0 (cli_mpi_send): a stripe's
- * part carries its stripe index (>= 0). */
-enum { MSG_END = -1 };
-
-typedef struct split split;
-
-/* A lane's render thread and its two row buffers (ahead_main). */
-typedef struct ahead {
-    pthread_t tid;
-    int started, stop;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    void *rows[2];      /* stripe k of the lane in rows[k & 1] */
-    qr_status st[2];    /* how its render went */
-    qr_error err[2];
-    int ready;          /* rendered and not yet taken */
-    int64_t taken;      /* stripes taken by the encoder */
-} ahead;
-
-typedef struct lane {
-    split *sp;
-    int index;       /* 0..n-1 */
-    int device;      /* CUDA device, or -1: the CPU */
-    char tag[48];    /* "GPU 1: ", "rank 1: " */
-    render_ctx ctx;
-    qr_scene *scene; /* this process's scene (every lane of a process reads it) */
-    ahead ahead;     /* one image: the stripes rendered ahead */
-    qr_image band;   /* the CPU's stripe, in floats */
-    int rc;          /* this lane's exit code */
-    int64_t done;    /* frames or stripes */
-    double render_ms, encode_ms;
-    pthread_t tid;
-} lane;
-
-struct split {
-    const render_split_job *job;
-    qr_scene *scene;
-    int n;                  /* lanes in all */
-    lane *lanes;            /* this process's: n threads, or 1 */
-    int nlocal;
-    bool builtin;
-    qr_image_format format; /* of every file */
-    int threads;            /* CPU threads of a lane's encoder */
-    /* one image */
-    int32_t stripe_rows, nstripes, grid;
-    size_t row_bytes;
-    /* the parts waiting for the writer (threads) */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    void **parts;
-    size_t *part_len;
-    int *part_rc;
-    int32_t next;           /* the stripe the writer appends next */
-    int ready;              /* lanes set up (or failed): they start together */
-    atomic_int stop;        /* a lane's or the writer's exit code: everyone stops */
-    cli_frame_pool *pool;   /* frames: the encoders the lanes share, or NULL */
-};
-
-/* A failure found here: said at once, its exit code answered. */
-static int fail_now(qr_error *err, qr_status status, const char *fmt, ...)
+int split_fail_now(qr_error *err, qr_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -196,11 +125,9 @@ static qr_status lane_start(lane *ln, qr_error *err)
     return st;
 }
 
-static void ahead_stop(lane *ln);
-
 static void lane_free(lane *ln)
 {
-    ahead_stop(ln);
+    stripes_stop(ln);
     for (int k = 0; k < 2; k++) {
         if (ln->ctx.dev.gpu)
             qr_gpu_host_free(ln->ahead.rows[k]);
@@ -213,8 +140,7 @@ static void lane_free(lane *ln)
     free(ln->band.rgba);
 }
 
-/* Says why lane failed, tagged, and answers the exit code. */
-static int lane_fail(lane *ln, const qr_error *err, cli_phase phase)
+int split_lane_fail(lane *ln, const qr_error *err, cli_phase phase)
 {
     cli_set_message_tag(ln->tag);
     int rc = cli_fail(err, phase);
@@ -235,7 +161,7 @@ static int lane_frame(lane *ln, int64_t k)
     if (cli_verbose())
         cli_message("%sframe %lld -> %s", ln->tag, (long long)k, path);
     if (render_seek(&ln->ctx, ln->scene, k, &err) != QR_OK)
-        return lane_fail(ln, &err, CLI_PHASE_RUN);
+        return split_lane_fail(ln, &err, CLI_PHASE_RUN);
     png_meta meta;
     qr_image_write_options opts = job->write_opts;
     render_png_meta(&meta, ln->scene, sp->builtin, job->seed, k, job->width, job->height,
@@ -245,7 +171,7 @@ static int lane_frame(lane *ln, int64_t k)
                     job->keep, &opts);
     if (render_write_frame(&ln->ctx, ln->scene, NULL, true, path, sp->format, &opts, &err) !=
         QR_OK)
-        return lane_fail(ln, &err, CLI_PHASE_OUTPUT);
+        return split_lane_fail(ln, &err, CLI_PHASE_OUTPUT);
     ln->done++;
     return CLI_EXIT_OK;
 }
@@ -281,304 +207,6 @@ static int lane_frames(lane *ln)
     return rc;
 }
 
-/* ---- one image: stripes ------------------------------------------------------------- */
-
-/* Stripe s's file rows [row0, row1) and the first row its buffer holds
- * (row0 less the encoder's context rows). */
-static void stripe_rows(const split *sp, int32_t s, int32_t *first, int32_t *row0, int32_t *row1)
-{
-    const int32_t h = sp->job->height;
-    *row0 = s * sp->stripe_rows;
-    *row1 = *row0 + sp->stripe_rows < h ? *row0 + sp->stripe_rows : h;
-    *first = *row0 - qr_image_part_context(sp->format, sp->job->width, h, *row0);
-}
-
-/* Renders stripe s's rows (with the rows above it its encoder needs) into
- * rows, in the file's layout. */
-static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
-{
-    const split *sp = ln->sp;
-    const render_split_job *job = sp->job;
-    int32_t a, row0, row1;
-    stripe_rows(sp, s, &a, &row0, &row1);
-    if (ln->ctx.dev.gpu)
-        return qr_gpu_render_rows(ln->ctx.r, ln->ctx.gs, &job->params, job->mode, sp->format, a,
-                                  row1, rows, err);
-    /* the image rows (row 0 = bottom) the file rows [a, row1) are */
-    const int pfm = sp->format == QR_FORMAT_PFM;
-    const int32_t y0 = pfm ? a : job->height - row1, y1 = pfm ? row1 : job->height - a;
-    ln->band.width = job->width;
-    ln->band.height = row1 - a;
-    qr_status st =
-        ln->ctx.dev.reference
-            ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
-            : qr_render_cpu_fast_band(ln->scene, &job->params, job->mode, sp->threads, job->width,
-                                      job->height, y0, y1, &ln->band, NULL, err);
-    return st ? st : qr_image_file_rows(&ln->band, sp->format, 0, row1 - a, rows, err);
-}
-
-/* The lane's renders, one stripe ahead of its encoder: a thread of its own
- * renders the lane's stripes in order, each into the other of two row
- * buffers, while the lane encodes the one before. */
-static void *ahead_main(void *arg)
-{
-    lane *ln = arg;
-    ahead *ah = &ln->ahead;
-    if (ln->device >= 0) /* the thread renders on the lane's GPU */
-        qr_gpu_probe_device(ln->device, NULL, NULL);
-    for (int32_t k = 0, s = ln->index; s < ln->sp->nstripes; k++, s += ln->sp->n) {
-        pthread_mutex_lock(&ah->mu);
-        while (ah->ready == 2 && !ah->stop)
-            pthread_cond_wait(&ah->cv, &ah->mu);
-        const int stop = ah->stop;
-        pthread_mutex_unlock(&ah->mu);
-        if (stop)
-            break;
-        const double t0 = cli_now_ms();
-        const qr_status st = render_stripe(ln, s, ah->rows[k & 1], &ah->err[k & 1]);
-        pthread_mutex_lock(&ah->mu);
-        ah->st[k & 1] = st;
-        ah->ready++;
-        ln->render_ms += cli_now_ms() - t0;
-        pthread_cond_broadcast(&ah->cv);
-        pthread_mutex_unlock(&ah->mu);
-        if (st)
-            break;
-    }
-    return NULL;
-}
-
-static void ahead_stop(lane *ln)
-{
-    ahead *ah = &ln->ahead;
-    if (!ah->started)
-        return;
-    pthread_mutex_lock(&ah->mu);
-    ah->stop = 1;
-    pthread_cond_broadcast(&ah->cv);
-    pthread_mutex_unlock(&ah->mu);
-    pthread_join(ah->tid, NULL);
-    ah->started = 0;
-}
-
-/* Renders (through the thread ahead) and encodes the lane's next stripe,
- * s, into a part. */
-static qr_status lane_stripe(lane *ln, int32_t s, void **part, size_t *len, qr_error *err)
-{
-    const split *sp = ln->sp;
-    ahead *ah = &ln->ahead;
-    if (!ah->started) {
-        if (pthread_create(&ah->tid, NULL, ahead_main, ln) != 0)
-            return qr_fail(err, QR_ERR_NOMEM, "cannot start a thread to render stripes");
-        ah->started = 1;
-    }
-    const int slot = ah->taken & 1;
-    pthread_mutex_lock(&ah->mu);
-    while (!ah->ready)
-        pthread_cond_wait(&ah->cv, &ah->mu);
-    qr_status st = ah->st[slot];
-    pthread_mutex_unlock(&ah->mu);
-    if (st)
-        return qr_fail(err, st, "%s", ah->err[slot].msg);
-    int32_t a, row0, row1;
-    stripe_rows(sp, s, &a, &row0, &row1);
-    const double t0 = cli_now_ms();
-    qr_image_write_options o = sp->job->write_opts;
-    o.threads = sp->threads;
-    st = qr_image_part_encode(sp->format, sp->job->width, sp->job->height, &o, row0, row1,
-                              ah->rows[slot], part, len, err);
-    ln->encode_ms += cli_now_ms() - t0;
-    pthread_mutex_lock(&ah->mu);
-    ah->taken++;
-    ah->ready--;
-    pthread_cond_broadcast(&ah->cv);
-    pthread_mutex_unlock(&ah->mu);
-    if (st == QR_OK)
-        ln->done++;
-    return st;
-}
-
-/* The most context rows any stripe needs. */
-static int32_t max_context(const split *sp)
-{
-    int32_t most = 0;
-    for (int32_t s = 1; s < sp->nstripes; s++) {
-        int32_t c = qr_image_part_context(sp->format, sp->job->width, sp->job->height,
-                                          s * sp->stripe_rows);
-        most = c > most ? c : most;
-    }
-    return most;
-}
-
-static qr_status lane_stripe_buffers(lane *ln, qr_error *err)
-{
-    const split *sp = ln->sp;
-    const size_t rows = (size_t)sp->stripe_rows + (size_t)max_context(sp);
-    ahead *ah = &ln->ahead;
-    if (ln->ctx.dev.gpu) {
-        /* page-locked: the rows come back from the GPU at the bus's speed */
-        for (int k = 0; k < 2; k++) {
-            qr_status st = qr_gpu_host_alloc(rows * sp->row_bytes, &ah->rows[k], err);
-            if (st != QR_OK)
-                return st;
-        }
-        return QR_OK;
-    }
-    ah->rows[0] = malloc(rows * sp->row_bytes);
-    ah->rows[1] = malloc(rows * sp->row_bytes);
-    ln->band.rgba = malloc(rows * (size_t)sp->job->width * 4 * sizeof(float));
-    if (!ah->rows[0] || !ah->rows[1] || !ln->band.rgba)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory for stripes of %zu rows", rows);
-    return QR_OK;
-}
-
-/* Threads: a lane's stripes into the table, at most 2n ahead of the writer. */
-static void *stripes_thread(void *arg)
-{
-    lane *ln = arg;
-    split *sp = ln->sp;
-    for (int32_t s = ln->index; s < sp->nstripes; s += sp->n) {
-        pthread_mutex_lock(&sp->mu);
-        while (s >= sp->next + 2 * sp->n && !atomic_load(&sp->stop))
-            pthread_cond_wait(&sp->cv, &sp->mu);
-        pthread_mutex_unlock(&sp->mu);
-        if (atomic_load(&sp->stop))
-            break;
-        void *part = NULL;
-        size_t len = 0;
-        qr_error err;
-        int rc = CLI_EXIT_OK;
-        if (lane_stripe(ln, s, &part, &len, &err) != QR_OK)
-            rc = lane_fail(ln, &err, CLI_PHASE_RUN);
-        pthread_mutex_lock(&sp->mu);
-        sp->parts[s] = part;
-        sp->part_len[s] = len;
-        sp->part_rc[s] = rc ? rc : -1; /* -1: ready */
-        pthread_cond_broadcast(&sp->cv);
-        pthread_mutex_unlock(&sp->mu);
-        if (rc)
-            break;
-    }
-    return NULL;
-}
-
-/* Threads: the writer appends the parts in order as the lanes make them. */
-static int write_stripes_threads(split *sp, qr_image_writer *w)
-{
-    int rc = CLI_EXIT_OK;
-    for (int32_t s = 0; s < sp->nstripes && rc == CLI_EXIT_OK; s++) {
-        pthread_mutex_lock(&sp->mu);
-        while (!sp->part_rc[s])
-            pthread_cond_wait(&sp->cv, &sp->mu);
-        void *part = sp->parts[s];
-        size_t len = sp->part_len[s];
-        rc = sp->part_rc[s] > 0 ? sp->part_rc[s] : CLI_EXIT_OK;
-        sp->parts[s] = NULL;
-        pthread_mutex_unlock(&sp->mu);
-        qr_error err;
-        if (rc == CLI_EXIT_OK && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        free(part);
-        pthread_mutex_lock(&sp->mu);
-        sp->next = s + 1;
-        if (rc) {
-            int zero = 0;
-            atomic_compare_exchange_strong(&sp->stop, &zero, rc);
-        }
-        pthread_cond_broadcast(&sp->cv);
-        pthread_mutex_unlock(&sp->mu);
-    }
-    return rc;
-}
-
-/* MPI, process 0: its own stripes and the others', appended in order;
- * after a failure the others are told to stop and their messages drained. */
-static int write_stripes_root(split *sp, lane *ln, qr_image_writer *w)
-{
-    const cli_mpi *m = sp->job->mpi;
-    int rc = CLI_EXIT_OK;
-    qr_error err;
-    for (int32_t s = 0; s < sp->nstripes && rc == CLI_EXIT_OK; s++) {
-        void *part = NULL;
-        size_t len = 0;
-        const int from = s % sp->n;
-        if (from == 0) {
-            if (lane_stripe(ln, s, &part, &len, &err) != QR_OK)
-                rc = lane_fail(ln, &err, CLI_PHASE_RUN);
-        } else {
-            int sender = 0, kind = 0, status = 0;
-            if (cli_mpi_recv(m, from, &sender, &kind, &status, &part, &len, &err) != QR_OK)
-                rc = cli_fail(&err, CLI_PHASE_RUN);
-            else if (status)
-                rc = status; /* the process said why */
-            else if (kind != s)
-                rc = fail_now(&err, QR_ERR_IO, "rank %d sent stripe %d for stripe %d", from,
-                              kind, (int)s);
-        }
-        if (rc == CLI_EXIT_OK && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        free(part);
-    }
-    if (rc)
-        cli_mpi_stop_all(m);
-    /* every other process ends with MSG_END; what comes before it after a
-     * failure is dropped */
-    for (int ended = 0; ended < m->size - 1;) {
-        int sender = 0, kind = 0, status = 0;
-        void *data = NULL;
-        size_t len = 0;
-        if (cli_mpi_recv(m, -1, &sender, &kind, &status, &data, &len, &err) != QR_OK) {
-            rc = rc ? rc : cli_fail(&err, CLI_PHASE_RUN);
-            break;
-        }
-        free(data);
-        if (kind == MSG_END)
-            ended++;
-        else if (status && !rc)
-            rc = status;
-    }
-    return rc;
-}
-
-/* MPI, the other processes: their stripes to process 0, then MSG_END. */
-static int send_stripes(split *sp, lane *ln)
-{
-    const cli_mpi *m = sp->job->mpi;
-    int rc = CLI_EXIT_OK;
-    qr_error err;
-    for (int32_t s = ln->index; s < sp->nstripes && !cli_mpi_stopped(m); s += sp->n) {
-        void *part = NULL;
-        size_t len = 0;
-        if (lane_stripe(ln, s, &part, &len, &err) != QR_OK)
-            rc = lane_fail(ln, &err, CLI_PHASE_RUN);
-        qr_status st = cli_mpi_send(m, s, rc, part, len, &err);
-        free(part);
-        if (st != QR_OK && !rc)
-            rc = lane_fail(ln, &err, CLI_PHASE_RUN);
-        if (rc)
-            break;
-    }
-    if (cli_mpi_send(m, MSG_END, rc, NULL, 0, &err) != QR_OK && !rc)
-        rc = lane_fail(ln, &err, CLI_PHASE_RUN);
-    return rc;
-}
-
-/* The stripes' height: STRIPE_BYTES of rows on the file's grid, fewer when
- * that leaves a lane fewer than STRIPES_PER_LANE. */
-static void plan_stripes(split *sp)
-{
-    const render_split_job *job = sp->job;
-    sp->grid = qr_image_part_grid(sp->format, job->width, job->height);
-    sp->row_bytes = (size_t)job->width * 3 * (sp->format == QR_FORMAT_PFM ? sizeof(float) : 1);
-    int64_t rows = (int64_t)(STRIPE_BYTES / sp->row_bytes);
-    const int64_t share = (job->height + (int64_t)sp->n * STRIPES_PER_LANE - 1) /
-                          ((int64_t)sp->n * STRIPES_PER_LANE);
-    rows = rows < share ? rows : share;
-    rows = (rows + sp->grid - 1) / sp->grid * sp->grid;
-    sp->stripe_rows = (int32_t)(rows < sp->grid ? sp->grid : rows);
-    sp->nstripes = (int32_t)((job->height + sp->stripe_rows - 1) / sp->stripe_rows);
-}
-
 /* ---- the whole job ------------------------------------------------------------------ */
 
 static void *frames_thread(void *arg)
@@ -590,18 +218,13 @@ static void *frames_thread(void *arg)
 }
 
 /* Starts lane's renderer in its own thread (a GPU's current device is the
- * thread's), then runs `body`. */
-typedef struct lane_run {
-    lane *ln;
-    void *(*body)(void *);
-} lane_run;
-
+ * thread's), then runs the frames or the stripes. */
 static void *lane_main(void *arg)
 {
     lane *ln = arg;
     qr_error err;
     if (lane_start(ln, &err) != QR_OK) {
-        ln->rc = lane_fail(ln, &err, CLI_PHASE_RUN);
+        ln->rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
         int zero = 0;
         atomic_compare_exchange_strong(&ln->sp->stop, &zero, ln->rc);
     }
@@ -616,7 +239,7 @@ static void *lane_main(void *arg)
         return NULL;
     if (ln->sp->job->many)
         return frames_thread(ln);
-    return stripes_thread(ln);
+    return stripes_lane(ln);
 }
 
 /* This process's lanes: a thread per GPU of --gpus. */
@@ -645,7 +268,7 @@ static int run_threads(split *sp, qr_image_writer *w)
         pthread_mutex_unlock(&sp->mu);
         rc = atomic_load(&sp->stop);
         if (!rc)
-            rc = write_stripes_threads(sp, w);
+            rc = stripes_write_threads(sp, w);
     }
     for (int i = 0; i < started; i++)
         pthread_join(sp->lanes[i].tid, NULL);
@@ -662,15 +285,15 @@ static int run_process(split *sp, qr_image_writer *w)
     qr_error err;
     int rc = CLI_EXIT_OK;
     if (lane_start(ln, &err) != QR_OK)
-        rc = lane_fail(ln, &err, CLI_PHASE_RUN);
+        rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
     if ((rc = cli_mpi_max(m, rc)) != CLI_EXIT_OK)
         return rc;
     if (sp->job->many)
         return lane_frames(ln);
     if (m->rank == 0)
-        rc = write_stripes_root(sp, ln, w);
+        rc = stripes_write_root(sp, ln, w);
     else
-        rc = send_stripes(sp, ln);
+        rc = stripes_send(sp, ln);
     return cli_mpi_max(m, rc);
 }
 
@@ -703,7 +326,7 @@ int render_split(const render_split_job *job)
     int rc = CLI_EXIT_OK;
     const int count = qr_gpu_count();
     if (count == 0 && job->device == CLI_DEVICE_GPU)
-        rc = fail_now(&err, QR_ERR_NO_GPU, "--device gpu: no usable GPU");
+        rc = split_fail_now(&err, QR_ERR_NO_GPU, "--device gpu: no usable GPU");
     sp.scene = job->scene;
     if ((rc = cli_mpi_max(m, rc)) != CLI_EXIT_OK)
         return rc;
@@ -726,7 +349,7 @@ int render_split(const render_split_job *job)
                  cores, cores == 1 ? "" : "s", sp.threads);
     sp.lanes = calloc((size_t)sp.nlocal, sizeof *sp.lanes);
     if (!sp.lanes) {
-        return fail_now(&err, QR_ERR_NOMEM, "out of memory");
+        return split_fail_now(&err, QR_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < sp.nlocal; i++) {
         lane *ln = &sp.lanes[i];
@@ -742,7 +365,7 @@ int render_split(const render_split_job *job)
             snprintf(ln->tag, sizeof ln->tag, "GPU %d: ", ln->device);
     }
     if (!job->many)
-        plan_stripes(&sp);
+        stripes_plan(&sp);
 
     const double t0 = cli_now_ms();
     char where[64];
@@ -765,7 +388,7 @@ int render_split(const render_split_job *job)
         sp.part_len = calloc((size_t)sp.nstripes, sizeof *sp.part_len);
         sp.part_rc = calloc((size_t)sp.nstripes, sizeof *sp.part_rc);
         if (!sp.parts || !sp.part_len || !sp.part_rc)
-            rc = fail_now(&err, QR_ERR_NOMEM, "out of memory");
+            rc = split_fail_now(&err, QR_ERR_NOMEM, "out of memory");
         else if (qr_image_writer_open(path, sp.format, job->width, job->height, &opts, &w,
                                       &err) != QR_OK)
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
@@ -781,8 +404,8 @@ int render_split(const render_split_job *job)
     }
     if ((rc = cli_mpi_max(m, rc)) == CLI_EXIT_OK) {
         for (int i = 0; i < sp.nlocal; i++) {
-            if (!job->many && lane_stripe_buffers(&sp.lanes[i], &err) != QR_OK) {
-                rc = lane_fail(&sp.lanes[i], &err, CLI_PHASE_RUN);
+            if (!job->many && stripes_buffers(&sp.lanes[i], &err) != QR_OK) {
+                rc = split_lane_fail(&sp.lanes[i], &err, CLI_PHASE_RUN);
                 break;
             }
         }
