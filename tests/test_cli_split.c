@@ -327,3 +327,19 @@ Test(split, gpus_without_a_gpu)
     free(o1);
     free(o2);
 }
+
+/* What a split cannot do is refused before any work, by every process:
+ * a stream output, --aspect keep on a non-square image. */
+Test(split, mpi_refuses_streams_and_crops, .timeout = 120)
+{
+    REQUIRE_MPI();
+    cr_expect_eq(RUN_MPI(2, "render", "rgb", "-s", "16", "--device", "cpu", "-o", "-"), 2, "%s",
+                 R.err);
+    cr_expect(strstr(R.err, "files only"), "%s", R.err);
+    const char *out = qr_test_tmp("split_keep.png");
+    cr_expect_eq(RUN_MPI(2, "render", "rgb", "--width", "32", "--height", "16", "--aspect", "keep",
+                         "--device", "cpu", "-o", out),
+                 2, "%s", R.err);
+    cr_expect(strstr(R.err, "--aspect keep"), "%s", R.err);
+    cr_expect(!qr_test_exists(out), "nothing written");
+}
