@@ -72,8 +72,19 @@ qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
     return QR_OK;
 }
 
+/* Whether this process (0) told the others to stop: each then has a stop
+ * notice to take before it leaves, or MPI warns of an unmatched message. */
+static int stop_sent;
+
 void cli_mpi_end(const cli_mpi *m)
 {
+    if (m->size > 1) {
+        int sent = stop_sent;
+        MPI_Bcast(&sent, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        int32_t notice;
+        if (sent && m->rank != 0)
+            MPI_Recv(&notice, 1, MPI_INT32_T, 0, TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     if (m->size > 1 || cli_mpi_launched())
         MPI_Finalize();
 }
@@ -149,6 +160,7 @@ qr_status cli_mpi_recv(const cli_mpi *m, int from, int *sender, int *kind, int *
 void cli_mpi_stop_all(const cli_mpi *m)
 {
     static const int32_t none = 0;
+    stop_sent = 1;
     for (int r = 1; r < m->size; r++) {
         MPI_Request req;
         if (MPI_Isend(&none, 1, MPI_INT32_T, r, TAG_STOP, MPI_COMM_WORLD, &req) == MPI_SUCCESS)
