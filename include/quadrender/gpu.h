@@ -86,10 +86,6 @@ qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene 
  * again before rendering it, or destroy it. */
 qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_t n,
                                      qr_error *err);
-/* Device bytes qr_gpu_scene_create allocates for `scene` (its arrays and
- * the packed copies the renderer gathers): for a GPU memory budget sized
- * before the upload. 0 in a build without CUDA. */
-size_t qr_gpu_scene_bytes(const qr_scene *scene);
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
 /* Copies the device state (positions, radii, velocities...) back into `scene`,
  * which must have the same circle count and animation kind. */

@@ -248,9 +248,3 @@ void qr_gpu_host_free(void *p)
 {
     (void)p;
 }
-
-size_t qr_gpu_scene_bytes(const qr_scene *scene)
-{
-    (void)scene;
-    return 0;
-}

@@ -45,7 +45,7 @@ static size_t row_bytes_of(int32_t width, qr_image_format format)
 /* Device bytes of the scene (its arrays and the packed copies). */
 static size_t scene_bytes(const qr_gpu_scene *s)
 {
-    return qr_scene_gpu_bytes(s->block_floats, s->n);
+    return s->block_floats * sizeof(float) + 2 * (size_t)s->n * sizeof(float4);
 }
 
 /* Device bytes of a band of `rows` rows: the tile's pixels and two slots. */

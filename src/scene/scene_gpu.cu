@@ -613,8 +613,3 @@ extern "C" qr_status qr_gpu_scene_download(const qr_gpu_scene *g, qr_scene *s, q
     s->steps = g->steps;
     return QR_OK;
 }
-
-extern "C" size_t qr_gpu_scene_bytes(const qr_scene *scene)
-{
-    return qr_scene_gpu_bytes(scene->block_floats, scene->n);
-}

@@ -52,11 +52,4 @@ struct qr_gpu_scene {
     float radius;
 };
 
-/* Device bytes of a scene whose block holds block_floats floats for n
- * circles: the block, and the packed position and colour float4s. */
-static inline size_t qr_scene_gpu_bytes(size_t block_floats, int32_t n)
-{
-    return block_floats * sizeof(float) + 2 * (size_t)n * sizeof(float4);
-}
-
 #endif
