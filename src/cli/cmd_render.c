@@ -474,10 +474,11 @@ const cli_cmd cli_cmd_render = {
              "and compressed by one of them and written in order by the first. The\n"
              "files are the same bytes; a failing GPU or process stops them all.\n"
              "\n"
-             "Exit codes: 0 success, 2 bad command line, 3 bad scene, 4 cannot write the\n"
-             "image (or it exists, with -n), 5 no usable GPU (--device gpu), 6 out of\n"
-             "memory (also: a --gpu-memory that holds no band), 7 CUDA error; ended by\n"
-             "SIGINT, SIGTERM or SIGHUP: 130, 143, 129.\n",
+             "Exit codes: 0 success, 1 other failure (an MPI error), 2 bad command line,\n"
+             "3 bad scene, 4 cannot write the image (or it exists, with -n), 5 no usable\n"
+             "GPU (--device gpu, a --gpus device not there), 6 out of memory (also: a\n"
+             "--gpu-memory that holds no band), 7 CUDA error; ended by SIGINT, SIGTERM or\n"
+             "SIGHUP: 130, 143, 129.\n",
     .run = run_render,
     .max_side = QR_IMAGE_BANDS_MAX_DIM,
 };
