@@ -90,9 +90,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the rows before the part, where the file's grid allows them */
     qr_status st = QR_OK;
     const int32_t grid = qr_image_part_grid(format, (int32_t)w, (int32_t)h);
-    if (row0 > 0 && (grid < 1 || row0 % (uint32_t)grid))
-        st = QR_ERR_INVALID;
-    else if (row0 > 0)
+    if (row0 > 0 && (grid < 1 || row0 % (uint32_t)grid)) {
+        /* no pixel rows can end off the grid before a part: not a case */
+        qr_image_writer_abort(wr);
+        free(zeros);
+        free(part);
+        return 0;
+    }
+    if (row0 > 0)
         st = format == QR_FORMAT_PFM
                  ? qr_image_writer_append_rgbf(wr, zeros, (int32_t)row0, &err)
                  : qr_image_writer_append_rgb8(wr, zeros, (int32_t)row0, &err);
