@@ -229,7 +229,7 @@ Test(cli, usage_stats_and_check)
         {{"stats", "rgb", "--capacity", "1073741825"}, "--capacity"},
         {{"stats", "rgb", "--capacity", "-1"}, "--capacity"},
         {{"stats", "rgb", "--min-leaf", "48"}, "--min-leaf"},
-        {{"stats", "rgb", "--min-leaf", "8"}, "--min-leaf"},
+        {{"stats", "rgb", "--min-leaf", "2"}, "--min-leaf"},
         {{"stats", "rgb", "--min-leaf", "65536"}, "--min-leaf"},
         {{"stats", "rgb", "--max-depth", "16"}, "--max-depth"},
         {{"stats", "rgb", "--max-depth", "x"}, "--max-depth"},
@@ -253,7 +253,7 @@ Test(cli, usage_stats_and_check)
     };
     cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
     RUN("stats", "rgb", "--min-leaf", "48");
-    cr_expect_str_eq(R.err, "quadrender: --min-leaf: expected a power of two from 16 to 32768, "
+    cr_expect_str_eq(R.err, "quadrender: --min-leaf: expected a power of two from 4 to 32768, "
                             "got '48'\nTry 'quadrender stats --help'.\n");
 }
 

@@ -71,11 +71,16 @@ static void check_nonuniform(const char *name)
     qr_index_params_default(&p);
     for (int si = 0; si < 2; si++) {
         qr_scene *s = gpu_test_scene(name, seeds[si]);
-        for (int k = 0; k < 3; k++) {
-            char what[128];
-            snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
-            check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
-        }
+        /* the default leaves, and leaves down to QR_MIN_LEAF where circles crowd */
+        for (int leaf = p.min_leaf; leaf >= QR_MIN_LEAF; leaf = leaf > 16 ? 16 : leaf / 2)
+            for (int k = 0; k < 3; k++) {
+                qr_index_params q = p;
+                q.min_leaf = leaf;
+                char what[128];
+                snprintf(what, sizeof what, "%s seed %u %dx%d leaf %d", name, seeds[si], sizes[k][0],
+                         sizes[k][1], leaf);
+                check_index(s, sizes[k][0], sizes[k][1], NULL, &q, what);
+            }
         qr_scene_destroy(s);
     }
 }
@@ -98,7 +103,7 @@ Test(gpu_index, random_scenes)
             qr_index_params p;
             qr_index_params_default(&p);
             p.capacity = (int32_t)(1 + (seed * 37 + k) % 200);
-            p.min_leaf = 16 << ((seed + k) % 3);
+            p.min_leaf = QR_MIN_LEAF << ((seed + k) % 5);
             p.max_depth = (int32_t)((seed + 2 * k) % 9);
             p.max_leaf = (seed + k) % 4 == 0 ? 0 : 16 << ((seed + k) % 4);
             p.split_cost = (seed + k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + k) % 41));

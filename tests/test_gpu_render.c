@@ -85,11 +85,16 @@ static void check_nonuniform(const char *name)
     qr_index_params_default(&p);
     for (int si = 0; si < 2; si++) {
         qr_scene *s = gpu_test_scene(name, seeds[si]);
-        for (int k = 0; k < 3; k++) {
-            char what[128];
-            snprintf(what, sizeof what, "%s seed %u %dx%d", name, seeds[si], sizes[k][0], sizes[k][1]);
-            compare(s, sizes[k][0], sizes[k][1], &p, what);
-        }
+        /* the default leaves, and leaves below a tile where circles crowd */
+        for (int leaf = p.min_leaf; leaf >= QR_MIN_LEAF; leaf = leaf > 8 ? 8 : leaf / 2)
+            for (int k = 0; k < 3; k++) {
+                qr_index_params q = p;
+                q.min_leaf = leaf;
+                char what[128];
+                snprintf(what, sizeof what, "%s seed %u %dx%d leaf %d", name, seeds[si], sizes[k][0],
+                         sizes[k][1], leaf);
+                compare(s, sizes[k][0], sizes[k][1], &q, what);
+            }
         qr_scene_destroy(s);
     }
 }
@@ -116,7 +121,7 @@ Test(gpu_render, random_scenes_exact)
             qr_index_params p;
             qr_index_params_default(&p);
             p.capacity = (int32_t)(1 + seed * 53 % 400);
-            p.min_leaf = 16 << (seed % 3);
+            p.min_leaf = QR_MIN_LEAF << (seed % 5);
             char what[96];
             snprintf(what, sizeof what, "random seed %llu %dx%d", (unsigned long long)seed,
                      sizes[k][0], sizes[k][1]);
@@ -295,7 +300,7 @@ Test(gpu_render, index_does_not_change_the_image)
             qr_image *ref = gpu_render_image(s, 800, 600, &p, (qr_render_mode)mode);
             const int caps[] = {1, 64, 4096, 1 << 30};
             for (int k = 0; k < 4; k++)
-                for (int leaf = 16; leaf <= 128; leaf *= 2)
+                for (int leaf = QR_MIN_LEAF; leaf <= 128; leaf *= 2)
                     for (int uniform = 0; uniform < 2; uniform++) {
                         p.capacity = caps[k];
                         p.min_leaf = leaf;

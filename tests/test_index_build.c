@@ -239,7 +239,8 @@ Test(index_host, image_shapes)
                                 {32768, 16}, {16, 32768}};
     const qr_index_params ps[] = {qr_test_params(256, 32, 15, 0), qr_test_params(8, 16, 15, 0),
                                   qr_test_params(1, 16, 4, 0), qr_test_params(1, 64, 15, 0),
-                                  qr_test_params(1, 16, 15, 1), qr_test_params(1, 32, 2, 1)};
+                                  qr_test_params(1, 16, 15, 1), qr_test_params(1, 32, 2, 1),
+                                  qr_test_params(8, 4, 15, 0), qr_test_params(2, 8, 15, 0)};
     qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 99, 3000);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (size_t j = 0; j < sizeof ps / sizeof ps[0]; j++)

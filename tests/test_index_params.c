@@ -43,7 +43,7 @@ Test(index_host, invalid_params)
     const qr_index_params ok = qr_test_params(4, 16, 15, 0);
     expect_invalid(s, 64, 64, NULL, qr_test_params(0, 16, 15, 0), "capacity");
     expect_invalid(s, 64, 64, NULL, qr_test_params(-3, 16, 15, 0), "capacity");
-    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 8, 15, 0), "leaf");
+    expect_invalid(s, 64, 64, NULL, qr_test_params(4, 2, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, qr_test_params(4, 48, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, qr_test_params(4, 0, 15, 0), "leaf");
     expect_invalid(s, 64, 64, NULL, qr_test_params(4, 65536, 15, 0), "leaf");
@@ -69,7 +69,7 @@ Test(index_host, invalid_params)
 
     /* qr_index_params_check agrees, and accepts the bounds */
     qr_error err;
-    const qr_index_params rejected[] = {qr_test_params(0, 16, 15, 0), qr_test_params(1, 8, 15, 0),
+    const qr_index_params rejected[] = {qr_test_params(0, 16, 15, 0), qr_test_params(1, 2, 15, 0),
                                         qr_test_params(1, 48, 15, 0), qr_test_params(1, 16, 16, 0)};
     for (size_t k = 0; k < 4; k++) {
         err.msg[0] = '\0';
@@ -78,8 +78,9 @@ Test(index_host, invalid_params)
     }
     const qr_index_params accepted[] = {qr_test_params(1, 16, 0, 0),
                                         qr_test_params(1, 32768, 15, 1),
-                                        qr_test_params(INT32_MAX, 16, 15, 0)};
-    for (size_t k = 0; k < 3; k++)
+                                        qr_test_params(INT32_MAX, 16, 15, 0),
+                                        qr_test_params(1, QR_MIN_LEAF, 15, 0)};
+    for (size_t k = 0; k < 4; k++)
         cr_assert_eq(qr_index_params_check(&accepted[k], &err), QR_OK, "%s", err.msg);
     qr_index_params d;
     qr_index_params_default(&d);
@@ -198,6 +199,7 @@ __extension__ typedef __int128 wide_int;
 static int split_pays_wide(int32_t side, long long count, long long children, int32_t cost)
 {
     const wide_int r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
+    if (count > 16384) return 1; /* QR_SPLIT_DEEP */
     return (wide_int)100 * (children - count) < (wide_int)cost * (r * r * count - rh * rh * children);
 }
 
@@ -235,7 +237,8 @@ Test(index_host, random_scenes)
         for (int k = 0; k < 6; k++) {
             qr_index_params p;
             p.capacity = (int32_t)(1 + (seed * 37 + (uint64_t)k) % 100);
-            p.min_leaf = 16 << ((seed + (uint64_t)k) % 3);
+            p.min_leaf = QR_MIN_LEAF << ((seed + (uint64_t)k) % 5);
+            p.deep_leaf = (seed + (uint64_t)k) % 2 ? QR_MIN_LEAF << (seed % 3) : 0;
             p.max_depth = (int32_t)((seed + 2 * (uint64_t)k) % 16);
             p.uniform = (seed + (uint64_t)k) % 5 == 0;
             p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
@@ -248,4 +251,50 @@ Test(index_host, random_scenes)
         }
         qr_scene_destroy(s);
     }
+}
+
+/* ---- crowded nodes split below min_leaf ---------------------------------------- */
+
+/* 30000 small circles packed around one point over a thin field: the
+ * crowded leaves split below min_leaf down to the deep_leaf floor (the
+ * checker holds every leaf to the rule), and without deep_leaf they stay
+ * at min_leaf. */
+Test(index_host, crowded_leaves_split_below_min_leaf)
+{
+    const int32_t n = 31000;
+    qr_scene *s = qr_test_scene_new(n);
+    for (int32_t i = 0; i < n; i++) {
+        if (i < 1000) { /* the field */
+            qr_test_set_circle(s, i, (float)(i % 37) / 37.0f, (float)(i % 29) / 29.0f, 0.004f);
+            continue;
+        }
+        const float a = (float)i * 2.3999632f, d = 0.02f * (float)(i % 97) / 97.0f;
+        qr_test_set_circle(s, i, 0.3f + d * cosf(a), 0.6f + d * sinf(a), 0.003f);
+    }
+    qr_index_params p;
+    qr_index_params_default(&p);
+    cr_assert_eq(p.deep_leaf, QR_MIN_LEAF);
+    qr_index *ix = qr_test_index_checked(s, 512, 512, NULL, &p);
+    int32_t smallest = ix->root_size, most = 0;
+    for (int32_t k = 0; k < ix->num_leaves; k++) {
+        const int32_t side = ix->root_size >> ix->leaves[k].depth;
+        if (side < smallest) smallest = side;
+        if (ix->leaves[k].count > most) most = ix->leaves[k].count;
+    }
+    cr_assert_lt(smallest, p.min_leaf, "no leaf below min_leaf %d", p.min_leaf);
+    qr_index_destroy(ix);
+    p.deep_leaf = 0;
+    ix = qr_test_index_checked(s, 512, 512, NULL, &p);
+    int32_t most0 = 0;
+    for (int32_t k = 0; k < ix->num_leaves; k++) {
+        cr_assert_geq(ix->root_size >> ix->leaves[k].depth, p.min_leaf);
+        if (ix->leaves[k].count > most0) most0 = ix->leaves[k].count;
+    }
+    cr_assert_gt(most0, QR_SPLIT_DEEP);
+    cr_assert_lt(most, most0, "deep splits should shorten the longest list (%d, %d)", most, most0);
+    qr_index_destroy(ix);
+    /* a floor above the deep_leaf asked for: the root's 1/256 */
+    p.deep_leaf = QR_MIN_LEAF;
+    qr_test_index_check(s, 4096, 4096, NULL, &p);
+    qr_scene_destroy(s);
 }

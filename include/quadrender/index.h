@@ -36,8 +36,12 @@
 extern "C" {
 #endif
 
-/* Side of the render kernel's pixel tile; leaves are never smaller. */
+/* Side of the render kernel's pixel tile and of the GPU index's tile map.
+ * Leaves may be smaller (down to QR_MIN_LEAF) where circles crowd: such a
+ * tile is then a node whose leaves all lie inside it. */
 #define QR_TILE 16
+/* Smallest leaf side the builders take. */
+#define QR_MIN_LEAF 4
 /* Side of the render kernel's block region: a leaf's list is read once by
  * every region it covers. */
 #define QR_REGION 32
@@ -46,7 +50,9 @@ extern "C" {
 
 typedef struct qr_index_params {
     int32_t capacity;  /* split nodes holding more circles than this */
-    int32_t min_leaf;  /* smallest leaf side in pixels: a power of two >= QR_TILE */
+    int32_t min_leaf;  /* smallest leaf side in pixels: a power of two >= QR_MIN_LEAF.
+                          Nodes of QR_REGION pixels or less split by capacity alone
+                          (split_cost weighs only larger ones) */
     int32_t max_depth; /* deepest level (root = 0), <= QR_MAX_DEPTH_LIMIT */
     int32_t uniform;   /* nonzero: ignore capacity and split every node down to
                           min_leaf — the classic uniform grid of min_leaf tiles */
@@ -63,8 +69,21 @@ typedef struct qr_index_params {
                           of side s. split_cost is the cost of one list read
                           by a region in percent of one pair (0..1000). Small
                           circles (micro2M) split almost for free; big ones
-                          (biglittle) keep larger leaves. */
+                          (biglittle) keep larger leaves. Nodes of QR_REGION
+                          pixels or less, and nodes of more than 16384
+                          circles (one block's walk of such a list holds up
+                          the frame), split by capacity alone. */
+    int32_t deep_leaf; /* smallest leaf of a crowded node: a node of min_leaf or less
+                          that holds more than QR_SPLIT_DEEP circles (and more than
+                          capacity) still splits, down to qr_leaf_floor (this side, or
+                          the root's 1/256 if larger, never above min_leaf). A power
+                          of two from QR_MIN_LEAF; 0: none (min_leaf is the floor). */
 } qr_index_params;
+
+/* Circles past which a node splits whatever split_cost says, and below
+ * min_leaf down to the deep_leaf floor: one render block walking so long a
+ * list holds up the whole frame. */
+#define QR_SPLIT_DEEP 16384
 
 /* Defaults chosen by measurement (docs/benchmarks.md). */
 void qr_index_params_default(qr_index_params *p);

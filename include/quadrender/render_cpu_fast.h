@@ -68,7 +68,8 @@ qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *param
 /* Renders from an index built for this scene over full rows [y0, y1) of
  * its image (region {0, y0, width, y1}: qr_index_build_host, or a GPU build
  * downloaded) into band, a width x (y1 - y0) image; the whole image when
- * the index's region is. */
+ * the index's region is. Its min_leaf must be at least QR_TILE (the fast
+ * renderers above raise a smaller one to QR_TILE: the image is the same). */
 qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *index,
                               qr_render_mode mode, int threads, qr_image *band, qr_error *err);
 

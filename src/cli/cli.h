@@ -252,12 +252,14 @@ int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opt
  * (shown in the help). After cli_parse, cli_index_opts_finish turns
  * `--index grid --tile N` into a uniform index of N-pixel leaves and rejects
  * combinations that mean nothing (CLI_EXIT_USAGE). */
-#define CLI_INDEX_NOPTS 7
+#define CLI_INDEX_NOPTS 8
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p);
 int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_params *p);
 
 const char *cli_set_capacity(const char *text, void *dest);  /* int32_t, 1..2^30 */
-const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^4..2^15 */
+const char *cli_set_min_leaf(const char *text, void *dest);  /* int32_t, 2^2..2^15 */
+const char *cli_set_tile(const char *text, void *dest);      /* int32_t, 2^4..2^15 */
+const char *cli_set_deep_leaf(const char *text, void *dest); /* int32_t, 0 or 2^2..2^15 */
 const char *cli_set_max_depth(const char *text, void *dest); /* int32_t, 0..15 */
 const char *cli_set_max_leaf(const char *text, void *dest);  /* int32_t, 0 or 2^4..2^15 */
 const char *cli_set_split_cost(const char *text, void *dest); /* int32_t, 0..1000 */

@@ -58,6 +58,25 @@ const char *cli_set_capacity(const char *text, void *dest)
 const char *cli_set_min_leaf(const char *text, void *dest)
 {
     uint64_t v;
+    if (!cli_parse_u64(text, 32768, &v) || v < QR_MIN_LEAF || (v & (v - 1)))
+        return "a power of two from 4 to 32768";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
+const char *cli_set_deep_leaf(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 32768, &v) || (v != 0 && (v < QR_MIN_LEAF || (v & (v - 1)))))
+        return "0, or a power of two from 4 to 32768";
+    *(int32_t *)dest = (int32_t)v;
+    return NULL;
+}
+
+/* --tile: a grid's tiles are render tiles, at least QR_TILE */
+const char *cli_set_tile(const char *text, void *dest)
+{
+    uint64_t v;
     if (!cli_parse_u64(text, 32768, &v) || v < QR_TILE || (v & (v - 1)))
         return "a power of two from 16 to 32768";
     *(int32_t *)dest = (int32_t)v;
@@ -109,7 +128,12 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
     qr_index_params_default(p);
     /* the help shows the library's defaults, whatever they are now; one
      * process parses one command line, so static buffers do */
-    static char cap_help[96], leaf_help[96], depth_help[96], max_leaf_help[96], cost_help[128];
+    static char cap_help[96], leaf_help[96], depth_help[96], max_leaf_help[96], cost_help[128],
+        deep_help[160];
+    snprintf(deep_help, sizeof deep_help,
+             "smallest leaf of a crowded node (over %d circles): nodes that crowded split below "
+             "--min-leaf down to N; 0: never (default %d)",
+             QR_SPLIT_DEEP, p->deep_leaf);
     snprintf(cost_help, sizeof cost_help,
              "split nodes over capacity only where it pays: a list read in %% of a pair "
              "(0: capacity alone; default %d)",
@@ -120,7 +144,7 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
     snprintf(cap_help, sizeof cap_help, "split index nodes holding more than N circles (default %d)",
              p->capacity);
     snprintf(leaf_help, sizeof leaf_help,
-             "smallest index leaf side, a power of two from 16 (default %d)", p->min_leaf);
+             "smallest index leaf side, a power of two from 4 (default %d)", p->min_leaf);
     snprintf(depth_help, sizeof depth_help, "deepest index level, 0 to %d (default %d)",
              QR_MAX_DEPTH_LIMIT, p->max_depth);
     const cli_opt o[CLI_INDEX_NOPTS] = {
@@ -129,10 +153,11 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
         {"--max-depth", NULL, "N", cli_set_max_depth, &p->max_depth, depth_help, 0},
         {"--index", NULL, "KIND", set_index_kind, &p->uniform,
          "quadtree (default), or grid: the classic uniform grid of --tile tiles", 0},
-        {"--tile", NULL, "N", cli_set_min_leaf, &grid_tile,
+        {"--tile", NULL, "N", cli_set_tile, &grid_tile,
          "grid tile side with --index grid, a power of two from 16 (default 16)", 0},
         {"--max-leaf", NULL, "N", cli_set_max_leaf, &p->max_leaf, max_leaf_help, 0},
         {"--split-cost", NULL, "N", cli_set_split_cost, &p->split_cost, cost_help, 0},
+        {"--deep-leaf", NULL, "N", cli_set_deep_leaf, &p->deep_leaf, deep_help, 0},
     };
     memcpy(opts, o, sizeof o);
 }
@@ -144,12 +169,13 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
             return cli_usage_error(cmd, "--tile: only with --index grid");
         return CLI_EXIT_OK;
     }
-    if (opts[0].given || opts[1].given || opts[5].given || opts[6].given)
+    if (opts[0].given || opts[1].given || opts[5].given || opts[6].given || opts[7].given)
         return cli_usage_error(cmd, "%s: not with --index grid (its tiles are set by --tile)",
                                opts[0].given   ? "--capacity"
                                : opts[1].given ? "--min-leaf"
                                : opts[5].given ? "--max-leaf"
-                                               : "--split-cost");
+                               : opts[6].given ? "--split-cost"
+                                               : "--deep-leaf");
     p->min_leaf = grid_tile;
     return CLI_EXIT_OK;
 }

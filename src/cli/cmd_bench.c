@@ -407,6 +407,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     snprintf(cost_help, sizeof cost_help,
              "quadtree: split only where it pays, 0 for capacity alone (default %d)", qp.split_cost);
     snprintf(depth_help, sizeof depth_help, "quadtree: deepest level (default %d)", qp.max_depth);
+    static char deep_help[96];
+    snprintf(deep_help, sizeof deep_help,
+             "quadtree: smallest leaf of a crowded node, 0 for none (default %d)", qp.deep_leaf);
     cli_opt opts[] = {
         {"--index", NULL, "LIST", set_index_list, &indexes,
          "indexes to compare: quadtree, grid or both (default quadtree,grid)", 0},
@@ -434,6 +437,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, max_help, 0},
         {"--split-cost", NULL, "N", cli_set_split_cost, &qp.split_cost, cost_help, 0},
         {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, depth_help, 0},
+        {"--deep-leaf", NULL, "N", cli_set_deep_leaf, &qp.deep_leaf, deep_help, 0},
     };
     const int nopts = (int)(sizeof opts / sizeof opts[0]);
     char *pos[64];
@@ -512,18 +516,19 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
            direct ? "directly (a tree of one leaf: one kernel)"
                   : "as a CUDA graph (a tree of one leaf: one kernel)");
     printf("# quadtree: capacity %d, min leaf %d px, max leaf %d px (0: none), split cost %d, "
-           "max depth %d\n",
-           qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
+           "max depth %d, deep leaf %d px (0: none)\n",
+           qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth, qp.deep_leaf);
     char header_json[1024];
     snprintf(header_json, sizeof header_json,
              "{\"date\": \"%s\", \"gpu\": \"%s\", \"gpu_memory_bytes\": %zu, \"sm_clock_mhz\": %d, "
              "\"mem_clock_mhz\": %d, "
              "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
              "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\", \"quadtree\": {\"capacity\": %d, "
-             "\"min_leaf\": %d, \"max_leaf\": %d, \"split_cost\": %d, \"max_depth\": %d}}",
+             "\"min_leaf\": %d, \"max_leaf\": %d, \"split_cost\": %d, \"max_depth\": %d, "
+             "\"deep_leaf\": %d}}",
              date, gpu.name, gpu.mem_total, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000,
              gpu.driver_version, gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
-             qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth);
+             qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth, qp.deep_leaf);
 
     int want_q = 0, want_g = 0;
     for (int i = 0; i < indexes.n; i++) {

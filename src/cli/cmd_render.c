@@ -297,10 +297,11 @@ static int run_render(const cli_cmd *cmd, int argc, char **argv)
                  ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
     if (cli_verbose())
         cli_message("settings: %dx%d, seed %u, %s (capacity %d, min leaf %d, max leaf %d, split "
-                    "cost %d, max depth %d), PNG level %d, %d CPU threads",
+                    "cost %d, max depth %d, deep leaf %d), PNG level %d, %d CPU threads",
                     (int)so.width, (int)so.height, so.seed,
                     params.uniform ? "uniform grid" : "quadtree", params.capacity,
                     params.min_leaf, params.max_leaf, params.split_cost, params.max_depth,
+                    params.deep_leaf,
                     write_opts.png_level, qr_threads());
     /* the image rendered: the output itself, or with --aspect keep on a
      * non-square image the square of its longer side (crop_centre) */

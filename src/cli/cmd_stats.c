@@ -240,9 +240,9 @@ static void print_human(const qr_index_stats *s, const qr_stats_context *c, cons
         printf("index: uniform grid of %d px tiles; built on %s\n", c->params.min_leaf, where);
     else
         printf("index: quadtree, capacity %d, min leaf %d px, max leaf %s, split cost %d, max depth "
-               "%d; built on %s\n",
+               "%d, deep leaf %d px; built on %s\n",
                c->params.capacity, c->params.min_leaf, max_leaf, c->params.split_cost,
-               c->params.max_depth, where);
+               c->params.max_depth, c->params.deep_leaf, where);
     printf("\ntree\n");
     row_int("root side", s->root_size, "px");
     row_int("nodes", s->nodes, NULL);

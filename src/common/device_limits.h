@@ -42,4 +42,19 @@ static inline int qr_device_smem_optin()
     return known;
 }
 
+/* Streaming multiprocessors of the current device (132 if unknown). */
+static inline int qr_device_sms()
+{
+    static int known = -1;
+    if (known < 0) {
+        int dev = 0, v = 0;
+        known = cudaGetDevice(&dev) == cudaSuccess &&
+                        cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                        v > 0
+                    ? v
+                    : 132;
+    }
+    return known;
+}
+
 #endif

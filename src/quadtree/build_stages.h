@@ -43,6 +43,8 @@ typedef struct qr_tree_args {
     int32_t *node_first;       /* out: each node's first leaf number */
     qr_leaf *leaves;           /* out: by leaf number, list offsets included */
     int32_t *tile_leaf;        /* out: the tile -> leaf map (qr_index_view) */
+    int32_t *extra;            /* out: the render's extra leaves (qr_index_view) */
+    int32_t *small;            /* out: the leaves below a tile (qr_index_view) */
     qr_build_scalars *scalars; /* ->visible in; node, leaf, depth and pair totals out */
 } qr_tree_args;
 cudaError_t qr_launch_tree(const qr_tree_args *a, cudaStream_t st, int pdl);

@@ -25,6 +25,7 @@ typedef struct qr_host_entry {
  * one after the other (leaf offsets from 0), and its node count and depth. */
 typedef struct qr_host_subtree {
     const qr_index_params *p;
+    int32_t floor; /* the smallest leaf (qr_leaf_floor) */
     qr_rect region;
     qr_leaf *leaves;
     int32_t num_leaves, cap_leaves;

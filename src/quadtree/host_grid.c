@@ -70,6 +70,7 @@ typedef struct grid_build {
     const qr_index_params *p;
     qr_rect region;
     int S, L, T;                       /* root side, log2 of it, deepest level counted */
+    int floor;                         /* the smallest leaf (qr_leaf_floor) */
     int nx[TOP_DEPTH + 1], ny[TOP_DEPTH + 1];
     int32_t off[TOP_DEPTH + 2];        /* first cell of level d; off[T + 1] = all cells */
     int32_t doff[TOP_DEPTH + 2];       /* the same in the difference grids ((nx+1)(ny+1)) */
@@ -256,8 +257,8 @@ static int plan(grid_build *g, int d, int cx, int cy)
     const int side = g->S >> d;
     const int64_t n = g->totals[cell(g, d, cx, cy)];
     if (d > g->max_depth) g->max_depth = d;
-    if (d == g->T) return add_item(g, d, cx, cy, qr_node_splits(side, d, n, g->p));
-    int splits = qr_node_splits(side, d, n, g->p);
+    if (d == g->T) return add_item(g, d, cx, cy, qr_node_splits(side, d, n, g->floor, g->p));
+    int splits = qr_node_splits(side, d, n, g->floor, g->p);
     if (splits && qr_split_weighed(side, g->p)) {
         int64_t children = 0;
         for (int k = 0; k < 4; k++) {
@@ -413,7 +414,8 @@ static void shape(grid_build *g, const qr_index_params *p)
 {
     g->S = qr_root_size(g->region, p->min_leaf);
     g->L = bit_length((unsigned)g->S) - 1;
-    int deepest = g->L - (bit_length((unsigned)p->min_leaf) - 1);
+    g->floor = qr_leaf_floor(g->S, p);
+    int deepest = g->L - (bit_length((unsigned)g->floor) - 1);
     if (deepest > p->max_depth) deepest = p->max_depth;
     g->T = deepest < TOP_DEPTH ? deepest : TOP_DEPTH;
     const int w = g->region.x1 - g->region.x0, h = g->region.y1 - g->region.y0;
@@ -501,6 +503,7 @@ static int finish(grid_build *g, int threads, qr_index *ix)
         if (!g->subs) return -1;
         for (int32_t i = 0; i < g->nitems; i++) {
             g->subs[i].p = g->p;
+            g->subs[i].floor = g->floor;
             g->subs[i].region = g->region;
         }
         qr_parallel_for(g->nitems, threads, subtree_job, g);

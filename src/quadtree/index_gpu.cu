@@ -32,6 +32,7 @@ struct qr_gpu_index {
     int32_t *ncount, *nleaves, *nfirst;
     qr_leaf *leaves;
     int32_t *tile_leaf;
+    int32_t *extra, *small;
     qr_build_scalars *scalars;
     void *scan_tmp;
     size_t scan_tmp_bytes;
@@ -94,7 +95,9 @@ static size_t plan_fixed(qr_gpu_index *ix, const qr_tree_geom *g, int32_t n, siz
     ix->nleaves = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
     ix->nfirst = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
     ix->leaves = (qr_leaf *)carve(&c, (size_t)g->max_nodes * sizeof(qr_leaf));
-    ix->tile_leaf = (int32_t *)carve(&c, (size_t)g->tiles_x * g->tiles_y * sizeof(int32_t));
+    ix->tile_leaf = (int32_t *)carve(&c, 2 * (size_t)g->tiles_x * g->tiles_y * sizeof(int32_t));
+    ix->extra = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
+    ix->small = (int32_t *)carve(&c, (size_t)g->max_nodes * sizeof(int32_t));
     ix->scan_tmp = carve(&c, scan_bytes);
     ix->scan_tmp_bytes = scan_bytes;
     return c.used;
@@ -152,7 +155,7 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
     g->region = reg;
     g->params = *params;
     g->root = qr_root_size(reg, params->min_leaf);
-    g->cell = params->min_leaf;
+    g->cell = qr_leaf_floor(g->root, params);
     int w = reg.x1 - reg.x0, h = reg.y1 - reg.y0;
     g->gx = (w + g->cell - 1) / g->cell;
     g->gy = (h + g->cell - 1) / g->cell;
@@ -292,6 +295,8 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
     ta.node_first = ix->nfirst;
     ta.leaves = ix->leaves;
     ta.tile_leaf = ix->tile_leaf;
+    ta.extra = ix->extra;
+    ta.small = ix->small;
     ta.scalars = ix->scalars;
     QR_CUDA_TRY(err, qr_launch_tree(&ta, s, pdl && n > 0));
     REC(QR_EV_TREE);
@@ -547,6 +552,8 @@ qr_index_view qr_gpu_index_view(const qr_gpu_index *ix, const qr_build_plan *p, 
     v.leaves = ix->leaves;
     v.lists = lists;
     v.tile_leaf = ix->tile_leaf;
+    v.extra = ix->extra;
+    v.small = ix->small;
     v.scalars = ix->scalars;
     v.capacity = p->items;
     return v;

@@ -26,6 +26,40 @@
  * coordination beyond the scan over slots. (Counting inside the scan, as the
  * input iterator of CUB's scan, measured slower: its tiles of many items per
  * thread leave few blocks for biglittle's few slots.) */
+/* Leaves below a tile (g.cell < QR_TILE) go by the box's tiles instead: a
+ * tile that one leaf holds (its two map planes agree) counts as above; a
+ * tile cut into smaller leaves holds leaves [first, last] that lie in it
+ * alone (depth-first numbers of its subtree), each met iff its rectangle
+ * meets the box. */
+template <class F>
+__device__ uint32_t tile_leaves(const qr_tree_geom &g, const ushort4 b,
+                                const int32_t *__restrict__ tile_leaf,
+                                const qr_leaf *__restrict__ leaves, int j, int R, F leaf_found)
+{
+    const int X0 = b.x / QR_TILE, X1 = (b.z + QR_TILE - 1) / QR_TILE;
+    const int Y0 = b.y / QR_TILE, Y1 = (b.w + QR_TILE - 1) / QR_TILE;
+    const int32_t *tile_last = tile_leaf + (size_t)g.tiles_x * g.tiles_y;
+    uint32_t c = 0;
+    for (int ty = Y0 + j; ty < Y1; ty += R) {
+        const int32_t *row = tile_leaf + (size_t)ty * g.tiles_x;
+        for (int tx = X0; tx < X1; tx++) {
+            const int32_t first = row[tx], last = tile_last[(size_t)ty * g.tiles_x + tx];
+            if (first == last) {
+                if ((tx == X0 || row[tx - 1] != first) && (ty == Y0 || row[tx - g.tiles_x] != first))
+                    leaf_found(c++, first);
+                continue;
+            }
+            for (int32_t l = first; l <= last; l++) {
+                const qr_rect r = leaves[l].rect;
+                if (r.x0 - g.region.x0 < b.z && r.x1 - g.region.x0 > b.x &&
+                    r.y0 - g.region.y0 < b.w && r.y1 - g.region.y0 > b.y)
+                    leaf_found(c++, l);
+            }
+        }
+    }
+    return c;
+}
+
 template <class F>
 __device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ushort4 b,
                                                 const int32_t *__restrict__ tile_leaf,
@@ -33,6 +67,7 @@ __device__ __forceinline__ uint32_t cell_leaves(const qr_tree_geom &g, const ush
                                                 F leaf_found)
 {
     if (!(b.x < b.z)) return 0;
+    if (g.cell < QR_TILE) return tile_leaves(g, b, tile_leaf, leaves, j, R, leaf_found);
     /* shifts, not divisions (see box_cells): these kernels are issue-bound */
     const int cs = __ffs(g.cell) - 1;
     const int tpc = g.cell / QR_TILE; /* tiles per cell side */

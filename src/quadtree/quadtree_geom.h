@@ -65,26 +65,38 @@ QR_HD int qr_root_size(qr_rect region, int min_leaf)
     return s;
 }
 
-/* Whether a node of this side and depth may split under params (capacity
- * aside). */
-QR_HD int qr_node_may_split(int side, int depth, const qr_index_params *p)
+/* The smallest leaf of a tree with this root: deep_leaf, or the root's
+ * 1/256 if larger (the GPU build counts circles over cells of this side),
+ * never above min_leaf; min_leaf itself without deep splits (deep_leaf 0,
+ * or a uniform grid). */
+QR_HD int qr_leaf_floor(int root, const qr_index_params *p)
 {
-    return side > p->min_leaf && depth < p->max_depth;
+    if (p->uniform || p->deep_leaf == 0) return p->min_leaf;
+    int f = root / 256 > p->deep_leaf ? root / 256 : p->deep_leaf;
+    return f < p->min_leaf ? f : p->min_leaf;
 }
 
-/* Whether a node holding `count` circles splits by the capacity rules (a
- * weighed split must also pay: qr_split_pays). */
-QR_HD int qr_node_splits(int side, int depth, long long count, const qr_index_params *p)
+/* Whether a node of this side and depth splits by the capacity rules, in a
+ * tree whose leaves are at least `floor` (qr_leaf_floor): above min_leaf
+ * when over capacity or larger than max_leaf, below it down to the floor
+ * when crowded (a weighed split must also pay: qr_split_pays). */
+QR_HD int qr_node_splits(int side, int depth, long long count, int floor, const qr_index_params *p)
 {
-    return qr_node_may_split(side, depth, p) &&
-           (p->uniform || count > p->capacity || (p->max_leaf && side > p->max_leaf));
+    if (depth >= p->max_depth) return 0;
+    if (side > p->min_leaf)
+        return p->uniform || count > p->capacity || (p->max_leaf && side > p->max_leaf);
+    return side > floor && count > p->capacity && count > QR_SPLIT_DEEP;
 }
 
 /* Whether a split of a node of this side is weighed by split_cost (not when
- * it is forced: uniform grid, or larger than max_leaf). */
+ * it is forced: uniform grid, or larger than max_leaf; nor at the render
+ * region's side or below, where split_cost's rule, which counts list reads
+ * per region, can never pay: there a leaf's list is walked for its own
+ * pixels only, and a crowded node splits by capacity). */
 QR_HD int qr_split_weighed(int side, const qr_index_params *p)
 {
-    return p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf);
+    return p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf) &&
+           side > QR_REGION;
 }
 
 /* Regions of the render kernel that read the list of a leaf of this side. */
@@ -104,6 +116,9 @@ QR_HD long long qr_leaf_regions(int side)
  * the exact comparison's for every input. */
 QR_HD int qr_split_pays(int side, long long count, long long children, const qr_index_params *p)
 {
+    /* a list this long is one render block's walk for a long time (the
+     * frame waits on its slowest block): it splits whatever pairs it adds */
+    if (count > QR_SPLIT_DEEP) return 1;
     const long long d = qr_leaf_regions(side) * count - qr_leaf_regions(side / 2) * children;
     const long long big = 1LL << 42;
     if (p->split_cost > 0 && (d > big || d < -big)) return d > 0;

@@ -9,6 +9,7 @@
  *   tree    one block: 2-D prefix sums of the histograms, then level by level
  *           every node's exact circle count by inclusion-exclusion, splits,
  *           depth-first leaf numbering, list offsets, tile -> leaf map
+ *           (large histograms are summed first by a kernel of many blocks)
  *           (tree.cu)
  *   count   per circle (or per few cell rows of one): leaves its box meets
  *           (min_leaf cells via the tile map) (pairs.cu)
@@ -60,6 +61,11 @@ struct qr_build_scalars {
     uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
     uint32_t tickets;     /* the fused count-and-emit's tiles, handed out in order */
     uint32_t list_tickets; /* the lists stage's tiles, likewise */
+    int32_t extra_items;   /* leaves in qr_index_view.extra */
+    int32_t small_leaves;  /* leaves in qr_index_view.small */
+    uint32_t cover_tickets; /* the coverage count's work items, likewise */
+    uint32_t render_tickets; /* the render's work items, handed out in turn (render_stage.cuh;
+                                back to 0 after each render) */
     long long num_pairs;
 };
 
@@ -87,7 +93,7 @@ struct qr_tree_geom {
     int32_t width, height; /* full image */
     qr_rect region;
     int32_t root;          /* root side, pixels */
-    int32_t cell;          /* histogram cell side = min_leaf */
+    int32_t cell;          /* histogram cell side = the smallest leaf (qr_leaf_floor) */
     int32_t gx, gy;        /* cells covering the region */
     int32_t tiles_x, tiles_y;
     int32_t max_nodes;
@@ -99,7 +105,22 @@ struct qr_index_view {
     qr_tree_geom geom;
     const qr_leaf *leaves;
     const int32_t *lists;
-    const int32_t *tile_leaf; /* tiles_y * tiles_x, row-major from the bottom */
+    /* The tile map: two planes of tiles_y * tiles_x, row-major from the
+     * bottom: the leaf holding each QR_TILE tile's bottom-left pixel, then
+     * the leaf holding its top-right one (inside the region). They differ
+     * only where leaves are smaller than a tile: the tile's leaves are then
+     * the depth-first run between the two. Likewise a QR_REGION block's
+     * leaves run from its first tile's first leaf to its last tile's last. */
+    const int32_t *tile_leaf;
+    /* Leaves smaller than a QR_REGION block that do not hold their block's
+     * bottom-left pixel, scalars->extra_items of them, in no fixed order:
+     * with leaves that small the render takes each leaf of a block as a
+     * work item of its own (render_stage.cuh). */
+    const int32_t *extra;
+    /* Leaves smaller than a tile, scalars->small_leaves of them, in no fixed
+     * order: the coverage count's work items beside its strips of tiles
+     * (cover_count.cu). */
+    const int32_t *small;
     /* A kernel queued behind a build that has not been checked yet must not
      * trust the lists when the pairs outgrew the buffers (the build is then
      * redone): it returns at once when scalars->num_pairs > capacity. */

@@ -26,6 +26,7 @@ void qr_index_params_default(qr_index_params *p)
     p->uniform = 0;
     p->max_leaf = 0;
     p->split_cost = 5;
+    p->deep_leaf = QR_MIN_LEAF;
 }
 
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
@@ -33,10 +34,10 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
     if (p->capacity < 1)
         return qr_fail(err, QR_ERR_INVALID, "index capacity must be at least 1 (got %d)",
                        p->capacity);
-    if (p->min_leaf < QR_TILE || p->min_leaf > 32768 || (p->min_leaf & (p->min_leaf - 1)))
+    if (p->min_leaf < QR_MIN_LEAF || p->min_leaf > 32768 || (p->min_leaf & (p->min_leaf - 1)))
         return qr_fail(err, QR_ERR_INVALID,
                        "minimum leaf size must be a power of two from %d to 32768 (got %d)",
-                       QR_TILE, p->min_leaf);
+                       QR_MIN_LEAF, p->min_leaf);
     /* a max_leaf below min_leaf just means every leaf is min_leaf */
     if (p->max_leaf != 0 && (p->max_leaf < QR_TILE || p->max_leaf > 32768 ||
                              (p->max_leaf & (p->max_leaf - 1))))
@@ -44,6 +45,11 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
                        "maximum leaf size must be 0 (no limit) or a power of two from %d to 32768 "
                        "(got %d)",
                        QR_TILE, p->max_leaf);
+    if (p->deep_leaf != 0 && (p->deep_leaf < QR_MIN_LEAF || p->deep_leaf > 32768 ||
+                              (p->deep_leaf & (p->deep_leaf - 1))))
+        return qr_fail(err, QR_ERR_INVALID,
+                       "deep leaf size must be 0 (none) or a power of two from %d to 32768 (got %d)",
+                       QR_MIN_LEAF, p->deep_leaf);
     if (p->split_cost < 0 || p->split_cost > 1000)
         return qr_fail(err, QR_ERR_INVALID, "split cost must be from 0 to 1000 (got %d)",
                        p->split_cost);

@@ -40,7 +40,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
             exists |= 1 << k;
     /* every tile is the one leaf's; stored whatever the outcome, since a
      * general build that redoes this one rewrites them all */
-    for (int t = threadIdx.x; t < g.tiles_x * g.tiles_y; t += QR_SINGLE_THREADS) tile_leaf[t] = 0;
+    for (int t = threadIdx.x; t < 2 * g.tiles_x * g.tiles_y; t += QR_SINGLE_THREADS) tile_leaf[t] = 0;
     int listed = 0;   /* visible circles so far (the same on every thread) */
     int children = 0; /* this thread's (child, box) meetings */
     for (int32_t c0 = 0; c0 < n; c0 += QR_SINGLE_THREADS * QR_SINGLE_PER_THREAD) {
@@ -87,7 +87,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     int unused, child_total;
     single_scan(scan).ExclusiveSum(children, unused, child_total);
     const long long count = listed;
-    bool split = qr_node_splits(g.root, 0, count, &g.params);
+    bool split = qr_node_splits(g.root, 0, count, g.cell, &g.params);
     if (split && qr_split_weighed(g.root, &g.params) && !qr_split_pays(g.root, count, child_total, &g.params))
         split = false;
     const bool fits = !split && count <= items;

@@ -94,6 +94,34 @@ __device__ void scan_lines(uint32_t *h, int lines, int len, int per, size_t plan
     }
 }
 
+/* The same prefix sums by a kernel of many blocks, a warp per line: for
+ * histograms too large for the tree block's shared memory (cells below 64
+ * pixels on large images), which one block would sum slowly from L2. */
+__global__ void k_hist_lines(uint32_t *h, int lines, int len, int per, size_t plane, int lstep,
+                             int estep)
+{
+    qr_pdl_release();
+    qr_pdl_wait(); /* the boxes stage's counts, or the rows' sums */
+    const int lane = threadIdx.x % 32, run = (len + 31) / 32;
+    const int warps = gridDim.x * blockDim.x / 32;
+    for (int line = (blockIdx.x * blockDim.x + threadIdx.x) / 32; line < lines; line += warps) {
+        uint32_t *p = h + (size_t)(line / per) * plane + (size_t)(line % per) * lstep;
+        const int lo = min(lane * run, len), hi = min(lo + run, len);
+        uint32_t own = 0;
+        for (int k = lo; k < hi; k++) own += p[(size_t)k * estep];
+        uint32_t incl = own;
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += v;
+        }
+        uint32_t acc = incl - own;
+        for (int k = lo; k < hi; k++) {
+            acc += p[(size_t)k * estep];
+            p[(size_t)k * estep] = acc;
+        }
+    }
+}
+
 /* Tiles of a leaf rectangle, and writing its leaf number into the tile map
  * (threads `first`, `first + stride`, ... share the work). */
 #define QR_BIG_LEAVES 256
@@ -105,17 +133,39 @@ __device__ __forceinline__ int leaf_tiles(const qr_rect &r, const qr_tree_geom &
     return tw * th;
 }
 
+/* Both planes of the tile map (qr_index_view): a leaf of a tile or more is
+ * the first and the last leaf of each of its tiles; a smaller one is the
+ * first of its tile if it holds the tile's bottom-left pixel, the last if
+ * it holds the top-right one. */
 __device__ __forceinline__ void fill_tiles(int32_t *tile_leaf, const qr_tree_geom &g, const qr_rect &r,
                                            int32_t id, int first, int stride)
 {
+    const size_t plane = (size_t)g.tiles_x * g.tiles_y;
     const int tx0 = (r.x0 - g.region.x0) / QR_TILE;
     const int ty0 = (r.y0 - g.region.y0) / QR_TILE;
+    if (r.x1 - r.x0 < QR_TILE && r.y1 - r.y0 < QR_TILE) {
+        /* inside one tile (a leaf of a tile or more clipped this small by
+         * the region's edge holds its whole tile, so both corners) */
+        const int rx0 = tx0 * QR_TILE, ry0 = ty0 * QR_TILE;
+        const int rx1 = min(rx0 + QR_TILE, g.region.x1 - g.region.x0);
+        const int ry1 = min(ry0 + QR_TILE, g.region.y1 - g.region.y0);
+        const size_t t = (size_t)ty0 * g.tiles_x + tx0;
+        if (first == 0 && r.x0 - g.region.x0 == rx0 && r.y0 - g.region.y0 == ry0) tile_leaf[t] = id;
+        if (first == 0 && r.x1 - g.region.x0 == rx1 && r.y1 - g.region.y0 == ry1) tile_leaf[plane + t] = id;
+        return;
+    }
     const int tw = (r.x1 - g.region.x0 + QR_TILE - 1) / QR_TILE - tx0;
     const int n = leaf_tiles(r, g);
-    for (int t = first; t < n; t += stride) tile_leaf[(ty0 + t / tw) * g.tiles_x + tx0 + t % tw] = id;
+    for (int t = first; t < n; t += stride) {
+        const size_t at = (size_t)(ty0 + t / tw) * g.tiles_x + tx0 + t % tw;
+        tile_leaf[at] = id;
+        tile_leaf[plane + at] = id;
+    }
 }
 
-/* smem_hist: the histograms are copied into dynamic shared memory and summed
+/* summed: the histograms come summed (k_hist_lines) and are read from the
+ * global buffer.
+ * smem_hist: the histograms are copied into dynamic shared memory and summed
  * there; the global buffer keeps the raw counts (no later stage reads it).
  * smem_nodes: nodes, ncount, nleaves and nfirst (max_nodes each, after the
  * histograms when those are there too), plus each leaf's count by leaf
@@ -123,8 +173,8 @@ __device__ __forceinline__ void fill_tiles(int32_t *tile_leaf, const qr_tree_geo
  * so the global buffers end up as the all-global path leaves them. */
 __global__ void __launch_bounds__(QR_TREE_THREADS)
 k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t *nleaves,
-       int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars,
-       int smem_hist, int smem_nodes)
+       int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, int32_t *extra, int32_t *small,
+       qr_build_scalars *scalars, int summed, int smem_hist, int smem_nodes)
 {
     __shared__ union {
         typename tree_scan_int::TempStorage i;
@@ -132,7 +182,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     } scan_tmp;
     __shared__ int32_t level_begin[QR_MAX_DEPTH_LIMIT + 3];
     __shared__ int32_t overflow;
-    __shared__ int32_t big[QR_BIG_LEAVES], nbig;
+    __shared__ int32_t big[QR_BIG_LEAVES], nbig, nextra, nsmall;
     /* the big leaves' rectangles too, so that filling their tiles does not
      * wait on an L2 load of each leaf */
     __shared__ qr_rect big_rect[QR_BIG_LEAVES];
@@ -169,9 +219,11 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
 
     /* 2-D inclusive prefix sums of the four histograms, in place: rows, then
      * columns. */
-    scan_lines(P, 4 * h1, w1, h1, (size_t)w1 * h1, w1, 1);
-    __syncthreads();
-    scan_lines(P, 4 * w1, h1, w1, (size_t)w1 * h1, 1, w1);
+    if (!summed) {
+        scan_lines(P, 4 * h1, w1, h1, (size_t)w1 * h1, w1, 1);
+        __syncthreads();
+        scan_lines(P, 4 * w1, h1, w1, (size_t)w1 * h1, 1, w1);
+    }
     if (tid == 0) {
         qr_dnode root = {0, -1, -1, 0}; /* region-relative: see qr_dnode */
         N[0] = root;
@@ -179,6 +231,8 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         level_begin[1] = 1;
         overflow = 0;
         nbig = 0;
+        nextra = 0;
+        nsmall = 0;
     }
     __syncthreads();
 
@@ -203,7 +257,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 const int cs = __ffs(g.cell) - 1;
                 int32_t c = node_count(P, g, visible, x >> cs, y >> cs, side >> cs);
                 C[i] = c;
-                if (qr_node_splits(side, depth, c, &g.params)) {
+                if (qr_node_splits(side, depth, c, g.cell, &g.params)) {
                     long long children = 0;
                     for (int k = 0; k < 4; k++) {
                         const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;
@@ -297,6 +351,11 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         lf.offset = 0;
         leaves[id] = lf;
         if (LC) LC[id] = lf.count;
+        /* a leaf below a render block, other than the block's first: an
+         * extra render work item (qr_index_view.extra) */
+        if (side < QR_REGION && ((x | y) & (QR_REGION - 1))) extra[atomicAdd(&nextra, 1)] = id;
+        /* and one below a tile, a work item of the coverage count */
+        if (side < QR_TILE) small[atomicAdd(&nsmall, 1)] = id;
         /* its tiles in the tile -> leaf map: plain stores, no walk down the
          * tree. A big leaf is left to the whole block (below). */
         int slot = QR_BIG_LEAVES;
@@ -334,6 +393,8 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     }
 
     if (tid == 0) {
+        scalars->extra_items = nextra;
+        scalars->small_leaves = nsmall;
         scalars->num_nodes = num_nodes;
         scalars->num_leaves = num_leaves;
         scalars->max_depth = levels - 1;
@@ -351,6 +412,7 @@ cudaError_t qr_launch_tree(const qr_tree_args *a, cudaStream_t st, int pdl)
     int32_t *node_count = a->node_count, *node_nleaves = a->node_nleaves, *node_first = a->node_first;
     qr_leaf *leaves = a->leaves;
     int32_t *tile_leaf = a->tile_leaf;
+    int32_t *extra = a->extra, *small = a->small;
     qr_build_scalars *scalars = a->scalars;
     cudaFuncAttributes fa;
     cudaError_t e = cudaFuncGetAttributes(&fa, k_tree);
@@ -376,15 +438,27 @@ cudaError_t qr_launch_tree(const qr_tree_args *a, cudaStream_t st, int pdl)
      * limit below what it was captured with */
     e = cudaFuncSetAttribute(k_tree, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)budget);
     if (e != cudaSuccess) return e;
+    const int summed = !smem_hist;
+    if (summed) {
+        const int w1 = g->gx + 1, h1 = g->gy + 1;
+        const size_t plane = (size_t)w1 * h1;
+        const int row_blocks = (4 * h1 * 32 + 255) / 256, col_blocks = (4 * w1 * 32 + 255) / 256;
+        e = qr_launch(k_hist_lines, row_blocks, 256, 0, st, pdl, hist, 4 * h1, w1, h1, plane, w1, 1);
+        if (e == cudaSuccess)
+            e = qr_launch(k_hist_lines, col_blocks, 256, 0, st, 1, hist, 4 * w1, h1, w1, plane, 1, w1);
+        if (e != cudaSuccess) return e;
+        pdl = 1;
+    }
     return qr_launch(k_tree, 1, QR_TREE_THREADS, smem, st, pdl, *g, hist, nodes, node_count,
-                     node_nleaves, node_first, leaves, tile_leaf, scalars, smem_hist, smem_nodes);
+                     node_nleaves, node_first, leaves, tile_leaf, extra, small, scalars, summed,
+                     smem_hist, smem_nodes);
 }
 
 int32_t qr_tree_max_nodes(const qr_tree_geom *g)
 {
     long long total = 0;
     int w = g->region.x1 - g->region.x0, h = g->region.y1 - g->region.y0;
-    for (int d = 0, side = g->root; d <= g->params.max_depth && side >= g->params.min_leaf;
+    for (int d = 0, side = g->root; d <= g->params.max_depth && side >= g->cell;
          d++, side >>= 1)
         total += (long long)((w + side - 1) / side) * ((h + side - 1) / side);
     return total > INT32_MAX ? INT32_MAX : (int32_t)total;

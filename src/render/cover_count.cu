@@ -20,6 +20,8 @@
 #include "common/device_limits.h"
 #include "common/pdl.h"
 
+#include <limits.h>
+
 #define CC_THREADS 512
 
 /* The exact coverage test of the circle sp = (x, y, r*r, .) for a pixel at
@@ -119,87 +121,145 @@ struct cover_queue {
 
 #define CC_INDIRECT 0x8000u
 
+/* Counts into q.diff the circles of `leaf`'s list that the tile
+ * [bx0, bx1) x [by0, by1) takes from this part [cx0, cx1) x [cy0, cy1) of
+ * it: those whose box's first pixel in the tile lies in the part (a circle
+ * is in the list of every leaf its box meets, so it counts once per tile).
+ * Called by the whole block. */
+__device__ void count_part(cover_queue &q, const qr_index_view &v, const float4 *__restrict__ pos,
+                           const qr_leaf &leaf, int bx0, int by0, int bx1, int by1, int cx0,
+                           int cx1, int cy0, int cy1)
+{
+    const qr_tree_geom &g = v.geom;
+    const float w = (float)g.width, inv_w = 1.0f / w;
+    const int32_t *list = v.lists + leaf.offset;
+    for (int j0 = 0; j0 < leaf.count; j0 += CC_BATCH) {
+        if (threadIdx.x == 0) q.n = 0;
+        __syncthreads();
+        const int j = j0 + threadIdx.x;
+        if (j < leaf.count) {
+            const float4 p = pos[list[j]];
+            const qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
+            const int x0 = max(b.x0, bx0), x1 = min(b.x1, bx1);
+            const int y0 = max(b.y0, by0), y1 = min(b.y1, by1);
+            if (x0 >= cx0 && x0 < cx1 && y0 >= cy0 && y0 < cy1 && x0 < x1 && y0 < y1) {
+                const int slot = threadIdx.x;
+                const float fx = p.x * w - 0.5f;
+                const bool direct = p.w * w < CC_DIRECT_RADIUS && fabsf(fx) < 1e5f;
+                q.sp[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), fx);
+                q.cols[slot] = make_ushort2((unsigned short)(x0 - bx0),
+                                            (unsigned short)(x1 - bx0) | (direct ? 0u : CC_INDIRECT));
+                const int at = atomicAdd(&q.n, y1 - y0);
+                for (int y = y0; y < y1; y++) q.item[at + y - y0] = (uint16_t)(slot << 4 | (y - by0));
+            }
+        }
+        __syncthreads();
+        const int n = q.n;
+        for (int k = threadIdx.x; k < n; k += CC_THREADS) {
+            const int it = q.item[k], slot = it >> 4, row = it & 15;
+            const float4 sp = q.sp[slot];
+            const float dy = QR_SUB(sp.y, q.row_y[row]);
+            const float dy2 = QR_MUL(dy, dy);
+            if (!(dy2 <= sp.z)) continue; /* fl(dx*dx + dy2) >= dy2 */
+            const ushort2 c = q.cols[slot];
+            const int2 ab = covered_span(sp, dy2, !(c.y & CC_INDIRECT), bx0 + c.x,
+                                         bx0 + (c.y & ~CC_INDIRECT), w, inv_w);
+            if (ab.x < ab.y) {
+                atomicAdd(&q.diff[row][ab.x - bx0], 1);
+                atomicAdd(&q.diff[row][ab.y - bx0], -1);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* Work items (items: the index may have leaves below a tile): the strips
+ * of CT_W x CT_H pixels, less their tiles cut into smaller leaves, then
+ * each such leaf (qr_index_view.small), taken in turn (next_ticket); each
+ * item writes exactly its own pixels' counts. Without items, a block a
+ * strip. */
 __global__ void __launch_bounds__(CC_THREADS, QR_MIN_BLOCKS(CC_THREADS, 4))
-k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int32_t *__restrict__ counts)
+k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int items, int32_t *__restrict__ counts)
 {
     static_assert(CC_BATCH <= 4096 && CT_H == 16, "an item packs its slot in 12 bits and its row in 4");
     __shared__ cover_queue q;
+    __shared__ int s_item;
     qr_pdl_release(); /* the render may be scheduled now; it waits for the end */
     qr_pdl_wait();    /* the build */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int chunks = (g.tiles_x + CT_W / QR_TILE - 1) / (CT_W / QR_TILE);
-    const int tx0 = (blockIdx.x % chunks) * (CT_W / QR_TILE), ty = blockIdx.x / chunks;
-    const int bx0 = g.region.x0 + tx0 * QR_TILE, by0 = g.region.y0 + ty * QR_TILE;
-    const int bx1 = min(bx0 + CT_W, g.region.x1), by1 = min(by0 + CT_H, g.region.y1);
-    for (int k = threadIdx.x; k < CT_H * (CT_W + 1); k += CC_THREADS) (&q.diff[0][0])[k] = 0;
-    const float w = (float)g.width, inv_w = 1.0f / w, inv_h = 1.0f / (float)g.height;
-    if (threadIdx.x < CT_H) q.row_y[threadIdx.x] = qr_pixel_center(by0 + threadIdx.x, inv_h);
-
-    /* the tile's leaves: along a row of tiles a leaf holds one run of them */
-    const int tx_end = min(tx0 + CT_W / QR_TILE, g.tiles_x);
-    for (int tx = tx0; tx < tx_end;) {
-        const int32_t id = v.tile_leaf[ty * g.tiles_x + tx];
-        int run_end = tx + 1;
-        while (run_end < tx_end && v.tile_leaf[ty * g.tiles_x + run_end] == id) run_end++;
-        const int cx0 = g.region.x0 + tx * QR_TILE, cx1 = min(g.region.x0 + run_end * QR_TILE, bx1);
-        tx = run_end;
-        const qr_leaf leaf = v.leaves[id];
-        const int32_t *list = v.lists + leaf.offset;
-        for (int j0 = 0; j0 < leaf.count; j0 += CC_BATCH) {
-            if (threadIdx.x == 0) q.n = 0;
-            __syncthreads();
-            const int j = j0 + threadIdx.x;
-            if (j < leaf.count) {
-                const float4 p = pos[list[j]];
-                const qr_pixbox b = qr_circle_pixbox(p.x, p.y, p.w, g.width, g.height);
-                const int x0 = max(b.x0, bx0), x1 = min(b.x1, bx1);
-                const int y0 = max(b.y0, by0), y1 = min(b.y1, by1);
-                if (x0 >= cx0 && x0 < cx1 && x0 < x1 && y0 < y1) {
-                    const int slot = threadIdx.x;
-                    const float fx = p.x * w - 0.5f;
-                    const bool direct = p.w * w < CC_DIRECT_RADIUS && fabsf(fx) < 1e5f;
-                    q.sp[slot] = make_float4(p.x, p.y, QR_MUL(p.w, p.w), fx);
-                    q.cols[slot] = make_ushort2((unsigned short)(x0 - bx0),
-                                                (unsigned short)(x1 - bx0) | (direct ? 0u : CC_INDIRECT));
-                    const int at = atomicAdd(&q.n, y1 - y0);
-                    for (int y = y0; y < y1; y++) q.item[at + y - y0] = (uint16_t)(slot << 4 | (y - by0));
-                }
-            }
-            __syncthreads();
-            const int n = q.n;
-            for (int k = threadIdx.x; k < n; k += CC_THREADS) {
-                const int it = q.item[k], slot = it >> 4, row = it & 15;
-                const float4 sp = q.sp[slot];
-                const float dy = QR_SUB(sp.y, q.row_y[row]);
-                const float dy2 = QR_MUL(dy, dy);
-                if (!(dy2 <= sp.z)) continue; /* fl(dx*dx + dy2) >= dy2 */
-                const ushort2 c = q.cols[slot];
-                const int2 ab = covered_span(sp, dy2, !(c.y & CC_INDIRECT), bx0 + c.x,
-                                             bx0 + (c.y & ~CC_INDIRECT), w, inv_w);
-                if (ab.x < ab.y) {
-                    atomicAdd(&q.diff[row][ab.x - bx0], 1);
-                    atomicAdd(&q.diff[row][ab.y - bx0], -1);
-                }
-            }
-            __syncthreads();
+    const int strips = chunks * g.tiles_y;
+    /* the one word of the build the count writes */
+    qr_build_scalars *sc = const_cast<qr_build_scalars *>(v.scalars);
+    const int total = strips + (items ? sc->small_leaves : 0);
+    const size_t plane = (size_t)g.tiles_x * g.tiles_y;
+    for (int item = items ? next_ticket(&sc->cover_tickets, total, &s_item) : blockIdx.x; item < total;
+         item = items ? next_ticket(&sc->cover_tickets, total, &s_item) : INT_MAX) {
+        const int32_t *first_map = NULL, *last_map = NULL;
+        int tx0 = 0, bx0, by0, bx1, by1;
+        qr_leaf small_leaf;
+        if (item < strips) {
+            tx0 = (item % chunks) * (CT_W / QR_TILE);
+            const int ty = item / chunks;
+            bx0 = g.region.x0 + tx0 * QR_TILE;
+            by0 = g.region.y0 + ty * QR_TILE;
+            bx1 = min(bx0 + CT_W, g.region.x1);
+            by1 = min(by0 + CT_H, g.region.y1);
+            first_map = v.tile_leaf + (size_t)ty * g.tiles_x;
+            last_map = first_map + plane;
+        } else {
+            small_leaf = v.leaves[v.small[item - strips]];
+            bx0 = small_leaf.rect.x0;
+            by0 = small_leaf.rect.y0;
+            bx1 = small_leaf.rect.x1;
+            by1 = small_leaf.rect.y1;
         }
-    }
+        for (int k = threadIdx.x; k < CT_H * (CT_W + 1); k += CC_THREADS) (&q.diff[0][0])[k] = 0;
+        if (threadIdx.x < CT_H) q.row_y[threadIdx.x] = qr_pixel_center(by0 + threadIdx.x, 1.0f / (float)g.height);
+        __syncthreads();
 
-    /* running sums along each row, a warp per row, 32 columns at a time */
-    const int lane = threadIdx.x % 32;
-    for (int row = threadIdx.x / 32; row < by1 - by0; row += CC_THREADS / 32) {
-        int carry = 0;
-#pragma unroll
-        for (int k = 0; k < CT_W / 32; k++) {
-            int n = q.diff[row][k * 32 + lane];
-            for (int o = 1; o < 32; o <<= 1) {
-                const int t = __shfl_up_sync(0xffffffffu, n, o);
-                if (lane >= o) n += t;
+        if (!first_map) {
+            count_part(q, v, pos, small_leaf, bx0, by0, bx1, by1, bx0, bx1, by0, by1);
+        } else {
+            /* The strip's leaves: along a row of tiles a leaf holds one run
+             * of them, each run a part. A tile cut into smaller leaves (the
+             * tile map's planes differ) is left to those leaves' items. */
+            const int tx_end = min(tx0 + CT_W / QR_TILE, g.tiles_x);
+            for (int tx = tx0; tx < tx_end;) {
+                const int32_t id = first_map[tx];
+                if (id != last_map[tx]) {
+                    tx++;
+                    continue;
+                }
+                int run_end = tx + 1;
+                while (run_end < tx_end && first_map[run_end] == id && last_map[run_end] == id) run_end++;
+                const int cx0 = g.region.x0 + tx * QR_TILE, cx1 = min(g.region.x0 + run_end * QR_TILE, bx1);
+                tx = run_end;
+                const qr_leaf leaf = v.leaves[id];
+                count_part(q, v, pos, leaf, bx0, by0, bx1, by1, cx0, cx1, by0, by1);
             }
-            const int x = bx0 + k * 32 + lane;
-            if (x < bx1) counts[qr_region_pixel(g, x, by0 + row)] = n + carry;
-            carry += __shfl_sync(0xffffffffu, n, 31);
+        }
+        __syncthreads();
+
+        /* running sums along each row, a warp per row, 32 columns at a time;
+         * a strip's cut tiles are their leaves' to write */
+        const int lane = threadIdx.x % 32;
+        for (int row = threadIdx.x / 32; row < by1 - by0; row += CC_THREADS / 32) {
+            int carry = 0;
+#pragma unroll
+            for (int k = 0; k < CT_W / 32; k++) {
+                int n = q.diff[row][k * 32 + lane];
+                for (int o = 1; o < 32; o <<= 1) {
+                    const int t = __shfl_up_sync(0xffffffffu, n, o);
+                    if (lane >= o) n += t;
+                }
+                const int x = bx0 + k * 32 + lane;
+                const int tx = (x - g.region.x0) / QR_TILE;
+                if (x < bx1 && !(first_map && first_map[tx] != last_map[tx]))
+                    counts[qr_region_pixel(g, x, by0 + row)] = n + carry;
+                carry += __shfl_sync(0xffffffffu, n, 31);
+            }
         }
     }
 }
@@ -213,6 +273,9 @@ qr_status qr_launch_cover_count(const qr_cover_count_args *a, cudaStream_t s, in
     if (!counts) return qr_fail(err, QR_ERR_INVALID, "cover count: no buffer");
     const qr_tree_geom &g = v->geom;
     const int chunks = (g.tiles_x + CT_W / QR_TILE - 1) / (CT_W / QR_TILE);
-    QR_CUDA_TRY(err, qr_launch(k_cover_tiles, chunks * g.tiles_y, CC_THREADS, 0, s, pdl, *v, pos, counts));
+    /* with leaves below a tile, work items: as many blocks as stay resident */
+    const int items = g.cell < QR_TILE;
+    const int blocks = items ? QR_MIN_BLOCKS(CC_THREADS, 4) * qr_device_sms() : chunks * g.tiles_y;
+    QR_CUDA_TRY(err, qr_launch(k_cover_tiles, blocks, CC_THREADS, 0, s, pdl, *v, pos, items, counts));
     return QR_OK;
 }

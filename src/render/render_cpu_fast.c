@@ -383,6 +383,10 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
                        "CPU renderer: the index is not of this scene over full rows of the "
                        "%dx%d image",
                        ix->width, ix->height);
+    if (ix->params.min_leaf < QR_TILE)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "CPU renderer: the index's leaves must be at least %d pixels (its minimum is %d)",
+                       QR_TILE, ix->params.min_leaf);
     if (threads <= 0) threads = qr_threads();
 
     const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
@@ -425,8 +429,13 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     qr_index_params def;
     if (!params) {
         qr_index_params_default(&def);
-        params = &def;
+    } else {
+        def = *params;
     }
+    /* the tiles' pixel groups are QR_TILE wide (cpu_tile.h): smaller leaves
+     * would split them, and leave the image as it is anyway */
+    if (def.min_leaf < QR_TILE) def.min_leaf = QR_TILE;
+    params = &def;
     const double t0 = now_ms();
     qr_index *ix = NULL;
     const qr_rect rows = {0, y0, width, y1};

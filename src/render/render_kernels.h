@@ -30,10 +30,37 @@
 #define RT_THREADS (RB_SIDE * RB_SIDE / RT_ROWS)
 
 /* The 32 x 32 regions of the view's region: a block each. */
-static inline int qr_render_regions(const qr_index_view *v)
+__host__ __device__ inline int qr_render_regions(const qr_index_view *v)
 {
     return ((v->geom.tiles_x + 1) / 2) * ((v->geom.tiles_y + 1) / 2);
 }
+
+/* Whether the index can have leaves below a region, which the render kernels
+ * then take as work items of their own (render_stage.cuh, next_item). */
+static inline int qr_render_items(const qr_index_view *v)
+{
+    return v->geom.cell < RB_SIDE;
+}
+
+
+#ifdef __CUDACC__
+/* The next of `total` work items for this block (the same on every
+ * thread; >= total: none left), from a counter in the build's scalars.
+ * Blocks, as many as stay resident, take items in turn until none are
+ * left: each takes one ticket past the end, and the block taking the last
+ * of those puts the counter back to 0 for the next launch. */
+__device__ __forceinline__ int next_ticket(uint32_t *counter, int total, int *s_item)
+{
+    __syncthreads(); /* every thread has read the last item */
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(counter, 1u);
+        if (t == (unsigned)total + gridDim.x - 1) *counter = 0;
+        *s_item = (int)t;
+    }
+    __syncthreads();
+    return *s_item;
+}
+#endif
 
 /* ---- one walk of the leaf lists (render_walk.cu) ---- */
 

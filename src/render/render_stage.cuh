@@ -239,17 +239,20 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT
     return kept;
 }
 
-/* The block's place: region origin, this thread's pixels, the leaves that
- * hold the region's up to four 16 x 16 tiles. */
+/* The block's place: region origin, this thread's pixels. */
 struct block_setup {
     int bx0, by0, wx, wy, lx, ly0, px;
     float cx, cy[RT_ROWS];
 };
 
-/* Fills b and the region's distinct leaves (returns how many, 1 to 4; the
- * ids stay out of b, which must live in registers). */
+/* Fills b; returns the region's leaves as a run of leaf numbers, first in
+ * *first (it stays out of b, which must live in registers). The region is
+ * a node of the tree (or lies in a leaf), so its leaves are the depth-first
+ * run from the leaf of its first tile's bottom-left pixel to that of its
+ * last tile's top-right one (the tile map's two planes): one leaf, up to
+ * four of a tile, or more where leaves are smaller than a tile. */
 __device__ __forceinline__ int setup_block(const qr_index_view &v, int region, block_setup &b,
-                                           int32_t leaf_ids[4])
+                                           int32_t *first)
 {
     const qr_tree_geom &g = v.geom;
     const int blocks_x = (g.tiles_x + 1) / 2;
@@ -265,20 +268,46 @@ __device__ __forceinline__ int setup_block(const qr_index_view &v, int region, b
     b.cx = qr_pixel_center(b.px, 1.0f / (float)g.width);
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) b.cy[r] = qr_pixel_center(b.by0 + b.ly0 + r, inv_h);
-    /* The region's tiles may lie in different leaves: each distinct leaf's
-     * list is walked for the pixels that leaf holds, so every pixel still
-     * sees exactly its own leaf's list, in order. */
     const int tx = (b.bx0 - g.region.x0) / QR_TILE, ty = (b.by0 - g.region.y0) / QR_TILE;
-    int nleaf = 0;
-    for (int k = 0; k < 4; k++) {
-        const int ttx = tx + (k & 1), tty = ty + (k >> 1);
-        if (ttx >= g.tiles_x || tty >= g.tiles_y) continue;
-        const int32_t id = v.tile_leaf[tty * g.tiles_x + ttx];
-        bool seen = false;
-        for (int m = 0; m < nleaf; m++) seen |= leaf_ids[m] == id;
-        if (!seen) leaf_ids[nleaf++] = id;
+    const int tx1 = min(tx + 1, g.tiles_x - 1), ty1 = min(ty + 1, g.tiles_y - 1);
+    const size_t plane = (size_t)g.tiles_x * g.tiles_y;
+    *first = v.tile_leaf[ty * g.tiles_x + tx];
+    return v.tile_leaf[plane + ty1 * g.tiles_x + tx1] - *first + 1;
+}
+
+/* Work items. Where leaves can be smaller than a region (min_leaf below
+ * RB_SIDE), a block walking all of a region's leaves one after another
+ * would hold a crowded region's work on one SM; so each leaf of such a
+ * region is a work item of its own: items [0, regions) are the regions,
+ * each with its first leaf only (or its one leaf), and items [regions,
+ * regions + extra_items) the index's extra leaves (qr_index_view.extra),
+ * each in its own region. Blocks take them in turn (next_ticket,
+ * render_kernels.h). An item writes exactly its leaf parts' pixels, so the
+ * pixels, and their bytes, do not depend on which block took which item.
+ * Returns the next item (the same on every thread). */
+__device__ __forceinline__ int next_item(const qr_index_view &v, int regions, int *s_item)
+{
+    /* the one word of the build a render writes */
+    qr_build_scalars *sc = const_cast<qr_build_scalars *>(v.scalars);
+    return next_ticket(&sc->render_tickets, regions + sc->extra_items, s_item);
+}
+
+/* Item k's region and leaves (first in *first; returns how many): a
+ * block's setup for its region, then its first leaf, or the extra leaf. */
+__device__ __forceinline__ int setup_item(const qr_index_view &v, int regions, int item,
+                                          block_setup &b, int32_t *first)
+{
+    if (item < regions) {
+        setup_block(v, item, b, first);
+        return 1;
     }
-    return nleaf;
+    const int32_t id = v.extra[item - regions];
+    const qr_rect r = v.leaves[id].rect;
+    const int blocks_x = (v.geom.tiles_x + 1) / 2;
+    const int region = (r.y0 - v.geom.region.y0) / RB_SIDE * blocks_x + (r.x0 - v.geom.region.x0) / RB_SIDE;
+    setup_block(v, region, b, first);
+    *first = id;
+    return 1;
 }
 
 /* This leaf's part of the region, and which of this thread's pixels it holds. */

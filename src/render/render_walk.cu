@@ -27,6 +27,9 @@
  */
 #include "render/render_walk.cuh"
 #include "common/pdl.h"
+#include "common/device_limits.h"
+
+#include <limits.h>
 
 /* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
  * exact walk also serves fast mode on shallow scenes: qr_render_plan_frame,
@@ -34,42 +37,52 @@
 template <bool EXACT, bool SNOW, bool GATHER, bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
-         float color_span, int alpha, float4 *__restrict__ image)
+         float color_span, int alpha, int items, float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
+    __shared__ int s_item;
     qr_pdl_wait(); /* the build (or the coverage count) */
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
-    block_setup b;
-    int32_t leaf_ids[4];
-    const int nleaf = setup_block(v, blockIdx.x, b, leaf_ids);
-    float bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
+    const int regions = qr_render_regions(&v);
+    /* a block a region, or (items) work items in turn: render_stage.cuh */
+    for (int item = items ? next_item(v, regions, &s_item) : blockIdx.x;
+         item < regions + (items ? v.scalars->extra_items : 0);
+         item = items ? next_item(v, regions, &s_item) : INT_MAX) {
+        block_setup b;
+        int32_t first_leaf;
+        const int nleaf = items ? setup_item(v, regions, item, b, &first_leaf)
+                                : setup_block(v, item, b, &first_leaf);
+        float bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
 #pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        bg[r] = SNOW ? qr_snow_shade_row(b.by0 + b.ly0 + r, g.height) : 1.0f;
-        c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
-        c[r][3] = 1.0f;
-        T[r] = 1.0f;
-    }
-    const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
-    uint32_t live = (1u << RT_ROWS) - 1; /* rows that can still change (fast) */
-    for (int li = 0; li < nleaf; li++) {
-        const qr_leaf leaf = v.leaves[leaf_ids[li]];
-        region_ctx rc;
-        const uint32_t mine = leaf_part(leaf, b, rc);
-        walk_leaf<EXACT, SNOW, false, GATHER, FMA>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
-    }
-#pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        const int py = b.by0 + b.ly0 + r;
-        if (b.px >= g.region.x1 || py >= g.region.y1) continue;
-        if (!EXACT) {
-            if (SNOW) snow_finish(c[r]);
-            c[r][0] += T[r] * bg[r];
-            c[r][1] += T[r] * bg[r];
-            c[r][2] += T[r] * bg[r];
+        for (int r = 0; r < RT_ROWS; r++) {
+            bg[r] = SNOW ? qr_snow_shade_row(b.by0 + b.ly0 + r, g.height) : 1.0f;
+            c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
+            c[r][3] = 1.0f;
+            T[r] = 1.0f;
         }
-        image[qr_region_pixel(g, b.px, py)] = make_float4(c[r][0], c[r][1], c[r][2], alpha ? c[r][3] : 1.0f);
+        const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
+        uint32_t live = (1u << RT_ROWS) - 1; /* rows that can still change (fast) */
+        uint32_t owned = 0;                  /* this thread's pixels in the walked leaves */
+        for (int li = 0; li < nleaf; li++) {
+            const qr_leaf leaf = v.leaves[first_leaf + li];
+            region_ctx rc;
+            const uint32_t mine = leaf_part(leaf, b, rc);
+            owned |= mine;
+            walk_leaf<EXACT, SNOW, false, GATHER, FMA>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
+        }
+#pragma unroll
+        for (int r = 0; r < RT_ROWS; r++) {
+            if (!((owned >> r) & 1u)) continue;
+            if (!EXACT) {
+                if (SNOW) snow_finish(c[r]);
+                c[r][0] += T[r] * bg[r];
+                c[r][1] += T[r] * bg[r];
+                c[r][2] += T[r] * bg[r];
+            }
+            image[qr_region_pixel(g, b.px, b.by0 + b.ly0 + r)] =
+                make_float4(c[r][0], c[r][1], c[r][2], alpha ? c[r][3] : 1.0f);
+        }
     }
 }
 
@@ -77,7 +90,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * gathered or chunk by chunk (walk_leaf), fused flat blends (blend_flat;
  * only the exact flat walk blends that way). Fast flat walks stop early and
  * never gather. */
-typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, float4 *);
+typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, int, float4 *);
 static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma)
 {
     if (snow && exact) return gather ? k_render<true, true, true, false> : k_render<true, true, false, false>;
@@ -90,6 +103,9 @@ static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma)
 cudaError_t qr_launch_render_walk(const qr_render_walk_args *a, cudaStream_t st, int pdl)
 {
     const render_kernel kernel = walk_kernel(a->exact, a->snow, a->gather, a->fma);
-    return qr_launch(kernel, qr_render_regions(a->view), RT_THREADS, 0, st, pdl, *a->view, a->pos,
-                     a->col, a->color_span, a->alpha, a->image);
+    const int items = qr_render_items(a->view);
+    /* with items, as many blocks as stay resident (4 per SM) */
+    const int blocks = items ? 4 * qr_device_sms() : qr_render_regions(a->view);
+    return qr_launch(kernel, blocks, RT_THREADS, 0, st, pdl, *a->view, a->pos, a->col,
+                     a->color_span, a->alpha, items, a->image);
 }

@@ -25,6 +25,7 @@
 #include "render/render_walk.cuh"
 #include "render/region_order.cuh"
 #include "common/pdl.h"
+#include "common/device_limits.h"
 
 #include <limits.h>
 
@@ -89,19 +90,26 @@ __global__ void __launch_bounds__(RT_THREADS, 3) /* 80 registers */
 k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ pos,
                 const float4 *__restrict__ col,
                 const int32_t *__restrict__ counts, float lo_bound, float hi_bound, int window,
-                float4 *__restrict__ image)
+                int items, float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
     __shared__ int s_fewest; /* the leaf part's smallest N */
+    __shared__ int s_item;
     qr_pdl_release(); /* k_region_order */
-    const int region = take_region(ro);
+    /* (with work items, no region order: render_stage.cuh, next_item) */
+    const int ordered = items ? 0 : take_region(ro);
     qr_pdl_wait(); /* the coverage count */
     const long long t0 = clock64();
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
+    const int regions = qr_render_regions(&v);
+    for (int item = items ? next_item(v, regions, &s_item) : ordered;
+         item < regions + (items ? v.scalars->extra_items : 0);
+         item = items ? next_item(v, regions, &s_item) : INT_MAX) {
     block_setup b;
-    int32_t leaf_ids[4];
-    const int nleaf = setup_block(v, region, b, leaf_ids);
+    int32_t first_leaf;
+    const int nleaf = items ? setup_item(v, regions, item, b, &first_leaf)
+                            : setup_block(v, item, b, &first_leaf);
     const int lane = threadIdx.x % 32;
 
     /* N of this thread's pixels (those in the image) */
@@ -126,11 +134,13 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
         c[r][0] = c[r][1] = c[r][2] = c[r][3] = 1.0f;
     }
 
+    uint32_t owned = 0; /* this thread's pixels in the walked leaves */
     for (int li = 0; li < nleaf; li++) {
-        const qr_leaf leaf = v.leaves[leaf_ids[li]];
+        const qr_leaf leaf = v.leaves[first_leaf + li];
         const int32_t *list = v.lists + leaf.offset;
         region_ctx rc;
         const uint32_t mine = leaf_part(leaf, b, rc) & inside;
+        owned |= mine;
         int fewest = INT_MAX;
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++)
@@ -217,7 +227,7 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
     }
 #pragma unroll
     for (int r = 0; r < RT_ROWS; r++) {
-        if (!((inside >> r) & 1u)) continue;
+        if (!((owned >> r) & 1u)) continue;
         const size_t at = qr_region_pixel(g, b.px, b.by0 + b.ly0 + r);
         /* alpha: the reference adds 0.5 per covering circle to 1, exact
          * while the sums stay below 2^22; past that, the same additions */
@@ -229,12 +239,16 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
         }
         image[at] = make_float4(c[r][0], c[r][1], c[r][2], a);
     }
-    region_done(ro, region, t0);
+    if (!items) region_done(ro, item, t0);
+    }
 }
 
 cudaError_t qr_launch_render_windows(const qr_render_windows_args *a, cudaStream_t st, int pdl)
 {
-    return qr_launch(a->fma ? k_render_window<true> : k_render_window<false>,
-                     qr_render_regions(a->view), RT_THREADS, 0, st, pdl, *a->view, a->ro, a->pos,
-                     a->col, a->counts, a->lo, a->hi, a->window, a->image);
+    const int items = qr_render_items(a->view);
+    /* with items, as many blocks as stay resident (3 per SM) */
+    const int blocks = items ? 3 * qr_device_sms() : qr_render_regions(a->view);
+    return qr_launch(a->fma ? k_render_window<true> : k_render_window<false>, blocks, RT_THREADS,
+                     0, st, pdl, *a->view, a->ro, a->pos, a->col, a->counts, a->lo, a->hi,
+                     a->window, items, a->image);
 }

@@ -209,7 +209,8 @@ qr_status qr_render_enqueue(qr_gpu_renderer *r, const qr_render_plan *plan, cons
         wa.image = p.image;
         wa.fma = p.fma;
         e = qr_launch_render_windows(&wa, s, 1);
-        if (e == cudaSuccess && tiles <= RO_MAX) e = qr_launch_region_order(r->ro, tiles, s, 1);
+        if (e == cudaSuccess && tiles <= RO_MAX && !qr_render_items(&v))
+            e = qr_launch_region_order(r->ro, tiles, s, 1);
     }
     QR_CUDA_TRY(err, e);
     return QR_OK;

@@ -98,6 +98,7 @@ static int cmp_u64(const void *a, const void *b)
 static int split_pays(int32_t side, long long count, long long children, int32_t cost)
 {
     long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
+    if (count > 16384) return 1; /* a list too long for one block splits regardless */
     return 100 * (children - count) < cost * (r * r * count - rh * rh * children);
 }
 
@@ -136,11 +137,18 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
     cr_assert(qr_test_rect_equal(ix->region, reg), "%s: index region [%d,%d)x[%d,%d)", ctx,
               ix->region.x0, ix->region.x1, ix->region.y0, ix->region.y1);
     cr_assert(ix->params.capacity == p->capacity && ix->params.min_leaf == p->min_leaf &&
-                  ix->params.max_depth == p->max_depth && ix->params.uniform == p->uniform,
+                  ix->params.max_depth == p->max_depth && ix->params.uniform == p->uniform &&
+                  ix->params.deep_leaf == p->deep_leaf,
               "%s: params not recorded", ctx);
     int32_t root = p->min_leaf;
     while (root < rw || root < rh) root *= 2;
     cr_assert_eq(ix->root_size, root, "%s: root_size %d, expected %d", ctx, ix->root_size, root);
+    /* the smallest leaf: deep_leaf or root / 256, at most min_leaf */
+    int32_t floor = p->min_leaf;
+    if (!p->uniform && p->deep_leaf) {
+        floor = p->deep_leaf > root / 256 ? p->deep_leaf : root / 256;
+        if (floor > p->min_leaf) floor = p->min_leaf;
+    }
     cr_assert(ix->num_leaves >= 1, "%s: %d leaves", ctx, ix->num_leaves);
 
     /* circles: culling and clipped boxes, against the model */
@@ -186,8 +194,8 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
         if (l->depth < 0 || l->depth > p->max_depth)
             cr_assert_fail("%s: %s: depth out of 0..%d", ctx, lc, p->max_depth);
         const int32_t side = root >> l->depth;
-        if (side < p->min_leaf || (side << l->depth) != root)
-            cr_assert_fail("%s: %s: side %d not a power of two >= %d", ctx, lc, side, p->min_leaf);
+        if (side < floor || (side << l->depth) != root)
+            cr_assert_fail("%s: %s: side %d not a power of two >= %d", ctx, lc, side, floor);
         const int32_t rx = q.x0 - reg.x0, ry = q.y0 - reg.y0;
         if (rx < 0 || ry < 0 || rx % side || ry % side)
             cr_assert_fail("%s: %s: not aligned to %d from the region corner", ctx, lc, side);
@@ -226,7 +234,9 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
         const int may_split = side > p->min_leaf && l->depth < p->max_depth;
         if (p->uniform && may_split)
             cr_assert_fail("%s: %s: uniform mode left a splittable leaf", ctx, lc);
-        const int weighed = p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf);
+        /* (nodes of the render region's side or less split by capacity alone) */
+        const int weighed = p->split_cost > 0 && !p->uniform && !(p->max_leaf && side > p->max_leaf) &&
+                            side > QR_REGION;
         if (!p->uniform && may_split && l->count > p->capacity &&
             !(weighed && !split_pays(side, l->count,
                                      children_sum(boxes, vis, n, reg, q.x0, q.y0, side),
@@ -234,6 +244,10 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
         if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
             cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
+        /* at min_leaf or below, a crowded leaf splits down to the floor */
+        if (!p->uniform && side <= p->min_leaf && side > floor && l->depth < p->max_depth &&
+            l->count > p->capacity && l->count > 16384)
+            cr_assert_fail("%s: %s: %d circles crowd it, yet not split", ctx, lc, l->count);
         if (l->depth > 0 && !p->uniform) {
             const int32_t ps = 2 * side;
             qr_rect par;
@@ -244,11 +258,12 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             int32_t c = 0;
             for (int32_t i = 0; i < n; i++)
                 c += vis[i] && rects_meet(boxes[i], par);
-            if (c <= p->capacity && !(p->max_leaf && ps > p->max_leaf))
+            if ((c <= p->capacity && !(p->max_leaf && ps > p->max_leaf)) ||
+                (ps <= p->min_leaf && c <= 16384))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
             const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
-            if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) &&
+            if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) && ps > QR_REGION &&
                 !split_pays(ps, c, cc, p->split_cost))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though it does not pay "
                                "(%d circles, children %lld)",
@@ -298,7 +313,7 @@ void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect 
 qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                                int32_t uniform)
 {
-    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0};
+    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0, 0};
     return p;
 }
 
