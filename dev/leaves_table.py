@@ -1,5 +1,5 @@
 """Quadtree frames at several smallest leaves against the best grid, from
-dev/device_leaves.sh's CSVs: python3 dev/leaves_table.py OUT LEAF..."""
+dev/device_leaves.sh's CSVs: python3 dev/leaves_table.py OUT LABEL..."""
 import csv
 import sys
 
@@ -22,8 +22,8 @@ for r in rows(f"{out}/grid.csv"):
     t = float(r["frame_median_ms"])
     if k not in grid or t < grid[k][0]:
         grid[k] = (t, r["index"])
-q = {L: {(r["scene"], r["size"], r["mode"]): r for r in rows(f"{out}/q{L}.csv")} for L in leaves}
-print("scene size mode | best grid | " + " | ".join(f"leaf {L}: ms (x grid) build leaves" for L in leaves))
+q = {L: {(r["scene"], r["size"], r["mode"]): r for r in rows(f"{out}/q_{L}.csv")} for L in leaves}
+print("scene size mode | best grid | " + " | ".join(f"{L}: ms (x grid) build leaves" for L in leaves))
 for k in sorted(grid):
     g, gi = grid[k]
     cells = []

@@ -57,6 +57,10 @@ struct qr_gpu_index {
     int last_single;      /* its tree was one leaf */
     int ran_single;       /* how it was built (qr_gpu_index_single_kernel) */
     qr_build_timing last_timing;
+    /* cells of the smallest leaf (geom.floor) rather than of min_leaf: a
+     * build found a node crowded past min_leaf, and the last one still
+     * split below it (coarser cells cost less where nothing crowds) */
+    int fine;
     /* settings */
     qr_timing timing;
     size_t mem_limit; /* 0: none; else the most device bytes fixed + pairs may take */
@@ -140,7 +144,7 @@ static qr_status over_limit(const qr_gpu_index *ix, size_t need, qr_error *err)
 }
 
 static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
-                           const qr_index_params *params, qr_tree_geom *g, qr_error *err)
+                           const qr_index_params *params, int fine, qr_tree_geom *g, qr_error *err)
 {
     qr_rect reg;
     qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
@@ -155,7 +159,8 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
     g->region = reg;
     g->params = *params;
     g->root = qr_root_size(reg, params->min_leaf);
-    g->cell = qr_leaf_floor(g->root, params);
+    g->floor = qr_leaf_floor(g->root, params);
+    g->cell = fine ? g->floor : params->min_leaf;
     int w = reg.x1 - reg.x0, h = reg.y1 - reg.y0;
     g->gx = (w + g->cell - 1) / g->cell;
     g->gy = (h + g->cell - 1) / g->cell;
@@ -434,7 +439,7 @@ qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t
                             int sized, cudaEvent_t busy, qr_build_plan *p, qr_error *err)
 {
     memset(p, 0, sizeof *p); /* padding too: plans are compared bytewise */
-    qr_status st = make_geom(width, height, region, params, &p->geom, err);
+    qr_status st = make_geom(width, height, region, params, ix->fine, &p->geom, err);
     if (st) return st;
     st = ensure_fixed(ix, &p->geom, scene->n, busy, err);
     if (st) return st;
@@ -527,13 +532,25 @@ qr_status qr_gpu_index_check(const qr_build_plan *p, const qr_build_readback *rb
 int qr_gpu_index_fits(const qr_build_plan *p, const qr_build_readback *rb)
 {
     /* bad_emit: a one-kernel build found the root splitting after all */
-    return rb->scalars.num_pairs <= p->items && !rb->scalars.bad_emit;
+    return rb->scalars.num_pairs <= p->items && !rb->scalars.bad_emit && !rb->scalars.deep_cut;
+}
+
+int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_readback *rb)
+{
+    if (!rb->scalars.deep_cut) return 0;
+    ix->fine = 1;
+    return 1;
 }
 
 void qr_gpu_index_accept(qr_gpu_index *ix, const qr_build_plan *p, const qr_build_readback *rb,
                          const int32_t *lists, int how_single, const qr_build_timing *timing)
 {
     ix->geom = p->geom;
+    /* a fine build whose leaves all stayed at min_leaf or above: the next
+     * build takes the coarser cells again */
+    if (p->geom.cell < p->geom.params.min_leaf &&
+        (p->geom.root >> rb->scalars.max_depth) >= p->geom.params.min_leaf)
+        ix->fine = 0;
     ix->n = p->n;
     ix->items = p->items;
     ix->lists = lists;
@@ -657,7 +674,7 @@ qr_status qr_gpu_index_fixed_bytes(int32_t n, int32_t width, int32_t height, con
                                    const qr_index_params *params, size_t *bytes, qr_error *err)
 {
     qr_tree_geom g;
-    qr_status st = make_geom(width, height, region, params, &g, err);
+    qr_status st = make_geom(width, height, region, params, 1, &g, err); /* the larger */
     if (st) return st;
     size_t scan = 0;
     QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan, (const uint32_t *)NULL, (long long *)NULL,

@@ -77,8 +77,14 @@ qr_status qr_gpu_index_enqueue_back(qr_gpu_index *ix, const qr_build_plan *p, cu
 /* Whether a landed read-back is consistent (an error if not: a bug). */
 qr_status qr_gpu_index_check(const qr_build_plan *p, const qr_build_readback *rb, qr_error *err);
 
-/* Whether the build's pairs fit its slots (else it must be redone, sized). */
+/* Whether the build's pairs fit its slots and its cells were fine enough
+ * (else it must be redone, sized). */
 int qr_gpu_index_fits(const qr_build_plan *p, const qr_build_readback *rb);
+
+/* Whether the build's cells were too coarse for a crowded node
+ * (qr_tree_geom.floor): the index then plans finer ones until a build
+ * makes no leaf below min_leaf. */
+int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_readback *rb);
 
 /* Makes a checked, fitting build the index's last build. `how_single`: 1
  * the one-kernel build, -1 that and then the general one, 0 the general. */

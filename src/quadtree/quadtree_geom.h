@@ -78,14 +78,17 @@ QR_HD int qr_leaf_floor(int root, const qr_index_params *p)
 
 /* Whether a node of this side and depth splits by the capacity rules, in a
  * tree whose leaves are at least `floor` (qr_leaf_floor): above min_leaf
- * when over capacity or larger than max_leaf, below it down to the floor
- * when crowded (a weighed split must also pay: qr_split_pays). */
+ * when over capacity or larger than max_leaf; at min_leaf and below, down
+ * to the floor, when crowded: past QR_SPLIT_CROWDED circles at min_leaf,
+ * past QR_SPLIT_DEEP below it (a weighed split must also pay:
+ * qr_split_pays). */
 QR_HD int qr_node_splits(int side, int depth, long long count, int floor, const qr_index_params *p)
 {
     if (depth >= p->max_depth) return 0;
     if (side > p->min_leaf)
         return p->uniform || count > p->capacity || (p->max_leaf && side > p->max_leaf);
-    return side > floor && count > p->capacity && count > QR_SPLIT_DEEP;
+    const long long crowded = side == p->min_leaf ? QR_SPLIT_CROWDED : QR_SPLIT_DEEP;
+    return side > floor && count > p->capacity && count > crowded;
 }
 
 /* Whether a split of a node of this side is weighed by split_cost (not when

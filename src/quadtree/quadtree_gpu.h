@@ -58,6 +58,7 @@ struct qr_build_scalars {
     int32_t max_depth;
     int32_t overflow;
     int32_t bad_emit;
+    int32_t deep_cut;     /* a node the cells could not split should have split (geom.floor) */
     uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
     uint32_t tickets;     /* the fused count-and-emit's tiles, handed out in order */
     uint32_t list_tickets; /* the lists stage's tiles, likewise */
@@ -93,7 +94,10 @@ struct qr_tree_geom {
     int32_t width, height; /* full image */
     qr_rect region;
     int32_t root;          /* root side, pixels */
-    int32_t cell;          /* histogram cell side = the smallest leaf (qr_leaf_floor) */
+    int32_t cell;          /* histogram cell side: the smallest leaf this build can make */
+    int32_t floor;         /* the smallest leaf of the index (qr_leaf_floor): a build of
+                              coarser cells that finds a node crowded past them sets
+                              qr_build_scalars.deep_cut, and is built again finer */
     int32_t gx, gy;        /* cells covering the region */
     int32_t tiles_x, tiles_y;
     int32_t max_nodes;

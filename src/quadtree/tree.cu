@@ -257,7 +257,13 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 const int cs = __ffs(g.cell) - 1;
                 int32_t c = node_count(P, g, visible, x >> cs, y >> cs, side >> cs);
                 C[i] = c;
-                if (qr_node_splits(side, depth, c, g.cell, &g.params)) {
+                bool split = qr_node_splits(side, depth, c, g.floor, &g.params);
+                if (split && side <= g.cell) {
+                    /* crowded below these cells: this build is cut short */
+                    scalars->deep_cut = 1;
+                    split = false;
+                }
+                if (split) {
                     long long children = 0;
                     for (int k = 0; k < 4; k++) {
                         const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;

@@ -246,7 +246,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
         /* at min_leaf or below, a crowded leaf splits down to the floor */
         if (!p->uniform && side <= p->min_leaf && side > floor && l->depth < p->max_depth &&
-            l->count > p->capacity && l->count > 16384)
+            l->count > p->capacity && l->count > (side == p->min_leaf ? 65536 : 16384))
             cr_assert_fail("%s: %s: %d circles crowd it, yet not split", ctx, lc, l->count);
         if (l->depth > 0 && !p->uniform) {
             const int32_t ps = 2 * side;
@@ -259,7 +259,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             for (int32_t i = 0; i < n; i++)
                 c += vis[i] && rects_meet(boxes[i], par);
             if ((c <= p->capacity && !(p->max_leaf && ps > p->max_leaf)) ||
-                (ps <= p->min_leaf && c <= 16384))
+                (ps <= p->min_leaf && c <= (ps == p->min_leaf ? 65536 : 16384)))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
             const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
