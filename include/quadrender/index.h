@@ -73,20 +73,22 @@ typedef struct qr_index_params {
                           pixels or less, and nodes of more than 16384
                           circles (one block's walk of such a list holds up
                           the frame), split by capacity alone. */
-    int32_t deep_leaf; /* smallest leaf of a crowded node: a node of min_leaf that
-                          holds more than QR_SPLIT_CROWDED circles still splits, and
-                          its descendants while they hold more than QR_SPLIT_DEEP
-                          (and more than capacity), down to qr_leaf_floor (this
-                          side, or the root's 1/256 if larger, never above
+    int32_t deep_leaf; /* smallest leaf where circles crowd. A tree with a node of
+                          min_leaf holding more than QR_SPLIT_CROWDED circles (and
+                          more than capacity) is crowded: there every node of
+                          min_leaf or less holding more than QR_SPLIT_DEEP circles
+                          (and more than capacity) splits, down to qr_leaf_floor
+                          (this side, or the root's 1/256 if larger, never above
                           min_leaf). A power of two from QR_MIN_LEAF; 0: none
                           (min_leaf is the floor). */
 } qr_index_params;
 
 /* Circles past which a node splits whatever split_cost says, and below
  * min_leaf down to the deep_leaf floor: one render block walking so long a
- * list holds up the whole frame. A node of min_leaf itself splits only past
- * QR_SPLIT_CROWDED: the build of leaves below min_leaf costs more than a
- * list of fewer circles does (measured on the ring and spiral scenes). */
+ * list holds up the whole frame. Below min_leaf only in a crowded tree
+ * (past QR_SPLIT_CROWDED circles in a node of min_leaf): the GPU build of
+ * leaves below min_leaf costs more than lists of fewer circles do
+ * (measured on the ring and spiral scenes). */
 #define QR_SPLIT_DEEP 16384
 #define QR_SPLIT_CROWDED 65536
 

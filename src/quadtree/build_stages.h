@@ -95,6 +95,7 @@ typedef struct qr_emit_args {
     int32_t pad_key;           /* key for the unused slots (< 0: none; CUB's sort, ahead) */
     void *keys;                /* out: leaf numbers, key_bytes (2 or 4) bytes each */
     int key_bytes;
+    int bits;                  /* the sort's key bits: a leaf number past them sets bad_emit */
     int32_t *vals;             /* out: circle numbers */
     uint32_t *zero;            /* words to zero (the lists stage's look-back state) */
     long long zero_words;

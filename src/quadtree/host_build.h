@@ -26,6 +26,7 @@ typedef struct qr_host_entry {
 typedef struct qr_host_subtree {
     const qr_index_params *p;
     int32_t floor; /* the smallest leaf (qr_leaf_floor) */
+    int crowded;   /* the tree is crowded (qr_node_crowds) */
     qr_rect region;
     qr_leaf *leaves;
     int32_t num_leaves, cap_leaves;

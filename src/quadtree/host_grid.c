@@ -71,6 +71,7 @@ typedef struct grid_build {
     qr_rect region;
     int S, L, T;                       /* root side, log2 of it, deepest level counted */
     int floor;                         /* the smallest leaf (qr_leaf_floor) */
+    int crowded;                       /* the tree is crowded (qr_node_crowds) */
     int nx[TOP_DEPTH + 1], ny[TOP_DEPTH + 1];
     int32_t off[TOP_DEPTH + 2];        /* first cell of level d; off[T + 1] = all cells */
     int32_t doff[TOP_DEPTH + 2];       /* the same in the difference grids ((nx+1)(ny+1)) */
@@ -257,8 +258,8 @@ static int plan(grid_build *g, int d, int cx, int cy)
     const int side = g->S >> d;
     const int64_t n = g->totals[cell(g, d, cx, cy)];
     if (d > g->max_depth) g->max_depth = d;
-    if (d == g->T) return add_item(g, d, cx, cy, qr_node_splits(side, d, n, g->floor, g->p));
-    int splits = qr_node_splits(side, d, n, g->floor, g->p);
+    if (d == g->T) return add_item(g, d, cx, cy, qr_node_splits(side, d, n, g->floor, g->crowded, g->p));
+    int splits = qr_node_splits(side, d, n, g->floor, g->crowded, g->p);
     if (splits && qr_split_weighed(side, g->p)) {
         int64_t children = 0;
         for (int k = 0; k < 4; k++) {
@@ -504,6 +505,7 @@ static int finish(grid_build *g, int threads, qr_index *ix)
         for (int32_t i = 0; i < g->nitems; i++) {
             g->subs[i].p = g->p;
             g->subs[i].floor = g->floor;
+            g->subs[i].crowded = g->crowded;
             g->subs[i].region = g->region;
         }
         qr_parallel_for(g->nitems, threads, subtree_job, g);
@@ -554,17 +556,11 @@ static int finish(grid_build *g, int threads, qr_index *ix)
     return 0;
 }
 
-qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int32_t height,
-                                      const qr_rect *region, const qr_index_params *params,
-                                      int threads, qr_index **out, qr_error *err)
+/* One build, the tree crowded or not (qr_node_crowds). */
+static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height, qr_rect reg,
+                            const qr_index_params *params, int threads, int crowded,
+                            qr_index **out, qr_error *err)
 {
-    *out = NULL;
-    qr_rect reg;
-    qr_status st =
-        qr_index_check_build(width, height, region, params, &reg, err);
-    if (st) return st;
-    if (threads <= 0) threads = qr_threads();
-
     grid_build g;
     memset(&g, 0, sizeof g);
     g.s = scene;
@@ -572,6 +568,7 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     g.height = height;
     g.p = params;
     g.region = reg;
+    g.crowded = crowded;
     atomic_init(&g.oom, 0);
     shape(&g, params);
     qr_index *ix = calloc(1, sizeof *ix);
@@ -594,6 +591,38 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     ix->max_depth_reached = g.max_depth;
     ix->visible = visible;
     ix->culled = scene->n - visible;
+    *out = ix;
+    return QR_OK;
+}
+
+qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int32_t height,
+                                      const qr_rect *region, const qr_index_params *params,
+                                      int threads, qr_index **out, qr_error *err)
+{
+    *out = NULL;
+    qr_rect reg;
+    qr_status st =
+        qr_index_check_build(width, height, region, params, &reg, err);
+    if (st) return st;
+    if (threads <= 0) threads = qr_threads();
+    /* The tree without splits below min_leaf is the crowded tree's down to
+     * min_leaf: whether one of its leaves of min_leaf crowds decides which
+     * tree this is (the GPU build decides alike, tree.cu). */
+    qr_index *ix = NULL;
+    st = build_once(scene, width, height, reg, params, threads, 0, &ix, err);
+    if (st) return st;
+    const int floor = qr_leaf_floor(ix->root_size, params);
+    int crowded = 0;
+    for (int32_t k = 0; k < ix->num_leaves && !crowded; k++) {
+        const qr_leaf *l = &ix->leaves[k];
+        crowded = qr_node_crowds(ix->root_size >> l->depth, l->depth, l->count, floor, params);
+    }
+    if (crowded) {
+        qr_index_destroy(ix);
+        ix = NULL;
+        st = build_once(scene, width, height, reg, params, threads, 1, &ix, err);
+        if (st) return st;
+    }
     *out = ix;
     return QR_OK;
 }

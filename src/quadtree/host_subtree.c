@@ -74,7 +74,7 @@ static int split_node(const builder *bd, int x0, int y0, int side, int depth, co
                       int32_t n, int64_t count[4], entry **out)
 {
     *out = NULL;
-    if (!qr_node_splits(side, depth, n, bd->floor, bd->p)) return 0;
+    if (!qr_node_splits(side, depth, n, bd->floor, bd->crowded, bd->p)) return 0;
     const int half = side / 2, xm = x0 + half, ym = y0 + half;
     const unsigned exist = children_inside(bd, x0, y0, half);
     memset(count, 0, 4 * sizeof *count);

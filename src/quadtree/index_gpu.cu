@@ -359,6 +359,7 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_build_plan *p, cudaStrea
     ea.pad_key = pad_key;
     ea.keys = ix->keys[0];
     ea.key_bytes = key_bytes;
+    ea.bits = bits > 0 ? bits : 31;
     ea.vals = ix->vals[0];
     ea.zero = zero;
     ea.zero_words = zero_words;
@@ -457,7 +458,15 @@ qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t
         /* a scene whose last tree was one leaf likely stays one: try the
          * one-kernel build (it reports when it was wrong) */
         p->single = ix->last_single && scene->n <= QR_SINGLE_MAX_CIRCLES;
-        p->bits = p->single ? 0 : qr_key_bits((long long)p->geom.gx * p->geom.gy);
+        /* leaves never outnumber the cells; a fine build's are far fewer, so
+         * it guesses twice the last build's (an emit past them has the
+         * build redone): ten bits or fewer take the one-pass lists stage */
+        long long leaves = (long long)p->geom.gx * p->geom.gy;
+        if (p->geom.cell < p->geom.params.min_leaf && ix->geom.cell == p->geom.cell) {
+            const long long guess = 2LL * ix->result.num_leaves > 1024 ? 2LL * ix->result.num_leaves : 1024;
+            if (guess < leaves) leaves = guess;
+        }
+        p->bits = p->single ? 0 : qr_key_bits(leaves);
     }
     return QR_OK;
 }

@@ -145,22 +145,25 @@ cudaError_t qr_launch_count(const qr_count_args *a, cudaStream_t st, int pdl)
                      leaves, counts);
 }
 
-/* Slot t's pairs at out, out + 1, ...; past `items` only bad_emit is set. */
+/* Slot t's pairs at out, out + 1, ...; past `items` only bad_emit is set.
+ * A leaf number of `bits` bits or more (an ahead build guessed its key bits
+ * from the last build's leaves, and the tree has more) is written as leaf
+ * 0, so the sort stays in bounds, and sets bad_emit: the build is redone. */
 template <class Key>
 __device__ __forceinline__ void emit_slot(const qr_tree_geom &g, ushort4 box, int32_t t, int R,
                                           const int32_t *__restrict__ tile_leaf,
                                           const qr_leaf *__restrict__ leaves, long long out,
-                                          long long items, Key *keys, int32_t *vals,
+                                          long long items, int bits, Key *keys, int32_t *vals,
                                           qr_build_scalars *scalars)
 {
     const int32_t i = t >> (__ffs(R) - 1); /* R is a power of two */
     cell_leaves(g, box, tile_leaf, leaves, t & (R - 1), R, [&](uint32_t k, int32_t leaf) {
+        const bool fits = bits >= 31 || (leaf >> bits) == 0;
         if (out + k < items) {
-            keys[out + k] = (Key)leaf;
+            keys[out + k] = (Key)(fits ? leaf : 0);
             vals[out + k] = i;
-        } else {
-            scalars->bad_emit = 1;
         }
+        if (out + k >= items || !fits) scalars->bad_emit = 1;
     });
 }
 
@@ -212,14 +215,14 @@ template <class Key>
 __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
                        const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
-                       long long items, int32_t pad_key, Key *keys, int32_t *vals,
+                       long long items, int bits, int32_t pad_key, Key *keys, int32_t *vals,
                        uint32_t *zero, long long zero_words, qr_build_scalars *scalars,
                        qr_build_readback *rb)
 {
     const int lr = __ffs(R) - 1;
     qr_pdl_wait(); /* the offsets */
     for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
-        emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, keys, vals, scalars);
+        emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, bits, keys, vals, scalars);
     finish_emit(items, pad_key, keys, zero, zero_words, scalars, rb, [&] {
         return slots ? offsets[slots - 1] + counts[slots - 1] : 0ll;
     });
@@ -233,7 +236,8 @@ cudaError_t qr_launch_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
     const int blocks = slot_blocks(slots, spare_blocks(a->items, a->pad_key, a->zero_words));
 #define QR_EMIT_LAUNCH(K)                                                                          \
     qr_launch(k_emit<K>, blocks, 256, 0, st, pdl, slots, R, *a->geom, a->boxes, a->tile_leaf,        \
-              a->leaves, a->offsets, a->counts, a->items, a->pad_key, (K *)a->keys, a->vals, a->zero, \
+              a->leaves, a->offsets, a->counts, a->items, a->bits, a->pad_key, (K *)a->keys, a->vals,  \
+              a->zero,                                                                             \
               a->zero_words, a->scalars, a->rb)
     if (a->key_bytes == 2) return QR_EMIT_LAUNCH(uint16_t);
     return QR_EMIT_LAUNCH(int32_t);
@@ -292,7 +296,8 @@ template <class Key, int PER>
 __global__ void __launch_bounds__(QR_CE_TILE, PER == 1 ? 0 : QR_MIN_BLOCKS(QR_CE_TILE, 5))
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
-             unsigned long long *tiles, long long items, int32_t pad_key, Key *keys, int32_t *vals,
+             unsigned long long *tiles, long long items, int bits, int32_t pad_key, Key *keys,
+             int32_t *vals,
              uint32_t *zero, long long zero_words, qr_build_scalars *scalars, qr_build_readback *rb)
 {
     typedef cub::BlockScan<uint32_t, QR_CE_TILE> tile_scan;
@@ -330,7 +335,7 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
 #pragma unroll
         for (int k = 0; k < PER; k++) {
             if (t0 + k < slots)
-                emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, keys, vals, scalars);
+                emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, bits, keys, vals, scalars);
             offset += count[k];
         }
     }
@@ -356,7 +361,7 @@ cudaError_t qr_launch_count_emit(const qr_emit_args *a, cudaStream_t st, int pdl
 #define QR_CE_LAUNCH(K)                                                                           \
     qr_launch(four ? k_count_emit<K, 4> : k_count_emit<K, 1>, (unsigned)blocks, QR_CE_TILE, 0, st, \
               pdl, slots, R, *a->geom, a->boxes, a->tile_leaf, a->leaves, a->tiles, a->items,      \
-              a->pad_key, (K *)a->keys, a->vals, a->zero, a->zero_words, a->scalars, a->rb)
+              a->bits, a->pad_key, (K *)a->keys, a->vals, a->zero, a->zero_words, a->scalars, a->rb)
     if (a->key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
     return QR_CE_LAUNCH(int32_t);
 #undef QR_CE_LAUNCH

@@ -76,19 +76,28 @@ QR_HD int qr_leaf_floor(int root, const qr_index_params *p)
     return f < p->min_leaf ? f : p->min_leaf;
 }
 
+/* Whether a node of side min_leaf makes its tree crowded: it holds more
+ * than QR_SPLIT_CROWDED circles (and more than capacity) and may split
+ * below min_leaf (floor: qr_leaf_floor). */
+QR_HD int qr_node_crowds(int side, int depth, long long count, int floor, const qr_index_params *p)
+{
+    return !p->uniform && side == p->min_leaf && side > floor && depth < p->max_depth &&
+           count > p->capacity && count > QR_SPLIT_CROWDED;
+}
+
 /* Whether a node of this side and depth splits by the capacity rules, in a
  * tree whose leaves are at least `floor` (qr_leaf_floor): above min_leaf
  * when over capacity or larger than max_leaf; at min_leaf and below, down
- * to the floor, when crowded: past QR_SPLIT_CROWDED circles at min_leaf,
- * past QR_SPLIT_DEEP below it (a weighed split must also pay:
- * qr_split_pays). */
-QR_HD int qr_node_splits(int side, int depth, long long count, int floor, const qr_index_params *p)
+ * to the floor, only in a crowded tree (one node of min_leaf crowds it:
+ * qr_node_crowds), past QR_SPLIT_DEEP circles (a weighed split must also
+ * pay: qr_split_pays). */
+QR_HD int qr_node_splits(int side, int depth, long long count, int floor, int crowded,
+                         const qr_index_params *p)
 {
     if (depth >= p->max_depth) return 0;
     if (side > p->min_leaf)
         return p->uniform || count > p->capacity || (p->max_leaf && side > p->max_leaf);
-    const long long crowded = side == p->min_leaf ? QR_SPLIT_CROWDED : QR_SPLIT_DEEP;
-    return side > floor && count > p->capacity && count > crowded;
+    return crowded && side > floor && count > p->capacity && count > QR_SPLIT_DEEP;
 }
 
 /* Whether a split of a node of this side is weighed by split_cost (not when

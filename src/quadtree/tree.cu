@@ -183,6 +183,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     __shared__ int32_t level_begin[QR_MAX_DEPTH_LIMIT + 3];
     __shared__ int32_t overflow;
     __shared__ int32_t big[QR_BIG_LEAVES], nbig, nextra, nsmall;
+    __shared__ int crowded; /* qr_node_crowds, once the level of min_leaf is reached */
     /* the big leaves' rectangles too, so that filling their tiles does not
      * wait on an L2 load of each leaf */
     __shared__ qr_rect big_rect[QR_BIG_LEAVES];
@@ -233,6 +234,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         nbig = 0;
         nextra = 0;
         nsmall = 0;
+        crowded = 0;
     }
     __syncthreads();
 
@@ -244,6 +246,21 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         const int32_t begin = level_begin[depth], end = level_begin[depth + 1];
         if (begin == end) break;
         const int side = g.root >> depth, half = side >> 1;
+        const int cs = __ffs(g.cell) - 1;
+        if (side == g.params.min_leaf) {
+            /* whether the tree is crowded (qr_node_crowds): every node of
+             * min_leaf is at this level, and the splits from here on depend
+             * on it */
+            bool crowds = false;
+            for (int32_t i = begin + tid; i < end; i += QR_TREE_THREADS) {
+                const qr_dnode nd = N[i];
+                const int x = nd.xy & 0xffff, y = nd.xy >> 16;
+                crowds |= (bool)qr_node_crowds(side, depth, node_count(P, g, visible, x >> cs, y >> cs, side >> cs),
+                                               g.floor, &g.params);
+            }
+            if (crowds) crowded = 1;
+            __syncthreads();
+        }
         int32_t next = end;
         for (int32_t base = begin; base < end; base += QR_TREE_THREADS) {
             int32_t i = base + tid;
@@ -254,10 +271,9 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 nd = N[i];
                 x = nd.xy & 0xffff;
                 y = nd.xy >> 16;
-                const int cs = __ffs(g.cell) - 1;
                 int32_t c = node_count(P, g, visible, x >> cs, y >> cs, side >> cs);
                 C[i] = c;
-                bool split = qr_node_splits(side, depth, c, g.floor, &g.params);
+                bool split = qr_node_splits(side, depth, c, g.floor, crowded, &g.params);
                 if (split && side <= g.cell) {
                     /* crowded below these cells: this build is cut short */
                     scalars->deep_cut = 1;

@@ -175,6 +175,27 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
     cr_assert_eq(ix->culled, n - visible, "%s: culled %d, expected %d", ctx, ix->culled,
                  n - visible);
 
+    /* crowded: a node of side min_leaf holds more than 65536 circles (and
+     * more than capacity) and may split below it (brute force, cell by
+     * cell of min_leaf over the region) */
+    int crowded = 0;
+    int32_t d_ml = 0;
+    while ((root >> d_ml) > p->min_leaf) d_ml++;
+    if (!p->uniform && floor < p->min_leaf && d_ml < p->max_depth) {
+        const int32_t m = p->min_leaf, gx = (rw + m - 1) / m, gy = (rh + m - 1) / m;
+        int32_t *cells = calloc((size_t)gx * (size_t)gy, sizeof *cells);
+        cr_assert(cells);
+        for (int32_t i = 0; i < n; i++) {
+            if (!vis[i]) continue;
+            for (int32_t cy = (boxes[i].y0 - reg.y0) / m; cy <= (boxes[i].y1 - 1 - reg.y0) / m; cy++)
+                for (int32_t cx = (boxes[i].x0 - reg.x0) / m; cx <= (boxes[i].x1 - 1 - reg.x0) / m; cx++)
+                    cells[(size_t)cy * gx + cx]++;
+        }
+        for (size_t k = 0; k < (size_t)gx * (size_t)gy; k++)
+            crowded |= cells[k] > 65536 && cells[k] > p->capacity;
+        free(cells);
+    }
+
     /* leaves */
     unsigned char *paint = calloc((size_t)rw * (size_t)rh, 1);
     uint64_t *anc = malloc(((size_t)ix->num_leaves * 16 + 1) * sizeof *anc);
@@ -244,9 +265,10 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
         if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
             cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
-        /* at min_leaf or below, a crowded leaf splits down to the floor */
-        if (!p->uniform && side <= p->min_leaf && side > floor && l->depth < p->max_depth &&
-            l->count > p->capacity && l->count > (side == p->min_leaf ? 65536 : 16384))
+        /* at min_leaf or below, in a crowded tree, a leaf of more than 16384
+         * circles splits down to the floor */
+        if (crowded && side <= p->min_leaf && side > floor && l->depth < p->max_depth &&
+            l->count > p->capacity && l->count > 16384)
             cr_assert_fail("%s: %s: %d circles crowd it, yet not split", ctx, lc, l->count);
         if (l->depth > 0 && !p->uniform) {
             const int32_t ps = 2 * side;
@@ -259,7 +281,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             for (int32_t i = 0; i < n; i++)
                 c += vis[i] && rects_meet(boxes[i], par);
             if ((c <= p->capacity && !(p->max_leaf && ps > p->max_leaf)) ||
-                (ps <= p->min_leaf && c <= (ps == p->min_leaf ? 65536 : 16384)))
+                (ps <= p->min_leaf && (!crowded || c <= 16384)))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
             const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
