@@ -61,6 +61,44 @@ Test(gpu_index, fireworks) { check_builtin("fireworks"); }
 Test(gpu_index, snow) { check_builtin("snow"); }
 Test(gpu_index, snowsingle) { check_builtin("snowsingle"); }
 
+/* One index builds scene after scene: its cells follow the last tree
+ * (coarser where leaves are large, min_leaf's, the floor's where circles
+ * crowd), and a build whose cells were too coarse is redone finer. Every
+ * build equals the oracle, twice in a row and after each change. */
+Test(gpu_index, cells_follow_the_scenes, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"rand100k", "clusters", "rand10k", "clusters", "biglittle", "hotspot",
+                           "rand1M", "spiral", "rand100k"};
+    const int sizes[] = {4096, 1024, 1024, 4096, 1024, 1024, 2048, 1024, 512};
+    qr_error err;
+    qr_gpu_index *gi = NULL;
+    QR_CHECK(err, qr_gpu_index_create(&gi, &err));
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (int k = 0; k < 9; k++) {
+        qr_scene *s = gpu_test_scene(names[k], 0);
+        qr_gpu_scene *gs = NULL;
+        QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
+        qr_index *host = NULL;
+        QR_CHECK(err, qr_index_build_host(s, sizes[k], sizes[k], NULL, &p, &host, &err));
+        for (int rep = 0; rep < 3; rep++) {
+            qr_index *dev = NULL;
+            QR_CHECK(err, qr_gpu_index_build(gi, gs, sizes[k], sizes[k], NULL, &p, &err));
+            QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
+            char what[96];
+            snprintf(what, sizeof what, "%s %d, build %d after %s", names[k], sizes[k], rep,
+                     k ? names[k - 1] : "nothing");
+            assert_same_index(dev, host, what);
+            qr_index_destroy(dev);
+        }
+        qr_index_destroy(host);
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(s);
+    }
+    qr_gpu_index_destroy(gi);
+}
+
 /* The non-uniform scenes: their crowded parts make the deepest trees. */
 static void check_nonuniform(const char *name)
 {

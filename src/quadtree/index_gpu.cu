@@ -57,10 +57,18 @@ struct qr_gpu_index {
     int last_single;      /* its tree was one leaf */
     int ran_single;       /* how it was built (qr_gpu_index_single_kernel) */
     qr_build_timing last_timing;
-    /* cells of the smallest leaf (geom.floor) rather than of min_leaf: a
-     * build found a node crowded past min_leaf, and the last one still
-     * split below it (coarser cells cost less where nothing crowds) */
-    int fine;
+    /* The side of the next build's histogram cells (0: min_leaf). Finer
+     * cells cost time in every stage (histograms, tree, pairs), so a build
+     * counts over cells as coarse as the last accepted tree allows: its
+     * smallest leaf S where S <= min_leaf (below min_leaf a split is
+     * decided by the node's count alone), else S / 2 (a node of S is
+     * decided by its children's counts too; no node of S / 2 existed). A
+     * build whose cells were too coarse for a node it should have split
+     * (deep_cut) is redone finer: min_leaf, then the floor
+     * (qr_leaf_floor) where circles crowd. The index is the same whatever
+     * the cells: they only bound where nodes can split, and a build that
+     * needed finer ones is redone. */
+    int32_t cell;
     /* settings */
     qr_timing timing;
     size_t mem_limit; /* 0: none; else the most device bytes fixed + pairs may take */
@@ -144,7 +152,8 @@ static qr_status over_limit(const qr_gpu_index *ix, size_t need, qr_error *err)
 }
 
 static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
-                           const qr_index_params *params, int fine, qr_tree_geom *g, qr_error *err)
+                           const qr_index_params *params, int32_t cell, qr_tree_geom *g,
+                           qr_error *err)
 {
     qr_rect reg;
     qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
@@ -160,7 +169,10 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
     g->params = *params;
     g->root = qr_root_size(reg, params->min_leaf);
     g->floor = qr_leaf_floor(g->root, params);
-    g->cell = fine ? g->floor : params->min_leaf;
+    /* cell: a power of two from the floor to the root (0: min_leaf) */
+    g->cell = cell ? cell : params->min_leaf;
+    if (g->cell < g->floor) g->cell = g->floor;
+    if (g->cell > g->root) g->cell = g->root;
     int w = reg.x1 - reg.x0, h = reg.y1 - reg.y0;
     g->gx = (w + g->cell - 1) / g->cell;
     g->gy = (h + g->cell - 1) / g->cell;
@@ -440,7 +452,7 @@ qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t
                             int sized, cudaEvent_t busy, qr_build_plan *p, qr_error *err)
 {
     memset(p, 0, sizeof *p); /* padding too: plans are compared bytewise */
-    qr_status st = make_geom(width, height, region, params, ix->fine, &p->geom, err);
+    qr_status st = make_geom(width, height, region, params, ix->cell, &p->geom, err);
     if (st) return st;
     st = ensure_fixed(ix, &p->geom, scene->n, busy, err);
     if (st) return st;
@@ -458,11 +470,12 @@ qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t
         /* a scene whose last tree was one leaf likely stays one: try the
          * one-kernel build (it reports when it was wrong) */
         p->single = ix->last_single && scene->n <= QR_SINGLE_MAX_CIRCLES;
-        /* leaves never outnumber the cells; a fine build's are far fewer, so
-         * it guesses twice the last build's (an emit past them has the
-         * build redone): ten bits or fewer take the one-pass lists stage */
+        /* leaves never outnumber the cells; where they are far fewer (fine
+         * cells), a build guesses twice the last one's (an emit past them
+         * has the build redone): ten bits or fewer take the one-pass lists
+         * stage */
         long long leaves = (long long)p->geom.gx * p->geom.gy;
-        if (p->geom.cell < p->geom.params.min_leaf && ix->geom.cell == p->geom.cell) {
+        if (ix->geom.cell == p->geom.cell) {
             const long long guess = 2LL * ix->result.num_leaves > 1024 ? 2LL * ix->result.num_leaves : 1024;
             if (guess < leaves) leaves = guess;
         }
@@ -544,10 +557,10 @@ int qr_gpu_index_fits(const qr_build_plan *p, const qr_build_readback *rb)
     return rb->scalars.num_pairs <= p->items && !rb->scalars.bad_emit && !rb->scalars.deep_cut;
 }
 
-int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_readback *rb)
+int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_plan *p, const qr_build_readback *rb)
 {
     if (!rb->scalars.deep_cut) return 0;
-    ix->fine = 1;
+    ix->cell = p->geom.cell > p->geom.params.min_leaf ? p->geom.params.min_leaf : p->geom.floor;
     return 1;
 }
 
@@ -555,11 +568,9 @@ void qr_gpu_index_accept(qr_gpu_index *ix, const qr_build_plan *p, const qr_buil
                          const int32_t *lists, int how_single, const qr_build_timing *timing)
 {
     ix->geom = p->geom;
-    /* a fine build whose leaves all stayed at min_leaf or above: the next
-     * build takes the coarser cells again */
-    if (p->geom.cell < p->geom.params.min_leaf &&
-        (p->geom.root >> rb->scalars.max_depth) >= p->geom.params.min_leaf)
-        ix->fine = 0;
+    /* the next build's cells, from this tree's smallest leaf (see cell) */
+    const int32_t smallest = p->geom.root >> rb->scalars.max_depth;
+    ix->cell = smallest > p->geom.params.min_leaf ? smallest / 2 : smallest;
     ix->n = p->n;
     ix->items = p->items;
     ix->lists = lists;
@@ -683,7 +694,7 @@ qr_status qr_gpu_index_fixed_bytes(int32_t n, int32_t width, int32_t height, con
                                    const qr_index_params *params, size_t *bytes, qr_error *err)
 {
     qr_tree_geom g;
-    qr_status st = make_geom(width, height, region, params, 1, &g, err); /* the larger */
+    qr_status st = make_geom(width, height, region, params, QR_MIN_LEAF, &g, err); /* the finest */
     if (st) return st;
     size_t scan = 0;
     QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan, (const uint32_t *)NULL, (long long *)NULL,

@@ -81,10 +81,9 @@ qr_status qr_gpu_index_check(const qr_build_plan *p, const qr_build_readback *rb
  * (else it must be redone, sized). */
 int qr_gpu_index_fits(const qr_build_plan *p, const qr_build_readback *rb);
 
-/* Whether the build's cells were too coarse for a crowded node
- * (qr_tree_geom.floor): the index then plans finer ones until a build
- * makes no leaf below min_leaf. */
-int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_readback *rb);
+/* Whether the build's cells were too coarse for a node it should have
+ * split (qr_build_scalars.deep_cut): the index then plans finer ones. */
+int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_plan *p, const qr_build_readback *rb);
 
 /* Makes a checked, fitting build the index's last build. `how_single`: 1
  * the one-kernel build, -1 that and then the general one, 0 the general. */

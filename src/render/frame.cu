@@ -146,8 +146,9 @@ static qr_status run_sized(frame_job *job, qr_error *err)
     QR_CUDA_TRY(err, cudaStreamSynchronize(s));
     f->inflight = 0;
     st = qr_gpu_index_check(p, f->rb, err);
-    if (!st && qr_gpu_index_cut(job->ix, f->rb)) {
-        /* its cells were too coarse for a crowded node: again, finer */
+    /* cells too coarse for a node it should have split: again, finer (at
+     * most twice: min_leaf's cells, then the floor's) */
+    for (int again = 0; !st && again < 2 && qr_gpu_index_cut(job->ix, p, f->rb); again++) {
         st = qr_gpu_index_plan(job->ix, job->scene, job->width, job->height, job->region,
                                job->params, 1, NULL, p, err);
         if (!st) st = qr_gpu_index_enqueue_front(job->ix, job->scene, p, s, &f->stages, f->rb_dev, err);
@@ -205,7 +206,7 @@ static qr_status run_job(frame_job *job, qr_error *err)
         if (st) return st;
         how_single = job->key.build.single;
         if (!qr_gpu_index_fits(&job->key.build, f->rb)) {
-            qr_gpu_index_cut(job->ix, f->rb);
+            qr_gpu_index_cut(job->ix, &job->key.build, f->rb);
             /* the lists outgrew their slots (or the one-kernel build found
              * the root splitting): build again, the general way, sized */
             how_single = how_single ? -1 : 0;
