@@ -68,15 +68,17 @@ Test(gpu_index, snowsingle) { check_builtin("snowsingle"); }
 Test(gpu_index, cells_follow_the_scenes, .timeout = 300)
 {
     QR_REQUIRE_GPU();
+    /* (powerlaw and biglittle at 4096^2: circles whose boxes span more than
+     * QR_WARP_CELLS cells, walked by a warp each in the pairs stage) */
     const char *names[] = {"rand100k", "clusters", "rand10k", "clusters", "biglittle", "hotspot",
-                           "rand1M", "spiral", "rand100k"};
-    const int sizes[] = {4096, 1024, 1024, 4096, 1024, 1024, 2048, 1024, 512};
+                           "rand1M", "spiral", "rand100k", "powerlaw", "biglittle"};
+    const int sizes[] = {4096, 1024, 1024, 4096, 1024, 1024, 2048, 1024, 512, 4096, 4096};
     qr_error err;
     qr_gpu_index *gi = NULL;
     QR_CHECK(err, qr_gpu_index_create(&gi, &err));
     qr_index_params p;
     qr_index_params_default(&p);
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 11; k++) {
         qr_scene *s = gpu_test_scene(names[k], 0);
         qr_gpu_scene *gs = NULL;
         QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));

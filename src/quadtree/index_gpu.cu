@@ -59,15 +59,16 @@ struct qr_gpu_index {
     qr_build_timing last_timing;
     /* The side of the next build's histogram cells (0: min_leaf). Finer
      * cells cost time in every stage (histograms, tree, pairs), so a build
-     * counts over cells as coarse as the last accepted tree allows: its
-     * smallest leaf S where S <= min_leaf (below min_leaf a split is
-     * decided by the node's count alone), else S / 2 (a node of S is
-     * decided by its children's counts too; no node of S / 2 existed). A
-     * build whose cells were too coarse for a node it should have split
-     * (deep_cut) is redone finer: min_leaf, then the floor
-     * (qr_leaf_floor) where circles crowd. The index is the same whatever
-     * the cells: they only bound where nodes can split, and a build that
-     * needed finer ones is redone. */
+     * counts over cells as coarse as the last accepted tree allows: half
+     * its smallest leaf S where S > min_leaf (a node of S is decided by its
+     * children's counts too; no node of S / 2 existed), min_leaf where S
+     * is min_leaf, and the floor (qr_leaf_floor) where S is below it (a
+     * crowded tree: there the boxes stage's atomics on crowded cells cost
+     * less the finer the cells). A build whose cells were too coarse for a
+     * node it should have split (deep_cut) is redone finer: min_leaf, then
+     * the floor. The index is the same whatever the cells: they only bound
+     * where nodes can split, and a build that needed finer ones is
+     * redone. */
     int32_t cell;
     /* settings */
     qr_timing timing;
@@ -570,7 +571,8 @@ void qr_gpu_index_accept(qr_gpu_index *ix, const qr_build_plan *p, const qr_buil
     ix->geom = p->geom;
     /* the next build's cells, from this tree's smallest leaf (see cell) */
     const int32_t smallest = p->geom.root >> rb->scalars.max_depth;
-    ix->cell = smallest > p->geom.params.min_leaf ? smallest / 2 : smallest;
+    const int32_t min_leaf = p->geom.params.min_leaf;
+    ix->cell = smallest > min_leaf ? smallest / 2 : smallest == min_leaf ? min_leaf : p->geom.floor;
     ix->n = p->n;
     ix->items = p->items;
     ix->lists = lists;

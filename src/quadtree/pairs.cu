@@ -102,14 +102,95 @@ struct ignore_leaf {
     __device__ void operator()(uint32_t, int32_t) const {}
 };
 
+/* ---- big boxes: a warp's walk ----------------------------------------------
+ *
+ * A slot of one huge circle (powerlaw's, at 4096^2 a box of some 58 x 58
+ * cells of 64-pixel leaves) would keep one thread walking for as long as
+ * the rest of the stage takes. So a slot that walks more than
+ * QR_WARP_CELLS cells is walked by its whole warp, 32 cells a step in
+ * row-major order, each cell tested as cell_leaves tests it: the same
+ * pairs, in the same order, in count and emit alike. */
+#define QR_WARP_CELLS 256
+
+/* Whether the slot (box b, rows j, j + R, ...) goes to its warp. */
+__device__ __forceinline__ bool big_slot(const qr_tree_geom &g, const ushort4 b, int j, int R)
+{
+    if (!(b.x < b.z) || g.cell < QR_TILE) return false;
+    const cell_box cb = box_cells_rel(g, __ffs(g.cell) - 1, b.x, b.y, b.z, b.w);
+    const int rows = (cb.Y1 - cb.Y0 - j + R - 1) / R;
+    return rows > 0 && (long long)rows * (cb.X1 - cb.X0) > QR_WARP_CELLS;
+}
+
+/* The slot's cells walked by the whole warp (every lane calls it with the
+ * same slot); leaf_found(k, leaf) runs on the lane that found the slot's
+ * k-th pair. Returns the slot's pairs on every lane. */
+template <class F>
+__device__ uint32_t warp_cell_leaves(const qr_tree_geom &g, const ushort4 b,
+                                     const int32_t *__restrict__ tile_leaf, int j, int R,
+                                     F leaf_found)
+{
+    const int lane = threadIdx.x % 32;
+    const int tpc = g.cell / QR_TILE;
+    const cell_box cb = box_cells_rel(g, __ffs(g.cell) - 1, b.x, b.y, b.z, b.w);
+    const int w = cb.X1 - cb.X0, cells = (cb.Y1 - cb.Y0 - j + R - 1) / R * w;
+    uint32_t c = 0;
+    for (int base = 0; base < cells; base += 32) {
+        const int at = base + lane;
+        bool hit = false;
+        int32_t leaf = 0;
+        if (at < cells) {
+            const int cy = cb.Y0 + j + at / w * R, cx = cb.X0 + at % w;
+            const int32_t *row = tile_leaf + (size_t)cy * tpc * g.tiles_x;
+            leaf = row[cx * tpc];
+            hit = (cx == cb.X0 || row[(cx - 1) * tpc] != leaf) &&
+                  (cy == cb.Y0 || row[cx * tpc - (ptrdiff_t)tpc * g.tiles_x] != leaf);
+        }
+        const uint32_t hits = __ballot_sync(0xffffffffu, hit);
+        if (hit) leaf_found(c + __popc(hits & ((1u << lane) - 1u)), leaf);
+        c += __popc(hits);
+    }
+    return c;
+}
+
+/* Runs body(box, j, lane) with the whole warp for each lane's big slot in
+ * turn (big: that lane's, the same on every lane afterwards). */
+template <class Body>
+__device__ __forceinline__ void for_big_slots(bool big, ushort4 box, int j, Body body)
+{
+    uint32_t todo = __ballot_sync(0xffffffffu, big);
+    const uint32_t lo = (uint32_t)box.x | (uint32_t)box.y << 16, hi = (uint32_t)box.z | (uint32_t)box.w << 16;
+    while (todo) {
+        const int src = __ffs(todo) - 1;
+        todo &= todo - 1;
+        const uint32_t l = __shfl_sync(0xffffffffu, lo, src), h = __shfl_sync(0xffffffffu, hi, src);
+        const ushort4 b = make_ushort4((unsigned short)(l & 0xffff), (unsigned short)(l >> 16),
+                                       (unsigned short)(h & 0xffff), (unsigned short)(h >> 16));
+        body(b, __shfl_sync(0xffffffffu, j, src), src);
+    }
+}
+
+/* The count and emit kernels' slot loops go a warp at a time (base is the
+ * warp's first slot), so that a warp can share a big slot. */
 __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
                         const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
                         uint32_t *counts)
 {
     const int lr = __ffs(R) - 1; /* R is a power of two */
+    const int lane = threadIdx.x % 32;
     qr_pdl_wait(); /* the tree */
-    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
-        counts[t] = cell_leaves(g, boxes[t >> lr], tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
+    for (int32_t base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < slots;
+         base += gridDim.x * blockDim.x) {
+        const int32_t t = base + lane;
+        const ushort4 box = t < slots ? boxes[t >> lr] : make_ushort4(0, 0, 0, 0);
+        const int j = t & (R - 1);
+        const bool big = big_slot(g, box, j, R);
+        uint32_t c = big ? 0 : cell_leaves(g, box, tile_leaf, leaves, j, R, ignore_leaf());
+        for_big_slots(big, box, j, [&](ushort4 b, int bj, int src) {
+            const uint32_t n = warp_cell_leaves(g, b, tile_leaf, bj, R, ignore_leaf());
+            if (lane == src) c = n;
+        });
+        if (t < slots) counts[t] = c;
+    }
 }
 
 /* Blocks of 256 threads for a loop over `slots` work slots: a slot per
@@ -145,10 +226,25 @@ cudaError_t qr_launch_count(const qr_count_args *a, cudaStream_t st, int pdl)
                      leaves, counts);
 }
 
-/* Slot t's pairs at out, out + 1, ...; past `items` only bad_emit is set.
- * A leaf number of `bits` bits or more (an ahead build guessed its key bits
- * from the last build's leaves, and the tree has more) is written as leaf
- * 0, so the sort stays in bounds, and sets bad_emit: the build is redone. */
+/* A slot's k-th pair (leaf, circle i) at out + k; past `items` only
+ * bad_emit is set. A leaf number of `bits` bits or more (an ahead build
+ * guessed its key bits from the last build's leaves, and the tree has
+ * more) is written as leaf 0, so the sort stays in bounds, and sets
+ * bad_emit: the build is redone. */
+template <class Key>
+__device__ __forceinline__ void put_pair(uint32_t k, int32_t leaf, int32_t i, long long out,
+                                         long long items, int bits, Key *keys, int32_t *vals,
+                                         qr_build_scalars *scalars)
+{
+    const bool fits = bits >= 31 || (leaf >> bits) == 0;
+    if (out + k < items) {
+        keys[out + k] = (Key)(fits ? leaf : 0);
+        vals[out + k] = i;
+    }
+    if (out + k >= items || !fits) scalars->bad_emit = 1;
+}
+
+/* Slot t's pairs at out, out + 1, ... (put_pair). */
 template <class Key>
 __device__ __forceinline__ void emit_slot(const qr_tree_geom &g, ushort4 box, int32_t t, int R,
                                           const int32_t *__restrict__ tile_leaf,
@@ -158,12 +254,21 @@ __device__ __forceinline__ void emit_slot(const qr_tree_geom &g, ushort4 box, in
 {
     const int32_t i = t >> (__ffs(R) - 1); /* R is a power of two */
     cell_leaves(g, box, tile_leaf, leaves, t & (R - 1), R, [&](uint32_t k, int32_t leaf) {
-        const bool fits = bits >= 31 || (leaf >> bits) == 0;
-        if (out + k < items) {
-            keys[out + k] = (Key)(fits ? leaf : 0);
-            vals[out + k] = i;
-        }
-        if (out + k >= items || !fits) scalars->bad_emit = 1;
+        put_pair(k, leaf, i, out, items, bits, keys, vals, scalars);
+    });
+}
+
+/* Slot t's pairs, a big slot (big_slot), by the whole warp (every lane
+ * calls it with the same slot, out and t). */
+template <class Key>
+__device__ __forceinline__ void warp_emit_slot(const qr_tree_geom &g, ushort4 box, int32_t t, int R,
+                                               const int32_t *__restrict__ tile_leaf, long long out,
+                                               long long items, int bits, Key *keys, int32_t *vals,
+                                               qr_build_scalars *scalars)
+{
+    const int32_t i = t >> (__ffs(R) - 1);
+    warp_cell_leaves(g, box, tile_leaf, t & (R - 1), R, [&](uint32_t k, int32_t leaf) {
+        put_pair(k, leaf, i, out, items, bits, keys, vals, scalars);
     });
 }
 
@@ -220,9 +325,20 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
                        qr_build_readback *rb)
 {
     const int lr = __ffs(R) - 1;
+    const int lane = threadIdx.x % 32;
     qr_pdl_wait(); /* the offsets */
-    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
-        emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, bits, keys, vals, scalars);
+    for (int32_t base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < slots;
+         base += gridDim.x * blockDim.x) {
+        const int32_t t = base + lane;
+        const ushort4 box = t < slots ? boxes[t >> lr] : make_ushort4(0, 0, 0, 0);
+        const long long out = t < slots ? offsets[t] : 0;
+        const bool big = big_slot(g, box, t & (R - 1), R);
+        if (t < slots && !big) emit_slot(g, box, t, R, tile_leaf, leaves, out, items, bits, keys, vals, scalars);
+        for_big_slots(big, box, t & (R - 1), [&](ushort4 b, int, int src) {
+            warp_emit_slot(g, b, __shfl_sync(0xffffffffu, t, src), R, tile_leaf,
+                           __shfl_sync(0xffffffffu, out, src), items, bits, keys, vals, scalars);
+        });
+    }
     finish_emit(items, pad_key, keys, zero, zero_words, scalars, rb, [&] {
         return slots ? offsets[slots - 1] + counts[slots - 1] : 0ll;
     });
@@ -319,9 +435,17 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
             box[k] = make_ushort4(0, 0, 0, 0); /* empty */
             if (t0 + k < slots) box[k] = boxes[(t0 + k) >> lr];
         }
+        const int lane = threadIdx.x % 32;
+        bool big[PER];
 #pragma unroll
         for (int k = 0; k < PER; k++) {
-            count[k] = cell_leaves(g, box[k], tile_leaf, leaves, (t0 + k) & (R - 1), R, ignore_leaf());
+            const int j = (t0 + k) & (R - 1);
+            big[k] = big_slot(g, box[k], j, R);
+            count[k] = big[k] ? 0 : cell_leaves(g, box[k], tile_leaf, leaves, j, R, ignore_leaf());
+            for_big_slots(big[k], box[k], j, [&](ushort4 b, int bj, int src) {
+                const uint32_t n = warp_cell_leaves(g, b, tile_leaf, bj, R, ignore_leaf());
+                if (lane == src) count[k] = n;
+            });
             sum += count[k];
         }
         uint32_t at, total;
@@ -334,8 +458,12 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
         long long offset = s_before + at;
 #pragma unroll
         for (int k = 0; k < PER; k++) {
-            if (t0 + k < slots)
+            if (t0 + k < slots && !big[k])
                 emit_slot(g, box[k], t0 + k, R, tile_leaf, leaves, offset, items, bits, keys, vals, scalars);
+            for_big_slots(big[k], box[k], 0, [&](ushort4 b, int, int src) {
+                warp_emit_slot(g, b, __shfl_sync(0xffffffffu, t0 + k, src), R, tile_leaf,
+                               __shfl_sync(0xffffffffu, offset, src), items, bits, keys, vals, scalars);
+            });
             offset += count[k];
         }
     }
