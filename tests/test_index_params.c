@@ -297,4 +297,18 @@ Test(index_host, crowded_leaves_split_below_min_leaf)
     p.deep_leaf = QR_MIN_LEAF;
     qr_test_index_check(s, 4096, 4096, NULL, &p);
     qr_scene_destroy(s);
+
+    /* as many circles per node spread evenly: no node holds more than its
+     * share, so none splits below min_leaf */
+    const int32_t m = 300000;
+    s = qr_test_scene_new(m);
+    for (int32_t i = 0; i < m; i++)
+        qr_test_set_circle(s, i, (float)(i % 547) / 547.0f, (float)(i / 547) / 549.0f, 0.012f);
+    ix = qr_test_index_checked(s, 128, 128, NULL, &p);
+    for (int32_t k = 0; k < ix->num_leaves; k++) {
+        cr_assert_geq(ix->root_size >> ix->leaves[k].depth, p.min_leaf);
+        cr_assert_gt(ix->leaves[k].count, QR_SPLIT_CROWDED, "the nodes should be that full");
+    }
+    qr_index_destroy(ix);
+    qr_scene_destroy(s);
 }

@@ -74,8 +74,9 @@ typedef struct qr_index_params {
                           circles (one block's walk of such a list holds up
                           the frame), split by capacity alone. */
     int32_t deep_leaf; /* smallest leaf where circles crowd. A tree with a node of
-                          min_leaf holding more than QR_SPLIT_CROWDED circles (and
-                          more than capacity) is crowded: there every node of
+                          min_leaf holding more than QR_SPLIT_CROWDED circles, more
+                          than capacity, and more than 8 times its share of the
+                          visible circles by area, is crowded: there every node of
                           min_leaf or less holding more than QR_SPLIT_DEEP circles
                           (and more than capacity) splits, down to qr_leaf_floor
                           (this side, or the root's 1/256 if larger, never above

@@ -615,7 +615,8 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     int crowded = 0;
     for (int32_t k = 0; k < ix->num_leaves && !crowded; k++) {
         const qr_leaf *l = &ix->leaves[k];
-        crowded = qr_node_crowds(ix->root_size >> l->depth, l->depth, l->count, floor, params);
+        crowded = qr_node_crowds(ix->root_size >> l->depth, l->depth, l->count, floor, ix->visible,
+                                 (long long)(reg.x1 - reg.x0) * (reg.y1 - reg.y0), params);
     }
     if (crowded) {
         qr_index_destroy(ix);

@@ -76,13 +76,20 @@ QR_HD int qr_leaf_floor(int root, const qr_index_params *p)
     return f < p->min_leaf ? f : p->min_leaf;
 }
 
-/* Whether a node of side min_leaf makes its tree crowded: it holds more
- * than QR_SPLIT_CROWDED circles (and more than capacity) and may split
- * below min_leaf (floor: qr_leaf_floor). */
-QR_HD int qr_node_crowds(int side, int depth, long long count, int floor, const qr_index_params *p)
+/* Whether a node of side min_leaf makes its tree crowded: it may split
+ * below min_leaf (floor: qr_leaf_floor), it holds more than
+ * QR_SPLIT_CROWDED circles (and more than capacity), and more than
+ * QR_CROWD_CONTRAST times its share of the region's `visible` circles by
+ * area (`area`: the region's pixels; evenly dense scenes, whose pixels all
+ * stop early, gain nothing from smaller leaves). Integers: both builders
+ * decide alike (visible * side^2 < 2^31 * 2^30). */
+#define QR_CROWD_CONTRAST 8
+QR_HD int qr_node_crowds(int side, int depth, long long count, int floor, long long visible,
+                         long long area, const qr_index_params *p)
 {
     return !p->uniform && side == p->min_leaf && side > floor && depth < p->max_depth &&
-           count > p->capacity && count > QR_SPLIT_CROWDED;
+           count > p->capacity && count > QR_SPLIT_CROWDED &&
+           count > visible * side * side / area * QR_CROWD_CONTRAST;
 }
 
 /* Whether a node of this side and depth splits by the capacity rules, in a

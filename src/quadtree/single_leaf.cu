@@ -88,7 +88,11 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     single_scan(scan).ExclusiveSum(children, unused, child_total);
     const long long count = listed;
     bool split = qr_node_splits(g.root, 0, count, g.floor,
-                                qr_node_crowds(g.root, 0, count, g.floor, &g.params), &g.params);
+                                qr_node_crowds(g.root, 0, count, g.floor, count,
+                                               (long long)(g.region.x1 - g.region.x0) *
+                                                   (g.region.y1 - g.region.y0),
+                                               &g.params),
+                                &g.params);
     if (split && qr_split_weighed(g.root, &g.params) && !qr_split_pays(g.root, count, child_total, &g.params))
         split = false;
     const bool fits = !split && count <= items;

@@ -256,7 +256,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                 const qr_dnode nd = N[i];
                 const int x = nd.xy & 0xffff, y = nd.xy >> 16;
                 crowds |= (bool)qr_node_crowds(side, depth, node_count(P, g, visible, x >> cs, y >> cs, side >> cs),
-                                               g.floor, &g.params);
+                                               g.floor, visible, (long long)rw * rh, &g.params);
             }
             if (crowds) crowded = 1;
             __syncthreads();

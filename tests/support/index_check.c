@@ -191,8 +191,10 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
                 for (int32_t cx = (boxes[i].x0 - reg.x0) / m; cx <= (boxes[i].x1 - 1 - reg.x0) / m; cx++)
                     cells[(size_t)cy * gx + cx]++;
         }
+        /* ... and more than 8 times its share of the visible circles by area */
+        const long long share = (long long)visible * m * m / ((long long)rw * rh) * 8;
         for (size_t k = 0; k < (size_t)gx * (size_t)gy; k++)
-            crowded |= cells[k] > 65536 && cells[k] > p->capacity;
+            crowded |= cells[k] > 65536 && cells[k] > p->capacity && cells[k] > share;
         free(cells);
     }
 
