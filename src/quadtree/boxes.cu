@@ -19,8 +19,9 @@
 #include "common/device_limits.h"
 #include "common/pdl.h"
 
-__device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, int cs, int plane, int w1,
-                                        const qr_rect &b)
+/* Counts the box's corners; returns the cells it spans. */
+__device__ __forceinline__ int add_box(uint32_t *h, const qr_tree_geom &g, int cs, int plane, int w1,
+                                       const qr_rect &b)
 {
     const cell_box c = box_cells(g, cs, b.x0, b.y0, b.x1, b.y1);
     const int X0 = c.X0, Y0 = c.Y0, X1 = c.X1, Y1 = c.Y1;
@@ -28,6 +29,7 @@ __device__ __forceinline__ void add_box(uint32_t *h, const qr_tree_geom &g, int 
     atomicAdd(&h[1 * plane + (g.gy - Y0) * w1 + X1], 1u);
     atomicAdd(&h[2 * plane + Y1 * w1 + (g.gx - X0)], 1u);
     atomicAdd(&h[3 * plane + (g.gy - Y0) * w1 + (g.gx - X0)], 1u);
+    return (X1 - X0) * (Y1 - Y0);
 }
 
 /* Circles per thread per grid-stride step. The kernel is latency bound (three
@@ -61,7 +63,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
         if (threadIdx.x == 0) s_visible = 0;
         __syncthreads();
     }
-    int32_t visible = 0;
+    int32_t visible = 0, most_cells = 0;
     /* 64-bit positions: base + ILP strides must not wrap for n near 2^31 */
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x + threadIdx.x; base < n;
@@ -91,9 +93,13 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
             /* from the region's corner: 16 bits hold any region's */
             boxes[i] = make_ushort4((unsigned short)(b.x0 - g.region.x0), (unsigned short)(b.y0 - g.region.y0),
                                     (unsigned short)(b.x1 - g.region.x0), (unsigned short)(b.y1 - g.region.y0));
-            add_box(SHARED ? s_hist : hist, g, cs, plane, w1, b);
+            most_cells = max(most_cells, add_box(SHARED ? s_hist : hist, g, cs, plane, w1, b));
         }
     }
+    /* the widest box (whether the pairs stage shares big boxes among a
+     * warp, pairs.cu): a warp's maximum, one atomic per warp */
+    for (int o = 16; o > 0; o >>= 1) most_cells = max(most_cells, __shfl_down_sync(0xffffffffu, most_cells, o));
+    if ((threadIdx.x & 31) == 0 && most_cells > 0) atomicMax(&scalars->max_box_cells, most_cells);
     /* visible circles: warp sums, then one atomic per warp (or block) */
     for (int o = 16; o > 0; o >>= 1) visible += __shfl_down_sync(0xffffffffu, visible, o);
     if (!SHARED) {

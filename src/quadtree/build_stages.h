@@ -69,6 +69,7 @@ typedef struct qr_count_args {
     const ushort4 *boxes;     /* the boxes stage's */
     const int32_t *tile_leaf; /* the tree stage's tile map */
     const qr_leaf *leaves;    /* the tree stage's leaves */
+    const qr_build_scalars *scalars; /* the boxes stage's max_box_cells */
     uint32_t *counts;         /* out: pairs per work slot */
 } qr_count_args;
 cudaError_t qr_launch_count(const qr_count_args *a, cudaStream_t st, int pdl);

@@ -326,6 +326,7 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
         ca.tile_leaf = ix->tile_leaf;
         ca.leaves = ix->leaves;
         ca.counts = ix->counts;
+        ca.scalars = ix->scalars;
         QR_CUDA_TRY(err, qr_launch_count(&ca, s, pdl));
     }
     REC(QR_EV_COUNT);

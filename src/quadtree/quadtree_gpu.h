@@ -59,6 +59,7 @@ struct qr_build_scalars {
     int32_t overflow;
     int32_t bad_emit;
     int32_t deep_cut;     /* a node the cells could not split should have split (geom.floor) */
+    int32_t max_box_cells; /* the most cells a visible circle's box spans (boxes stage) */
     uint32_t blocks_done; /* emit's blocks, for its last-block read-back */
     uint32_t tickets;     /* the fused count-and-emit's tiles, handed out in order */
     uint32_t list_tickets; /* the lists stage's tiles, likewise */
