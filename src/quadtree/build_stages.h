@@ -62,6 +62,10 @@ static inline int qr_cell_rows(int32_t n)
     return R;
 }
 
+/* A work slot whose box spans more cells than this is walked by its whole
+ * warp (pairs.cu), in the kernel instances launched with `big`. */
+#define QR_WARP_CELLS 256
+
 /* Pairs per work slot (n * qr_cell_rows(n) slots). */
 typedef struct qr_count_args {
     int32_t n;                /* circles */
@@ -70,6 +74,7 @@ typedef struct qr_count_args {
     const int32_t *tile_leaf; /* the tree stage's tile map */
     const qr_leaf *leaves;    /* the tree stage's leaves */
     const qr_build_scalars *scalars; /* the boxes stage's max_box_cells */
+    int big;                  /* the instance that walks big boxes by warps */
     uint32_t *counts;         /* out: pairs per work slot */
 } qr_count_args;
 cudaError_t qr_launch_count(const qr_count_args *a, cudaStream_t st, int pdl);
@@ -97,6 +102,7 @@ typedef struct qr_emit_args {
     void *keys;                /* out: leaf numbers, key_bytes (2 or 4) bytes each */
     int key_bytes;
     int bits;                  /* the sort's key bits: a leaf number past them sets bad_emit */
+    int big;                   /* the instances that walk big boxes by warps */
     int32_t *vals;             /* out: circle numbers */
     uint32_t *zero;            /* words to zero (the lists stage's look-back state) */
     long long zero_words;

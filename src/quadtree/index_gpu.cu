@@ -287,7 +287,8 @@ static int own_lists(long long items, int bits)
 /* Stages up to the pair slots: boxes, tree, and the count and the scan
  * (unless `fused`: the emit does them). */
 static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const qr_tree_geom *g,
-                              int fused, cudaStream_t s, const qr_stage_events *ev, qr_error *err)
+                              int fused, int big_boxes, cudaStream_t s, const qr_stage_events *ev,
+                              qr_error *err)
 {
     const int32_t n = scene->n;
     const int pdl = stage_pdl(ev);
@@ -327,6 +328,7 @@ static qr_status launch_front(qr_gpu_index *ix, const qr_gpu_scene *scene, const
         ca.leaves = ix->leaves;
         ca.counts = ix->counts;
         ca.scalars = ix->scalars;
+        ca.big = big_boxes;
         QR_CUDA_TRY(err, qr_launch_count(&ca, s, pdl));
     }
     REC(QR_EV_COUNT);
@@ -374,6 +376,7 @@ static qr_status launch_back(qr_gpu_index *ix, const qr_build_plan *p, cudaStrea
     ea.keys = ix->keys[0];
     ea.key_bytes = key_bytes;
     ea.bits = bits > 0 ? bits : 31;
+    ea.big = p->big_boxes;
     ea.vals = ix->vals[0];
     ea.zero = zero;
     ea.zero_words = zero_words;
@@ -467,6 +470,7 @@ qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t
     p->pair_cap = ix->pair_cap;
     p->timing = (int)ix->timing;
     p->ahead = !sized && ix->pairs && ix->built;
+    p->big_boxes = ix->built && ix->result.max_box_cells > QR_WARP_CELLS;
     if (p->ahead) {
         p->items = ahead_items(ix);
         /* a scene whose last tree was one leaf likely stays one: try the
@@ -491,7 +495,7 @@ qr_status qr_gpu_index_enqueue(qr_gpu_index *ix, const qr_gpu_scene *scene, cons
                                const int32_t **lists, qr_error *err)
 {
     if (p->single) return launch_single(ix, scene, p, s, ev, rb, lists, err);
-    qr_status st = launch_front(ix, scene, &p->geom, fused_emit(p->n, &p->geom), s, ev, err);
+    qr_status st = launch_front(ix, scene, &p->geom, fused_emit(p->n, &p->geom), p->big_boxes, s, ev, err);
     return st ? st : launch_back(ix, p, s, ev, rb, lists, err);
 }
 
@@ -500,7 +504,7 @@ qr_status qr_gpu_index_enqueue_front(qr_gpu_index *ix, const qr_gpu_scene *scene
                                      const qr_stage_events *ev, qr_build_readback *rb,
                                      qr_error *err)
 {
-    qr_status st = launch_front(ix, scene, &p->geom, 0, s, ev, err);
+    qr_status st = launch_front(ix, scene, &p->geom, 0, p->big_boxes, s, ev, err);
     if (st) return st;
     /* the scalars, and the scan's total as a consistency check, written by
      * one small kernel straight into mapped host memory */

@@ -45,6 +45,8 @@ typedef struct qr_build_plan {
     int ahead;              /* see above; else sized */
     int single;             /* ahead, as the one-kernel build of a one-leaf tree */
     int timing;             /* qr_timing of the stage events */
+    int big_boxes;          /* the pairs kernels that walk big boxes by warps: the last
+                               build had a box of more than QR_WARP_CELLS cells */
 } qr_build_plan;
 
 /* Plans a build of `scene` for a width x height image (region NULL = the

@@ -109,10 +109,11 @@ struct ignore_leaf {
  * the rest of the stage takes. So a slot that walks more than
  * QR_WARP_CELLS cells is walked by its whole warp, 32 cells a step in
  * row-major order, each cell tested as cell_leaves tests it: the same
- * pairs, in the same order, in count and emit alike. Builds with no box
- * that wide (qr_build_scalars.max_box_cells, from the boxes stage) skip
- * the warps' votes: they cost the evenly spread scenes' emit some 10%. */
-#define QR_WARP_CELLS 256
+ * pairs, in the same order, in count and emit alike. The kernels that can
+ * (BIG) are separate instances, taken where the last build had a box that
+ * wide (qr_build_scalars.max_box_cells, from the boxes stage): the warp's
+ * code costs the evenly spread scenes' emit some 10% even unused (rand1M,
+ * micro2M). Either instance makes the same pairs. */
 
 /* Whether any slot of this build may go to its warp (the boxes stage's
  * widest box; cells below a tile take tile_leaves' walk instead). */
@@ -180,6 +181,7 @@ __device__ __forceinline__ void for_big_slots(bool big, ushort4 box, int j, Body
 
 /* The count and emit kernels' slot loops go a warp at a time (base is the
  * warp's first slot), so that a warp can share a big slot. */
+template <bool BIG>
 __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
                         const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
                         const qr_build_scalars *scalars, uint32_t *counts)
@@ -187,24 +189,26 @@ __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__r
     const int lr = __ffs(R) - 1; /* R is a power of two */
     const int lane = threadIdx.x % 32;
     qr_pdl_wait(); /* the tree */
-    if (!any_big_box(g, scalars)) {
-        for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
-            counts[t] = cell_leaves(g, boxes[t >> lr], tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
-        return;
+    if constexpr (BIG) {
+        if (any_big_box(g, scalars)) {
+            for (int32_t base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < slots;
+                 base += gridDim.x * blockDim.x) {
+                const int32_t t = base + lane;
+                const ushort4 box = t < slots ? boxes[t >> lr] : make_ushort4(0, 0, 0, 0);
+                const int j = t & (R - 1);
+                const bool big = big_slot(g, box, j, R);
+                uint32_t c = big ? 0 : cell_leaves(g, box, tile_leaf, leaves, j, R, ignore_leaf());
+                for_big_slots(big, box, j, [&](ushort4 b, int bj, int src) {
+                    const uint32_t n = warp_cell_leaves(g, b, tile_leaf, bj, R, ignore_leaf());
+                    if (lane == src) c = n;
+                });
+                if (t < slots) counts[t] = c;
+            }
+            return;
+        }
     }
-    for (int32_t base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < slots;
-         base += gridDim.x * blockDim.x) {
-        const int32_t t = base + lane;
-        const ushort4 box = t < slots ? boxes[t >> lr] : make_ushort4(0, 0, 0, 0);
-        const int j = t & (R - 1);
-        const bool big = big_slot(g, box, j, R);
-        uint32_t c = big ? 0 : cell_leaves(g, box, tile_leaf, leaves, j, R, ignore_leaf());
-        for_big_slots(big, box, j, [&](ushort4 b, int bj, int src) {
-            const uint32_t n = warp_cell_leaves(g, b, tile_leaf, bj, R, ignore_leaf());
-            if (lane == src) c = n;
-        });
-        if (t < slots) counts[t] = c;
-    }
+    for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
+        counts[t] = cell_leaves(g, boxes[t >> lr], tile_leaf, leaves, t & (R - 1), R, ignore_leaf());
 }
 
 /* Blocks of 256 threads for a loop over `slots` work slots: a slot per
@@ -236,7 +240,8 @@ cudaError_t qr_launch_count(const qr_count_args *a, cudaStream_t st, int pdl)
     uint32_t *counts = a->counts;
     if (n == 0) return cudaSuccess;
     const int R = qr_cell_rows(n);
-    return qr_launch(k_count, slot_blocks(n * R), 256, 0, st, pdl, n * R, R, *g, boxes, tile_leaf,
+    return qr_launch(a->big ? k_count<true> : k_count<false>, slot_blocks(n * R), 256, 0, st, pdl,
+                     n * R, R, *g, boxes, tile_leaf,
                      leaves, (const qr_build_scalars *)a->scalars, counts);
 }
 
@@ -330,7 +335,7 @@ static long long spare_blocks(long long items, int32_t pad_key, long long zero_w
 }
 
 /* Emit at the scanned offsets (the count and CUB's scan ran before). */
-template <class Key>
+template <class Key, bool BIG>
 __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
                        const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
                        const long long *__restrict__ offsets, const uint32_t *__restrict__ counts,
@@ -341,7 +346,9 @@ __global__ void k_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__re
     const int lr = __ffs(R) - 1;
     const int lane = threadIdx.x % 32;
     qr_pdl_wait(); /* the offsets */
-    if (!any_big_box(g, scalars)) {
+    bool shared = false;
+    if constexpr (BIG) shared = any_big_box(g, scalars);
+    if (!shared) {
         for (int32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < slots; t += gridDim.x * blockDim.x)
             emit_slot(g, boxes[t >> lr], t, R, tile_leaf, leaves, offsets[t], items, bits, keys, vals, scalars);
     } else {
@@ -370,7 +377,8 @@ cudaError_t qr_launch_emit(const qr_emit_args *a, cudaStream_t st, int pdl)
     const int32_t slots = a->n * R;
     const int blocks = slot_blocks(slots, spare_blocks(a->items, a->pad_key, a->zero_words));
 #define QR_EMIT_LAUNCH(K)                                                                          \
-    qr_launch(k_emit<K>, blocks, 256, 0, st, pdl, slots, R, *a->geom, a->boxes, a->tile_leaf,        \
+    qr_launch(a->big ? k_emit<K, true> : k_emit<K, false>, blocks, 256, 0, st, pdl, slots, R,       \
+              *a->geom, a->boxes, a->tile_leaf,                                                    \
               a->leaves, a->offsets, a->counts, a->items, a->bits, a->pad_key, (K *)a->keys, a->vals,  \
               a->zero,                                                                             \
               a->zero_words, a->scalars, a->rb)
@@ -427,7 +435,7 @@ __device__ long long look_back(unsigned long long *tiles, int tile, unsigned lon
  * before the lists; then finish_emit. A thread takes PER consecutive slots.
  * Registers: ptxas's own choice with one slot a thread (32); with four,
  * its choice (40) spills, so at most 48 (47). */
-template <class Key, int PER>
+template <class Key, int PER, bool BIG>
 __global__ void __launch_bounds__(QR_CE_TILE, PER == 1 ? 0 : QR_MIN_BLOCKS(QR_CE_TILE, 5))
 k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ boxes,
              const int32_t *__restrict__ tile_leaf, const qr_leaf *__restrict__ leaves,
@@ -455,7 +463,7 @@ k_count_emit(int32_t slots, int R, qr_tree_geom g, const ushort4 *__restrict__ b
             if (t0 + k < slots) box[k] = boxes[(t0 + k) >> lr];
         }
         const int lane = threadIdx.x % 32;
-        const bool any_big = any_big_box(g, scalars); /* (the same on every thread) */
+        const bool any_big = BIG && any_big_box(g, scalars); /* (the same on every thread) */
         bool big[PER];
 #pragma unroll
         for (int k = 0; k < PER; k++) {
@@ -510,7 +518,9 @@ cudaError_t qr_launch_count_emit(const qr_emit_args *a, cudaStream_t st, int pdl
     if (blocks < 1) blocks = 1;
     const bool four = qr_count_emit_per(a->n) == 4;
 #define QR_CE_LAUNCH(K)                                                                           \
-    qr_launch(four ? k_count_emit<K, 4> : k_count_emit<K, 1>, (unsigned)blocks, QR_CE_TILE, 0, st, \
+    qr_launch(four ? (a->big ? k_count_emit<K, 4, true> : k_count_emit<K, 4, false>)                 \
+                   : (a->big ? k_count_emit<K, 1, true> : k_count_emit<K, 1, false>),                 \
+              (unsigned)blocks, QR_CE_TILE, 0, st,                                                 \
               pdl, slots, R, *a->geom, a->boxes, a->tile_leaf, a->leaves, a->tiles, a->items,      \
               a->bits, a->pad_key, (K *)a->keys, a->vals, a->zero, a->zero_words, a->scalars, a->rb)
     if (a->key_bytes == 2) return QR_CE_LAUNCH(uint16_t);
