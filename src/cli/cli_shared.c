@@ -55,32 +55,32 @@ const char *cli_set_capacity(const char *text, void *dest)
     return NULL;
 }
 
-const char *cli_set_min_leaf(const char *text, void *dest)
+/* A power of two from lo to 32768 into an int32_t (or 0, with zero_ok);
+ * else the expected-value text. */
+static const char *set_pow2(const char *text, void *dest, uint64_t lo, int zero_ok,
+                            const char *expected)
 {
     uint64_t v;
-    if (!cli_parse_u64(text, 32768, &v) || v < QR_MIN_LEAF || (v & (v - 1)))
-        return "a power of two from 4 to 32768";
+    if (!cli_parse_u64(text, 32768, &v) || (v == 0 ? !zero_ok : v < lo || (v & (v - 1))))
+        return expected;
     *(int32_t *)dest = (int32_t)v;
     return NULL;
 }
 
+const char *cli_set_min_leaf(const char *text, void *dest)
+{
+    return set_pow2(text, dest, QR_MIN_LEAF, 0, "a power of two from 4 to 32768");
+}
+
 const char *cli_set_deep_leaf(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, 32768, &v) || (v != 0 && (v < QR_MIN_LEAF || (v & (v - 1)))))
-        return "0, or a power of two from 4 to 32768";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    return set_pow2(text, dest, QR_MIN_LEAF, 1, "0, or a power of two from 4 to 32768");
 }
 
 /* --tile: a grid's tiles are render tiles, at least QR_TILE */
 const char *cli_set_tile(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, 32768, &v) || v < QR_TILE || (v & (v - 1)))
-        return "a power of two from 16 to 32768";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    return set_pow2(text, dest, QR_TILE, 0, "a power of two from 16 to 32768");
 }
 
 const char *cli_set_max_depth(const char *text, void *dest)
@@ -107,11 +107,7 @@ static int32_t grid_tile = 16;
 
 const char *cli_set_max_leaf(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, 32768, &v) || (v != 0 && (v < QR_TILE || (v & (v - 1)))))
-        return "0, or a power of two from 16 to 32768";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    return set_pow2(text, dest, QR_TILE, 1, "0, or a power of two from 16 to 32768");
 }
 
 const char *cli_set_split_cost(const char *text, void *dest)

@@ -11,6 +11,7 @@
 #include "common/circle_math.h"
 
 #include <cub/block/block_scan.cuh>
+#include <limits.h>
 
 #define RW_W 16 /* warp region */
 #define RW_H 8
@@ -292,11 +293,32 @@ __device__ __forceinline__ int next_item(const qr_index_view &v, int regions, in
     return next_ticket(&sc->render_tickets, regions + sc->extra_items, s_item);
 }
 
-/* Item k's region and leaves (first in *first; returns how many): a
- * block's setup for its region, then its first leaf, or the extra leaf. */
-__device__ __forceinline__ int setup_item(const qr_index_view &v, int regions, int item,
+/* A kernel's loop over its block's items: with items (qr_render_items),
+ * every ticket it takes, else the one region `own`:
+ *   for (int k = first_item(v, regions, items, own, &s); k < end_item(v, regions, items);
+ *        k = later_item(v, regions, items, &s)) */
+__device__ __forceinline__ int first_item(const qr_index_view &v, int regions, int items, int own,
+                                          int *s_item)
+{
+    return items ? next_item(v, regions, s_item) : own;
+}
+__device__ __forceinline__ int end_item(const qr_index_view &v, int regions, int items)
+{
+    return regions + (items ? v.scalars->extra_items : 0);
+}
+__device__ __forceinline__ int later_item(const qr_index_view &v, int regions, int items,
+                                          int *s_item)
+{
+    return items ? next_item(v, regions, s_item) : INT_MAX;
+}
+
+/* Item k's region and leaves (first in *first; returns how many): without
+ * items, region k and all its leaves; with them, a region's first leaf
+ * only, or an extra leaf in its region. */
+__device__ __forceinline__ int setup_item(const qr_index_view &v, int regions, int items, int item,
                                           block_setup &b, int32_t *first)
 {
+    if (!items) return setup_block(v, item, b, first);
     if (item < regions) {
         setup_block(v, item, b, first);
         return 1;

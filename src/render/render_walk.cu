@@ -46,13 +46,11 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
     const qr_tree_geom &g = v.geom;
     const int regions = qr_render_regions(&v);
     /* a block a region, or (items) work items in turn: render_stage.cuh */
-    for (int item = items ? next_item(v, regions, &s_item) : blockIdx.x;
-         item < regions + (items ? v.scalars->extra_items : 0);
-         item = items ? next_item(v, regions, &s_item) : INT_MAX) {
+    for (int item = first_item(v, regions, items, blockIdx.x, &s_item); item < end_item(v, regions, items);
+         item = later_item(v, regions, items, &s_item)) {
         block_setup b;
         int32_t first_leaf;
-        const int nleaf = items ? setup_item(v, regions, item, b, &first_leaf)
-                                : setup_block(v, item, b, &first_leaf);
+        const int nleaf = setup_item(v, regions, items, item, b, &first_leaf);
         float bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++) {

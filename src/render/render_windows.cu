@@ -103,143 +103,141 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
     if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int regions = qr_render_regions(&v);
-    for (int item = items ? next_item(v, regions, &s_item) : ordered;
-         item < regions + (items ? v.scalars->extra_items : 0);
-         item = items ? next_item(v, regions, &s_item) : INT_MAX) {
-    block_setup b;
-    int32_t first_leaf;
-    const int nleaf = items ? setup_item(v, regions, item, b, &first_leaf)
-                            : setup_block(v, item, b, &first_leaf);
-    const int lane = threadIdx.x % 32;
+    for (int item = first_item(v, regions, items, ordered, &s_item); item < end_item(v, regions, items);
+         item = later_item(v, regions, items, &s_item)) {
+        block_setup b;
+        int32_t first_leaf;
+        const int nleaf = setup_item(v, regions, items, item, b, &first_leaf);
+        const int lane = threadIdx.x % 32;
 
-    /* N of this thread's pixels (those in the image) */
-    int n[RT_ROWS];
-    uint32_t inside = 0;
+        /* N of this thread's pixels (those in the image) */
+        int n[RT_ROWS];
+        uint32_t inside = 0;
 #pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        const int py = b.by0 + b.ly0 + r;
-        n[r] = 0;
-        if (b.px < g.region.x1 && py < g.region.y1) {
-            n[r] = counts[qr_region_pixel(g, b.px, py)];
-            inside |= 1u << r;
+        for (int r = 0; r < RT_ROWS; r++) {
+            const int py = b.by0 + b.ly0 + r;
+            n[r] = 0;
+            if (b.px < g.region.x1 && py < g.region.y1) {
+                n[r] = counts[qr_region_pixel(g, b.px, py)];
+                inside |= 1u << r;
+            }
         }
-    }
 
-    /* c: colour (the low run while a tail is run from the bounds); hi: the
-     * high run. Alpha comes from N at the end. */
-    float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
+        /* c: colour (the low run while a tail is run from the bounds); hi: the
+         * high run. Alpha comes from N at the end. */
+        float c[RT_ROWS][4], hi[RT_ROWS][3], T[RT_ROWS];
 #pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        T[r] = 1.0f;
-        c[r][0] = c[r][1] = c[r][2] = c[r][3] = 1.0f;
-    }
+        for (int r = 0; r < RT_ROWS; r++) {
+            T[r] = 1.0f;
+            c[r][0] = c[r][1] = c[r][2] = c[r][3] = 1.0f;
+        }
 
-    uint32_t owned = 0; /* this thread's pixels in the walked leaves */
-    for (int li = 0; li < nleaf; li++) {
-        const qr_leaf leaf = v.leaves[first_leaf + li];
-        const int32_t *list = v.lists + leaf.offset;
-        region_ctx rc;
-        const uint32_t mine = leaf_part(leaf, b, rc) & inside;
-        owned |= mine;
-        int fewest = INT_MAX;
+        uint32_t owned = 0; /* this thread's pixels in the walked leaves */
+        for (int li = 0; li < nleaf; li++) {
+            const qr_leaf leaf = v.leaves[first_leaf + li];
+            const int32_t *list = v.lists + leaf.offset;
+            region_ctx rc;
+            const uint32_t mine = leaf_part(leaf, b, rc) & inside;
+            owned |= mine;
+            int fewest = INT_MAX;
 #pragma unroll
-        for (int r = 0; r < RT_ROWS; r++)
-            if ((mine >> r) & 1u) fewest = min(fewest, n[r]);
+            for (int r = 0; r < RT_ROWS; r++)
+                if ((mine >> r) & 1u) fewest = min(fewest, n[r]);
 #if __CUDA_ARCH__ >= 800
-        fewest = __reduce_min_sync(0xffffffffu, fewest);
+            fewest = __reduce_min_sync(0xffffffffu, fewest);
 #else
-        /* (the warp reduction instructions came with sm_80) */
-        for (int o = 16; o > 0; o >>= 1) fewest = min(fewest, __shfl_xor_sync(0xffffffffu, fewest, o));
+            /* (the warp reduction instructions came with sm_80) */
+            for (int o = 16; o > 0; o >>= 1) fewest = min(fewest, __shfl_xor_sync(0xffffffffu, fewest, o));
 #endif
-        if (threadIdx.x == 0) s_fewest = INT_MAX;
-        __syncthreads();
-        if (lane == 0) atomicMin(&s_fewest, fewest);
-        __syncthreads();
-        fewest = s_fewest;
-        if (fewest == INT_MAX) continue; /* none of the part's pixels is in the image */
-        /* the tail's length, in list entries */
-        long long len = fewest > 0 ? ((long long)leaf.count * window + fewest - 1) / fewest : leaf.count;
-        uint32_t open = mine; /* pixels still without their final colour */
-        while (__syncthreads_or(open != 0)) {
-            if (len >= leaf.count) {
-                /* the whole list, from the background: the reference walk */
+            if (threadIdx.x == 0) s_fewest = INT_MAX;
+            __syncthreads();
+            if (lane == 0) atomicMin(&s_fewest, fewest);
+            __syncthreads();
+            fewest = s_fewest;
+            if (fewest == INT_MAX) continue; /* none of the part's pixels is in the image */
+            /* the tail's length, in list entries */
+            long long len = fewest > 0 ? ((long long)leaf.count * window + fewest - 1) / fewest : leaf.count;
+            uint32_t open = mine; /* pixels still without their final colour */
+            while (__syncthreads_or(open != 0)) {
+                if (len >= leaf.count) {
+                    /* the whole list, from the background: the reference walk */
 #pragma unroll
-                for (int r = 0; r < RT_ROWS; r++)
-                    if ((open >> r) & 1u) c[r][0] = c[r][1] = c[r][2] = 1.0f;
-                uint32_t rows = open;
-                walk_leaf<true, false, true, false, FMA>(sm, leaf, list, rc, b, open, pos, col, g, c, T, 0.0f, rows);
-                break;
-            }
-            const int from = leaf.count - (int)len;
-#pragma unroll
-            for (int r = 0; r < RT_ROWS; r++) {
-                if (!((open >> r) & 1u)) continue;
-#pragma unroll
-                for (int ch = 0; ch < 3; ch++) {
-                    c[r][ch] = lo_bound;
-                    hi[r][ch] = hi_bound;
+                    for (int r = 0; r < RT_ROWS; r++)
+                        if ((open >> r) & 1u) c[r][0] = c[r][1] = c[r][2] = 1.0f;
+                    uint32_t rows = open;
+                    walk_leaf<true, false, true, false, FMA>(sm, leaf, list, rc, b, open, pos, col, g, c, T, 0.0f, rows);
+                    break;
                 }
-            }
-            /* the tail back to front, staged from its own first entry */
-            const int batches = ((int)len + RT_BATCH - 1) / RT_BATCH;
-            for (int bi = 0; bi < batches; bi++) {
-                int32_t id[RT_PER];
-                load_ids(list + from, (int)len, bi, id);
-                const int kept = stage_batch<true, false, true>(sm, id, pos, col, g, rc);
-                __syncthreads();
-                const int chunks = (kept + 31) / 32;
-                for (int ci = 0; ci < chunks; ci++) {
-                    const int chunk = ci * 32;
-                    uint32_t bits = warp_hits(sm, chunk, kept, b);
-                    while (bits) {
-                        const int bb = __ffs(bits) - 1;
-                        bits &= ~(1u << bb);
-                        const uint32_t rows = box_rows(sm, chunk + bb, b, open);
-                        if (!rows) continue;
-                        const float4 sp = sm.pos[chunk + bb], sc = sm.col[chunk + bb];
-                        const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
+                const int from = leaf.count - (int)len;
 #pragma unroll
-                        for (int r = 0; r < RT_ROWS; r++) {
-                            if (!((rows >> r) & 1u)) continue;
-                            const float dy = QR_SUB(sp.y, b.cy[r]);
-                            if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
-                            /* qr_blend with alpha = 0.5: alpha*colour was staged */
-                            c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
-                            c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
-                            c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
-                            hi[r][0] = blend_flat<FMA>(sc.x, hi[r][0]);
-                            hi[r][1] = blend_flat<FMA>(sc.y, hi[r][1]);
-                            hi[r][2] = blend_flat<FMA>(sc.z, hi[r][2]);
-                        }
+                for (int r = 0; r < RT_ROWS; r++) {
+                    if (!((open >> r) & 1u)) continue;
+#pragma unroll
+                    for (int ch = 0; ch < 3; ch++) {
+                        c[r][ch] = lo_bound;
+                        hi[r][ch] = hi_bound;
                     }
                 }
-                __syncthreads();
-            }
+                /* the tail back to front, staged from its own first entry */
+                const int batches = ((int)len + RT_BATCH - 1) / RT_BATCH;
+                for (int bi = 0; bi < batches; bi++) {
+                    int32_t id[RT_PER];
+                    load_ids(list + from, (int)len, bi, id);
+                    const int kept = stage_batch<true, false, true>(sm, id, pos, col, g, rc);
+                    __syncthreads();
+                    const int chunks = (kept + 31) / 32;
+                    for (int ci = 0; ci < chunks; ci++) {
+                        const int chunk = ci * 32;
+                        uint32_t bits = warp_hits(sm, chunk, kept, b);
+                        while (bits) {
+                            const int bb = __ffs(bits) - 1;
+                            bits &= ~(1u << bb);
+                            const uint32_t rows = box_rows(sm, chunk + bb, b, open);
+                            if (!rows) continue;
+                            const float4 sp = sm.pos[chunk + bb], sc = sm.col[chunk + bb];
+                            const float dx = QR_SUB(sp.x, b.cx), dx2 = QR_MUL(dx, dx);
 #pragma unroll
-            for (int r = 0; r < RT_ROWS; r++) {
-                /* finite colours keep both runs finite, so == is bitwise */
-                if (((open >> r) & 1u) && c[r][0] == hi[r][0] && c[r][1] == hi[r][1] &&
-                    c[r][2] == hi[r][2])
-                    open &= ~(1u << r);
-            }
-            len = next_tail(sm, list, leaf.count, len, window, open, c, hi, b, pos, g);
-        }
-    }
+                            for (int r = 0; r < RT_ROWS; r++) {
+                                if (!((rows >> r) & 1u)) continue;
+                                const float dy = QR_SUB(sp.y, b.cy[r]);
+                                if (!(QR_ADD(dx2, QR_MUL(dy, dy)) <= sp.z)) continue;
+                                /* qr_blend with alpha = 0.5: alpha*colour was staged */
+                                c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
+                                c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
+                                c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
+                                hi[r][0] = blend_flat<FMA>(sc.x, hi[r][0]);
+                                hi[r][1] = blend_flat<FMA>(sc.y, hi[r][1]);
+                                hi[r][2] = blend_flat<FMA>(sc.z, hi[r][2]);
+                            }
+                        }
+                    }
+                    __syncthreads();
+                }
 #pragma unroll
-    for (int r = 0; r < RT_ROWS; r++) {
-        if (!((owned >> r) & 1u)) continue;
-        const size_t at = qr_region_pixel(g, b.px, b.by0 + b.ly0 + r);
-        /* alpha: the reference adds 0.5 per covering circle to 1, exact
-         * while the sums stay below 2^22; past that, the same additions */
-        float a = 1.0f;
-        if (n[r] < (1 << 22)) {
-            a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n[r]));
-        } else {
-            for (int k = 0; k < n[r]; k++) a = QR_ADD(a, 0.5f);
+                for (int r = 0; r < RT_ROWS; r++) {
+                    /* finite colours keep both runs finite, so == is bitwise */
+                    if (((open >> r) & 1u) && c[r][0] == hi[r][0] && c[r][1] == hi[r][1] &&
+                        c[r][2] == hi[r][2])
+                        open &= ~(1u << r);
+                }
+                len = next_tail(sm, list, leaf.count, len, window, open, c, hi, b, pos, g);
+            }
         }
-        image[at] = make_float4(c[r][0], c[r][1], c[r][2], a);
-    }
-    if (!items) region_done(ro, item, t0);
+#pragma unroll
+        for (int r = 0; r < RT_ROWS; r++) {
+            if (!((owned >> r) & 1u)) continue;
+            const size_t at = qr_region_pixel(g, b.px, b.by0 + b.ly0 + r);
+            /* alpha: the reference adds 0.5 per covering circle to 1, exact
+             * while the sums stay below 2^22; past that, the same additions */
+            float a = 1.0f;
+            if (n[r] < (1 << 22)) {
+                a = QR_ADD(1.0f, QR_MUL(0.5f, (float)n[r]));
+            } else {
+                for (int k = 0; k < n[r]; k++) a = QR_ADD(a, 0.5f);
+            }
+            image[at] = make_float4(c[r][0], c[r][1], c[r][2], a);
+        }
+        if (!items) region_done(ro, item, t0);
     }
 }
 
