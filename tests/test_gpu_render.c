@@ -317,6 +317,44 @@ Test(gpu_render, index_does_not_change_the_image)
     }
 }
 
+/* The same where circles crowd: the default quadtree goes below min_leaf
+ * there (work items, fine cells), and its image equals every grid's and
+ * the no-deep quadtree's, byte for byte, in both modes. */
+Test(gpu_render, crowded_index_does_not_change_the_image, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"clusters", "hotspot", "clustered:300k"};
+    const int sizes[][2] = {{1024, 1024}, {500, 700}};
+    for (int n = 0; n < 3; n++) {
+        qr_scene *s = gpu_test_scene(names[n], 1);
+        for (int k = 0; k < 2; k++) {
+            const int w = sizes[k][0], h = sizes[k][1];
+            for (int mode = 0; mode < 2; mode++) {
+                qr_index_params p;
+                qr_index_params_default(&p);
+                qr_image *ref = gpu_render_image(s, w, h, &p, (qr_render_mode)mode);
+                for (int v = 0; v < 4; v++) {
+                    qr_index_params q;
+                    qr_index_params_default(&q);
+                    if (v == 0) q.deep_leaf = 0;
+                    else if (v == 1) q.deep_leaf = 8;
+                    else {
+                        q.uniform = 1;
+                        q.min_leaf = v == 2 ? 16 : 64;
+                    }
+                    qr_image *img = gpu_render_image(s, w, h, &q, (qr_render_mode)mode);
+                    cr_assert(memcmp(img->rgba, ref->rgba, (size_t)w * h * 16) == 0,
+                              "%s %dx%d %s: variant %d changes the image", names[n], w, h,
+                              mode ? "exact" : "fast", v);
+                    qr_image_destroy(img);
+                }
+                qr_image_destroy(ref);
+            }
+        }
+        qr_scene_destroy(s);
+    }
+}
+
 Test(gpu_render, deterministic)
 {
     QR_REQUIRE_GPU();
