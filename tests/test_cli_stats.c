@@ -230,6 +230,8 @@ Test(cli, usage_stats_and_check)
         {{"stats", "rgb", "--capacity", "-1"}, "--capacity"},
         {{"stats", "rgb", "--min-leaf", "48"}, "--min-leaf"},
         {{"stats", "rgb", "--min-leaf", "2"}, "--min-leaf"},
+        {{"stats", "rgb", "--deep-leaf", "3"}, "--deep-leaf"},
+        {{"stats", "rgb", "--index", "grid", "--deep-leaf", "8"}, "--deep-leaf"},
         {{"stats", "rgb", "--min-leaf", "65536"}, "--min-leaf"},
         {{"stats", "rgb", "--max-depth", "16"}, "--max-depth"},
         {{"stats", "rgb", "--max-depth", "x"}, "--max-depth"},

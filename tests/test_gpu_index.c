@@ -102,27 +102,19 @@ Test(gpu_index, cells_follow_the_scenes, .timeout = 300)
 }
 
 /* The non-uniform scenes: their crowded parts make the deepest trees. */
+/* check_index of the whole image (gpu_each_case's check). */
+static void check_whole(const qr_scene *s, int w, int h, const qr_index_params *p, const char *what)
+{
+    check_index(s, w, h, NULL, p, what);
+}
+
+/* The default leaves, and leaves down to QR_MIN_LEAF where circles crowd. */
 static void check_nonuniform(const char *name)
 {
     QR_REQUIRE_GPU();
     const int sizes[][2] = {{1024, 1024}, {256, 256}, {250, 130}};
-    const uint32_t seeds[] = {0, 3};
-    qr_index_params p;
-    qr_index_params_default(&p);
-    for (int si = 0; si < 2; si++) {
-        qr_scene *s = gpu_test_scene(name, seeds[si]);
-        /* the default leaves, and leaves down to QR_MIN_LEAF where circles crowd */
-        for (int leaf = p.min_leaf; leaf >= QR_MIN_LEAF; leaf = leaf > 16 ? 16 : leaf / 2)
-            for (int k = 0; k < 3; k++) {
-                qr_index_params q = p;
-                q.min_leaf = leaf;
-                char what[128];
-                snprintf(what, sizeof what, "%s seed %u %dx%d leaf %d", name, seeds[si], sizes[k][0],
-                         sizes[k][1], leaf);
-                check_index(s, sizes[k][0], sizes[k][1], NULL, &q, what);
-            }
-        qr_scene_destroy(s);
-    }
+    const int leaves[] = {64, 16, 8, QR_MIN_LEAF};
+    gpu_each_case(name, sizes, 3, leaves, 4, check_whole);
 }
 
 Test(gpu_index, clusters, .timeout = 300) { check_nonuniform("clusters"); }

@@ -76,27 +76,13 @@ Test(gpu_render, snowsingle, .timeout = 600) { check_builtin("snowsingle"); }
 /* The non-uniform scenes at small sizes (their exact images are the CPU
  * reference's bytes), two seeds: a square, one neither square nor a power
  * of two, and one so small that the crowded parts fall in a few pixels. */
+/* The default leaves, and leaves below a tile where circles crowd. */
 static void check_nonuniform(const char *name)
 {
     QR_REQUIRE_GPU();
     const int sizes[][2] = {{256, 256}, {250, 130}, {64, 64}};
-    const uint32_t seeds[] = {0, 3};
-    qr_index_params p;
-    qr_index_params_default(&p);
-    for (int si = 0; si < 2; si++) {
-        qr_scene *s = gpu_test_scene(name, seeds[si]);
-        /* the default leaves, and leaves below a tile where circles crowd */
-        for (int leaf = p.min_leaf; leaf >= QR_MIN_LEAF; leaf = leaf > 8 ? 8 : leaf / 2)
-            for (int k = 0; k < 3; k++) {
-                qr_index_params q = p;
-                q.min_leaf = leaf;
-                char what[128];
-                snprintf(what, sizeof what, "%s seed %u %dx%d leaf %d", name, seeds[si], sizes[k][0],
-                         sizes[k][1], leaf);
-                compare(s, sizes[k][0], sizes[k][1], &q, what);
-            }
-        qr_scene_destroy(s);
-    }
+    const int leaves[] = {64, 8, QR_MIN_LEAF};
+    gpu_each_case(name, sizes, 3, leaves, 3, compare);
 }
 
 Test(gpu_render, clusters, .timeout = 600) { check_nonuniform("clusters"); }

@@ -2,6 +2,7 @@
 #include "gpu_util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "quadrender/render_cpu.h"
@@ -106,4 +107,24 @@ void assert_index_matches_oracle(const qr_gpu_index *gi, const qr_scene *s, int 
     assert_same_index(dev, host, what);
     qr_index_destroy(dev);
     qr_index_destroy(host);
+}
+
+void gpu_each_case(const char *name, const int (*sizes)[2], int nsizes, const int *leaves,
+                   int nleaves, gpu_case_fn check)
+{
+    const uint32_t seeds[] = {0, 3};
+    for (int si = 0; si < 2; si++) {
+        qr_scene *s = gpu_test_scene(name, seeds[si]);
+        for (int l = 0; l < nleaves; l++)
+            for (int k = 0; k < nsizes; k++) {
+                qr_index_params p;
+                qr_index_params_default(&p);
+                p.min_leaf = leaves[l];
+                char what[128];
+                snprintf(what, sizeof what, "%s seed %u %dx%d leaf %d", name, seeds[si],
+                         sizes[k][0], sizes[k][1], leaves[l]);
+                check(s, sizes[k][0], sizes[k][1], &p, what);
+            }
+        qr_scene_destroy(s);
+    }
 }

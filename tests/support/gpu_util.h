@@ -44,6 +44,16 @@ qr_image *cpu_render_image(const qr_scene *scene, int w, int h);
  * *first_bad is the first pixel index where the bits differ (-1 if none). */
 double image_max_diff(const qr_image *a, const qr_image *b, int with_alpha, long long *first_bad);
 
+/* A check of one case: scene s at w x h under params p; `what` names it. */
+typedef void (*gpu_case_fn)(const qr_scene *s, int w, int h, const qr_index_params *p,
+                            const char *what);
+
+/* Runs check over built-in scene `name` at seeds 0 and 3, each of the
+ * nsizes sizes, and the default parameters with each minimum leaf of
+ * `leaves` (nleaves of them). */
+void gpu_each_case(const char *name, const int (*sizes)[2], int nsizes, const int *leaves,
+                   int nleaves, gpu_case_fn check);
+
 /* Asserts two indexes are identical: tree shape, leaves, lists. */
 void assert_same_index(const qr_index *a, const qr_index *b, const char *what);
 
