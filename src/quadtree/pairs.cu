@@ -112,8 +112,8 @@ struct ignore_leaf {
  * pairs, in the same order, in count and emit alike. The kernels that can
  * (BIG) are separate instances, taken where the last build had a box that
  * wide (qr_build_scalars.max_box_cells, from the boxes stage): the warp's
- * code costs the evenly spread scenes' emit some 10% even unused (rand1M,
- * micro2M). Either instance makes the same pairs. */
+ * code slows the evenly spread scenes' emit even unused (docs/benchmarks.md,
+ * "What we tried"). Either instance makes the same pairs. */
 
 /* Whether any slot of this build may go to its warp (the boxes stage's
  * widest box; cells below a tile take tile_leaves' walk instead). */
