@@ -29,6 +29,8 @@ typedef struct qr_gpu_info {
     int clock_khz, mem_clock_khz;
     int runtime_version;    /* e.g. 13000 */
     int driver_version;     /* 0 when no driver */
+    int mem_bus_bits;       /* memory bus width: peak bytes/s =
+                               2 * mem_clock_khz * 1000 * mem_bus_bits / 8 */
 } qr_gpu_info;
 
 /* Makes qr_gpu_probe use CUDA device `device` (0, 1, ... as the CUDA

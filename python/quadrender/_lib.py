@@ -43,7 +43,8 @@ class GpuInfo(Structure):
     _fields_ = [("device", c_int), ("name", c_char * 256), ("cc_major", c_int),
                 ("cc_minor", c_int), ("sm_count", c_int), ("mem_total", c_size_t),
                 ("mem_free", c_size_t), ("clock_khz", c_int), ("mem_clock_khz", c_int),
-                ("runtime_version", c_int), ("driver_version", c_int)]
+                ("runtime_version", c_int), ("driver_version", c_int),
+                ("mem_bus_bits", c_int)]
 
 
 class IndexStats(Structure):

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "quadrender/error.h"
+#include "quadrender/gpu.h"
 #include "quadrender/index.h"
 
 /* Stages of one frame, in pipeline order; "other" is what the frame took
@@ -48,6 +49,17 @@ typedef struct bench_row {
     double cpu_ms;       /* CPU reference, one frame; < 0 when not measured */
 } bench_row;
 
+/* Medians, quartiles and extremes of v[0..n-1] (sorts v). */
+bench_stats bench_stats_of(double *v, int n);
+
+/* One measurement into row (bench_measure.c): `warmup` untimed frames of
+ * index build + render on r, then `frames` frames timed whole, as many
+ * timed build and render apart, and as many stage by stage; also the
+ * index's leaves, pairs and device bytes. */
+qr_status bench_measure(qr_gpu_renderer *r, const qr_gpu_scene *gs,
+                        const qr_index_params *p, int exact, int warmup, int frames,
+                        bench_row *row, qr_error *err);
+
 /* "quadtree" or "grid16" */
 const char *bench_index_name(const bench_row *r, char *buf, size_t len);
 
@@ -67,6 +79,9 @@ void bench_print_speedups(FILE *out, const bench_row *rows, int n);
  * ("scaling", as bench_print_scaling). */
 qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
                            int scaling, qr_error *err);
+/* The same object to a stream (no error of the stream's own is checked). */
+qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row *rows, int n,
+                              int scaling, qr_error *err);
 qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_error *err);
 /* Per-scene bars of time per frame for each index, stacked by stage, on a
  * log axis; one panel per (size, mode). */

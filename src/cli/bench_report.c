@@ -132,8 +132,8 @@ static void json_stats(FILE *f, const char *name, const bench_stats *s)
             name, s->median, s->min, s->max, s->p25, s->p75);
 }
 
-qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
-                           int scaling, qr_error *err)
+qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row *rows, int n,
+                              int scaling, qr_error *err)
 {
     bench_point *pts = NULL;
     int npts = 0;
@@ -145,13 +145,6 @@ qr_status bench_write_json(const char *path, const char *header_json, const benc
             free(pts);
             return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
         }
-    }
-    qr_atomic_file af;
-    FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
-    if (st) {
-        free(pts);
-        return st;
     }
     fprintf(f, "{\n  \"schema_version\": 1,\n  \"header\": %s,\n  \"results\": [\n", header_json);
     for (int i = 0; i < n; i++) {
@@ -204,6 +197,20 @@ qr_status bench_write_json(const char *path, const char *header_json, const benc
     }
     fputs("\n}\n", f);
     free(pts);
+    return QR_OK;
+}
+
+qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
+                           int scaling, qr_error *err)
+{
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (!st) st = bench_write_json_to(f, header_json, rows, n, scaling, err);
+    if (st) {
+        if (af.fp) qr_atomic_abort(&af);
+        return st;
+    }
     return close_out(&af, err);
 }
 

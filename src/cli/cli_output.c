@@ -11,6 +11,12 @@
 
 /* ---- early checks -------------------------------------------------------------- */
 
+bool cli_is_html_name(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 5 && !strcmp(path + n - 5, ".html")) || (n > 4 && !strcmp(path + n - 4, ".htm"));
+}
+
 int cli_check_output_path(const char *path)
 {
     qr_error err;

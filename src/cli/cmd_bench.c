@@ -15,6 +15,7 @@
 #include "common/gpu_tuning.h"
 #include "cli/bench.h"
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
@@ -113,101 +114,6 @@ static const char *set_count0(const char *text, void *dest)
     return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of sorted v[0..n-1], linear between neighbours. */
-static double quantile(const double *v, int n, double q)
-{
-    double pos = q * (n - 1);
-    int i = (int)pos;
-    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
-static bench_stats stats_of(double *v, int n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    bench_stats s = {quantile(v, n, 0.5), v[0], v[n - 1], quantile(v, n, 0.25), quantile(v, n, 0.75)};
-    return s;
-}
-
-/* `warmup` untimed frames, then `frames` frames timed at `level` into t. */
-static qr_status time_frames(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_index_params *p,
-                             qr_render_mode mode, qr_timing level, int warmup, int frames,
-                             qr_frame_timing *t, qr_error *err)
-{
-    qr_gpu_renderer_set_timing(r, level);
-    for (int f = -warmup; f < frames; f++) {
-        qr_status st = qr_gpu_render(r, gs, p, mode, err);
-        if (!st && f >= 0) st = qr_gpu_renderer_timing(r, &t[f], err);
-        if (st) return st;
-    }
-    return QR_OK;
-}
-
-/* One (scene, size, index, mode) measurement: `frames` frames timed whole
- * (no event inside the frame), as many timed with events between build and
- * render, and as many stage by stage — separately, because every event
- * inside a frame is one more node in its graph and lengthens the frames it
- * times (qr_timing). */
-static qr_status measure(qr_gpu_renderer *r, const qr_gpu_scene *gs, const qr_index_params *p,
-                         int exact, int warmup, int frames, bench_row *row, qr_error *err)
-{
-    double *v = malloc(sizeof(double) * frames * (BENCH_NSTAGES + 2));
-    qr_frame_timing *t = malloc(sizeof *t * frames);
-    if (!v || !t) {
-        free(v);
-        free(t);
-        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    }
-    double *frame = v, *build = v + frames, *stage = v + 2 * frames;
-    const qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
-    qr_status st = time_frames(r, gs, p, mode, QR_TIMING_FRAME, warmup, frames, t, err);
-    for (int f = 0; f < frames && !st; f++) frame[f] = t[f].frame_ms;
-    if (!st) st = time_frames(r, gs, p, mode, QR_TIMING_TOTALS, 2, frames, t, err);
-    for (int f = 0; f < frames && !st; f++) {
-        build[f] = t[f].build.total_ms;
-        stage[BENCH_RENDER * frames + f] = t[f].render_ms;
-    }
-    if (!st) {
-        row->frames = frames;
-        row->frame = stats_of(frame, frames);
-        row->build = stats_of(build, frames);
-    }
-    /* stage by stage; the render comes from the frames split in two, the
-     * frame's rest ("other") from those timed whole */
-    if (!st) st = time_frames(r, gs, p, mode, QR_TIMING_STAGES, 2, frames, t, err);
-    for (int f = 0; f < frames && !st; f++) {
-        const double s[BENCH_RENDER] = {t[f].build.boxes_ms, t[f].build.tree_ms, t[f].build.count_ms,
-                                        t[f].build.scan_ms,  t[f].build.emit_ms, t[f].build.sort_ms};
-        for (int k = 0; k < BENCH_RENDER; k++) stage[k * frames + f] = s[k];
-    }
-    if (!st) {
-        for (int k = 0; k < BENCH_OTHER; k++) row->stage[k] = stats_of(stage + k * frames, frames).median;
-        /* whatever the median frame holds beyond the stages' medians: launch
-         * gaps, the read-back, the events themselves */
-        double sum = 0;
-        for (int k = 0; k < BENCH_OTHER; k++) sum += row->stage[k];
-        row->stage[BENCH_OTHER] = row->frame.median > sum ? row->frame.median - sum : 0;
-        qr_index *ix = NULL;
-        st = qr_gpu_index_download(qr_gpu_renderer_index(r), &ix, err);
-        if (!st) {
-            row->leaves = ix->num_leaves;
-            row->pairs = ix->num_pairs;
-            row->visible = ix->visible;
-            qr_index_destroy(ix);
-        }
-        row->device_bytes = qr_gpu_renderer_device_bytes(r);
-        row->index_bytes = qr_gpu_index_device_bytes(qr_gpu_renderer_index(r));
-    }
-    free(t);
-    free(v);
-    return st;
-}
-
 /* The scenes `bench` runs when none is named: CS149's, then the
  * non-uniform ones an adaptive index exists for (docs/scenes.md). Reports
  * head each family's rows with its name. */
@@ -255,6 +161,8 @@ typedef struct bench_plan {
     int scaling; /* a measurement out of memory is a row saying so, not the end */
     bench_row *rows;
     int nrows;
+    report_floor *floors; /* with --report: per scene and size, else NULL */
+    int nfloors;
 } bench_plan;
 
 static int config_tile(const bench_plan *b, int c)
@@ -350,7 +258,7 @@ static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error 
                 qr_status st = r ? QR_OK : qr_gpu_renderer_create(size, size, &r, err);
                 if (st == QR_OK) {
                     qr_gpu_renderer_set_graph(r, !b->direct);
-                    st = measure(r, gs, &p, row->exact, b->warmup, b->frames, row, err);
+                    st = bench_measure(r, gs, &p, row->exact, b->warmup, b->frames, row, err);
                 }
                 if (st != QR_OK) {
                     if (!goes_on(b, scene->name, err)) {
@@ -365,6 +273,15 @@ static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error 
                 b->nrows++;
             }
             qr_gpu_renderer_destroy(r);
+        }
+        if (b->floors && rc == CLI_EXIT_OK) {
+            report_floor *fl = &b->floors[b->nfloors];
+            snprintf(fl->scene, sizeof fl->scene, "%s", scene->name);
+            fl->size = size;
+            if (bench_floor_count(scene, size, size, 0, &fl->floor, err) != QR_OK)
+                rc = cli_fail(err, CLI_PHASE_RUN);
+            else
+                b->nfloors++;
         }
         /* the CPU reference comes after the GPU measurements: a GPU left
          * idle for seconds would start them at lowered clocks */
@@ -385,6 +302,21 @@ static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error 
     return rc;
 }
 
+/* The GPU's peak memory bandwidth: two transfers a memory clock over the
+ * bus. */
+static double peak_bytes_per_s(const qr_gpu_info *g)
+{
+    return 2.0 * g->mem_clock_khz * 1e3 * g->mem_bus_bits / 8.0;
+}
+
+/* Its FP32 instructions per second: lanes per SM by architecture (the
+ * CUDA programming guide's throughput table) x SMs x clock. */
+static double peak_flops(const qr_gpu_info *g)
+{
+    const int lanes = g->cc_major >= 9 || (g->cc_major == 8 && g->cc_minor >= 6) ? 128 : 64;
+    return (double)lanes * g->sm_count * g->clock_khz * 1e3;
+}
+
 static int run_bench(const cli_cmd *cmd, int argc, char **argv)
 {
     word_list indexes, modes;
@@ -393,7 +325,7 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     set_mode_list("fast,exact", &modes);
     int frames = 20, warmup = 5, cpu = 0, direct = 0, cpu_frames = 5, e2e = 0;
     uint32_t seed = 0;
-    const char *json = NULL, *csv = NULL, *plot = NULL, *scaling = NULL;
+    const char *json = NULL, *csv = NULL, *plot = NULL, *scaling = NULL, *report = NULL;
     qr_index_params qp;
     qr_index_params_default(&qp);
     /* the quadtree options' help shows the library's defaults, whatever
@@ -430,6 +362,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON, or - for stdout", 0},
         {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV, or - for stdout", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
+        {"--report", NULL, "FILE.html", cli_set_string, &report,
+         "write a self-contained HTML report: charts of the frames against the best grid and "
+         "the floor", 0},
         {"--scaling-plot", NULL, "FILE.svg", cli_set_string, &scaling,
          "also draw frame time against circle count of FAMILY:COUNT scenes (SVG)", 0},
         {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, cap_help, 0},
@@ -463,8 +398,11 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         scenes = scored_names;
         nscenes = NSCORED;
     }
-    const char *outs[] = {json, csv, plot, scaling};
-    for (int k = 0; k < 4; k++)
+    if (report && !cli_is_html_name(report))
+        return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
+                               report);
+    const char *outs[] = {json, csv, plot, scaling, report};
+    for (int k = 0; k < 5; k++)
         if (outs[k] && strcmp(outs[k], "-") && (rc = cli_check_output_path(outs[k]))) return rc;
 
     qr_error err;
@@ -474,9 +412,9 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         want_exact |= !strcmp(modes.item[i], "exact");
         want_fast |= !strcmp(modes.item[i], "fast");
     }
-    if (e2e && (cpu || json || csv || plot || scaling))
-        return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot or "
-                                    "--scaling-plot");
+    if (e2e && (cpu || json || csv || plot || scaling || report))
+        return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot, "
+                                    "--scaling-plot or --report");
     if (qr_gpu_probe(&gpu, &err) != QR_OK) {
         if (e2e) {
             fprintf(stderr, "quadrender: bench --e2e needs a GPU: %s\n", err.msg);
@@ -486,10 +424,10 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
             fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", err.msg);
             return CLI_EXIT_NO_GPU;
         }
-        if (json || csv || plot || scaling)
+        if (json || csv || plot || scaling || report)
             return cli_usage_error(cmd,
-                                   "--json, --csv, --plot and --scaling-plot need a GPU (no usable "
-                                   "one: %s)",
+                                   "--json, --csv, --plot, --scaling-plot and --report need a GPU "
+                                   "(no usable one: %s)",
                                    err.msg);
         fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", err.msg);
         if (bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
@@ -542,7 +480,13 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         qr_fail(&err, QR_ERR_NOMEM, "out of host memory");
         return cli_fail(&err, CLI_PHASE_RUN);
     }
-    bench_plan plan = {.sizes = &sizes, .tiles = &tiles, .modes = &modes, .qp = &qp,
+    report_floor *floors = report ? calloc((size_t)nscenes * sizes.n + 1, sizeof *floors) : NULL;
+    if (report && !floors) {
+        free(rows);
+        qr_fail(&err, QR_ERR_NOMEM, "out of host memory");
+        return cli_fail(&err, CLI_PHASE_RUN);
+    }
+    bench_plan plan = {.floors = floors, .sizes = &sizes, .tiles = &tiles, .modes = &modes, .qp = &qp,
                        .want_q = want_q, .configs = configs, .warmup = warmup, .frames = frames,
                        .direct = direct, .cpu = cpu, .progress = isatty(STDERR_FILENO),
                        .total = total, .scaling = scaling != NULL, .rows = rows};
@@ -567,7 +511,14 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         if (!rc && plot && bench_write_svg(plot, title, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         if (!rc && scaling && bench_write_scaling_svg(scaling, title, rows, nrows, gpu.mem_total, &err))
             rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (!rc && report) {
+            report_bench rb = {.header_json = header_json, .rows = rows, .nrows = nrows,
+                               .floors = floors, .nfloors = plan.nfloors,
+                               .bytes_per_s = peak_bytes_per_s(&gpu), .flops = peak_flops(&gpu)};
+            if (report_bench_write(report, &rb, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        }
     }
+    free(floors);
     free(rows);
     return rc;
 }

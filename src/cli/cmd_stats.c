@@ -8,6 +8,7 @@
  * the device, only the times do.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,8 +19,11 @@
 #include "quadrender/image.h"
 #include "quadrender/index.h"
 #include "quadrender/render_cpu.h"
+#include "quadrender/render_cpu_fast.h"
+#include "cli/report.h"
 #include "quadrender/scene.h"
 #include "quadrender/stats.h"
+#include "quadrender/threads.h"
 
 enum { GPU_WARMUP = 3, GPU_TIMED = 10, CPU_TIMED = 3 };
 
@@ -186,24 +190,33 @@ static void draw_heat(qr_image *img, const qr_index *ix, int32_t min_count, int3
     draw_edges(img, ix, black, 0.35f);
 }
 
-/* The scene as `render` draws it (GPU: fast mode), with the index over it. */
+/* The scene as `render` draws it in fast mode, on the GPU when gs is
+ * there, else with the fast CPU renderer, into a new *img. */
+static qr_status draw_scene(const qr_scene *scene, qr_gpu_scene *gs, int32_t w, int32_t h,
+                            const qr_index_params *p, qr_image **img, qr_error *err)
+{
+    qr_status st = qr_image_create(w, h, img, err);
+    if (st == QR_OK && gs) {
+        qr_gpu_renderer *r = NULL;
+        st = qr_gpu_renderer_create(w, h, &r, err);
+        if (st == QR_OK)
+            st = qr_gpu_render(r, gs, p, QR_RENDER_FAST, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_download(r, *img, err);
+        qr_gpu_renderer_destroy(r);
+    } else if (st == QR_OK) {
+        st = qr_render_cpu_fast(scene, p, QR_RENDER_FAST, 0, *img, NULL, err);
+    }
+    return st;
+}
+
+/* The scene as `render` draws it (fast mode), with the index over it. */
 static qr_status write_picture(const char *path, picture_mode mode, const qr_scene *scene,
                                qr_gpu_scene *gs, const qr_index *ix, const qr_index_params *p,
                                const qr_index_stats *s, qr_error *err)
 {
     qr_image *img = NULL;
-    qr_gpu_renderer *r = NULL;
-    qr_status st = qr_image_create(ix->width, ix->height, &img, err);
-    if (st == QR_OK && gs) {
-        st = qr_gpu_renderer_create(ix->width, ix->height, &r, err);
-        if (st == QR_OK)
-            st = qr_gpu_render(r, gs, p, QR_RENDER_FAST, err);
-        if (st == QR_OK)
-            st = qr_gpu_renderer_download(r, img, err);
-        qr_gpu_renderer_destroy(r);
-    } else if (st == QR_OK) {
-        st = qr_render_cpu(scene, img, err);
-    }
+    qr_status st = draw_scene(scene, gs, ix->width, ix->height, p, &img, err);
     if (st == QR_OK) {
         static const float dark_red[3] = {0.55f, 0.0f, 0.0f};
         if (mode == PICTURE_HEAT)
@@ -213,6 +226,148 @@ static qr_status write_picture(const char *path, picture_mode mode, const qr_sce
         st = qr_image_write(img, path, err);
     }
     qr_image_destroy(img);
+    return st;
+}
+
+/* ---- the report ----------------------------------------------------------------------------- */
+
+/* The grid tiles the report times against the quadtree: bench's. */
+static const int report_tiles[] = {16, 32, 64, 128, 256};
+enum {
+    REPORT_NTILES = sizeof report_tiles / sizeof report_tiles[0],
+    REPORT_WARMUP = 3,
+    REPORT_FRAMES = 10,
+    REPORT_CPU_FRAMES = 3
+};
+
+static const char *set_report_tile(const char *text, void *dest)
+{
+    int v = atoi(text);
+    for (int k = 0; k < REPORT_NTILES; k++)
+        if (v == report_tiles[k] && strspn(text, "0123456789") == strlen(text)) {
+            *(int *)dest = v;
+            return NULL;
+        }
+    return "16, 32, 64, 128 or 256";
+}
+
+/* The index of tile (0: the quadtree of p) */
+static qr_index_params tile_params(const qr_index_params *p, int tile)
+{
+    qr_index_params c = *p;
+    if (tile) {
+        c.uniform = 1;
+        c.min_leaf = tile;
+    }
+    return c;
+}
+
+/* The fast CPU renderer's frames (its own host build, then the render). */
+static qr_status time_cpu(const qr_scene *scene, int32_t w, int32_t h, const qr_index_params *c,
+                          bench_row *row, qr_error *err)
+{
+    enum { N = REPORT_CPU_FRAMES };
+    double frame[N], build[N], render[N];
+    qr_image *img = NULL;
+    qr_status st = qr_image_create(w, h, &img, err);
+    for (int f = 0; f < N && st == QR_OK; f++) {
+        qr_cpu_timing t;
+        st = qr_render_cpu_fast(scene, c, QR_RENDER_FAST, 0, img, &t, err);
+        frame[f] = t.build_ms + t.render_ms;
+        build[f] = t.build_ms;
+        render[f] = t.render_ms;
+    }
+    qr_image_destroy(img);
+    if (st == QR_OK) {
+        row->frames = N;
+        row->frame = bench_stats_of(frame, N);
+        row->build = bench_stats_of(build, N);
+        row->stage[BENCH_RENDER] = bench_stats_of(render, N).median;
+    }
+    return st;
+}
+
+/* Fast-mode frames of each row's index: as bench times them on the GPU,
+ * else the fast CPU renderer's. */
+static qr_status time_rows(const qr_scene *scene, qr_gpu_scene *gs, int32_t w, int32_t h,
+                           const qr_index_params *p, bench_row *rows, int n, qr_error *err)
+{
+    qr_status st = QR_OK;
+    for (int i = 0; i < n && st == QR_OK; i++) {
+        qr_index_params c = tile_params(p, rows[i].grid_tile);
+        if (!gs) {
+            st = time_cpu(scene, w, h, &c, &rows[i], err);
+            continue;
+        }
+        qr_gpu_renderer *r = NULL;
+        st = qr_gpu_renderer_create(w, h, &r, err);
+        if (st == QR_OK)
+            st = bench_measure(r, gs, &c, 0, REPORT_WARMUP, REPORT_FRAMES, &rows[i], err);
+        qr_gpu_renderer_destroy(r);
+    }
+    return st;
+}
+
+/* The index of p for the scene's frame: on the GPU when gs is there (the
+ * device scene holds the frame), else on the host. */
+static qr_status build_index(const qr_scene *scene, qr_gpu_scene *gs, int32_t w, int32_t h,
+                             const qr_index_params *p, qr_index **out, qr_error *err)
+{
+    if (!gs)
+        return qr_index_build_host(scene, w, h, NULL, p, out, err);
+    qr_gpu_index *gix = NULL;
+    qr_status st = qr_gpu_index_create(&gix, err);
+    if (st == QR_OK)
+        st = qr_gpu_index_build(gix, gs, w, h, NULL, p, err);
+    if (st == QR_OK)
+        st = qr_gpu_index_download(gix, out, err);
+    qr_gpu_index_destroy(gix);
+    return st;
+}
+
+/* Times the quadtree and the grid tiles (only `tile` when the user chose
+ * one), builds the grid shown beside the quadtree (that tile, else the
+ * fastest) and writes the page. */
+static qr_status write_report(const char *path, int tile, const qr_scene *scene,
+                              qr_gpu_scene *gs, const qr_index *ix, const qr_index_params *p,
+                              const qr_index_stats *s, const qr_stats_context *ctx,
+                              const char *gpu_name, qr_error *err)
+{
+    bench_row rows[1 + REPORT_NTILES];
+    memset(rows, 0, sizeof rows);
+    int n = 1;
+    for (int k = 0; k < REPORT_NTILES; k++)
+        if (!tile || tile == report_tiles[k])
+            rows[n++].grid_tile = report_tiles[k];
+    qr_status st = time_rows(scene, gs, ix->width, ix->height, p, rows, n, err);
+    if (st != QR_OK)
+        return st;
+    const bench_row *best = bench_best_grid(rows, n, &rows[0]);
+    qr_index_params gp = tile_params(p, best->grid_tile);
+    qr_index *grid = NULL;
+    qr_image *img = NULL;
+    st = build_index(scene, gs, ix->width, ix->height, &gp, &grid, err);
+    if (st == QR_OK)
+        st = draw_scene(scene, gs, ix->width, ix->height, p, &img, err);
+    char timing[384];
+    if (gs)
+        snprintf(timing, sizeof timing,
+                 "GPU %s: index build + render (fast mode), median of %d frames after %d "
+                 "warm-up, CUDA events",
+                 gpu_name, REPORT_FRAMES, REPORT_WARMUP);
+    else
+        snprintf(timing, sizeof timing,
+                 "CPU, %d threads: the fast CPU renderer's host build + render (fast mode), "
+                 "median of %d frames, wall clock; it renders the quadtree with leaves of %d px "
+                 "and up",
+                 qr_threads(), REPORT_CPU_FRAMES, QR_TILE);
+    if (st == QR_OK) {
+        report_stats rs = {.stats = s, .ctx = ctx, .image = img, .quadtree = ix, .grid = grid,
+                           .rows = rows, .nrows = n, .grid_chosen = tile != 0, .timing = timing};
+        st = report_stats_write(path, &rs, err);
+    }
+    qr_image_destroy(img);
+    qr_index_destroy(grid);
     return st;
 }
 
@@ -310,8 +465,9 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     cli_scene_opts so;
     qr_index_params params;
     cli_device device = CLI_DEVICE_AUTO;
-    const char *json = NULL, *picture = NULL;
+    const char *json = NULL, *picture = NULL, *report = NULL;
     picture_mode pmode = PICTURE_LEAVES;
+    int report_tile = 0;
     int no_clobber = 0;
     enum {
         O_SCENE,
@@ -320,6 +476,8 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         O_JSON,
         O_PICTURE,
         O_PICTURE_MODE,
+        O_REPORT,
+        O_REPORT_TILE,
         O_NO_CLOBBER,
         O_COUNT
     };
@@ -332,6 +490,11 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
                        "draw the leaves over the rendered scene (.png, .ppm or .pfm)"},
         [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
                             "leaves (boundaries) or heat (circles per leaf) (default leaves)"},
+        [O_REPORT] = {"--report", NULL, "FILE.html", cli_set_string, &report,
+                      "write a self-contained HTML report: the leaves over the image beside "
+                      "the fastest grid's, histograms, times"},
+        [O_REPORT_TILE] = {"--report-tile", NULL, "N", set_report_tile, &report_tile,
+                           "the report's grid: this tile (16 to 256) instead of the fastest"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
     };
@@ -347,10 +510,17 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     if (picture && qr_image_format_from_path(picture) == QR_FORMAT_UNKNOWN)
         return cli_usage_error(cmd, "--picture: '%s' is not a .png, .ppm or .pfm file name",
                                picture);
+    if (report_tile && !report)
+        return cli_usage_error(cmd, "--report-tile needs --report FILE.html");
+    if (report && !cli_is_html_name(report))
+        return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
+                               report);
     cli_set_no_clobber(no_clobber);
     if (json && strcmp(json, "-") != 0 && (rc = cli_check_output_path(json)) != CLI_EXIT_OK)
         return rc;
     if (picture && (rc = cli_check_output_path(picture)) != CLI_EXIT_OK)
+        return rc;
+    if (report && (rc = cli_check_output_path(report)) != CLI_EXIT_OK)
         return rc;
 
     cli_device_choice dev;
@@ -411,6 +581,15 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
                     "quadrender:   heat: dark blue %d, blue, green, yellow, red %d circles per "
                     "leaf (log scale)\n",
                     s.min_per_leaf, s.max_per_leaf);
+    }
+    if (report) {
+        cli_message("report -> %s (timing the quadtree and %s)", report,
+                    report_tile ? "the chosen grid" : "grids of 16 to 256 px");
+        if (write_report(report, report_tile, scene, gs, ix, &params, &s, &ctx,
+                         dev.gpu ? dev.info.name : NULL, &err) != QR_OK) {
+            rc = cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
+            goto done;
+        }
     }
     rc = CLI_EXIT_OK;
 done:

@@ -89,6 +89,7 @@ extern "C" qr_status qr_gpu_probe_device(int device, qr_gpu_info *info, qr_error
     info->sm_count = prop.multiProcessorCount;
     cudaDeviceGetAttribute(&info->clock_khz, cudaDevAttrClockRate, info->device);
     cudaDeviceGetAttribute(&info->mem_clock_khz, cudaDevAttrMemoryClockRate, info->device);
+    cudaDeviceGetAttribute(&info->mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, info->device);
     cudaFuncAttributes attr;
     e = cudaFuncGetAttributes(&attr, qr_probe_kernel);
     if (e != cudaSuccess) {

@@ -106,7 +106,7 @@ void qr_json_write_string(FILE *fp, const char *s)
         }
         if (c == '"' || c == '\\')
             fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == '<')
             fprintf(fp, "\\u%04x", c);
         else
             fwrite(s + at, 1, len, fp);

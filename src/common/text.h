@@ -29,8 +29,9 @@ size_t qr_utf8_prefix(const char *s, size_t n, size_t max);
  * cutting an escape or a character; returns the length written. */
 size_t qr_escape_terminal(char *dst, size_t size, const char *s);
 
-/* A JSON string with its quotes: '"' and '\\' escaped, control bytes as
- * \u00HH, bytes that are not UTF-8 as \ufffd (the replacement character),
+/* A JSON string with its quotes: '"' and '\\' escaped, control bytes and
+ * '<' as \u00HH (so that the JSON can stand inside an HTML <script>
+ * element: no "</script>" in it), bytes that are not UTF-8 as \ufffd (the replacement character),
  * so that the output is valid UTF-8 JSON whatever s holds. */
 void qr_json_write_string(FILE *fp, const char *s);
 
