@@ -91,6 +91,19 @@ qr_mpi_deps() {
     fi
 }
 
+# qr_browser_deps gives the tests a headless Chromium (Debian's
+# chromium-headless-shell), which loads the HTML reports (stats --report,
+# bench --report) from files and checks them (tests/report). The product
+# needs no browser; without one those tests are skipped, saying so.
+qr_browser_deps() {
+    if [ -d .criterion ] || ! command -v dpkg >/dev/null 2>&1 ||
+        command -v chromium-headless-shell >/dev/null 2>&1 || command -v chromium >/dev/null 2>&1; then
+        return 0
+    fi
+    qr_apt_install chromium-headless-shell ||
+        echo "deps: could not install chromium-headless-shell: the report's browser tests are skipped" >&2
+}
+
 # qr_build PRESET [ARGS...] configures and builds with a preset of
 # CMakePresets.json into build/PRESET; extra arguments go to the build,
 # e.g. qr_build release --target quadrender.

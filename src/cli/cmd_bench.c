@@ -540,6 +540,10 @@ const cli_cmd cli_cmd_bench = {
              "any other scene is a family of its own), a table on stdout and an SVG\n"
              "plot, quadtree and best grid per family and size; a measurement out of\n"
              "memory is recorded as such and the run goes on.\n"
+             "With --report, also one self-contained HTML page (no network needed): per\n"
+             "size and mode a chart of each scene's quadtree and best-grid frames beside\n"
+             "the scene's floor (the bytes and blends any index must spend, counted on the\n"
+             "CPU, at this GPU's peak bandwidth and FP32 rate), hover for the numbers.\n"
              "With --cpu, the fast CPU renderer (quadtree index, --threads N threads, both\n"
              "modes; --cpu-frames timed frames, medians) is timed beside the serial\n"
              "reference renderer too; without a usable GPU, only they are.\n",

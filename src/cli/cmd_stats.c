@@ -607,7 +607,13 @@ const cli_cmd cli_cmd_stats = {
              "(nodes, leaves by depth and side), circles per leaf (min, mean, median, p90,\n"
              "p99, max, empty leaves), pairs and replication (pairs per visible circle),\n"
              "and the build time: on the GPU the median per stage of 10 builds after 3\n"
-             "warm-up builds, on the CPU the median wall time of 3 host-oracle builds.\n",
+             "warm-up builds, on the CPU the median wall time of 3 host-oracle builds.\n"
+             "With --report, also one self-contained HTML page (no network needed): the\n"
+             "image with the leaves over it beside the fastest grid's (of 16 to 256 px\n"
+             "tiles, each timed build + render in fast mode; --report-tile picks one),\n"
+             "zoom, pan, leaves coloured by depth, list length or predicted render cost,\n"
+             "hover for a leaf's rectangle, depth and list; histograms of circles per leaf\n"
+             "and leaves per depth, the frame's stages and the index's memory.\n",
     .notes = "Both builders make the same index, so only the times and the device memory\n"
              "depend on --device. JSON: docs/cli.md lists the keys (schema_version 1).\n"
              "\n"
