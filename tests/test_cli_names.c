@@ -17,7 +17,8 @@
 
 /* The scene file name of issue 20, row 7. */
 #define NASTY_BASE "my \"a\",b&<c>"
-#define NASTY_JSON "\"my \\\"a\\\",b&<c>\""
+/* JSON: quotes and backslashes escaped, and '<' as \u003c (a page may embed it) */
+#define NASTY_JSON "\"my \\\"a\\\",b&\\u003cc>\""
 
 /* Whether s[0..n-1] is UTF-8, as iconv (glibc, an independent decoder)
  * sees it. */

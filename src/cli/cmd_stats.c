@@ -510,6 +510,9 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
     if (picture && qr_image_format_from_path(picture) == QR_FORMAT_UNKNOWN)
         return cli_usage_error(cmd, "--picture: '%s' is not a .png, .ppm or .pfm file name",
                                picture);
+    if (report && params.uniform)
+        return cli_usage_error(cmd, "--report compares the quadtree with the grids: not with "
+                                    "--index grid (--report-tile picks the grid shown)");
     if (report_tile && !report)
         return cli_usage_error(cmd, "--report-tile needs --report FILE.html");
     if (report && !cli_is_html_name(report))

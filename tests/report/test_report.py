@@ -238,6 +238,7 @@ class Data(unittest.TestCase):
     def test_usage_errors(self):
         for args in (["stats", "rgb", "--report", "x.png"], ["stats", "rgb", "--report-tile", "32"],
                      ["stats", "rgb", "--report", "x.html", "--report-tile", "48"],
+                     ["stats", "rgb", "--report", "x.html", "--index", "grid"],
                      ["bench", "rgb", "--report", "x.txt"]):
             r = run(*args, ok=(2,))
             self.assertIn("--report", r.stderr)
@@ -310,6 +311,20 @@ class Browser(unittest.TestCase):
         self.b.eval("qrReport.setOverlay(false)")
         shot = self.b.screenshot()
         self.assertFalse(any(is_edge(browser.pixel(shot, x, int(p["y"]))) for x in xs))
+        # the wheel zooms about the cursor: the pixel under it stays put, the
+        # others move away from it
+        a = self.b.eval("qrReport.imageToPage(0, 100, 100)")
+        b0 = self.b.eval("qrReport.imageToPage(0, 140, 100)")
+        self.b.eval("qrReport.views[0].canvas.dispatchEvent(new WheelEvent('wheel', {clientX: %f, "
+                    "clientY: %f, deltaY: -400, bubbles: true, cancelable: true})), 0" % (a["x"], a["y"]))
+        a2 = self.b.eval("qrReport.imageToPage(0, 100, 100)")
+        b2 = self.b.eval("qrReport.imageToPage(0, 140, 100)")
+        # (events carry whole pixels: within one)
+        self.assertAlmostEqual(a2["x"], a["x"], delta=1)
+        self.assertAlmostEqual(a2["y"], a["y"], delta=1)
+        self.assertGreater(b2["x"] - a2["x"], 1.5 * (b0["x"] - a["x"]))
+        self.b.eval("document.getElementById('reset').click(), 0")
+        self.assertAlmostEqual(self.b.eval("qrReport.imageToPage(0, 140, 100)")["x"], b0["x"], places=3)
         # colouring by depth paints the leaves
         self.b.eval("qrReport.setOverlay(true); qrReport.setMode('depth')")
         self.assertTrue(self.b.eval("document.querySelector('.legend').textContent.includes('depth')"))
