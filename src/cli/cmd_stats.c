@@ -347,8 +347,10 @@ static qr_status write_report(const char *path, int tile, const qr_scene *scene,
     qr_index *grid = NULL;
     qr_image *img = NULL;
     st = build_index(scene, gs, ix->width, ix->height, &gp, &grid, err);
+    const int k = report_image_scale(ix->width, ix->height);
     if (st == QR_OK)
-        st = draw_scene(scene, gs, ix->width, ix->height, p, &img, err);
+        st = draw_scene(scene, gs, (ix->width + k - 1) / k, (ix->height + k - 1) / k, p, &img,
+                        err);
     char timing[384];
     if (gs)
         snprintf(timing, sizeof timing,
@@ -362,7 +364,7 @@ static qr_status write_report(const char *path, int tile, const qr_scene *scene,
                  "and up",
                  qr_threads(), REPORT_CPU_FRAMES, QR_TILE);
     if (st == QR_OK) {
-        report_stats rs = {.stats = s, .ctx = ctx, .image = img, .quadtree = ix, .grid = grid,
+        report_stats rs = {.stats = s, .ctx = ctx, .picture = img, .quadtree = ix, .grid = grid,
                            .rows = rows, .nrows = n, .grid_chosen = tile != 0, .timing = timing};
         st = report_stats_write(path, &rs, err);
     }

@@ -14,6 +14,7 @@
 #ifndef QR_CLI_REPORT_H
 #define QR_CLI_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/bench.h"
@@ -32,13 +33,20 @@ typedef qr_status (*report_data_fn)(FILE *f, const void *arg, qr_error *err);
 qr_status report_write_page(const char *path, report_data_fn data, const void *arg,
                             qr_error *err);
 
-/* Largest side of the image a page carries; larger images are shrunk by a
- * whole factor (box filter) to fit. */
+/* Largest side of the picture a page carries: a larger image is drawn at
+ * its size divided by a whole factor (the scene rendered at that size: its
+ * coordinates are the image's fractions, so it is the same picture, and no
+ * full-size image is ever held for the page). */
 #define REPORT_IMAGE_MAX_SIDE 1024
 
-/* "image": {"width", "height" (the image's), "scale" (image pixels per
- * picture pixel), "png" (the picture, base64)} */
-qr_status report_write_image(FILE *f, const qr_image *img, qr_error *err);
+/* The factor for a width x height image: the picture is
+ * ceil(width / scale) x ceil(height / scale). */
+int report_image_scale(int32_t width, int32_t height);
+
+/* "image": {"width", "height" (the image's), "scale", "png" (the picture,
+ * base64)} */
+qr_status report_write_image(FILE *f, const qr_image *picture, int32_t width, int32_t height,
+                             qr_error *err);
 
 /* The leaves of ix as columns: "x0", "y0", "x1", "y1" (pixels, y = 0 at the
  * bottom), "depth", "count", "first" and "last" (the first and last circle
@@ -51,7 +59,8 @@ void report_write_leaves(FILE *f, const qr_index *ix);
 typedef struct report_stats {
     const qr_index_stats *stats;
     const qr_stats_context *ctx;
-    const qr_image *image;     /* the scene as `render` draws it (fast mode) */
+    const qr_image *picture;   /* the scene as `render` draws it (fast mode), at the
+                                  image's size / report_image_scale */
     const qr_index *quadtree;
     const qr_index *grid;      /* the grid shown beside the quadtree */
     const bench_row *rows;     /* rows[0]: the quadtree; then the grid tiles */

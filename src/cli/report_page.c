@@ -56,28 +56,6 @@ static void write_base64(FILE *f, const unsigned char *p, size_t n)
     }
 }
 
-/* img shrunk by a whole factor k: each picture pixel the mean of a k x k
- * block (the blocks at the right and top edges cut short). */
-static qr_status shrink(const qr_image *img, int k, qr_image **out, qr_error *err)
-{
-    const int32_t w = (img->width + k - 1) / k, h = (img->height + k - 1) / k;
-    qr_status st = qr_image_create(w, h, out, err);
-    if (st != QR_OK)
-        return st;
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            double sum[4] = {0, 0, 0, 0};
-            int n = 0;
-            for (int32_t sy = y * k; sy < (y + 1) * k && sy < img->height; sy++)
-                for (int32_t sx = x * k; sx < (x + 1) * k && sx < img->width; sx++, n++)
-                    for (int c = 0; c < 4; c++)
-                        sum[c] += img->rgba[4 * ((size_t)sy * img->width + sx) + c];
-            for (int c = 0; c < 4; c++)
-                (*out)->rgba[4 * ((size_t)y * w + x) + c] = (float)(sum[c] / n);
-        }
-    return QR_OK;
-}
-
 /* The PNG of img, in memory (*png, *len; the caller frees *png). */
 static qr_status encode_png(const qr_image *img, unsigned char **png, size_t *len, qr_error *err)
 {
@@ -112,21 +90,22 @@ static qr_status encode_png(const qr_image *img, unsigned char **png, size_t *le
     return QR_OK;
 }
 
-qr_status report_write_image(FILE *f, const qr_image *img, qr_error *err)
+int report_image_scale(int32_t width, int32_t height)
 {
-    const int32_t side = img->width > img->height ? img->width : img->height;
-    const int k = (side + REPORT_IMAGE_MAX_SIDE - 1) / REPORT_IMAGE_MAX_SIDE;
-    qr_image *small = NULL;
-    qr_status st = k > 1 ? shrink(img, k, &small, err) : QR_OK;
+    const int32_t side = width > height ? width : height;
+    return (side + REPORT_IMAGE_MAX_SIDE - 1) / REPORT_IMAGE_MAX_SIDE;
+}
+
+qr_status report_write_image(FILE *f, const qr_image *picture, int32_t width, int32_t height,
+                             qr_error *err)
+{
     unsigned char *png = NULL;
     size_t len = 0;
-    if (st == QR_OK)
-        st = encode_png(small ? small : img, &png, &len, err);
-    qr_image_destroy(small);
+    qr_status st = encode_png(picture, &png, &len, err);
     if (st != QR_OK)
         return st;
-    fprintf(f, "\"image\": {\"width\": %d, \"height\": %d, \"scale\": %d, \"png\": \"", img->width,
-            img->height, k);
+    fprintf(f, "\"image\": {\"width\": %d, \"height\": %d, \"scale\": %d, \"png\": \"", width,
+            height, report_image_scale(width, height));
     write_base64(f, png, len);
     fputs("\"}", f);
     free(png);
