@@ -139,10 +139,12 @@ Test(gpu_index, random_scenes)
             p.max_depth = (int32_t)((seed + 2 * k) % 9);
             p.max_leaf = (seed + k) % 4 == 0 ? 0 : 16 << ((seed + k) % 4);
             p.split_cost = (seed + k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + k) % 41));
-            char what[128];
-            snprintf(what, sizeof what, "random seed %llu %dx%d cap %d leaf %d depth %d cost %d",
+            p.early_stop = (int32_t)((seed + k) % 2);
+            char what[160];
+            snprintf(what, sizeof what,
+                     "random seed %llu %dx%d cap %d leaf %d depth %d cost %d early stop %d",
                      (unsigned long long)seed, sizes[k][0], sizes[k][1], p.capacity, p.min_leaf,
-                     p.max_depth, p.split_cost);
+                     p.max_depth, p.split_cost, p.early_stop);
             check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
         }
         qr_scene_destroy(s);

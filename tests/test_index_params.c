@@ -191,22 +191,26 @@ Test(index_host, split_cost_rule)
 }
 
 /* qr_split_pays (quadtree_geom.h, both builders' rule) against the rule in
- * 128-bit integers, at every side up to the host build's largest root and
+ * 128-bit integers, for shares of a list read from a fifth to all, at every side up to the host build's largest root and
  * counts up to a scene's largest, where split_cost * (R(s) C - R(s/2) C')
  * passes 2^63. */
 __extension__ typedef __int128 wide_int;
 
-static int split_pays_wide(int32_t side, long long count, long long children, int32_t cost)
+static int split_pays_wide(int32_t side, long long count, long long children, int32_t cost,
+                           int32_t share)
 {
     const wide_int r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
     if (count > 16384) return 1; /* QR_SPLIT_DEEP */
-    return (wide_int)100 * (children - count) < (wide_int)cost * (r * r * count - rh * rh * children);
+    return (wide_int)100 * 1000 * (children - count) <
+           (wide_int)cost * share * (r * r * count - rh * rh * children);
 }
 
 Test(index_host, split_rule_exact_at_large_sides)
 {
     const long long counts[] = {0, 1, 2, 1000, 1LL << 20, 550000000LL, 1LL << 30, INT32_MAX};
     const int32_t costs[] = {0, 1, 5, 999, 1000};
+    /* the share of a list a region reads (qr_read_share), thousandths */
+    const int32_t shares[] = {QR_READ_SHARE_MIN, 333, 451, 999, QR_READ_SHARE_ONE};
     qr_index_params p = qr_test_params(1, 16, 15, 0);
     int decided = 0;
     for (int32_t side = 16; side <= QR_IMAGE_BANDS_MAX_DIM; side *= 2)
@@ -214,14 +218,17 @@ Test(index_host, split_rule_exact_at_large_sides)
             for (int k = 0; k <= 16; k++) {
                 /* children from count (no circle on a split line) to 4 count */
                 const long long count = counts[c], children = count + count * k * 3 / 16;
-                for (size_t j = 0; j < sizeof costs / sizeof costs[0]; j++) {
-                    p.split_cost = costs[j];
-                    const int want = split_pays_wide(side, count, children, costs[j]);
-                    cr_assert_eq(qr_split_pays(side, count, children, &p), want,
-                                 "side %d, %lld circles, %lld in the children, cost %d: %d", side,
-                                 count, children, costs[j], want);
-                    decided += want;
-                }
+                for (size_t j = 0; j < sizeof costs / sizeof costs[0]; j++)
+                    for (size_t a = 0; a < sizeof shares / sizeof shares[0]; a++) {
+                        p.split_cost = costs[j];
+                        const int want =
+                            split_pays_wide(side, count, children, costs[j], shares[a]);
+                        cr_assert_eq(qr_split_pays(side, count, children, shares[a], &p), want,
+                                     "side %d, %lld circles, %lld in the children, cost %d, "
+                                     "share %d: %d",
+                                     side, count, children, costs[j], shares[a], want);
+                        decided += want;
+                    }
             }
     cr_assert_gt(decided, 0);
 }
@@ -243,6 +250,7 @@ Test(index_host, random_scenes)
             p.uniform = (seed + (uint64_t)k) % 5 == 0;
             p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
             p.split_cost = (seed + (uint64_t)k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + (uint64_t)k) % 41));
+            p.early_stop = (int32_t)((seed + 3 * (uint64_t)k) % 2);
             const int32_t w = sizes[k][0], h = sizes[k][1];
             qr_test_index_check(s, w, h, NULL, &p);
             qr_rect region = QR_TEST_RECT(w / 7, w - w / 5, h / 3, h - h / 9);
@@ -251,6 +259,41 @@ Test(index_host, random_scenes)
         }
         qr_scene_destroy(s);
     }
+}
+
+/* ---- early stop: list reads weighed by the share a region reads ------------------ */
+
+/* Big circles cover each pixel hundreds of times: with early_stop a region
+ * reads a fifth of a list, the split rule weighs list reads by that, and
+ * the tree keeps larger leaves than with every list read whole (exact
+ * mode); the checker holds both to the rule. Thin coverage reads whole
+ * lists either way: the same tree. */
+Test(index_host, early_stop_keeps_larger_leaves_where_circles_cover_deeply)
+{
+    qr_scene *deep = qr_test_scene_new(3000), *thin = qr_test_scene_new(3000);
+    for (int32_t i = 0; i < 3000; i++) {
+        const float x = (float)((i * 37) % 101) / 101.0f, y = (float)((i * 53) % 97) / 97.0f;
+        qr_test_set_circle(deep, i, x, y, 0.12f + 0.1f * (float)(i % 7) / 7.0f);
+        qr_test_set_circle(thin, i, x, y, 0.004f);
+    }
+    qr_index_params p;
+    qr_index_params_default(&p);
+    p.capacity = 64;
+    p.min_leaf = 16;
+    qr_index *ix[2][2];
+    for (int e = 0; e < 2; e++) {
+        p.early_stop = e;
+        ix[0][e] = qr_test_index_checked(deep, 512, 512, NULL, &p);
+        ix[1][e] = qr_test_index_checked(thin, 512, 512, NULL, &p);
+    }
+    cr_expect_lt(ix[0][1]->num_leaves, ix[0][0]->num_leaves, "deep coverage: %d leaves, %d read whole",
+                 ix[0][1]->num_leaves, ix[0][0]->num_leaves);
+    cr_expect_eq(ix[1][1]->num_leaves, ix[1][0]->num_leaves);
+    cr_expect_eq(ix[1][1]->num_pairs, ix[1][0]->num_pairs);
+    for (int k = 0; k < 2; k++)
+        for (int e = 0; e < 2; e++) qr_index_destroy(ix[k][e]);
+    qr_scene_destroy(deep);
+    qr_scene_destroy(thin);
 }
 
 /* ---- crowded nodes split below min_leaf ---------------------------------------- */

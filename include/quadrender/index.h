@@ -69,7 +69,8 @@ typedef struct qr_index_params {
                           of side s. split_cost is the cost of one list read
                           by a region in percent of one pair (0..1000). Small
                           circles (micro2M) split almost for free; big ones
-                          (biglittle) keep larger leaves. Nodes of QR_REGION
+                          (biglittle) keep larger leaves; with early_stop the
+                          reads are weighed by the share a region reads. Nodes of QR_REGION
                           pixels or less, and nodes of more than 16384
                           circles (one block's walk of such a list holds up
                           the frame), split by capacity alone. */
@@ -82,7 +83,28 @@ typedef struct qr_index_params {
                           (this side, or the root's 1/256 if larger, never above
                           min_leaf). A power of two from QR_MIN_LEAF; 0: none
                           (min_leaf is the floor). */
+    int32_t early_stop; /* nonzero: the lists feed a render that stops walking them
+                          early (fast mode: each pixel's walk ends once what lies
+                          behind cannot show), so a region reads only the front of
+                          a list, the shorter the more circles cover each pixel.
+                          split_cost's list reads are then weighed by the share
+                          of a list a region reads: QR_STOP_COVERAGE over the
+                          scene's coverage (the visible circles' box area per
+                          pixel of the region), at most 1 and at least
+                          QR_READ_SHARE_MIN / QR_READ_SHARE_ONE. 0: every list
+                          is read whole (exact mode). The renderers set it from
+                          their mode; the default is 1 (fast, the render default). */
 } qr_index_params;
+
+/* The share of a list a region reads in an early-stopping render, in
+ * thousandths: QR_STOP_COVERAGE box pixels per pixel are about where fast
+ * mode's walks stop (its tolerance is reached after some 20 blends of the
+ * built-in scenes' alpha, one blend per one to two box pixels). Below a
+ * fifth, reading less was measured to gain nothing (rand100k, rand1M,
+ * biglittle: docs/benchmarks.md). */
+#define QR_STOP_COVERAGE 128
+#define QR_READ_SHARE_ONE 1000
+#define QR_READ_SHARE_MIN 200
 
 /* Circles past which a node splits whatever split_cost says, and below
  * min_leaf down to the deep_leaf floor: one render block walking so long a

@@ -36,7 +36,7 @@ class Image(Structure):
 class IndexParams(Structure):
     _fields_ = [(name, c_int32) for name in
                 ("capacity", "min_leaf", "max_depth", "uniform", "max_leaf", "split_cost",
-                 "deep_leaf")]
+                 "deep_leaf", "early_stop")]
 
 
 class GpuInfo(Structure):

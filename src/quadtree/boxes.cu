@@ -108,6 +108,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
         __syncthreads();
     }
     int32_t visible = 0, most_cells = 0;
+    unsigned long long area = 0;
     /* 64-bit positions: base + ILP strides must not wrap for n near 2^31 */
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long base = (long long)blockIdx.x * blockDim.x + threadIdx.x; base < n;
@@ -134,6 +135,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
                 boxes[i] = make_ushort4(0, 0, 0, 0);
                 continue;
             }
+            area += (unsigned long long)(b.x1 - b.x0) * (unsigned long long)(b.y1 - b.y0);
             /* from the region's corner: 16 bits hold any region's */
             boxes[i] = make_ushort4((unsigned short)(b.x0 - g.region.x0), (unsigned short)(b.y0 - g.region.y0),
                                     (unsigned short)(b.x1 - g.region.x0), (unsigned short)(b.y1 - g.region.y0));
@@ -148,6 +150,9 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
      * warp, pairs.cu): a warp's maximum, one atomic per warp */
     for (int o = 16; o > 0; o >>= 1) most_cells = max(most_cells, __shfl_down_sync(0xffffffffu, most_cells, o));
     if ((threadIdx.x & 31) == 0 && most_cells > 0) atomicMax(&scalars->max_box_cells, most_cells);
+    /* box pixels (qr_read_share): warp sums, one atomic per warp that has any */
+    for (int o = 16; o > 0; o >>= 1) area += __shfl_down_sync(0xffffffffu, area, o);
+    if ((threadIdx.x & 31) == 0 && area > 0) atomicAdd(&scalars->box_area, area);
     /* visible circles: warp sums, then one atomic per warp (or block) */
     for (int o = 16; o > 0; o >>= 1) visible += __shfl_down_sync(0xffffffffu, visible, o);
     if (MODE == BOX_GLOBAL) {

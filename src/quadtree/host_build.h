@@ -27,6 +27,7 @@ typedef struct qr_host_subtree {
     const qr_index_params *p;
     int32_t floor; /* the smallest leaf (qr_leaf_floor) */
     int crowded;   /* the tree is crowded (qr_node_crowds) */
+    int share;     /* the share of a list a region reads (qr_read_share) */
     qr_rect region;
     qr_leaf *leaves;
     int32_t num_leaves, cap_leaves;

@@ -72,6 +72,7 @@ typedef struct grid_build {
     int S, L, T;                       /* root side, log2 of it, deepest level counted */
     int floor;                         /* the smallest leaf (qr_leaf_floor) */
     int crowded;                       /* the tree is crowded (qr_node_crowds) */
+    int share;                         /* the share of a list a region reads (qr_read_share) */
     int nx[TOP_DEPTH + 1], ny[TOP_DEPTH + 1];
     int32_t off[TOP_DEPTH + 2];        /* first cell of level d; off[T + 1] = all cells */
     int32_t doff[TOP_DEPTH + 2];       /* the same in the difference grids ((nx+1)(ny+1)) */
@@ -80,6 +81,7 @@ typedef struct grid_build {
     box *boxes;        /* per circle */
     int32_t *counts;   /* per chunk: a count per cell */
     int32_t *visible;  /* per chunk */
+    uint64_t *box_area; /* per chunk: the visible circles' box pixels */
     int64_t *totals;   /* per cell */
     int32_t *node;     /* per cell: an item, INTERNAL, or NONE (no node there) */
     item *items;
@@ -162,6 +164,7 @@ static void count_chunk(void *ctx, int task)
     memset(cnt, 0, (size_t)cells * sizeof *cnt);
     const float inv_w = 1.0f / (float)g->width, inv_h = 1.0f / (float)g->height;
     int32_t visible = 0;
+    uint64_t area = 0;
     for (int32_t i = i0; i < i1; i++) {
         qr_rect b;
         box *o = &g->boxes[i];
@@ -171,6 +174,7 @@ static void count_chunk(void *ctx, int task)
         }
         *o = (box){b.x0, b.x1, b.y0, b.y1};
         visible++;
+        area += (uint64_t)(b.x1 - b.x0) * (uint64_t)(b.y1 - b.y0);
         /* inclusive cell coordinates relative to the region */
         const int bx0 = b.x0 - rx, bx1 = b.x1 - 1 - rx, by0 = b.y0 - ry, by1 = b.y1 - 1 - ry;
         int d = L - bit_length((unsigned)(bx0 ^ bx1) | (unsigned)(by0 ^ by1));
@@ -213,6 +217,7 @@ static void count_chunk(void *ctx, int task)
                 single[cell(g, d, cx >> 1, cy >> 1)] += single[cell(g, d + 1, cx, cy)];
     for (int32_t c = 0; c < cells; c++) cnt[c] += single[c];
     g->visible[task] = visible;
+    g->box_area[task] = area;
     free(single);
 }
 
@@ -266,7 +271,7 @@ static int plan(grid_build *g, int d, int cx, int cy)
             const int x = 2 * cx + (k & 1), y = 2 * cy + (k >> 1);
             if (exists(g, d + 1, x, y)) children += g->totals[cell(g, d + 1, x, y)];
         }
-        splits = qr_split_pays(side, n, children, g->p);
+        splits = qr_split_pays(side, n, children, g->share, g->p);
     }
     if (!splits) return add_item(g, d, cx, cy, 0);
     g->node[cell(g, d, cx, cy)] = INTERNAL;
@@ -443,6 +448,7 @@ static void release(grid_build *g)
     free(g->boxes);
     free(g->counts);
     free(g->visible);
+    free(g->box_area);
     free(g->totals);
     free(g->node);
     free(g->items);
@@ -461,10 +467,13 @@ static int top_of_tree(grid_build *g, int threads)
     g->boxes = alloc((size_t)n, sizeof *g->boxes);
     g->counts = alloc((size_t)g->nchunks * (size_t)cells, sizeof *g->counts);
     g->visible = alloc((size_t)g->nchunks, sizeof *g->visible);
+    g->box_area = alloc((size_t)g->nchunks, sizeof *g->box_area);
     g->totals = calloc((size_t)cells, sizeof *g->totals);
     g->node = alloc((size_t)cells, sizeof *g->node);
     g->item_of = alloc((size_t)(g->nx[g->T] * g->ny[g->T]), sizeof *g->item_of);
-    if (!g->boxes || !g->counts || !g->visible || !g->totals || !g->node || !g->item_of) return -1;
+    if (!g->boxes || !g->counts || !g->visible || !g->box_area || !g->totals || !g->node ||
+        !g->item_of)
+        return -1;
     qr_parallel_for(g->nchunks, threads, count_chunk, g);
     if (atomic_load(&g->oom)) return -1;
 
@@ -472,6 +481,10 @@ static int top_of_tree(grid_build *g, int threads)
         for (int32_t c = 0; c < cells; c++)
             g->totals[c] += g->counts[(size_t)k * (size_t)cells + (size_t)c];
     for (int32_t c = 0; c < cells; c++) g->node[c] = NONE;
+    uint64_t box_area = 0;
+    for (int32_t k = 0; k < g->nchunks; k++) box_area += g->box_area[k];
+    g->share = qr_read_share(box_area, (long long)(g->region.x1 - g->region.x0) *
+                                           (g->region.y1 - g->region.y0), g->p);
     if (plan(g, 0, 0, 0)) return -1;
     /* the level-T cells each item covers */
     const int T = g->T, nx = g->nx[T], ny = g->ny[T];
@@ -506,6 +519,7 @@ static int finish(grid_build *g, int threads, qr_index *ix)
             g->subs[i].p = g->p;
             g->subs[i].floor = g->floor;
             g->subs[i].crowded = g->crowded;
+            g->subs[i].share = g->share;
             g->subs[i].region = g->region;
         }
         qr_parallel_for(g->nitems, threads, subtree_job, g);

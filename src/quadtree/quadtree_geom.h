@@ -125,23 +125,42 @@ QR_HD long long qr_leaf_regions(int side)
     return r * r;
 }
 
+/* The share of a list a region of the render reads, in thousandths
+ * (qr_index_params.early_stop): QR_READ_SHARE_ONE without early stop or
+ * when nothing is visible; else QR_STOP_COVERAGE over the coverage
+ * box_area / area (the visible circles' box pixels per pixel of the
+ * region), within [QR_READ_SHARE_MIN, QR_READ_SHARE_ONE]. Integers: both
+ * builders sum the same boxes in 64 bits (modulo 2^64, which only scenes
+ * of millions of image-sized circles on the largest images reach: the
+ * builders still agree), and 1000 * 128 * area < 2^51. */
+QR_HD int qr_read_share(unsigned long long box_area, long long area, const qr_index_params *p)
+{
+    if (!p->early_stop || box_area == 0) return QR_READ_SHARE_ONE;
+    const unsigned long long s =
+        (unsigned long long)QR_READ_SHARE_ONE * QR_STOP_COVERAGE * (unsigned long long)area / box_area;
+    return s >= QR_READ_SHARE_ONE ? QR_READ_SHARE_ONE
+         : s <= QR_READ_SHARE_MIN ? QR_READ_SHARE_MIN : (int)s;
+}
+
 /* The split rule of qr_index_params.split_cost, in integers (both builders
  * decide alike): count = the node's circles, children = the sum of its
- * children's (count < 2^31, children <= 4 count). For sides up to 2^18,
- * d = R(s) C - R(s/2) C' lies within 2^26 * 2^33 = 2^59, and the left side
- * within 100 * 2^33 < 2^40. split_cost * d can pass 2^63 (side 2^17 and
- * over 5e8 circles), so a d beyond 2^42 decides alone: split_cost >= 1
- * makes its product outweigh the left side, with d's sign. The answer is
- * the exact comparison's for every input. */
-QR_HD int qr_split_pays(int side, long long count, long long children, const qr_index_params *p)
+ * children's (count < 2^31, count <= children <= 4 count), share = the
+ * share of a list a region reads (qr_read_share):
+ *   100 * (C' - C) < split_cost * share / QR_READ_SHARE_ONE * d,
+ *   d = R(s) C - R(s/2) C'.
+ * Exactly, for every input: the left side times QR_READ_SHARE_ONE is below
+ * 100 * 1000 * 2^33 < 2^50, and L < w d with w = split_cost * share > 0 and
+ * d an integer holds iff floor(L / w) < d. */
+QR_HD int qr_split_pays(int side, long long count, long long children, int share,
+                        const qr_index_params *p)
 {
     /* a list this long is one render block's walk for a long time (the
      * frame waits on its slowest block): it splits whatever pairs it adds */
     if (count > QR_SPLIT_DEEP) return 1;
     const long long d = qr_leaf_regions(side) * count - qr_leaf_regions(side / 2) * children;
-    const long long big = 1LL << 42;
-    if (p->split_cost > 0 && (d > big || d < -big)) return d > 0;
-    return 100 * (children - count) < p->split_cost * d;
+    const long long w = (long long)p->split_cost * share;
+    if (d <= 0 || w <= 0) return 0;
+    return 100LL * QR_READ_SHARE_ONE * (children - count) / w < d;
 }
 
 #endif

@@ -69,6 +69,7 @@ struct qr_build_scalars {
     uint32_t render_tickets; /* the render's work items, handed out in turn (render_stage.cuh;
                                 back to 0 after each render) */
     long long num_pairs;
+    unsigned long long box_area; /* the visible circles' box pixels (boxes stage; qr_read_share) */
 };
 
 /* What the host reads after a build: the scalars and the scan's total.

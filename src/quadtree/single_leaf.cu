@@ -28,6 +28,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
               qr_leaf *leaves, int32_t *tile_leaf, qr_build_scalars *scalars, qr_build_readback *rb)
 {
     __shared__ typename single_scan::TempStorage scan;
+    __shared__ unsigned long long s_area; /* the visible boxes' pixels (qr_read_share) */
     qr_pdl_release(); /* the render may be scheduled now; it waits for the end */
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
     const int cs = __ffs(g.cell) - 1;
@@ -41,6 +42,8 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     /* every tile is the one leaf's; stored whatever the outcome, since a
      * general build that redoes this one rewrites them all */
     for (int t = threadIdx.x; t < 2 * g.tiles_x * g.tiles_y; t += QR_SINGLE_THREADS) tile_leaf[t] = 0;
+    if (threadIdx.x == 0) s_area = 0;
+    unsigned long long area = 0;
     int listed = 0;   /* visible circles so far (the same on every thread) */
     int children = 0; /* this thread's (child, box) meetings */
     for (int32_t c0 = 0; c0 < n; c0 += QR_SINGLE_THREADS * QR_SINGLE_PER_THREAD) {
@@ -66,6 +69,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
                 continue;
             vis |= 1 << k;
             nvis++;
+            area += (unsigned long long)(b.x1 - b.x0) * (unsigned long long)(b.y1 - b.y0);
             const cell_box cb = box_cells(g, cs, b.x0, b.y0, b.x1, b.y1);
             for (int c = 0; c < 4; c++) {
                 const int a = (c & 1) * hc, e = (c >> 1) * hc;
@@ -86,14 +90,17 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     }
     int unused, child_total;
     single_scan(scan).ExclusiveSum(children, unused, child_total);
+    if (area) atomicAdd(&s_area, area);
+    __syncthreads();
+    const long long region_area = (long long)(g.region.x1 - g.region.x0) * (g.region.y1 - g.region.y0);
     const long long count = listed;
     bool split = qr_node_splits(g.root, 0, count, g.floor,
-                                qr_node_crowds(g.root, 0, count, g.floor, count,
-                                               (long long)(g.region.x1 - g.region.x0) *
-                                                   (g.region.y1 - g.region.y0),
+                                qr_node_crowds(g.root, 0, count, g.floor, count, region_area,
                                                &g.params),
                                 &g.params);
-    if (split && qr_split_weighed(g.root, &g.params) && !qr_split_pays(g.root, count, child_total, &g.params))
+    const int share = qr_read_share(s_area, region_area, &g.params);
+    if (split && qr_split_weighed(g.root, &g.params) &&
+        !qr_split_pays(g.root, count, child_total, share, &g.params))
         split = false;
     const bool fits = !split && count <= items;
     if (threadIdx.x != 0) return;

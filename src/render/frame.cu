@@ -250,7 +250,10 @@ qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     job.width = r->width;
     job.height = r->height;
     job.region = region;
-    job.params = params;
+    /* this render's index: in exact mode every list is read whole */
+    qr_index_params mode_params = *params;
+    mode_params.early_stop = mode == QR_RENDER_FAST;
+    job.params = &mode_params;
     job.key.has_render = 1;
 
     /* 1. plan the build (its buffers, its pair slots) and the render kernels */

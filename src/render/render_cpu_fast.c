@@ -435,6 +435,8 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     /* the tiles' pixel groups are QR_TILE wide (cpu_tile.h): smaller leaves
      * would split them, and leave the image as it is anyway */
     if (def.min_leaf < QR_TILE) def.min_leaf = QR_TILE;
+    /* exact mode reads every list whole (qr_index_params.early_stop) */
+    def.early_stop = mode == QR_RENDER_FAST;
     params = &def;
     const double t0 = now_ms();
     qr_index *ix = NULL;

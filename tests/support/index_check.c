@@ -94,12 +94,25 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The split_cost rule, written out from its definition in index.h: regions
- * reading a leaf of side s are max(1, s / 32)^2. */
-static int split_pays(int32_t side, long long count, long long children, int32_t cost)
+ * reading a leaf of side s are max(1, s / 32)^2, and a region reads
+ * share / 1000 of a list (early_stop; 1000 without). In 128 bits. */
+__extension__ typedef __int128 wide_int;
+static int split_pays(int32_t side, long long count, long long children, int32_t cost,
+                      int32_t share)
 {
     long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
     if (count > 16384) return 1; /* a list too long for one block splits regardless */
-    return 100 * (children - count) < cost * (r * r * count - rh * rh * children);
+    return (wide_int)100 * 1000 * (children - count) <
+           (wide_int)cost * share * (r * r * count - rh * rh * children);
+}
+
+/* The share of a list a region reads (index.h, early_stop): 128 box pixels
+ * per pixel over the coverage, from a fifth to all of it, in thousandths. */
+static int32_t read_share(const qr_index_params *p, unsigned long long box_area, long long area)
+{
+    if (!p->early_stop || box_area == 0) return 1000;
+    const unsigned long long s = 1000ULL * 128 * (unsigned long long)area / box_area;
+    return s >= 1000 ? 1000 : s <= 200 ? 200 : (int32_t)s;
 }
 
 /* Visible circles summed over the existing children of the node at (x0, y0)
@@ -138,7 +151,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
               ix->region.x0, ix->region.x1, ix->region.y0, ix->region.y1);
     cr_assert(ix->params.capacity == p->capacity && ix->params.min_leaf == p->min_leaf &&
                   ix->params.max_depth == p->max_depth && ix->params.uniform == p->uniform &&
-                  ix->params.deep_leaf == p->deep_leaf,
+                  ix->params.deep_leaf == p->deep_leaf && ix->params.early_stop == p->early_stop,
               "%s: params not recorded", ctx);
     int32_t root = p->min_leaf;
     while (root < rw || root < rh) root *= 2;
@@ -157,6 +170,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
     int32_t *expect = malloc(((size_t)n + 1) * sizeof *expect);
     cr_assert(boxes && vis && listed && expect);
     int32_t visible = 0;
+    unsigned long long box_area = 0;
     for (int32_t i = 0; i < n; i++) {
         qr_rect lib = {-1, -1, -1, -1};
         int lv = qr_index_circle_box(s, i, w, h, region, &lib);
@@ -170,7 +184,11 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
                            lib.x0, lib.x1, lib.y0, lib.y1, boxes[i].x0, boxes[i].x1, boxes[i].y0,
                            boxes[i].y1);
         visible += vis[i];
+        if (vis[i])
+            box_area += (unsigned long long)(boxes[i].x1 - boxes[i].x0) *
+                        (unsigned long long)(boxes[i].y1 - boxes[i].y0);
     }
+    const int32_t read = read_share(p, box_area, (long long)rw * rh);
     cr_assert_eq(ix->visible, visible, "%s: visible %d, expected %d", ctx, ix->visible, visible);
     cr_assert_eq(ix->culled, n - visible, "%s: culled %d, expected %d", ctx, ix->culled,
                  n - visible);
@@ -263,7 +281,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
         if (!p->uniform && may_split && l->count > p->capacity &&
             !(weighed && !split_pays(side, l->count,
                                      children_sum(boxes, vis, n, reg, q.x0, q.y0, side),
-                                     p->split_cost)))
+                                     p->split_cost, read)))
             cr_assert_fail("%s: %s: %d circles > capacity, yet not split", ctx, lc, l->count);
         if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
             cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
@@ -288,7 +306,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
                                lc, par.x0, par.x1, par.y0, par.y1, c);
             const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
             if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) && ps > QR_REGION &&
-                !split_pays(ps, c, cc, p->split_cost))
+                !split_pays(ps, c, cc, p->split_cost, read))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though it does not pay "
                                "(%d circles, children %lld)",
                                ctx, lc, par.x0, par.x1, par.y0, par.y1, c, cc);
@@ -337,7 +355,7 @@ void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect 
 qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                                int32_t uniform)
 {
-    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0, 0};
+    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0, 0, 0};
     return p;
 }
 
