@@ -92,6 +92,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
 {
     extern __shared__ uint32_t s_hist[];
     __shared__ int32_t s_visible;
+    __shared__ unsigned long long s_area;
     qr_pdl_release(); /* the tree stage may be scheduled now; it waits for the end */
     const float inv_w = 1.0f / (float)g.width, inv_h = 1.0f / (float)g.height;
     const int w1 = g.gx + 1;
@@ -104,7 +105,10 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
         for (int k = threadIdx.x; k < 2 * QR_HASH_SLOTS; k += blockDim.x) s_hist[k] = 0;
     }
     if (MODE != BOX_GLOBAL) {
-        if (threadIdx.x == 0) s_visible = 0;
+        if (threadIdx.x == 0) {
+            s_visible = 0;
+            s_area = 0;
+        }
         __syncthreads();
     }
     int32_t visible = 0, most_cells = 0;
@@ -150,18 +154,28 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
      * warp, pairs.cu): a warp's maximum, one atomic per warp */
     for (int o = 16; o > 0; o >>= 1) most_cells = max(most_cells, __shfl_down_sync(0xffffffffu, most_cells, o));
     if ((threadIdx.x & 31) == 0 && most_cells > 0) atomicMax(&scalars->max_box_cells, most_cells);
-    /* box pixels (qr_read_share): warp sums, one atomic per warp that has any */
-    for (int o = 16; o > 0; o >>= 1) area += __shfl_down_sync(0xffffffffu, area, o);
-    if ((threadIdx.x & 31) == 0 && area > 0) atomicAdd(&scalars->box_area, area);
-    /* visible circles: warp sums, then one atomic per warp (or block) */
-    for (int o = 16; o > 0; o >>= 1) visible += __shfl_down_sync(0xffffffffu, visible, o);
+    /* visible circles and their box pixels (qr_read_share): warp sums, then
+     * one atomic per warp (or block) */
+    for (int o = 16; o > 0; o >>= 1) {
+        visible += __shfl_down_sync(0xffffffffu, visible, o);
+        area += __shfl_down_sync(0xffffffffu, area, o);
+    }
     if (MODE == BOX_GLOBAL) {
-        if ((threadIdx.x & 31) == 0) atomicAdd(&scalars->visible, visible);
+        if ((threadIdx.x & 31) == 0) {
+            atomicAdd(&scalars->visible, visible);
+            if (area) atomicAdd(&scalars->box_area, area);
+        }
         return;
     }
-    if ((threadIdx.x & 31) == 0) atomicAdd(&s_visible, visible);
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&s_visible, visible);
+        if (area) atomicAdd(&s_area, area);
+    }
     __syncthreads();
-    if (threadIdx.x == 0) atomicAdd(&scalars->visible, s_visible);
+    if (threadIdx.x == 0) {
+        atomicAdd(&scalars->visible, s_visible);
+        if (s_area) atomicAdd(&scalars->box_area, s_area);
+    }
     if (MODE == BOX_SHARED) {
         for (int k = threadIdx.x; k < 4 * plane; k += blockDim.x)
             if (s_hist[k]) atomicAdd(&hist[k], s_hist[k]);
