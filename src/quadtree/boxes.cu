@@ -104,13 +104,11 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
     } else if (MODE == BOX_HASHED) {
         for (int k = threadIdx.x; k < 2 * QR_HASH_SLOTS; k += blockDim.x) s_hist[k] = 0;
     }
-    if (MODE != BOX_GLOBAL) {
-        if (threadIdx.x == 0) {
-            s_visible = 0;
-            s_area = 0;
-        }
-        __syncthreads();
+    if (threadIdx.x == 0) {
+        s_visible = 0;
+        s_area = 0;
     }
+    __syncthreads();
     int32_t visible = 0, most_cells = 0;
     unsigned long long area = 0;
     /* 64-bit positions: base + ILP strides must not wrap for n near 2^31 */
@@ -155,17 +153,10 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
     for (int o = 16; o > 0; o >>= 1) most_cells = max(most_cells, __shfl_down_sync(0xffffffffu, most_cells, o));
     if ((threadIdx.x & 31) == 0 && most_cells > 0) atomicMax(&scalars->max_box_cells, most_cells);
     /* visible circles and their box pixels (qr_read_share): warp sums, then
-     * one atomic per warp (or block) */
+     * one global atomic per block */
     for (int o = 16; o > 0; o >>= 1) {
         visible += __shfl_down_sync(0xffffffffu, visible, o);
         area += __shfl_down_sync(0xffffffffu, area, o);
-    }
-    if (MODE == BOX_GLOBAL) {
-        if ((threadIdx.x & 31) == 0) {
-            atomicAdd(&scalars->visible, visible);
-            if (area) atomicAdd(&scalars->box_area, area);
-        }
-        return;
     }
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&s_visible, visible);
@@ -176,6 +167,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
         atomicAdd(&scalars->visible, s_visible);
         if (s_area) atomicAdd(&scalars->box_area, s_area);
     }
+    if (MODE == BOX_GLOBAL) return;
     if (MODE == BOX_SHARED) {
         for (int k = threadIdx.x; k < 4 * plane; k += blockDim.x)
             if (s_hist[k]) atomicAdd(&hist[k], s_hist[k]);
