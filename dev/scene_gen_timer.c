@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "quadrender/scene.h"
 
 static double now_ms(void)
@@ -19,21 +20,6 @@ static double now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile of sorted v[0..n), by linear interpolation. */
-static double quantile(const double *v, int n, double q)
-{
-    double at = q * (n - 1);
-    int lo = (int)at;
-    int hi = lo + 1 < n ? lo + 1 : lo;
-    return v[lo] + (at - lo) * (v[hi] - v[lo]);
 }
 
 /* Times `runs` generations of `name` into t (sorted), *n its circles; 0 on
@@ -53,7 +39,7 @@ static int time_scene(const char *name, uint32_t seed, int runs, double *t, int3
         qr_scene_destroy(s);
         if (k >= 0) t[k] = dt;
     }
-    qsort(t, (size_t)runs, sizeof *t, cmpd);
+    cli_sort_doubles(t, runs);
     return 0;
 }
 
@@ -89,8 +75,8 @@ int main(int argc, char **argv)
             free(t);
             return 1;
         }
-        printf("%-14s %9d %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, n, quantile(t, runs, 0.5),
-               t[0], t[runs - 1], quantile(t, runs, 0.25), quantile(t, runs, 0.75));
+        printf("%-14s %9d %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, n, cli_quantile(t, runs, 0.5),
+               t[0], t[runs - 1], cli_quantile(t, runs, 0.25), cli_quantile(t, runs, 0.75));
     }
     free(t);
     return 0;

@@ -5,27 +5,15 @@
 #include <stdlib.h>
 
 #include "cli/bench.h"
+#include "cli/cli.h"
 #include "common/gpu_tuning.h"
 #include "quadrender/gpu.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of sorted v[0..n-1], linear between neighbours. */
-static double quantile(const double *v, int n, double q)
-{
-    double pos = q * (n - 1);
-    int i = (int)pos;
-    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 bench_stats bench_stats_of(double *v, int n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
-    bench_stats s = {quantile(v, n, 0.5), v[0], v[n - 1], quantile(v, n, 0.25), quantile(v, n, 0.75)};
+    cli_sort_doubles(v, n);
+    bench_stats s = {cli_quantile(v, n, 0.5), v[0], v[n - 1], cli_quantile(v, n, 0.25),
+                     cli_quantile(v, n, 0.75)};
     return s;
 }
 

@@ -289,6 +289,11 @@ typedef struct cli_device_choice {
  * answers CLI_EXIT_NO_GPU. Otherwise CLI_EXIT_OK. */
 int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c);
 
+/* Sorts v[0..n-1] ascending. */
+void cli_sort_doubles(double *v, int n);
+/* Quantile q (0..1) of sorted v[0..n-1], n >= 1, linear between neighbours
+ * (q 0.5: the median, the mean of the two middle values for even n). */
+double cli_quantile(const double *v, int n, double q);
 /* The median of v[0..n-1], n >= 1 (sorts v). */
 double cli_median(double *v, int n);
 

@@ -218,10 +218,22 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double cli_median(double *v, int n)
+void cli_sort_doubles(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double cli_quantile(const double *v, int n, double q)
+{
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+double cli_median(double *v, int n)
+{
+    cli_sort_doubles(v, n);
+    return cli_quantile(v, n, 0.5);
 }
 
 /* ---- commands on one scene ------------------------------------------------------- */
