@@ -26,19 +26,22 @@
 #define QR_MIN_BLOCKS(threads, want) \
     ((want) * (threads) <= QR_SM_THREADS ? (want) : QR_SM_THREADS / (threads))
 
+/* An attribute of the current device, or `fallback` when it cannot be
+ * asked or is not positive. The functions below ask once and keep it. */
+static inline int qr_device_attribute(cudaDeviceAttr attr, int fallback)
+{
+    int dev = 0, v = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+                   cudaDeviceGetAttribute(&v, attr, dev) == cudaSuccess && v > 0
+               ? v
+               : fallback;
+}
+
 /* Shared memory one block may opt in to, in bytes (48 KiB if unknown). */
 static inline int qr_device_smem_optin()
 {
     static int known = -1;
-    if (known < 0) {
-        int dev = 0, v = 0;
-        known = cudaGetDevice(&dev) == cudaSuccess &&
-                        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
-                            cudaSuccess &&
-                        v > 0
-                    ? v
-                    : 48 * 1024;
-    }
+    if (known < 0) known = qr_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024);
     return known;
 }
 
@@ -46,14 +49,7 @@ static inline int qr_device_smem_optin()
 static inline int qr_device_sms()
 {
     static int known = -1;
-    if (known < 0) {
-        int dev = 0, v = 0;
-        known = cudaGetDevice(&dev) == cudaSuccess &&
-                        cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-                        v > 0
-                    ? v
-                    : 132;
-    }
+    if (known < 0) known = qr_device_attribute(cudaDevAttrMultiProcessorCount, 132);
     return known;
 }
 

@@ -27,6 +27,8 @@
 
 #include <cuda_runtime.h>
 
+#include "common/device_limits.h"
+
 #ifndef QR_PDL
 #define QR_PDL 1
 #endif
@@ -50,12 +52,7 @@ __device__ __forceinline__ void qr_pdl_release()
 static inline int qr_pdl_supported()
 {
     static int known = -1;
-    if (known < 0) {
-        int dev = 0, major = 0;
-        known = cudaGetDevice(&dev) == cudaSuccess &&
-                cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-                major >= 9;
-    }
+    if (known < 0) known = qr_device_attribute(cudaDevAttrComputeCapabilityMajor, 0) >= 9;
     return known;
 }
 

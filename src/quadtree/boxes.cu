@@ -203,10 +203,7 @@ cudaError_t qr_launch_boxes(const qr_boxes_args *a, cudaStream_t st)
         cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              fits ? QR_BOXES_SMEM_MAX : (int)sizeof(hash_counts));
         if (e != cudaSuccess) return e;
-        int sms = 132;
-        int dev = 0;
-        if (cudaGetDevice(&dev) == cudaSuccess)
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        const int sms = qr_device_sms();
         /* Every block flushes its whole histogram with global atomics, so the
          * block count stays at two per SM (as many as 96 KiB histograms
          * allow); the latency is hidden by larger blocks and QR_BOXES_ILP. */
@@ -217,7 +214,7 @@ cudaError_t qr_launch_boxes(const qr_boxes_args *a, cudaStream_t st)
     } else {
         const int threads = 256;
         int blocks = (int)((s->n + threads - 1) / threads);
-        if (blocks > 132 * 16) blocks = 132 * 16;
+        if (blocks > qr_device_sms() * 16) blocks = qr_device_sms() * 16;
         k_boxes<BOX_GLOBAL><<<blocks, threads, 0, st>>>(s->n, s->x, s->y, s->r, *g, boxes, hist, scalars);
     }
     return cudaGetLastError();

@@ -90,8 +90,8 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
     }
     int unused, child_total;
     single_scan(scan).ExclusiveSum(children, unused, child_total);
-    /* warp sums, then one shared atomic per warp that has any: a thousand
-     * atomics on one word would queue for microseconds */
+    /* warp sums, then one shared atomic per warp that has any (a thousand
+     * atomics on one word would queue behind each other) */
     for (int o = 16; o > 0; o >>= 1) area += __shfl_down_sync(0xffffffffu, area, o);
     if ((threadIdx.x & 31) == 0 && area) atomicAdd(&s_area, area);
     __syncthreads();

@@ -5,6 +5,7 @@
  */
 #include "quadtree/build_stages.h"
 #include "quadtree/quadtree_geom.h"
+#include "common/device_limits.h"
 #include "common/pdl.h"
 
 #include <cub/block/block_scan.cuh>
@@ -440,9 +441,7 @@ cudaError_t qr_launch_tree(const qr_tree_args *a, cudaStream_t st, int pdl)
     cudaFuncAttributes fa;
     cudaError_t e = cudaFuncGetAttributes(&fa, k_tree);
     if (e != cudaSuccess) return e;
-    int dev = 0, optin = 48 * 1024;
-    if (cudaGetDevice(&dev) == cudaSuccess)
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    const int optin = qr_device_smem_optin();
     const size_t budget = (size_t)optin > fa.sharedSizeBytes ? (size_t)optin - fa.sharedSizeBytes : 0;
     /* The histograms first: the level loop reads eight words per node. */
     const size_t hist_bytes = qr_hist_words(g) * sizeof(uint32_t);
