@@ -311,9 +311,9 @@ double cli_now_ms(void);
  * CLI_EXIT_OK. The writer still reports everything else. */
 int cli_check_output_path(const char *path);
 
-/* Whether path names an HTML file (ends in .html or .htm): the --report
- * options' check. */
-bool cli_is_html_name(const char *path);
+/* Whether path ends in `ending` (".svg", ".html"): the checks of the
+ * options whose file's format its name says. */
+bool cli_ends_with(const char *path, const char *ending);
 
 /* -n/--no-clobber: from now on no existing file is replaced (process-wide). */
 void cli_set_no_clobber(bool on);

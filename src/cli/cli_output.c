@@ -11,10 +11,10 @@
 
 /* ---- early checks -------------------------------------------------------------- */
 
-bool cli_is_html_name(const char *path)
+bool cli_ends_with(const char *path, const char *ending)
 {
-    size_t n = strlen(path);
-    return (n > 5 && !strcmp(path + n - 5, ".html")) || (n > 4 && !strcmp(path + n - 4, ".htm"));
+    size_t n = strlen(path), m = strlen(ending);
+    return n >= m && !strcmp(path + n - m, ending);
 }
 
 int cli_check_output_path(const char *path)

@@ -380,13 +380,13 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 64, &npos);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
     if (rc != CLI_PARSE_OK) return rc;
-    const char *const svgs[][2] = {{"--plot", plot}, {"--scaling-plot", scaling}};
-    for (int k = 0; k < 2; k++) {
-        size_t l = svgs[k][1] ? strlen(svgs[k][1]) : 4;
-        if (l < 4 || (svgs[k][1] && strcmp(svgs[k][1] + l - 4, ".svg")))
-            return cli_usage_error(cmd, "%s: expected a file name ending in .svg, got '%s'",
-                                   svgs[k][0], svgs[k][1]);
-    }
+    /* option, its file, the ending the file's format needs */
+    const char *const named[][3] = {
+        {"--plot", plot, ".svg"}, {"--scaling-plot", scaling, ".svg"}, {"--report", report, ".html"}};
+    for (int k = 0; k < 3; k++)
+        if (named[k][1] && !cli_ends_with(named[k][1], named[k][2]))
+            return cli_usage_error(cmd, "%s: expected a file name ending in %s, got '%s'",
+                                   named[k][0], named[k][2], named[k][1]);
     const char *scored_names[NSCORED];
     for (int i = 0; i < NSCORED; i++) scored_names[i] = scored[i].name;
     const char *const *scenes = (const char *const *)pos;
@@ -398,9 +398,6 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
         scenes = scored_names;
         nscenes = NSCORED;
     }
-    if (report && !cli_is_html_name(report))
-        return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
-                               report);
     const char *outs[] = {json, csv, plot, scaling, report};
     for (int k = 0; k < 5; k++)
         if (outs[k] && strcmp(outs[k], "-") && (rc = cli_check_output_path(outs[k]))) return rc;

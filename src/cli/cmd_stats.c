@@ -271,7 +271,7 @@ static qr_status time_cpu(const qr_scene *scene, int32_t w, int32_t h, const qr_
     qr_image *img = NULL;
     qr_status st = qr_image_create(w, h, &img, err);
     for (int f = 0; f < N && st == QR_OK; f++) {
-        qr_cpu_timing t;
+        qr_cpu_timing t = {0, 0};
         st = qr_render_cpu_fast(scene, c, QR_RENDER_FAST, 0, img, &t, err);
         frame[f] = t.build_ms + t.render_ms;
         build[f] = t.build_ms;
@@ -517,7 +517,7 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
                                     "--index grid (--report-tile picks the grid shown)");
     if (report_tile && !report)
         return cli_usage_error(cmd, "--report-tile needs --report FILE.html");
-    if (report && !cli_is_html_name(report))
+    if (report && !cli_ends_with(report, ".html"))
         return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
                                report);
     cli_set_no_clobber(no_clobber);
