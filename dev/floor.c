@@ -1,6 +1,6 @@
 /* floor.c — what each scene needs, whatever the index: the numbers
  * docs/benchmarks.md compares our times with. Runs on the CPU, on all the
- * cores (the counting is the CLI's, src/cli/bench_floor.c; the counts do not
+ * cores (the counting is the CLI's, src/cli/bench/bench_floor.c; the counts do not
  * depend on the thread count).
  *
  *   box tests   pixel-circle tests the reference renderer makes (box areas)
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/bench_floor.h"
+#include "cli/bench/bench_floor.h"
 #include "quadrender/scene.h"
 
 int main(int argc, char **argv)

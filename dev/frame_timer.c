@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/gpu_tuning.h"
+#include "gpu/tuning.h"
 #include "quadrender/gpu.h"
 #include "quadrender/scene.h"
 

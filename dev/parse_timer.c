@@ -14,7 +14,7 @@
 
 #include "quadrender/scene.h"
 #include "scene/scene_internal.h"
-#include "scene/scene_text.h"
+#include "scene/io/scene_text.h"
 
 static double now_ms(void)
 {

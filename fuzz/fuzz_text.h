@@ -11,7 +11,7 @@
 
 #include "fuzz_input.h"
 #include "quadrender/threads.h"
-#include "scene/scene_text.h"
+#include "scene/io/scene_text.h"
 
 static inline void fuzz_text(qr_text_kind kind, const char *ext, const uint8_t *data, size_t size)
 {

@@ -12,10 +12,10 @@ set(QR_CPU_SOURCES
   scene/builtin_clustered.c
   scene/depth_sort.c
   scene/animate.c
-  scene/scene_file.c
-  scene/scene_lines.c
-  scene/scene_parse.c
-  scene/scene_npy.c
+  scene/io/scene_file.c
+  scene/io/scene_lines.c
+  scene/io/scene_parse.c
+  scene/io/scene_npy.c
   image/image.c
   image/image_write.c
   image/image_stream.c
@@ -23,10 +23,10 @@ set(QR_CPU_SOURCES
   image/png_chunks.c
   image/image_parts.c
   image/png_filter.c
-  render/render_cpu.c
-  render/render_cpu_fast.c
-  render/cpu_tile.c
-  quadtree/quadtree_host.c
-  quadtree/host_grid.c
-  quadtree/host_subtree.c
+  render/cpu/render_cpu.c
+  render/cpu/render_cpu_fast.c
+  render/cpu/cpu_tile.c
+  quadtree/host/quadtree_host.c
+  quadtree/host/host_grid.c
+  quadtree/host/host_subtree.c
   quadtree/index_stats.c)

@@ -2,7 +2,7 @@
  * made-up rows, without a GPU; its command line is test_cli_bench.c's. */
 #include "test_util.h"
 
-#include "cli/bench.h"
+#include "cli/bench/bench.h"
 #include "json_find.h"
 
 static bench_row make_row(const char *scene, int tile, int exact, double ms)

@@ -1,11 +1,11 @@
-/* test_bench_floor.c — the floor's counts (cli/bench_floor.h) against a
+/* test_bench_floor.c — the floor's counts (cli/bench/bench_floor.h) against a
  * plain reference written here: pixel by pixel, each pixel's circles front
  * to back, on one thread. The banded, threaded count must agree exactly, on
  * square and non-square images, flat and snow shading, and scenes holding
  * every value the index culls; and it must not depend on the thread count. */
 #include <stdint.h>
 
-#include "cli/bench_floor.h"
+#include "cli/bench/bench_floor.h"
 #include "common/circle_math.h"
 #include "quadrender/render_mode.h"
 #include "random_scene.h"

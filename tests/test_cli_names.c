@@ -9,7 +9,7 @@
 #include <png.h>
 #include <stdbool.h>
 
-#include "cli/bench.h"
+#include "cli/bench/bench.h"
 #include "cli_expect.h"
 #include "cli_run.h"
 #include "json_find.h"

@@ -1,6 +1,6 @@
 /* test_gpu_index.c — the GPU quadtree equals the host oracle, exactly.
  * Needs a GPU; skips with the reason elsewhere. */
-#include "common/gpu_tuning.h"
+#include "gpu/tuning.h"
 #include "gpu_util.h"
 
 /* Builds on the GPU and on the host and compares everything. */

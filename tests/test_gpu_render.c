@@ -2,7 +2,7 @@
  *   exact mode: bit-identical on flat scenes; snow within 1e-5
  *   fast mode:  within QR_FAST_TOLERANCE (1e-5) on every channel of colour
  * Needs a GPU; skips with the reason elsewhere. */
-#include "common/gpu_tuning.h"
+#include "gpu/tuning.h"
 #include "gpu_util.h"
 
 static void compare(const qr_scene *s, int w, int h, const qr_index_params *p, const char *what)

@@ -5,7 +5,7 @@
  * bit, and the same images; a scene updated again and again, growing and
  * shrinking, equals a new one each time.
  * Needs a GPU; skips with the reason elsewhere. */
-#include "common/gpu_tuning.h"
+#include "gpu/tuning.h"
 #include "gpu_util.h"
 
 #include <cuda_runtime_api.h>

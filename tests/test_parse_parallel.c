@@ -16,7 +16,7 @@
 
 #include "quadrender/rng.h"
 #include "quadrender/scene.h"
-#include "scene/scene_text.h"
+#include "scene/io/scene_text.h"
 
 static const int thread_counts[] = {1, 2, 8};
 /* Default chunks (1 MiB), and chunks small enough that every file here is

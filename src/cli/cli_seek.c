@@ -1,5 +1,5 @@
 /* cli_seek.c — seeking to a frame with progress on a terminal (see cli.h). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <unistd.h>
 

@@ -20,7 +20,7 @@
 #include "quadrender/index.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
-#include "cli/report.h"
+#include "cli/bench/report.h"
 #include "quadrender/scene.h"
 #include "quadrender/stats.h"
 #include "quadrender/threads.h"

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/gpu_tuning.h"
+#include "gpu/tuning.h"
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"
 

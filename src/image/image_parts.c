@@ -1,15 +1,15 @@
 /* image_parts.c — parts of an image file encoded apart (image_parts.h);
  * their byte layout is in image_part_bytes.h, and the writer's side,
  * qr_image_writer_append_part, in image_stream.c beside the writer. */
-#include "image_parts.h"
+#include "image/image_parts.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "image_part_bytes.h"
-#include "image_threads.h"
-#include "png_encoder.h"
+#include "image/image_part_bytes.h"
+#include "image/image_threads.h"
+#include "image/png_encoder.h"
 
 /* The size a writer takes, and so the size a part may be of. */
 static int valid_size(int32_t width, int32_t height)

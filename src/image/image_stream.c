@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
-#include "image_part_bytes.h"
-#include "image_parts.h"
-#include "image_threads.h"
-#include "png_encoder.h"
+#include "image/image_part_bytes.h"
+#include "image/image_parts.h"
+#include "image/image_threads.h"
+#include "image/png_encoder.h"
 
 /* stdio's buffer: large writes of whole bands pass it by, small ones (headers,
  * PNG chunk framing) gather in it. */

@@ -1,5 +1,5 @@
 /* png_chunks.c — see png_chunks.h. */
-#include "png_chunks.h"
+#include "image/png_chunks.h"
 #include "common/text.h"
 
 #include <stdlib.h>

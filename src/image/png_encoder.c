@@ -12,7 +12,7 @@
  * A worker therefore never needs another chunk's results.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "png_encoder.h"
+#include "image/png_encoder.h"
 
 #include <errno.h>
 #include <pthread.h>

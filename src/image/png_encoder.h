@@ -25,8 +25,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "png_chunks.h"
-#include "png_filter.h"
+#include "image/png_chunks.h"
+#include "image/png_filter.h"
 #include "quadrender/error.h"
 #include "quadrender/image.h"
 

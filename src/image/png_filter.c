@@ -1,7 +1,7 @@
 /* png_filter.c — see png_filter.h. Pixels are 3 bytes (8-bit RGB), so the
  * "left" byte of byte i is byte i - 3. The loops are plain byte arithmetic
  * that the compiler vectorizes. */
-#include "png_filter.h"
+#include "image/png_filter.h"
 
 #include <stdlib.h>
 #include <string.h>

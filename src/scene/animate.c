@@ -5,8 +5,8 @@
  * through all its steps at once (qr_run_circle), the circles in parallel:
  * each circle's result is its own, whatever thread runs it.
  */
-#include "animate_step.h"
-#include "scene_seek.h"
+#include "scene/animate_step.h"
+#include "scene/scene_seek.h"
 
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"

@@ -9,7 +9,7 @@
  * qr_rng_float in the order the spec lists them; the order of statements is
  * therefore significant even where it looks arbitrary.
  */
-#include "scene_internal.h"
+#include "scene/scene_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
  * forbids contraction: the bytes do not depend on the platform's libm, and
  * a GPU port can give the same ones.
  */
-#include "scene_internal.h"
+#include "scene/scene_internal.h"
 
 #include <math.h>
 #include <stdint.h>

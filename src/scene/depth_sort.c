@@ -7,7 +7,7 @@
  * order, and every slice scatters its keys to their places. A stable sort's
  * result is unique, so the slices and threads cannot change it.
  */
-#include "scene_internal.h"
+#include "scene/scene_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

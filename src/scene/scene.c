@@ -4,7 +4,7 @@
  * that a renderer can upload a whole scene with one copy; the order of the
  * arrays inside it is part of the contract in scene.h.
  */
-#include "scene_internal.h"
+#include "scene/scene_internal.h"
 #include "common/text.h"
 
 #include <stdlib.h>

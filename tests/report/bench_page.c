@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/report.h"
+#include "cli/bench/report.h"
 #include "quadrender/scene.h"
 
 enum { NSCENES = 3, NSIZES = 2, NTILES = 3, NROWS = NSCENES * NSIZES * 2 * (1 + NTILES) };

@@ -1,0 +1,399 @@
+/* bench_report.c — printing and saving `quadrender bench` results: the
+ * table, the quadtree-versus-grid speedups, JSON, CSV and an SVG plot drawn
+ * by hand (no plotting library, nothing needed to read it but a browser). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/bench/bench.h"
+#include "common/atomic_file.h"
+#include "common/text.h"
+
+const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree", "count", "scan",
+                                                      "emit",  "sort", "render", "other"};
+
+const char *bench_index_name(const bench_row *r, char *buf, size_t len)
+{
+    if (r->grid_tile)
+        snprintf(buf, len, "grid%d", r->grid_tile);
+    else
+        snprintf(buf, len, "quadtree");
+    return buf;
+}
+
+const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *like)
+{
+    const bench_row *best = NULL;
+    for (int j = 0; j < n; j++) {
+        const bench_row *g = &rows[j];
+        if (!g->grid_tile || strcmp(g->scene, like->scene) || g->size != like->size ||
+            g->exact != like->exact)
+            continue;
+        if (!best || (best->oom && !g->oom) ||
+            (!g->oom && !best->oom && g->frame.median < best->frame.median))
+            best = g;
+    }
+    return best;
+}
+
+static const char *oom_text(int oom)
+{
+    return oom == BENCH_OOM_HOST ? "out of host memory" : "out of memory";
+}
+
+/* A heading when the family of scenes changes (none before the first row
+ * of a run whose scenes belong to no family). */
+static void group_heading(FILE *out, const char **group, const bench_row *r)
+{
+    if (!strcmp(*group, r->group)) return;
+    *group = r->group;
+    fprintf(out, "## %s scenes\n", r->group[0] ? r->group : "other");
+}
+
+void bench_print_table(FILE *out, const bench_row *rows, int n)
+{
+    fprintf(out, "%-11s %5s %-5s %-9s %9s %9s %9s %8s %8s %8s %7s %9s %6s %8s\n", "scene", "size",
+            "mode", "index", "frame ms", "min", "max", "IQR", "build", "render", "leaves", "pairs",
+            "repl", "MiB");
+    const char *group = "";
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32], esc[4 * sizeof r->scene];
+        qr_escape_terminal(esc, sizeof esc, r->scene);
+        group_heading(out, &group, r);
+        if (r->oom) {
+            fprintf(out, "%-11s %5d %-5s %-9s %s\n", esc, r->size, r->exact ? "exact" : "fast",
+                    bench_index_name(r, name, sizeof name), oom_text(r->oom));
+            continue;
+        }
+        fprintf(out, "%-11s %5d %-5s %-9s %9.4f %9.4f %9.4f %8.4f %8.4f %8.4f %7d %9lld %6.2f %8.1f\n",
+                esc, r->size, r->exact ? "exact" : "fast", bench_index_name(r, name, sizeof name),
+                r->frame.median, r->frame.min, r->frame.max, r->frame.p75 - r->frame.p25,
+                r->build.median, r->stage[BENCH_RENDER], r->leaves, r->pairs,
+                r->visible ? (double)r->pairs / r->visible : 0.0,
+                (double)r->device_bytes / (1024.0 * 1024.0));
+    }
+}
+
+void bench_print_speedups(FILE *out, const bench_row *rows, int n)
+{
+    int printed = 0;
+    const char *group = "";
+    for (int i = 0; i < n; i++) {
+        const bench_row *q = &rows[i];
+        if (q->grid_tile || q->oom) continue;
+        const bench_row *best = bench_best_grid(rows, n, q);
+        if (!best || best->oom) continue;
+        if (!printed++)
+            fprintf(out, "\n%-11s %5s %-5s %12s %12s %-8s %8s\n", "scene", "size", "mode",
+                    "quadtree ms", "best grid ms", "tile", "speedup");
+        char esc[4 * sizeof q->scene];
+        qr_escape_terminal(esc, sizeof esc, q->scene);
+        group_heading(out, &group, q);
+        fprintf(out, "%-11s %5d %-5s %12.4f %12.4f %-8d %7.2fx\n", esc, q->size,
+                q->exact ? "exact" : "fast", q->frame.median, best->frame.median, best->grid_tile,
+                best->frame.median / q->frame.median);
+    }
+    int cpu_lines = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].cpu_ms >= 0 && !rows[i].grid_tile && !rows[i].oom) {
+            char esc[4 * sizeof rows[i].scene];
+            qr_escape_terminal(esc, sizeof esc, rows[i].scene);
+            if (!cpu_lines++) fprintf(out, "\n");
+            fprintf(out, "%-11s %5d CPU reference %.1f ms (%.0fx the quadtree, %s mode)\n",
+                    esc, rows[i].size, rows[i].cpu_ms, rows[i].cpu_ms / rows[i].frame.median,
+                    rows[i].exact ? "exact" : "fast");
+        }
+}
+
+/* Opens path for writing ("-" is stdout). */
+static qr_status open_out(const char *path, qr_atomic_file *af, FILE **fp, qr_error *err)
+{
+    if (!strcmp(path, "-")) {
+        af->fp = NULL;
+        *fp = stdout;
+        return QR_OK;
+    }
+    qr_status st = qr_atomic_open(af, path, err);
+    *fp = af->fp;
+    return st;
+}
+
+static qr_status close_out(qr_atomic_file *af, qr_error *err)
+{
+    if (!af->fp) return fflush(stdout) ? qr_fail(err, QR_ERR_IO, "stdout: write failed") : QR_OK;
+    return qr_atomic_commit(af, err);
+}
+
+static void json_stats(FILE *f, const char *name, const bench_stats *s)
+{
+    fprintf(f, "\"%s\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f, \"p25\": %.6f, \"p75\": %.6f}",
+            name, s->median, s->min, s->max, s->p25, s->p75);
+}
+
+qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row *rows, int n,
+                              int scaling, qr_error *err)
+{
+    bench_point *pts = NULL;
+    int npts = 0;
+    if (scaling) {
+        pts = malloc(sizeof *pts * (2 * (size_t)n + 1));
+        if (!pts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+        npts = bench_scaling_points(rows, n, pts);
+        if (npts < 0) {
+            free(pts);
+            return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+        }
+    }
+    fprintf(f, "{\n  \"schema_version\": 1,\n  \"header\": %s,\n  \"results\": [\n", header_json);
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32];
+        fputs("    {\"scene\": ", f);
+        qr_json_write_string(f, r->scene);
+        fputs(", \"group\": ", f);
+        qr_json_write_string(f, r->group);
+        fprintf(f, ", \"circles\": %lld, \"size\": %d, \"mode\": \"%s\", \"index\": \"%s\"",
+                r->circles, r->size, r->exact ? "exact" : "fast",
+                bench_index_name(r, name, sizeof name));
+        if (r->oom) {
+            fprintf(f, ", \"out_of_memory\": \"%s\"}%s\n", r->oom == BENCH_OOM_HOST ? "host" : "gpu",
+                    i + 1 < n ? "," : "");
+            continue;
+        }
+        fprintf(f, ", \"frames\": %d, ", r->frames);
+        json_stats(f, "frame_ms", &r->frame);
+        fputs(", ", f);
+        json_stats(f, "build_ms", &r->build);
+        fputs(", \"stage_ms\": {", f);
+        for (int k = 0; k < BENCH_NSTAGES; k++)
+            fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", bench_stage_names[k], r->stage[k]);
+        fprintf(f, "}, \"leaves\": %d, \"pairs\": %lld, \"visible\": %d, \"replication\": %.4f, "
+                   "\"device_bytes\": %zu, \"index_bytes\": %zu, \"scene_bytes\": %zu",
+                r->leaves, r->pairs, r->visible, r->visible ? (double)r->pairs / r->visible : 0.0,
+                r->device_bytes, r->index_bytes, r->scene_bytes);
+        if (r->cpu_ms >= 0) fprintf(f, ", \"cpu_ms\": %.3f", r->cpu_ms);
+        fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+    }
+    fputs("  ],\n  \"speedups\": [", f);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const bench_row *q = &rows[i];
+        if (q->grid_tile || q->oom) continue;
+        const bench_row *best = bench_best_grid(rows, n, q);
+        if (!best || best->oom) continue;
+        fputs(k++ ? ",\n    {\"scene\": " : "\n    {\"scene\": ", f);
+        qr_json_write_string(f, q->scene);
+        fprintf(f, ", \"size\": %d, \"mode\": \"%s\", \"quadtree_ms\": %.6f, \"best_grid_tile\": %d, "
+                   "\"best_grid_ms\": %.6f, \"speedup\": %.4f}",
+                q->size, q->exact ? "exact" : "fast", q->frame.median, best->grid_tile,
+                best->frame.median, best->frame.median / q->frame.median);
+    }
+    fputs(k ? "\n  ]" : "]", f);
+    if (scaling) {
+        fputs(",\n  \"scaling\": ", f);
+        bench_write_scaling_json(f, pts, npts);
+    }
+    fputs("\n}\n", f);
+    free(pts);
+    return QR_OK;
+}
+
+qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
+                           int scaling, qr_error *err)
+{
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (!st) st = bench_write_json_to(f, header_json, rows, n, scaling, err);
+    if (st) {
+        if (af.fp) qr_atomic_abort(&af);
+        return st;
+    }
+    return close_out(&af, err);
+}
+
+qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_error *err)
+{
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (st) return st;
+    fputs("scene,size,mode,index,frames,frame_median_ms,frame_min_ms,frame_max_ms,frame_p25_ms,"
+          "frame_p75_ms,build_median_ms",
+          f);
+    for (int k = 0; k < BENCH_NSTAGES; k++) fprintf(f, ",%s_ms", bench_stage_names[k]);
+    fputs(",leaves,pairs,visible,device_bytes,cpu_ms,group,circles,index_bytes,scene_bytes,"
+          "out_of_memory\n",
+          f);
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32];
+        qr_csv_write_field(f, r->scene);
+        /* a row out of memory has its names and counts, and empty times */
+        fprintf(f, ",%d,%s,%s,", r->size, r->exact ? "exact" : "fast",
+                bench_index_name(r, name, sizeof name));
+        if (r->oom)
+            fprintf(f, ",,,,,,");
+        else
+            fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", r->frames, r->frame.median, r->frame.min,
+                    r->frame.max, r->frame.p25, r->frame.p75, r->build.median);
+        for (int k = 0; k < BENCH_NSTAGES; k++)
+            if (r->oom)
+                fputc(',', f);
+            else
+                fprintf(f, ",%.6f", r->stage[k]);
+        if (r->oom)
+            fprintf(f, ",,,,,");
+        else
+            fprintf(f, ",%d,%lld,%d,%zu,", r->leaves, r->pairs, r->visible, r->device_bytes);
+        if (r->cpu_ms >= 0 && !r->oom) fprintf(f, "%.3f", r->cpu_ms);
+        fputc(',', f);
+        qr_csv_write_field(f, r->group);
+        fprintf(f, ",%lld,", r->circles);
+        if (r->oom)
+            fputc(',', f);
+        else
+            fprintf(f, "%zu,%zu", r->index_bytes, r->scene_bytes);
+        fprintf(f, ",%s\n", r->oom == BENCH_OOM_HOST ? "host" : r->oom ? "gpu" : "");
+    }
+    return close_out(&af, err);
+}
+
+/* ---- SVG ------------------------------------------------------------------ */
+
+static const char *const stage_colors[BENCH_NSTAGES] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                                        "#59a14f", "#edc948", "#b07aa1", "#bab0ac"};
+
+qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
+                          qr_error *err)
+{
+    /* panels: distinct (size, mode); groups: scenes in first-seen order;
+     * bars: index configurations in first-seen order */
+    int panel_size[16], panel_exact[16], npanels = 0;
+    const char *scenes[64], *groups[64];
+    int nscenes = 0;
+    int tiles[16], ntiles = 0; /* 0 = quadtree */
+    for (int i = 0; i < n; i++) {
+        int k;
+        for (k = 0; k < npanels && !(panel_size[k] == rows[i].size && panel_exact[k] == rows[i].exact); k++) {}
+        if (k == npanels && npanels < 16) {
+            panel_size[npanels] = rows[i].size;
+            panel_exact[npanels++] = rows[i].exact;
+        }
+        for (k = 0; k < nscenes && strcmp(scenes[k], rows[i].scene); k++) {}
+        if (k == nscenes && nscenes < 64) {
+            groups[nscenes] = rows[i].group;
+            scenes[nscenes++] = rows[i].scene;
+        }
+        for (k = 0; k < ntiles && tiles[k] != rows[i].grid_tile; k++) {}
+        if (k == ntiles && ntiles < 16) tiles[ntiles++] = rows[i].grid_tile;
+    }
+    double lo = 1e30, hi = 0;
+    for (int i = 0; i < n; i++) {
+        if (rows[i].oom) continue;
+        double first = rows[i].stage[0] > 0 ? rows[i].stage[0] : rows[i].frame.median;
+        if (first < lo) lo = first;
+        if (rows[i].frame.median > hi) hi = rows[i].frame.median;
+    }
+    if (hi <= 0) lo = 0.001, hi = 1;
+    const double dlo = floor(log10(lo > 0 ? lo : 1e-4));
+    double dhi = ceil(log10(hi));
+    if (dhi <= dlo) dhi = dlo + 1;
+    const int bar_w = 14, gap = 18, left = 70, panel_h = 260, top = 50, legend_h = 40;
+    const int group_w = ntiles * bar_w + gap;
+    /* wide enough for the stages' legend with few scenes too */
+    const int width = left + (nscenes * group_w + 160 > BENCH_NSTAGES * 80 + 60
+                                  ? nscenes * group_w + 160
+                                  : BENCH_NSTAGES * 80 + 60);
+    const int height = top + npanels * (panel_h + 70) + legend_h;
+
+    qr_atomic_file af;
+    FILE *f;
+    qr_status st = open_out(path, &af, &f, err);
+    if (st) return st;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "font-family=\"sans-serif\" font-size=\"11\">\n",
+            width, height);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", left);
+    qr_xml_write_text(f, title);
+    fputs("</text>\n", f);
+    for (int p = 0; p < npanels; p++) {
+        const int y0 = top + p * (panel_h + 70); /* panel top */
+        const int yb = y0 + panel_h;             /* axis bottom */
+#define YPOS(ms) (yb - (int)((log10((ms) > 0 ? (ms) : pow(10, dlo)) - dlo) / (dhi - dlo) * panel_h))
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%dx%d, %s mode (ms per frame, log scale)</text>\n",
+                left, y0 - 8, panel_size[p], panel_size[p], panel_exact[p] ? "exact" : "fast");
+        for (double d = dlo; d <= dhi + 1e-9; d += 1) {
+            int y = YPOS(pow(10, d));
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", left, y,
+                    left + nscenes * group_w, y);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%g</text>\n", left - 4, y + 4,
+                    pow(10, d));
+        }
+        for (int s = 0; s < nscenes; s++) {
+            const int gx = left + s * group_w + gap / 2;
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+                    gx + ntiles * bar_w / 2, yb + 30);
+            qr_xml_write_text(f, scenes[s]);
+            fputs("</text>\n", f);
+            /* the family's name under its first scene, a rule before it */
+            if (groups[s][0] && (s == 0 || strcmp(groups[s], groups[s - 1]))) {
+                if (s) fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
+                               gx - gap / 2, y0, gx - gap / 2, yb + 48);
+                fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", gx, yb + 46);
+                qr_xml_write_text(f, groups[s]);
+                fputs(" scenes</text>\n", f);
+            }
+            const bench_row *best = NULL;
+            for (int t = 0; t < ntiles; t++) {
+                const bench_row *r = NULL;
+                for (int i = 0; i < n; i++)
+                    if (rows[i].size == panel_size[p] && rows[i].exact == panel_exact[p] &&
+                        rows[i].grid_tile == tiles[t] && !strcmp(rows[i].scene, scenes[s]))
+                        r = &rows[i];
+                const int x = gx + t * bar_w;
+                fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" transform=\"rotate(90 %d %d)\">%s%d</text>\n",
+                        x + 3, yb + 4, x + 3, yb + 4, tiles[t] ? "g" : "q", tiles[t]);
+                if (!r) continue;
+                if (r->oom) {
+                    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" fill=\"#c00\" "
+                               "transform=\"rotate(-90 %d %d)\">%s</text>\n",
+                            x + 9, yb - 4, x + 9, yb - 4, oom_text(r->oom));
+                    continue;
+                }
+                if (r->grid_tile && !best) best = bench_best_grid(rows, n, r);
+                double cum = 0;
+                for (int k = 0; k < BENCH_NSTAGES; k++) {
+                    if (r->stage[k] <= 0) continue;
+                    int ya = k == 0 || cum <= 0 ? yb : YPOS(cum);
+                    cum += r->stage[k];
+                    int yt = YPOS(cum);
+                    if (ya - yt < 1) continue;
+                    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
+                               "<title>",
+                            x, yt, bar_w - 2, ya - yt, stage_colors[k]);
+                    qr_xml_write_text(f, scenes[s]);
+                    fprintf(f, " %s: %.4f ms</title></rect>\n", bench_stage_names[k], r->stage[k]);
+                }
+                if (r == best)
+                    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">*</text>\n",
+                            x + bar_w / 2 - 1, YPOS(cum > 0 ? cum : r->frame.median) - 2);
+            }
+        }
+#undef YPOS
+    }
+    const int ly = height - legend_h + 10;
+    for (int k = 0; k < BENCH_NSTAGES; k++) {
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                   "<text x=\"%d\" y=\"%d\">%s</text>\n",
+                left + k * 80, ly, stage_colors[k], left + k * 80 + 14, ly + 9, bench_stage_names[k]);
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\">bars: q = quadtree, gN = uniform grid of N-pixel tiles, "
+               "* = the best grid</text>\n",
+            left, ly + 26);
+    fputs("</svg>\n", f);
+    return close_out(&af, err);
+}

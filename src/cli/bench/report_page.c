@@ -1,0 +1,145 @@
+/* report_page.c — the HTML page of the reports, and the pieces of data
+ * both kinds send it (report.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/bench/report.h"
+#include "common/atomic_file.h"
+#include "image/png_encoder.h"
+
+/* report_page.html, compiled in (cmake/QrEmbed.cmake) */
+extern const unsigned char qr_report_page[];
+extern const size_t qr_report_page_len;
+
+/* Where the data goes: the page holds this text exactly once, as the
+ * content of its data element. */
+static const char data_marker[] = "\"QR_REPORT_DATA\"";
+
+qr_status report_write_page(const char *path, report_data_fn data, const void *arg,
+                            qr_error *err)
+{
+    const char *page = (const char *)qr_report_page;
+    const char *at = strstr(page, data_marker);
+    if (!at)
+        return qr_fail(err, QR_ERR_INVALID, "report page: no data marker (a broken build)");
+    qr_atomic_file af;
+    qr_status st = qr_atomic_open(&af, path, err);
+    if (st != QR_OK)
+        return st;
+    fwrite(page, 1, (size_t)(at - page), af.fp);
+    st = data(af.fp, arg, err);
+    if (st == QR_OK) {
+        const char *rest = at + strlen(data_marker);
+        fwrite(rest, 1, qr_report_page_len - (size_t)(rest - page), af.fp);
+        if (ferror(af.fp))
+            st = qr_fail(err, QR_ERR_IO, "%s: cannot write", path);
+    }
+    if (st != QR_OK) {
+        qr_atomic_abort(&af);
+        return st;
+    }
+    return qr_atomic_commit(&af, err);
+}
+
+/* ---- the image -------------------------------------------------------------------- */
+
+static void write_base64(FILE *f, const unsigned char *p, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+        if (i + 1 < n) v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < n) v |= p[i + 2];
+        char out[4] = {abc[v >> 18], abc[(v >> 12) & 63], i + 1 < n ? abc[(v >> 6) & 63] : '=',
+                       i + 2 < n ? abc[v & 63] : '='};
+        fwrite(out, 1, 4, f);
+    }
+}
+
+/* The PNG of img, in memory (*png, *len; the caller frees *png). */
+static qr_status encode_png(const qr_image *img, unsigned char **png, size_t *len, qr_error *err)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&buf, &size);
+    if (!mem)
+        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    const size_t row_bytes = 3 * (size_t)img->width;
+    unsigned char *rows = malloc(row_bytes * (size_t)img->height);
+    qr_png_params p = qr_png_params_for(9, 1);
+    qr_png_encoder *e = NULL;
+    qr_status st = rows ? QR_OK : qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    if (st == QR_OK)
+        st = qr_image_file_rows(img, QR_FORMAT_PNG, 0, img->height, rows, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_open(mem, "report image", img->width, img->height, &p, &e, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_rows(e, rows, img->height, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_finish(e, err);
+    qr_png_encoder_free(e);
+    free(rows);
+    if (fclose(mem) != 0 && st == QR_OK)
+        st = qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    if (st != QR_OK) {
+        free(buf);
+        return st;
+    }
+    *png = (unsigned char *)buf;
+    *len = size;
+    return QR_OK;
+}
+
+int report_image_scale(int32_t width, int32_t height)
+{
+    const int32_t side = width > height ? width : height;
+    return (side + REPORT_IMAGE_MAX_SIDE - 1) / REPORT_IMAGE_MAX_SIDE;
+}
+
+qr_status report_write_image(FILE *f, const qr_image *picture, int32_t width, int32_t height,
+                             qr_error *err)
+{
+    unsigned char *png = NULL;
+    size_t len = 0;
+    qr_status st = encode_png(picture, &png, &len, err);
+    if (st != QR_OK)
+        return st;
+    fprintf(f, "\"image\": {\"width\": %d, \"height\": %d, \"scale\": %d, \"png\": \"", width,
+            height, report_image_scale(width, height));
+    write_base64(f, png, len);
+    fputs("\"}", f);
+    free(png);
+    return QR_OK;
+}
+
+/* ---- the leaves --------------------------------------------------------------------- */
+
+enum { COL_X0, COL_Y0, COL_X1, COL_Y1, COL_DEPTH, COL_COUNT, COL_FIRST, COL_LAST, NCOLS };
+
+static long long leaf_value(const qr_index *ix, const qr_leaf *l, int col)
+{
+    switch (col) {
+    case COL_X0: return l->rect.x0;
+    case COL_Y0: return l->rect.y0;
+    case COL_X1: return l->rect.x1;
+    case COL_Y1: return l->rect.y1;
+    case COL_DEPTH: return l->depth;
+    case COL_COUNT: return l->count;
+    case COL_FIRST: return l->count ? ix->lists[l->offset] : -1;
+    default: return l->count ? ix->lists[l->offset + l->count - 1] : -1;
+    }
+}
+
+void report_write_leaves(FILE *f, const qr_index *ix)
+{
+    static const char *const names[NCOLS] = {"x0",    "y0",    "x1",    "y1",
+                                              "depth", "count", "first", "last"};
+    fputc('{', f);
+    for (int c = 0; c < NCOLS; c++) {
+        fprintf(f, "%s\"%s\": [", c ? ", " : "", names[c]);
+        for (int32_t i = 0; i < ix->num_leaves; i++)
+            fprintf(f, i ? ",%lld" : "%lld", leaf_value(ix, &ix->leaves[i], c));
+        fputc(']', f);
+    }
+    fputc('}', f);
+}

@@ -1,0 +1,225 @@
+/* renderer.cu — the GPU renderer object: its image and buffers, which
+ * render kernels a frame takes (qr_render_plan_frame) and their launches
+ * (qr_render_enqueue), timing. frame.cu runs a frame, render_output.cu
+ * brings its image back; the
+ * kernels themselves: render_kernels.h lists them, a source file each.
+ */
+#include "gpu/tuning.h"
+#include "render/gpu/renderer.h"
+#include "gpu/cuda_check.h"
+#include "quadrender/image.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_t tile_h,
+                           qr_gpu_renderer **out, qr_error *err)
+{
+    *out = NULL;
+    qr_gpu_renderer *r = (qr_gpu_renderer *)calloc(1, sizeof *r);
+    if (!r) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    r->width = width;
+    r->height = height;
+    r->tile_w = tile_w;
+    r->tile_h = tile_h;
+    r->banded = tile_w < width || tile_h < height;
+    r->exact_window = QR_EXACT_WINDOW;
+    qr_status st = qr_gpu_index_create(&r->index, err);
+    if (!st) st = qr_frame_init(&r->frame, err);
+    if (st) {
+        qr_gpu_renderer_destroy(r);
+        return st;
+    }
+    size_t bytes = (size_t)tile_w * tile_h * sizeof(float4);
+    cudaError_t e = cudaMalloc((void **)&r->image, bytes);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&r->ro, sizeof(region_order));
+    if (e == cudaSuccess) e = cudaMemset(r->ro, 0, sizeof(region_order));
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        qr_gpu_renderer_destroy(r);
+        return qr_fail(err, qr_cuda_status(e), "a %dx%d image needs %zu bytes of GPU memory: %s",
+                       tile_w, tile_h, bytes + sizeof(region_order), cudaGetErrorString(e));
+    }
+    *out = r;
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer **out,
+                                            qr_error *err)
+{
+    *out = NULL;
+    if (width < 1 || height < 1 || width > QR_IMAGE_MAX_DIM || height > QR_IMAGE_MAX_DIM)
+        return qr_fail(err, QR_ERR_INVALID, "image size %dx%d out of range (1..%d)", width, height,
+                       QR_IMAGE_MAX_DIM);
+    return qr_renderer_make(width, height, width, height, out, err);
+}
+
+extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
+{
+    if (!r) return;
+    qr_frame_release(&r->frame); /* waits for the last frame */
+    qr_render_output_release(r);
+    cudaFree(r->image);
+    cudaFree(r->counts);
+    cudaFree(r->ro);
+    qr_gpu_index_destroy(r->index);
+    free(r);
+}
+
+extern "C" void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level)
+{
+    r->timing = level;
+    /* a frame timed whole records no event inside it */
+    qr_gpu_index_set_timing(r->index, level >= QR_TIMING_TOTALS ? level : QR_TIMING_OFF);
+}
+
+extern "C" void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window)
+{
+    r->exact_window = window < 0 ? 0 : (window > RW_MAX_WINDOW ? RW_MAX_WINDOW : window);
+}
+
+extern "C" void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on)
+{
+    r->frame.graph.disabled = !on;
+    r->frame.graph.failed = 0;
+}
+
+extern "C" int qr_gpu_renderer_uses_graph(const qr_gpu_renderer *r)
+{
+    return r->frame.ran_graph;
+}
+
+extern "C" qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r)
+{
+    return r->index;
+}
+
+extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
+{
+    const size_t px = (size_t)r->tile_w * r->tile_h;
+    return px * sizeof(float4) + (r->counts ? px * sizeof(int32_t) : 0) + sizeof(region_order) +
+           qr_gpu_index_device_bytes(r->index);
+}
+
+qr_status qr_render_plan_frame(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
+                               qr_render_plan *p, qr_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->pos = scene->pos;
+    p->col = scene->col;
+    p->image = r->image;
+    p->color_span = scene->color_span;
+    p->timing = (int)r->timing;
+    const bool snow = scene->shading == QR_SHADE_SNOW;
+    /* exact flat blends as one fused multiply-add, where that is exact
+     * (blend_flat) */
+    const bool fma = !snow && scene->fma_blend;
+    /* windows pay on deep scenes (rand100k, biglittle, littlebig and rand1M
+     * at 1024 and 2048; docs/benchmarks.md) */
+    const bool deep = scene->depth >= RW_DEEP * r->exact_window;
+    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
+        if (!r->counts) {
+            const size_t bytes = (size_t)r->tile_w * r->tile_h * sizeof(int32_t);
+            cudaError_t e = cudaMalloc((void **)&r->counts, bytes);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                r->counts = NULL;
+                return qr_fail(err, qr_cuda_status(e),
+                               "exact mode's coverage counts need %zu more bytes of GPU memory: %s",
+                               bytes, cudaGetErrorString(e));
+            }
+        }
+        p->windows = 1;
+        p->fma = fma;
+        p->counts = r->counts;
+        p->window = r->exact_window;
+        /* the windows' runs start 1e-3 (relative) outside every value a
+         * colour can take, so rounding can never carry the true one past
+         * them; where the blend is fused (fma_blend: no colour below 0) the
+         * low run starts at 0, which no computed colour goes below either,
+         * so that it too stays out of the subnormal range */
+        const float m = 1e-3f * (1.0f + fmaxf(fabsf(scene->color_lo), fabsf(scene->color_hi)));
+        p->lo = fma ? 0.0f : scene->color_lo - m;
+        p->hi = scene->color_hi + m;
+    } else {
+        /* Fast mode stops a pixel after about log2(2 span / tol) blends
+         * (17.6 for colours in [0, 1]). Where pixels hold on average less
+         * than half that, it has nothing to skip and its bookkeeping only
+         * costs (micro2M, rgb, pattern), so it takes the exact walk (the
+         * exact image, alpha left at 1). */
+        const float stop_blends = log2f(2.0f * scene->color_span / QR_FAST_TOLERANCE);
+        const bool exact = mode == QR_RENDER_EXACT || (!snow && scene->depth < 0.5f * stop_blends);
+        p->alpha = mode == QR_RENDER_EXACT;
+        /* Walks that go to the end of their lists gather each warp's circles
+         * where circles are narrower than the region (walk_leaf): faster on
+         * micro2M and snowsingle; flat fast walks stop after a few groups
+         * and lose to gathering (rand1M, rand10k). */
+        const float box_px = 2.0f * scene->radius * (float)(r->width > r->height ? r->width : r->height);
+        const bool gather = box_px < RB_SIDE;
+        /* only the flags that pick another k_render instance (gather: not
+         * for fast flat walks; fma: only for exact flat ones) */
+        p->exact = exact;
+        p->snow = snow;
+        p->gather = (exact || snow) && gather;
+        p->fma = exact && fma;
+    }
+    return QR_OK;
+}
+
+qr_status qr_render_enqueue(qr_gpu_renderer *r, const qr_render_plan *plan, const qr_index_view *view,
+                            cudaStream_t s, int after_kernel, qr_error *err)
+{
+    const qr_render_plan &p = *plan;
+    const qr_index_view &v = *view;
+    const int tiles = qr_render_regions(&v); /* 32 x 32 regions */
+    cudaError_t e;
+    if (!p.windows) {
+        qr_render_walk_args wa;
+        memset(&wa, 0, sizeof wa);
+        wa.view = &v;
+        wa.pos = p.pos;
+        wa.col = p.col;
+        wa.color_span = p.color_span;
+        wa.alpha = p.alpha;
+        wa.image = p.image;
+        wa.exact = p.exact;
+        wa.snow = p.snow;
+        wa.gather = p.gather;
+        wa.fma = p.fma;
+        e = qr_launch_render_walk(&wa, s, after_kernel);
+    } else {
+        qr_cover_count_args ca;
+        memset(&ca, 0, sizeof ca);
+        ca.view = &v;
+        ca.pos = p.pos;
+        ca.counts = p.counts;
+        qr_status st = qr_launch_cover_count(&ca, s, after_kernel, err);
+        if (st) return st;
+        qr_render_windows_args wa;
+        memset(&wa, 0, sizeof wa);
+        wa.view = &v;
+        wa.ro = r->ro;
+        wa.pos = p.pos;
+        wa.col = p.col;
+        wa.counts = p.counts;
+        wa.lo = p.lo;
+        wa.hi = p.hi;
+        wa.window = p.window;
+        wa.image = p.image;
+        wa.fma = p.fma;
+        e = qr_launch_render_windows(&wa, s, 1);
+        if (e == cudaSuccess && tiles <= RO_MAX && !qr_render_items(&v))
+            e = qr_launch_region_order(r->ro, tiles, s, 1);
+    }
+    QR_CUDA_TRY(err, e);
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t,
+                                            qr_error *err)
+{
+    if (!r->timing) return qr_fail(err, QR_ERR_INVALID, "timing is not enabled");
+    *t = r->last;
+    return QR_OK;
+}

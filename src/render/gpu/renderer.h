@@ -1,0 +1,73 @@
+/* renderer.h — the GPU renderer object and its two steps as the frame
+ * (frame.cu) drives them: plan a frame's render kernels, queue them behind
+ * a build. Internal to the library; the public API is quadrender/gpu.h.
+ */
+#ifndef QR_RENDER_RENDERER_H
+#define QR_RENDER_RENDERER_H
+
+#include "quadtree/gpu/frame.h"
+#include "render/gpu/render_kernels.h"
+
+/* The render kernels a frame queues behind its build and everything their
+ * launches bake in besides the index's view: part of the key of the frame's
+ * graph, so zeroed (padding included) before it is set. */
+typedef struct qr_render_plan {
+    const float4 *pos, *col;
+    float4 *image;
+    int32_t *counts;
+    float color_span, lo, hi;
+    int windows;            /* exact mode by windows (render_windows.cu), else a walk: */
+    int exact, snow, gather, fma; /* the walk's kernel (render_walk.cu), or the windows' fma */
+    int alpha, window, timing;
+} qr_render_plan;
+
+struct qr_gpu_renderer {
+    int32_t width, height; /* the image */
+    /* The region a frame renders: the whole image, or for a banded
+     * renderer (render_bands.cu) at most tile_w x tile_h of it at a time. */
+    int32_t tile_w, tile_h;
+    int banded;
+    size_t budget;      /* banded: GPU bytes the scene, index and buffers may take (0: none) */
+    float4 *image;      /* tile_w * tile_h, the region's rows from its bottom one */
+    int32_t *counts;    /* likewise, covering circles, for exact windows; made on first use */
+    region_order *ro;   /* which region each window-kernel block takes (region_order.cu) */
+    qr_gpu_index *index;
+    qr_frame frame;     /* stream, events, read-back, graph */
+    qr_timing timing;
+    qr_frame_timing last;
+    int exact_window;   /* exact mode's first window; 0: walk whole lists */
+    /* the streamed write's two band slots (render_output.cu), made on first use */
+    void *band_dev[2], *band_host[2]; /* device rows; pinned host copies */
+    size_t band_bytes;
+    cudaEvent_t band_done[2];
+};
+
+/* Makes a renderer for a width x height image whose frames render regions
+ * of at most tile_w x tile_h (renderer.cu; the public constructors are
+ * qr_gpu_renderer_create and qr_gpu_renderer_create_bands). */
+qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_t tile_h,
+                           qr_gpu_renderer **out, qr_error *err);
+
+/* One frame of `region` of the image (NULL: the whole image), into the
+ * renderer's image buffer (frame.cu). */
+qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *params, qr_render_mode mode,
+                               const qr_rect *region, qr_error *err);
+
+/* Frees the streamed write's band buffers (render_output.cu). */
+void qr_render_output_release(qr_gpu_renderer *r);
+/* Two band slots of at least `bytes` each, device and pinned host. */
+qr_status qr_render_output_slots(qr_gpu_renderer *r, size_t bytes, qr_error *err);
+
+/* Decides this frame's render kernels (and makes the coverage buffer they
+ * may need: nothing is allocated while a graph is being captured). */
+qr_status qr_render_plan_frame(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
+                               qr_render_plan *p, qr_error *err);
+
+/* Queues the planned kernels on s for the build `v` views. `after_kernel`:
+ * the last operation queued is a kernel, so the first may start early
+ * behind it (gpu/pdl.h). */
+qr_status qr_render_enqueue(qr_gpu_renderer *r, const qr_render_plan *p, const qr_index_view *v,
+                            cudaStream_t s, int after_kernel, qr_error *err);
+
+#endif
