@@ -8,6 +8,8 @@ set(QR_CPU_SOURCES
   common/threads.c
   scene/rng.c
   scene/scene.c
+  scene/scene_load.c
+  scene/builtin_names.c
   scene/builtin.c
   scene/builtin_clustered.c
   scene/depth_sort.c
@@ -17,6 +19,7 @@ set(QR_CPU_SOURCES
   scene/io/scene_parse.c
   scene/io/scene_npy.c
   image/image.c
+  image/image_bytes.c
   image/image_write.c
   image/image_stream.c
   image/png_encoder.c

@@ -39,7 +39,4 @@ typedef struct qr_image_part_info {
 qr_status qr_image_part_read(const char *name, const void *part, size_t len,
                              qr_image_part_info *out, qr_error *err);
 
-/* n floats as the little-endian bytes a PFM file holds (image_stream.c). */
-void qr_image_pfm_le(unsigned char *dst, const float *src, size_t n);
-
 #endif

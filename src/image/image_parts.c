@@ -8,7 +8,7 @@
 #include <zlib.h>
 
 #include "image/image_part_bytes.h"
-#include "image/image_threads.h"
+#include "image/image_bytes.h"
 #include "image/png_encoder.h"
 
 /* The size a writer takes, and so the size a part may be of. */

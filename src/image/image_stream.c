@@ -20,7 +20,7 @@
 #include "common/atomic_file.h"
 #include "image/image_part_bytes.h"
 #include "image/image_parts.h"
-#include "image/image_threads.h"
+#include "image/image_bytes.h"
 #include "image/png_encoder.h"
 
 /* stdio's buffer: large writes of whole bands pass it by, small ones (headers,
@@ -37,20 +37,6 @@ struct qr_image_writer {
     unsigned char *conv; /* PFM on a big-endian host: one row of little-endian floats */
     qr_error fail;       /* sticky: the first failure */
 };
-
-int qr_image_threads(int requested)
-{
-    long n = requested > 0 ? requested : qr_threads(); /* the process's setting (--threads) */
-    return n < 1 ? 1 : n > QR_IMAGE_MAX_THREADS ? QR_IMAGE_MAX_THREADS : (int)n;
-}
-
-static int host_is_little_endian(void)
-{
-    const uint32_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
 
 static void writer_free(qr_image_writer *w)
 {
@@ -114,7 +100,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
     w->png_level = o.png_level;
     qr_error_clear(&w->fail);
     w->iobuf = malloc(IO_BUFFER_BYTES);
-    if (!w->iobuf || (format == QR_FORMAT_PFM && !host_is_little_endian() &&
+    if (!w->iobuf || (format == QR_FORMAT_PFM && !qr_host_is_little_endian() &&
                       !(w->conv = malloc((size_t)width * 12)))) {
         writer_free(w);
         return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the writer", path);
@@ -196,23 +182,6 @@ qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *r
     }
     w->rows_in += nrows;
     return QR_OK;
-}
-
-/* Little-endian whatever the host: PFM's negative scale promises it. */
-void qr_image_pfm_le(unsigned char *dst, const float *src, size_t n)
-{
-    if (host_is_little_endian()) {
-        memcpy(dst, src, n * sizeof(float));
-        return;
-    }
-    for (size_t k = 0; k < n; k++) {
-        uint32_t u;
-        memcpy(&u, &src[k], sizeof u);
-        dst[4 * k] = (unsigned char)(u & 0xffu);
-        dst[4 * k + 1] = (unsigned char)((u >> 8) & 0xffu);
-        dst[4 * k + 2] = (unsigned char)((u >> 16) & 0xffu);
-        dst[4 * k + 3] = (unsigned char)((u >> 24) & 0xffu);
-    }
 }
 
 qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int32_t nrows,

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/image_threads.h"
+#include "image/image_bytes.h"
 
 #define BAND_BYTES (8 << 20)
 /* Rows converted by one thread at the least: below that a thread costs

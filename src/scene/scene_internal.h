@@ -33,10 +33,35 @@ typedef enum qr_nonuniform {
 qr_status qr_gen_nonuniform(qr_scene *s, qr_nonuniform kind, uint32_t seed, float radius_scale,
                             qr_error *err);
 
+/* The built-in scenes, in qr_builtin_scenes order (builtin_names.c). */
+enum qr_builtin_id {
+    QR_B_RGB,
+    QR_B_RGBY,
+    QR_B_RAND10K,
+    QR_B_RAND100K,
+    QR_B_RAND1M,
+    QR_B_MICRO2M,
+    QR_B_BIGLITTLE,
+    QR_B_LITTLEBIG,
+    QR_B_PATTERN,
+    QR_B_HYPNOSIS,
+    QR_B_BOUNCINGBALLS,
+    QR_B_FIREWORKS,
+    QR_B_SNOW,
+    QR_B_SNOWSINGLE,
+    QR_B_CLUSTERS,
+    QR_B_SPIRAL,
+    QR_B_POWERLAW,
+    QR_B_HOTSPOT,
+    QR_B_ROADS,
+    QR_B_RING,
+    QR_B_COUNT
+};
+
 /* The sized families, in qr_builtin_families order. */
 enum { QR_FAMILY_UNIFORM, QR_FAMILY_CLUSTERED, QR_FAMILY_COUNT };
 
-/* Reads spec as FAMILY:COUNT (builtin.c). Returns 1 with *family and *count
+/* Reads spec as FAMILY:COUNT (builtin_names.c). Returns 1 with *family and *count
  * set; 0 when spec does not start with a family's name and a ':' (it is
  * some other name); -1 when it does but the count is bad, err saying why. */
 int qr_builtin_family_parse(const char *spec, int *family, int32_t *count, qr_error *err);

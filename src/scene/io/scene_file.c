@@ -6,7 +6,8 @@
  * any size, or a pipe, is read line by line, and memory grows with the
  * circles actually read, so a lying or hostile header cannot make us
  * allocate much or read out of bounds. Its numbers go through strtof alone:
- * it is the reference the parallel reader (scene_parse.c) is tested against.
+ * it is the reference the parallel reader (scene_parse.c) is tested against,
+ * and the parallel reader's fallback for what it cannot map (pipes).
  * Every rejection names the file and line: "path:line: what is wrong".
  */
 #include "scene/scene_internal.h"
@@ -72,16 +73,6 @@ done:
     free(r);
     free(buf.v);
     return st;
-}
-
-qr_status qr_scene_read_circles(const char *path, qr_scene **out, qr_error *err)
-{
-    return qr_scene_read_text(path, QR_TEXT_CIRCLES, qr_default_threads(), out, err);
-}
-
-qr_status qr_scene_read_par(const char *path, qr_scene **out, qr_error *err)
-{
-    return qr_scene_read_text(path, QR_TEXT_PAR, qr_default_threads(), out, err);
 }
 
 qr_status qr_scene_write_circles(const qr_scene *scene, const char *path, qr_error *err)

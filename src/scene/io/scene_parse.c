@@ -226,3 +226,14 @@ qr_status qr_scene_read_text_chunked(const char *path, qr_text_kind kind, int th
         munmap(map, len);
     return st;
 }
+
+/* The public entries: the parallel reader on every core. */
+qr_status qr_scene_read_circles(const char *path, qr_scene **out, qr_error *err)
+{
+    return qr_scene_read_text(path, QR_TEXT_CIRCLES, qr_default_threads(), out, err);
+}
+
+qr_status qr_scene_read_par(const char *path, qr_scene **out, qr_error *err)
+{
+    return qr_scene_read_text(path, QR_TEXT_PAR, qr_default_threads(), out, err);
+}
