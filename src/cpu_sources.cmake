@@ -29,7 +29,7 @@ set(QR_CPU_SOURCES
   render/cpu/render_cpu.c
   render/cpu/render_cpu_fast.c
   render/cpu/cpu_tile.c
-  quadtree/host/quadtree_host.c
+  quadtree/index.c
   quadtree/host/host_grid.c
   quadtree/host/host_subtree.c
   quadtree/index_stats.c)

@@ -1,4 +1,5 @@
-/* host_build.h — the pieces of the host quadtree build (quadtree_host.c).
+/* host_build.h — the pieces of the host quadtree build (qr_index_build_host,
+ * host_grid.c).
  *
  * The build is flat at the top and recursive below: host_grid.c counts the
  * circles of every node of the top levels at once (one pass over the

@@ -1,4 +1,5 @@
-/* host_grid.c — the host quadtree build (qr_index_build_host_threads): the
+/* host_grid.c — the host quadtree build (qr_index_build_host and its
+ * _threads form): the
  * top of the tree decided from counts over grids of cells, the circles
  * sorted into its leaves by counting, the rest by subtrees (host_build.h).
  *
@@ -640,4 +641,11 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     }
     *out = ix;
     return QR_OK;
+}
+
+qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
+                              const qr_rect *region, const qr_index_params *params,
+                              qr_index **out, qr_error *err)
+{
+    return qr_index_build_host_threads(scene, width, height, region, params, 0, out, err);
 }

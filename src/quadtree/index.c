@@ -1,10 +1,8 @@
-/* quadtree_host.c — the host quadtree build's rules and entry points: the
- * oracle for the GPU build, and the index of the fast CPU renderer.
- *
- * The parameters and their checks, the per-circle box, and
- * qr_index_build_host; the build itself is host_grid.c (the top of the
- * tree, from counts over grids of cells) and host_subtree.c (recursive
- * below it), host_build.h says how they divide the work.
+/* index.c — what the host and the GPU builds share: the index's
+ * parameters, their defaults and checks, the checked size and region of a
+ * build, the per-circle box, and freeing a host index. The host build is
+ * quadtree/host (its entry qr_index_build_host in host_grid.c), the GPU
+ * build quadtree/gpu; both decide by quadtree_geom.h's rules.
  */
 #include "quadrender/index.h"
 #include "quadtree/quadtree_geom.h"
@@ -99,11 +97,4 @@ void qr_index_destroy(qr_index *index)
     free(index->leaves);
     free(index->lists);
     free(index);
-}
-
-qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
-                              const qr_rect *region, const qr_index_params *params,
-                              qr_index **out, qr_error *err)
-{
-    return qr_index_build_host_threads(scene, width, height, region, params, 0, out, err);
 }
