@@ -2,7 +2,8 @@
 # One device call for a change that must keep speed: builds the baseline
 # tree in .base/ (`git archive BASE | tar -x -C .base`, carried with
 # .criterion) and this tree, runs this tree's whole test suite, then
-# `quadrender bench` of both, alternated twice (JSON under $OUT).
+# `quadrender bench` of both, alternated twice (JSON under $OUT); first the
+# kernels' SASS of both builds compared (dev/sass_diff.sh; SASS_RENAMES).
 # Usage (on the device): bash dev/device_ab.sh [ctest-regex]
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.criterion/lib
@@ -20,6 +21,7 @@ base=$!
 cmake --build build-dev -j10 > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
 wait $base || { grep -E "error" -A3 "$OUT/build-base.log" | head -20; exit 1; }
 echo "built"
+RENAMES="${SASS_RENAMES:-}" bash dev/sass_diff.sh build-base build-dev > "$OUT/sass.txt" 2>&1; echo "sass_diff rc=$?"; tail -5 "$OUT/sass.txt"
 (cd build-dev && ctest -j16 --timeout 300 ${1:+-R "$1"} > "$OUT/ctest.log" 2>&1)
 grep -E "tests passed|tests failed" "$OUT/ctest.log"; grep -E "\(Failed\)|Timeout|Exception" "$OUT/ctest.log"
 for round in 1 2; do

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Compares the machine code of two builds' CUDA objects, kernel by kernel:
 # cuobjdump -sass of every .cu.o under each build's quadrender_objects,
-# matched by file name (a file moved to another folder still matches),
+# matched by file name (a file moved to another folder still matches; an
+# object with no kernels on one side only is host code, not compared),
 # addresses and the ELF's section offsets stripped. Prints the files whose
 # SASS differs and exits 1 if any does. Build both trees for one
 # architecture first, e.g.
@@ -21,13 +22,18 @@ for r in ${RENAMES:-}; do ren[${r#*:}.o]=${r%%:*}.o; done
 while read -r f; do k=$(basename "$f"); pb[${ren[$k]:-$k}]=$f; done < <(find "$b/src/CMakeFiles/quadrender_objects.dir" -name '*.cu.o')
 bad=0 same=0
 for k in "${!pa[@]}"; do
-    if [ -z "${pb[$k]:-}" ]; then echo "only in $a: $k"; bad=1; continue; fi
+    if [ -z "${pb[$k]:-}" ]; then
+        [ -z "$(sass "${pa[$k]}")" ] || { echo "only in $a: $k"; bad=1; }
+        continue
+    fi
     if diff -q <(sass "${pa[$k]}") <(sass "${pb[$k]}") > /dev/null; then
         same=$((same + 1))
     else
         echo "SASS differs: $k"; bad=1
     fi
 done
-for k in "${!pb[@]}"; do [ -n "${pa[$k]:-}" ] || { echo "only in $b: $k"; bad=1; }; done
+for k in "${!pb[@]}"; do
+    [ -n "${pa[$k]:-}" ] || [ -z "$(sass "${pb[$k]}")" ] || { echo "only in $b: $k"; bad=1; }
+done
 echo "$same objects with the same SASS"
 exit $bad
