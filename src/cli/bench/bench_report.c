@@ -10,38 +10,6 @@
 #include "common/atomic_file.h"
 #include "common/text.h"
 
-const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree", "count", "scan",
-                                                      "emit",  "sort", "render", "other"};
-
-const char *bench_index_name(const bench_row *r, char *buf, size_t len)
-{
-    if (r->grid_tile)
-        snprintf(buf, len, "grid%d", r->grid_tile);
-    else
-        snprintf(buf, len, "quadtree");
-    return buf;
-}
-
-const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *like)
-{
-    const bench_row *best = NULL;
-    for (int j = 0; j < n; j++) {
-        const bench_row *g = &rows[j];
-        if (!g->grid_tile || strcmp(g->scene, like->scene) || g->size != like->size ||
-            g->exact != like->exact)
-            continue;
-        if (!best || (best->oom && !g->oom) ||
-            (!g->oom && !best->oom && g->frame.median < best->frame.median))
-            best = g;
-    }
-    return best;
-}
-
-static const char *oom_text(int oom)
-{
-    return oom == BENCH_OOM_HOST ? "out of host memory" : "out of memory";
-}
-
 /* A heading when the family of scenes changes (none before the first row
  * of a run whose scenes belong to no family). */
 static void group_heading(FILE *out, const char **group, const bench_row *r)
@@ -64,7 +32,7 @@ void bench_print_table(FILE *out, const bench_row *rows, int n)
         group_heading(out, &group, r);
         if (r->oom) {
             fprintf(out, "%-11s %5d %-5s %-9s %s\n", esc, r->size, r->exact ? "exact" : "fast",
-                    bench_index_name(r, name, sizeof name), oom_text(r->oom));
+                    bench_index_name(r, name, sizeof name), bench_oom_text(r->oom));
             continue;
         }
         fprintf(out, "%-11s %5d %-5s %-9s %9.4f %9.4f %9.4f %8.4f %8.4f %8.4f %7d %9lld %6.2f %8.1f\n",
@@ -361,7 +329,7 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
                 if (r->oom) {
                     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" fill=\"#c00\" "
                                "transform=\"rotate(-90 %d %d)\">%s</text>\n",
-                            x + 9, yb - 4, x + 9, yb - 4, oom_text(r->oom));
+                            x + 9, yb - 4, x + 9, yb - 4, bench_oom_text(r->oom));
                     continue;
                 }
                 if (r->grid_tile && !best) best = bench_best_grid(rows, n, r);

@@ -1,7 +1,8 @@
 /* bench_scaling.c — `quadrender bench --scaling-plot`: frame time against
  * circle count, per family of scenes, as a table, a JSON array and an SVG
  * plot on log axes drawn by hand like bench_report.c's. The rows come from
- * the bench's measuring loop; this file only picks and draws its points. */
+ * the bench's measuring loop, its points from bench_scaling_points
+ * (bench_rows.c); this file only prints and draws them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,118 +12,9 @@
 #include "common/atomic_file.h"
 #include "common/text.h"
 
-int bench_scene_family(const char *scene, char *family, size_t len, long long *count)
-{
-    snprintf(family, len, "%s", scene);
-    *count = 0;
-    const char *colon = strrchr(scene, ':');
-    if (!colon || colon == scene) return 0;
-    const char *p = colon + 1;
-    long long v = 0;
-    int digits = 0;
-    for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (digits == 12) return 0; /* a count is never near 10^12 */
-        v = v * 10 + (*p - '0');
-    }
-    if (!digits) return 0;
-    long long mult = 1;
-    if (*p == 'k' || *p == 'K')
-        mult = 1000, p++;
-    else if (*p == 'M')
-        mult = 1000000, p++;
-    else if (*p == 'G')
-        mult = 1000000000, p++;
-    if (*p) return 0;
-    size_t flen = (size_t)(colon - scene);
-    snprintf(family, len, "%.*s", (int)(flen < len ? flen : len - 1), scene);
-    *count = v * mult;
-    return 1;
-}
-
-/* The count a point is drawn at: the scene's, else its name's (a scene
- * that never loaded). */
-static long long point_circles(const bench_point *p)
-{
-    if (p->row->circles > 0) return p->row->circles;
-    char family[64];
-    long long count;
-    bench_scene_family(p->row->scene, family, sizeof family, &count);
-    return count;
-}
-
-typedef struct ordered_point {
-    bench_point p;
-    int family_order, row_order;
-    long long circles;
-} ordered_point;
-
-static int cmp_point(const void *a, const void *b)
-{
-    const ordered_point *x = a, *y = b;
-    const bench_row *r = x->p.row, *s = y->p.row;
-#define CMP(u, v) \
-    if ((u) != (v)) return (u) < (v) ? -1 : 1
-    CMP(x->family_order, y->family_order);
-    CMP(r->size, s->size);
-    CMP(r->exact, s->exact);
-    CMP(x->p.best_grid, y->p.best_grid);
-    CMP(x->circles, y->circles);
-    CMP(x->row_order, y->row_order);
-#undef CMP
-    return 0;
-}
-
-int bench_scaling_points(const bench_row *rows, int n, bench_point *pts)
-{
-    ordered_point *o = malloc(sizeof *o * (2 * (size_t)n + 1));
-    char(*families)[64] = malloc(sizeof *families * ((size_t)n + 1));
-    if (!o || !families) {
-        free(o);
-        free(families);
-        return -1;
-    }
-    int np = 0, nfam = 0;
-    for (int i = 0; i < n; i++) {
-        const bench_row *r = &rows[i];
-        const bench_row *pick = NULL;
-        if (!r->grid_tile) {
-            pick = r;
-        } else {
-            /* the best grid once per scene, size and mode: at its first grid row */
-            int first = 1;
-            for (int j = 0; j < i && first; j++)
-                first = !(rows[j].grid_tile && rows[j].size == r->size && rows[j].exact == r->exact &&
-                          !strcmp(rows[j].scene, r->scene));
-            if (first) pick = bench_best_grid(rows, n, r);
-        }
-        if (!pick) continue;
-        ordered_point *q = &o[np++];
-        q->p.row = pick;
-        q->p.best_grid = pick->grid_tile != 0;
-        long long count;
-        bench_scene_family(pick->scene, q->p.family, sizeof q->p.family, &count);
-        int f;
-        for (f = 0; f < nfam && strcmp(families[f], q->p.family); f++) {}
-        if (f == nfam) snprintf(families[nfam++], sizeof families[0], "%s", q->p.family);
-        q->family_order = f;
-        q->row_order = i;
-        q->circles = point_circles(&q->p);
-    }
-    qsort(o, np, sizeof *o, cmp_point);
-    for (int i = 0; i < np; i++) pts[i] = o[i].p;
-    free(o);
-    free(families);
-    return np;
-}
-
 static double mib(size_t bytes)
 {
     return (double)bytes / (1024.0 * 1024.0);
-}
-
-static const char *oom_text(int oom)
-{
-    return oom == BENCH_OOM_HOST ? "out of host memory" : "out of memory";
 }
 
 /* "grid32" for a best grid, "quadtree" for the tree. */
@@ -164,10 +56,10 @@ qr_status bench_print_scaling(FILE *out, const bench_row *rows, int n, qr_error 
             fputc('\n', out);
         char esc[4 * sizeof p->family], name[32];
         qr_escape_terminal(esc, sizeof esc, p->family);
-        fprintf(out, "%-*s %11lld %5d %-5s %-9s ", fw, esc, point_circles(p), r->size,
+        fprintf(out, "%-*s %11lld %5d %-5s %-9s ", fw, esc, bench_point_circles(p), r->size,
                 r->exact ? "exact" : "fast", point_index(p, name, sizeof name));
         if (r->oom) {
-            fprintf(out, "%s\n", oom_text(r->oom));
+            fprintf(out, "%s\n", bench_oom_text(r->oom));
             continue;
         }
         fprintf(out, "%9.4f %11lld %7d %9.1f %9.1f %9.1f %9.1f\n", r->frame.median, r->pairs,
@@ -190,7 +82,7 @@ void bench_write_scaling_json(FILE *f, const bench_point *pts, int npts)
         qr_json_write_string(f, r->scene);
         fprintf(f, ", \"circles\": %lld, \"size\": %d, \"mode\": \"%s\", \"index\": \"%s\", "
                    "\"tile\": %d",
-                point_circles(p), r->size, r->exact ? "exact" : "fast",
+                bench_point_circles(p), r->size, r->exact ? "exact" : "fast",
                 p->best_grid ? "best grid" : "quadtree", r->grid_tile);
         if (r->oom)
             fprintf(f, ", \"out_of_memory\": \"%s\"}", r->oom == BENCH_OOM_HOST ? "host" : "gpu");
@@ -291,7 +183,7 @@ static void point_title(FILE *f, const bench_point *p, long long circles)
     fprintf(f, " (%lld circles), %dx%d, %s, %s: ", circles, r->size, r->size,
             r->exact ? "exact" : "fast", point_index(p, name, sizeof name));
     if (r->oom)
-        fputs(oom_text(r->oom), f);
+        fputs(bench_oom_text(r->oom), f);
     else
         fprintf(f, "%.4f ms, %lld pairs, %d leaves, %.1f MiB on the GPU", r->frame.median, r->pairs,
                 r->leaves, mib(r->device_bytes + r->scene_bytes));
@@ -323,14 +215,14 @@ static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, 
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", c, dash);
         int drawn = 0;
         for (int k = i; k < j; k++) {
-            const long long n = point_circles(&pts[k]);
+            const long long n = bench_point_circles(&pts[k]);
             if (pts[k].row->oom || n <= 0 || metric(pts[k].row, col) <= 0) continue;
             fprintf(f, "%s%d,%d", drawn++ ? " " : "", xpos(a, (double)n),
                     ypos(a, metric(pts[k].row, col)));
         }
         fputs("\"/>\n", f);
         for (int k = i; k < j; k++) {
-            const long long n = point_circles(&pts[k]);
+            const long long n = bench_point_circles(&pts[k]);
             if (n <= 0 || (!pts[k].row->oom && metric(pts[k].row, col) <= 0)) continue;
             const int x = xpos(a, (double)n);
             if (pts[k].row->oom) {
@@ -387,7 +279,7 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
         has[r->exact != 0] = 1;
         curves += !i || r->exact != pts[i - 1].row->exact ||
                   !same_curve_colour(&pts[i], &pts[i - 1]) || pts[i].best_grid != pts[i - 1].best_grid;
-        const double c = (double)point_circles(&pts[i]);
+        const double c = (double)bench_point_circles(&pts[i]);
         if (c > 0) cmin = fmin(cmin, c), cmax = fmax(cmax, c);
         for (int k = 0; k < NCOLS && !r->oom; k++)
             if (metric(r, k) > 0) {
