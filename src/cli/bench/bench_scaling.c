@@ -263,20 +263,25 @@ static void decades(double lo, double hi, double dflt_lo, double dflt_hi, double
     if (*dhi <= *dlo) *dhi = *dlo + 1;
 }
 
-qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
-                                  size_t gpu_bytes, qr_error *err)
+/* The plot's layout: rows of panels for the modes present (fast first),
+ * columns for what is plotted, each column's axes shared by its panels. */
+typedef struct scaling_plot {
+    axes a[NCOLS];
+    int has[2]; /* has[exact]: a row of panels for that mode */
+    int npanels, width, height;
+} scaling_plot;
+
+enum { SCALING_TOP = 50, PANEL_GAP = 80 };
+
+static void scaling_layout(scaling_plot *sp, const bench_point *pts, int np, size_t gpu_bytes)
 {
-    int np = 0;
-    bench_point *pts = scaling_points(rows, n, &np, err);
-    if (!pts) return err->status;
-    /* rows of panels: the modes present, fast first; columns: what is
-     * plotted; each column's axes shared by its panels */
-    int has[2] = {0, 0}, curves = 0;
+    int curves = 0;
     double cmin = 1e300, cmax = 0, vmin[NCOLS], vmax[NCOLS];
+    sp->has[0] = sp->has[1] = 0;
     for (int c = 0; c < NCOLS; c++) vmin[c] = 1e300, vmax[c] = 0;
     for (int i = 0; i < np; i++) {
         const bench_row *r = pts[i].row;
-        has[r->exact != 0] = 1;
+        sp->has[r->exact != 0] = 1;
         curves += !i || r->exact != pts[i - 1].row->exact ||
                   !same_curve_colour(&pts[i], &pts[i - 1]) || pts[i].best_grid != pts[i - 1].best_grid;
         const double c = (double)bench_point_circles(&pts[i]);
@@ -292,7 +297,7 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
         vmin[COL_MIB] = fmin(vmin[COL_MIB], mib(gpu_bytes));
         vmax[COL_MIB] = fmax(vmax[COL_MIB], mib(gpu_bytes));
     }
-    axes a[NCOLS];
+    axes *a = sp->a;
     const int plot_w = 360, left = 80, col_w = left + plot_w + 30, legend_w = 230;
     for (int k = 0; k < NCOLS; k++) {
         a[k].left = 10 + left + k * col_w;
@@ -303,10 +308,43 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
     decades(vmin[COL_MS], vmax[COL_MS], 0.01, 1, &a[COL_MS].ylo, &a[COL_MS].yhi);
     decades(vmin[COL_PAIRS], vmax[COL_PAIRS], 1e4, 1e6, &a[COL_PAIRS].ylo, &a[COL_PAIRS].yhi);
     decades(vmin[COL_MIB], vmax[COL_MIB], 1, 100, &a[COL_MIB].ylo, &a[COL_MIB].yhi);
-    const int npanels = has[0] + has[1], top = 50, panel_gap = 80;
-    const int width = 10 + NCOLS * col_w + legend_w;
-    const int height = top + (npanels ? npanels : 1) * (a[0].plot_h + panel_gap);
+    sp->npanels = sp->has[0] + sp->has[1];
+    sp->width = 10 + NCOLS * col_w + legend_w;
+    sp->height = SCALING_TOP + (sp->npanels ? sp->npanels : 1) * (a[0].plot_h + PANEL_GAP);
+}
 
+/* The panels of one mode, their top at y0: per column its title, grid and
+ * curves (the GPU's memory as a line among the bytes); the legend right of
+ * the last. */
+static void draw_mode(FILE *f, scaling_plot *sp, const bench_point *pts, int np, int exact,
+                      int y0, size_t gpu_bytes)
+{
+    for (int k = 0; k < NCOLS; k++) {
+        axes *a = &sp->a[k];
+        a->top = y0;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s mode: %s (log scale)</text>\n",
+                a->left, y0 - 8, exact ? "exact" : "fast", col_titles[k]);
+        draw_grid(f, a, k);
+        if (k == COL_MIB && gpu_bytes) {
+            const int y = ypos(a, mib(gpu_bytes));
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c00\" "
+                       "stroke-dasharray=\"2 2\"/><text x=\"%d\" y=\"%d\" fill=\"#c00\">"
+                       "the GPU's memory, %.1f GiB</text>\n",
+                    a->left, y, a->left + a->plot_w, y, a->left + 4, y - 4,
+                    (double)gpu_bytes / 1073741824.0);
+        }
+        draw_curves(f, a, pts, np, exact, k, k == NCOLS - 1 ? a->left + a->plot_w + 16 : 0);
+    }
+}
+
+qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
+                                  size_t gpu_bytes, qr_error *err)
+{
+    int np = 0;
+    bench_point *pts = scaling_points(rows, n, &np, err);
+    if (!pts) return err->status;
+    scaling_plot sp;
+    scaling_layout(&sp, pts, np, gpu_bytes);
     qr_atomic_file af;
     qr_status st = qr_atomic_open(&af, path, err);
     if (st) {
@@ -316,32 +354,16 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
     FILE *f = af.fp;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n",
-            width, height);
+            sp.width, sp.height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", a[0].left);
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", sp.a[0].left);
     qr_xml_write_text(f, title);
     fputs(": solid = quadtree, dashed = the best grid tile, x = out of memory</text>\n", f);
     int panel = 0;
-    for (int exact = 0; exact < 2; exact++) {
-        if (!has[exact]) continue;
-        const int y0 = top + panel++ * (a[0].plot_h + panel_gap);
-        for (int k = 0; k < NCOLS; k++) {
-            a[k].top = y0;
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s mode: %s (log scale)</text>\n",
-                    a[k].left, y0 - 8, exact ? "exact" : "fast", col_titles[k]);
-            draw_grid(f, &a[k], k);
-            if (k == COL_MIB && gpu_bytes) {
-                const int y = ypos(&a[k], mib(gpu_bytes));
-                fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c00\" "
-                           "stroke-dasharray=\"2 2\"/><text x=\"%d\" y=\"%d\" fill=\"#c00\">"
-                           "the GPU's memory, %.1f GiB</text>\n",
-                        a[k].left, y, a[k].left + a[k].plot_w, y, a[k].left + 4, y - 4,
-                        (double)gpu_bytes / 1073741824.0);
-            }
-            draw_curves(f, &a[k], pts, np, exact, k,
-                        k == NCOLS - 1 ? a[k].left + a[k].plot_w + 16 : 0);
-        }
-    }
+    for (int exact = 0; exact < 2; exact++)
+        if (sp.has[exact])
+            draw_mode(f, &sp, pts, np, exact,
+                      SCALING_TOP + panel++ * (sp.a[0].plot_h + PANEL_GAP), gpu_bytes);
     fputs("</svg>\n", f);
     free(pts);
     return qr_atomic_commit(&af, err);
