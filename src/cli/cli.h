@@ -305,7 +305,7 @@ double cli_now_ms(void);
 /* ---- output (cli_output.c) -------------------------------------------------------- */
 
 /* Fails early, before minutes of rendering, when `path` cannot be written
- * for a reason visible now (qr_atomic_check: a missing, unwritable or
+ * for a reason visible now (qr_file_check: a missing, unwritable or
  * non-directory directory, a directory in the way, an existing file under
  * --no-clobber): prints the error and returns CLI_EXIT_OUTPUT, or returns
  * CLI_EXIT_OK. The writer still reports everything else. */

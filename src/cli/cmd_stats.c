@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/atomic_file.h"
+#include "quadrender/file.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
@@ -447,15 +447,15 @@ static int write_json(const char *path, const qr_index_stats *s, const qr_stats_
         qr_index_stats_write_json(stdout, s, c, &err);
         return CLI_EXIT_OK;
     }
-    qr_atomic_file af;
-    if (qr_atomic_open(&af, path, &err) != QR_OK)
+    qr_file *f;
+    if (qr_file_open(path, &f, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_OUTPUT);
-    if (qr_index_stats_write_json(af.fp, s, c, &err) != QR_OK) {
-        qr_atomic_abort(&af);
+    if (qr_index_stats_write_json(qr_file_stream(f), s, c, &err) != QR_OK) {
+        qr_file_abort(f);
         snprintf(err.msg, sizeof err.msg, "%s: cannot write", path);
         return cli_fail(&err, CLI_PHASE_OUTPUT);
     }
-    if (qr_atomic_commit(&af, &err) != QR_OK)
+    if (qr_file_commit(f, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_OUTPUT);
     return CLI_EXIT_OK;
 }

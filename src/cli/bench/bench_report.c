@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli/bench/bench.h"
-#include "common/atomic_file.h"
 #include "common/text.h"
+#include "quadrender/file.h"
 
 /* A heading when the family of scenes changes (none before the first row
  * of a run whose scenes belong to no family). */
@@ -75,23 +75,23 @@ void bench_print_speedups(FILE *out, const bench_row *rows, int n)
         }
 }
 
-/* Opens path for writing ("-" is stdout). */
-static qr_status open_out(const char *path, qr_atomic_file *af, FILE **fp, qr_error *err)
+/* Opens path for writing into *fp; "-" is stdout (*out NULL). */
+static qr_status open_out(const char *path, qr_file **out, FILE **fp, qr_error *err)
 {
+    *out = NULL;
     if (!strcmp(path, "-")) {
-        af->fp = NULL;
         *fp = stdout;
         return QR_OK;
     }
-    qr_status st = qr_atomic_open(af, path, err);
-    *fp = af->fp;
+    qr_status st = qr_file_open(path, out, err);
+    *fp = st == QR_OK ? qr_file_stream(*out) : NULL;
     return st;
 }
 
-static qr_status close_out(qr_atomic_file *af, qr_error *err)
+static qr_status close_out(qr_file *out, qr_error *err)
 {
-    if (!af->fp) return fflush(stdout) ? qr_fail(err, QR_ERR_IO, "stdout: write failed") : QR_OK;
-    return qr_atomic_commit(af, err);
+    if (!out) return fflush(stdout) ? qr_fail(err, QR_ERR_IO, "stdout: write failed") : QR_OK;
+    return qr_file_commit(out, err);
 }
 
 static void json_stats(FILE *f, const char *name, const bench_stats *s)
@@ -171,22 +171,22 @@ qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row 
 qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
                            int scaling, qr_error *err)
 {
-    qr_atomic_file af;
+    qr_file *out;
     FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
+    qr_status st = open_out(path, &out, &f, err);
     if (!st) st = bench_write_json_to(f, header_json, rows, n, scaling, err);
     if (st) {
-        if (af.fp) qr_atomic_abort(&af);
+        qr_file_abort(out);
         return st;
     }
-    return close_out(&af, err);
+    return close_out(out, err);
 }
 
 qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_error *err)
 {
-    qr_atomic_file af;
+    qr_file *out;
     FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
+    qr_status st = open_out(path, &out, &f, err);
     if (st) return st;
     fputs("scene,size,mode,index,frames,frame_median_ms,frame_min_ms,frame_max_ms,frame_p25_ms,"
           "frame_p75_ms,build_median_ms",
@@ -226,7 +226,7 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
             fprintf(f, "%zu,%zu", r->index_bytes, r->scene_bytes);
         fprintf(f, ",%s\n", r->oom == BENCH_OOM_HOST ? "host" : r->oom ? "gpu" : "");
     }
-    return close_out(&af, err);
+    return close_out(out, err);
 }
 
 /* ---- SVG ------------------------------------------------------------------ */
@@ -372,9 +372,9 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
 {
     bar_plot b;
     bar_plot_layout(&b, rows, n);
-    qr_atomic_file af;
+    qr_file *out;
     FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
+    qr_status st = open_out(path, &out, &f, err);
     if (st) return st;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -395,5 +395,5 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
                "* = the best grid</text>\n",
             BAR_LEFT, ly + 26);
     fputs("</svg>\n", f);
-    return close_out(&af, err);
+    return close_out(out, err);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/bench/bench.h"
-#include "common/atomic_file.h"
+#include "quadrender/file.h"
 #include "common/text.h"
 
 static double mib(size_t bytes)
@@ -345,13 +345,13 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
     if (!pts) return err->status;
     scaling_plot sp;
     scaling_layout(&sp, pts, np, gpu_bytes);
-    qr_atomic_file af;
-    qr_status st = qr_atomic_open(&af, path, err);
+    qr_file *out;
+    qr_status st = qr_file_open(path, &out, err);
     if (st) {
         free(pts);
         return st;
     }
-    FILE *f = af.fp;
+    FILE *f = qr_file_stream(out);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n",
             sp.width, sp.height);
@@ -366,5 +366,5 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
                       SCALING_TOP + panel++ * (sp.a[0].plot_h + PANEL_GAP), gpu_bytes);
     fputs("</svg>\n", f);
     free(pts);
-    return qr_atomic_commit(&af, err);
+    return qr_file_commit(out, err);
 }
