@@ -59,7 +59,7 @@ int cli_exit_code(qr_status status, cli_phase phase);
 
 /* Messages to stderr quote user content (file names, lines of a file,
  * arguments) that may hold control bytes: every message goes through one
- * escaper (qr_escape_terminal, common/text.h), which writes control bytes
+ * escaper (qr_escape_terminal, quadrender/text.h), which writes control bytes
  * and bytes that are not UTF-8 as \xHH, so a file cannot clear the screen
  * or retitle the terminal of whoever reads the message. */
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/bench/bench.h"
-#include "common/text.h"
+#include "quadrender/text.h"
 #include "quadrender/file.h"
 
 /* A heading when the family of scenes changes (none before the first row

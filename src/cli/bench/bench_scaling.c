@@ -10,7 +10,7 @@
 
 #include "cli/bench/bench.h"
 #include "quadrender/file.h"
-#include "common/text.h"
+#include "quadrender/text.h"
 
 static double mib(size_t bytes)
 {
