@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpu/tuning.h"
 #include "cli/bench/bench.h"
 #include "cli/cli.h"
 #include "cli/bench/report.h"
