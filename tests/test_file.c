@@ -6,23 +6,37 @@
 #include "quadrender/file.h"
 #include "test_util.h"
 
-Test(file, commit_writes_the_whole_file)
+/* path holds exactly text, and dir no temporary file. */
+static void expect_file(const char *dir, const char *path, const char *text)
 {
-    const char *dir = qr_test_tmp_dir("file_commit");
-    const char *path = qr_test_join(dir, "out.txt");
+    size_t len;
+    char *got = qr_test_read_file(path, &len);
+    cr_expect_eq(len, strlen(text));
+    cr_expect_str_eq(got, text);
+    free(got);
+    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+}
+
+/* Opens path and writes text into it. */
+static qr_file *open_with(const char *path, const char *text)
+{
     qr_error err;
     qr_file *f;
     QR_CHECK(err, qr_file_open(path, &f, &err));
     cr_assert_not_null(qr_file_stream(f));
-    fputs("hello\n", qr_file_stream(f));
+    fputs(text, qr_file_stream(f));
+    return f;
+}
+
+Test(file, commit_writes_the_whole_file)
+{
+    const char *dir = qr_test_tmp_dir("file_commit");
+    const char *path = qr_test_join(dir, "out.txt");
+    qr_file *f = open_with(path, "hello\n");
     cr_expect_not(qr_test_exists(path), "the target appears only at commit");
+    qr_error err;
     QR_CHECK(err, qr_file_commit(f, &err));
-    size_t len;
-    char *text = qr_test_read_file(path, &len);
-    cr_expect_eq(len, 6);
-    cr_expect_eq(memcmp(text, "hello\n", 6), 0);
-    free(text);
-    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+    expect_file(dir, path, "hello\n");
 }
 
 Test(file, abort_keeps_the_previous_file)
@@ -30,18 +44,9 @@ Test(file, abort_keeps_the_previous_file)
     const char *dir = qr_test_tmp_dir("file_abort");
     const char *path = qr_test_join(dir, "out.txt");
     qr_test_write_text(path, "old\n");
-    qr_error err;
-    qr_file *f;
-    QR_CHECK(err, qr_file_open(path, &f, &err));
-    fputs("new and longer\n", qr_file_stream(f));
-    qr_file_abort(f);
+    qr_file_abort(open_with(path, "new and longer\n"));
     qr_file_abort(NULL);
-    size_t len;
-    char *text = qr_test_read_file(path, &len);
-    cr_expect_eq(len, 4);
-    cr_expect_eq(memcmp(text, "old\n", 4), 0);
-    free(text);
-    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+    expect_file(dir, path, "old\n");
 }
 
 Test(file, no_clobber_refuses_an_existing_file)
