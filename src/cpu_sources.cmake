@@ -4,6 +4,7 @@
 set(QR_CPU_SOURCES
   common/error.c
   common/atomic_file.c
+  common/file.c
   common/text.c
   common/threads.c
   scene/rng.c

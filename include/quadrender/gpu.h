@@ -274,6 +274,19 @@ qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, q
 /* Device bytes held: image plus index. */
 size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r);
 
+/* The index the renderer builds each frame, as the last render left it:
+ * for its statistics (qr_gpu_index_download, qr_gpu_index_device_bytes).
+ * Owned by the renderer, valid until qr_gpu_renderer_destroy; the next
+ * render rebuilds it. */
+qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
+
+/* How frames are launched: on (the default), once a first frame has sized
+ * the lists, a frame (build and render, a dozen short kernels) is queued as
+ * one CUDA graph; off, its kernels are launched one by one, for comparison
+ * (`bench --direct`). The image is the same either way; only the time
+ * changes. */
+void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on);
+
 #ifdef __cplusplus
 }
 #endif

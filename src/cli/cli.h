@@ -59,7 +59,7 @@ int cli_exit_code(qr_status status, cli_phase phase);
 
 /* Messages to stderr quote user content (file names, lines of a file,
  * arguments) that may hold control bytes: every message goes through one
- * escaper (qr_escape_terminal, common/text.h), which writes control bytes
+ * escaper (qr_escape_terminal, quadrender/text.h), which writes control bytes
  * and bytes that are not UTF-8 as \xHH, so a file cannot clear the screen
  * or retitle the terminal of whoever reads the message. */
 
@@ -305,7 +305,7 @@ double cli_now_ms(void);
 /* ---- output (cli_output.c) -------------------------------------------------------- */
 
 /* Fails early, before minutes of rendering, when `path` cannot be written
- * for a reason visible now (qr_atomic_check: a missing, unwritable or
+ * for a reason visible now (qr_file_check: a missing, unwritable or
  * non-directory directory, a directory in the way, an existing file under
  * --no-clobber): prints the error and returns CLI_EXIT_OUTPUT, or returns
  * CLI_EXIT_OK. The writer still reports everything else. */

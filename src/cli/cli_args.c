@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/text.h"
+#include "quadrender/text.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/threads.h"

@@ -1,13 +1,13 @@
 /* cli_output.c — where output goes: the early output checks, the names of
  * --frames files, and the signal handlers that remove temporary files
- * (see cli.h). How a file is written lives in common/atomic_file.c. */
+ * (see cli.h). How a file is written lives in the library (quadrender/file.h). */
 #include "cli/cli.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common/atomic_file.h"
+#include "quadrender/file.h"
 
 /* ---- early checks -------------------------------------------------------------- */
 
@@ -20,19 +20,19 @@ bool cli_ends_with(const char *path, const char *ending)
 int cli_check_output_path(const char *path)
 {
     qr_error err;
-    if (qr_atomic_check(path, &err) != QR_OK)
+    if (qr_file_check(path, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_OUTPUT);
     return CLI_EXIT_OK;
 }
 
 void cli_set_no_clobber(bool on)
 {
-    qr_atomic_set_no_clobber(on);
+    qr_file_set_no_clobber(on);
 }
 
 bool cli_output_is_stream(const char *path)
 {
-    return qr_atomic_is_direct(path) != 0;
+    return qr_file_is_direct(path) != 0;
 }
 
 /* ---- frame names ------------------------------------------------------------------ */
@@ -133,7 +133,7 @@ void cli_frame_name(const cli_frame_names *fn, int64_t frame, char *buf, size_t 
 
 static void on_termination_signal(int sig)
 {
-    qr_atomic_remove_temps();
+    qr_file_remove_temps();
     /* SA_RESETHAND has restored the default action: raised again (and
      * delivered once this handler returns), the signal ends the process as
      * it would have without us, so a shell sees 128 + sig (130, 143, 129) */

@@ -93,136 +93,188 @@ static qr_status cpu_render(const qr_scene *scene, const qr_index_params *params
     return qr_render_cpu_fast(scene, params, mode, 0, img, NULL, err);
 }
 
-static int run_check(const cli_cmd *cmd, int argc, char **argv)
-{
+/* images: 0 reference, 1 GPU exact, 2 GPU fast, 3 CPU exact, 4 CPU fast */
+enum { REF, GPU_EXACT, GPU_FAST, CPU_EXACT, CPU_FAST, NIMG };
+static const char *const image_names[NIMG] = {"", "GPU exact", "GPU fast", "CPU exact", "CPU fast"};
+
+/* What the command line asks, and whether there is a GPU to check. */
+typedef struct check_plan {
     cli_scene_opts so;
     qr_index_params params;
+    const char *scene_arg;
+    bool gpu;
+    qr_gpu_info info;
+    char no_gpu[sizeof ((qr_error *)0)->msg]; /* why there is none */
+} check_plan;
+
+/* The scene and the images rendered from it. */
+typedef struct check_run {
+    qr_scene *scene;
+    qr_gpu_scene *gs;
+    qr_gpu_renderer *r;
+    qr_image *img[NIMG];
+} check_run;
+
+/* Parses the command line and probes the GPU: CLI_PARSE_OK, CLI_PARSE_HELP
+ * or an exit code. */
+static int check_parse(const cli_cmd *cmd, int argc, char **argv, check_plan *plan)
+{
     enum { O_SCENE, O_INDEX = O_SCENE + CLI_SCENE_NOPTS, O_COUNT = O_INDEX + CLI_INDEX_NOPTS };
     cli_opt opts[O_COUNT];
-    const char *scene_arg = NULL;
-    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
-                                     &params, &scene_arg);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
+    memset(plan, 0, sizeof *plan);
+    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &plan->so,
+                                     &plan->params, &plan->scene_arg);
     if (rc != CLI_PARSE_OK)
         return rc;
-
     qr_error err;
-    qr_gpu_info info;
-    char no_gpu[sizeof err.msg] = "";
-    const bool gpu = qr_gpu_probe(&info, &err) == QR_OK;
-    if (!gpu)
-        snprintf(no_gpu, sizeof no_gpu, "%s", err.msg);
+    plan->gpu = qr_gpu_probe(&plan->info, &err) == QR_OK;
+    if (!plan->gpu)
+        snprintf(plan->no_gpu, sizeof plan->no_gpu, "%s", err.msg);
+    return CLI_PARSE_OK;
+}
 
-    /* images: 0 reference, 1 GPU exact, 2 GPU fast, 3 CPU exact, 4 CPU fast */
-    enum { REF, GPU_EXACT, GPU_FAST, CPU_EXACT, CPU_FAST, NIMG };
-    qr_scene *scene = NULL;
-    qr_gpu_scene *gs = NULL;
-    qr_gpu_renderer *r = NULL;
-    qr_image *img[NIMG] = {NULL};
+/* Both modes on the GPU into img[GPU_*]: the device scene stepped to the
+ * frame on the device. */
+static qr_status render_gpu(const check_plan *plan, check_run *run, qr_error *err)
+{
+    const cli_scene_opts *so = &plan->so;
+    qr_status st = qr_gpu_scene_create(run->scene, &run->gs, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_create(so->width, so->height, &run->r, err);
+    if (st == QR_OK)
+        st = cli_seek(NULL, run->gs, so->frame, err);
+    for (int k = GPU_EXACT; k <= GPU_FAST && st == QR_OK; k++) {
+        st = qr_gpu_render(run->r, run->gs, &plan->params,
+                           k == GPU_EXACT ? QR_RENDER_EXACT : QR_RENDER_FAST, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_download(run->r, run->img[k], err);
+    }
+    return st;
+}
+
+/* Loads the scene and renders every image; says what it checks and how long
+ * each part took on stderr. An exit code. */
+static int check_render(const check_plan *plan, check_run *run)
+{
+    const cli_scene_opts *so = &plan->so;
+    qr_error err;
     double t0 = cli_now_ms();
-    if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
+    if (qr_scene_load(plan->scene_arg, so->seed, &run->scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
+    const qr_scene *scene = run->scene;
     double t1 = cli_now_ms();
-    if (gpu)
+    if (plan->gpu)
         cli_message("check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d) and "
                     "the CPU (%d threads)",
-                    scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-                    info.name, info.cc_major, info.cc_minor, qr_threads());
+                    scene->name, (int)scene->n, (int)so->width, (int)so->height,
+                    (long long)so->frame, plan->info.name, plan->info.cc_major,
+                    plan->info.cc_minor, qr_threads());
     else
         cli_message("check %s (%d circles) %dx%d frame %lld on the CPU (%d threads); no "
                     "usable GPU (%s)",
-                    scene->name, (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-                    qr_threads(), no_gpu);
-    for (int k = 0; k < NIMG && rc == CLI_EXIT_OK; k++) {
-        if (!gpu && (k == GPU_EXACT || k == GPU_FAST)) continue;
-        if (qr_image_create(so.width, so.height, &img[k], &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_RUN);
+                    scene->name, (int)scene->n, (int)so->width, (int)so->height,
+                    (long long)so->frame, qr_threads(), plan->no_gpu);
+    for (int k = 0; k < NIMG; k++) {
+        if (!plan->gpu && (k == GPU_EXACT || k == GPU_FAST)) continue;
+        if (qr_image_create(so->width, so->height, &run->img[k], &err) != QR_OK)
+            return cli_fail(&err, CLI_PHASE_RUN);
     }
-    if (rc != CLI_EXIT_OK)
-        goto done;
     double t2 = cli_now_ms(), t3 = t2;
-    if (gpu) {
-        if (qr_gpu_scene_create(scene, &gs, &err) != QR_OK ||
-            qr_gpu_renderer_create(so.width, so.height, &r, &err) != QR_OK ||
-            cli_seek(NULL, gs, so.frame, &err) != QR_OK ||
-            qr_gpu_render(r, gs, &params, QR_RENDER_EXACT, &err) != QR_OK ||
-            qr_gpu_renderer_download(r, img[GPU_EXACT], &err) != QR_OK ||
-            qr_gpu_render(r, gs, &params, QR_RENDER_FAST, &err) != QR_OK ||
-            qr_gpu_renderer_download(r, img[GPU_FAST], &err) != QR_OK) {
-            rc = cli_fail(&err, CLI_PHASE_RUN);
-            goto done;
-        }
+    if (plan->gpu) {
+        if (render_gpu(plan, run, &err) != QR_OK)
+            return cli_fail(&err, CLI_PHASE_RUN);
         t3 = cli_now_ms();
     }
-    if (cli_seek(scene, NULL, so.frame, &err) != QR_OK ||
-        qr_render_cpu(scene, img[REF], &err) != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_RUN);
-        goto done;
-    }
+    if (cli_seek(run->scene, NULL, so->frame, &err) != QR_OK ||
+        qr_render_cpu(scene, run->img[REF], &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_RUN);
     double t4 = cli_now_ms();
-    if (cpu_render(scene, &params, QR_RENDER_EXACT, img[CPU_EXACT], &err) != QR_OK ||
-        cpu_render(scene, &params, QR_RENDER_FAST, img[CPU_FAST], &err) != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_RUN);
-        goto done;
-    }
+    if (cpu_render(scene, &plan->params, QR_RENDER_EXACT, run->img[CPU_EXACT], &err) != QR_OK ||
+        cpu_render(scene, &plan->params, QR_RENDER_FAST, run->img[CPU_FAST], &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_RUN);
     double t5 = cli_now_ms();
     fprintf(stderr,
             "quadrender:   load %.1f ms, GPU (upload, seek, both modes, downloads) %.1f ms, CPU "
             "seek and reference %.1f ms, fast CPU both modes %.1f ms\n",
             t1 - t0, t3 - t2, t4 - t3, t5 - t4);
+    return CLI_EXIT_OK;
+}
 
-    bool snow = scene->shading == QR_SHADE_SNOW;
-    char fast_limit[32];
-    snprintf(fast_limit, sizeof fast_limit, "<= %g", (double)QR_FAST_TOLERANCE);
+/* Whether image k passes against the reference (d: their differences), and
+ * the bound it is held to in *limit (which may be buf, of size bytes). */
+static bool check_image(const check_run *run, int k, const diff_stats *d, const char **limit,
+                        char *buf, size_t size)
+{
+    if (k == GPU_FAST || k == CPU_FAST) {
+        /* within the bound its early stop guarantees */
+        snprintf(buf, size, "<= %g", (double)QR_FAST_TOLERANCE);
+        *limit = buf;
+        return d->max_rgb <= (double)QR_FAST_TOLERANCE;
+    }
+    if (run->scene->shading == QR_SHADE_SNOW && k == GPU_EXACT) {
+        /* the GPU's sqrtf and expf differ from the host's in the last bits */
+        *limit = "<= 1e-05";
+        return fmax(d->max_rgb, d->max_alpha) <= SNOW_EXACT_TOLERANCE;
+    }
+    *limit = "bit-identical";
+    return d->differing == 0;
+}
+
+/* The table on stdout and the verdict: CLI_EXIT_OK or CLI_EXIT_CHECK. */
+static int check_report(const check_plan *plan, const check_run *run)
+{
+    const qr_scene *scene = run->scene;
     char esc[4 * sizeof scene->name];
     printf("%s (%d circles) %dx%d frame %lld: %s against the CPU reference\n",
-           cli_esc(scene->name, esc, sizeof esc),
-           (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-           gpu ? "GPU and fast CPU" : "fast CPU (no GPU)");
+           cli_esc(scene->name, esc, sizeof esc), (int)scene->n, (int)plan->so.width,
+           (int)plan->so.height, (long long)plan->so.frame,
+           plan->gpu ? "GPU and fast CPU" : "fast CPU (no GPU)");
     printf("%-10s  %12s  %10s  %12s  %8s  %9s  %-13s  %s\n", "renderer", "max|d| RGB", "max|d| A",
            "differing", "> 0.1", "PSNR dB", "required", "result");
-    static const char *const names[NIMG] = {"", "GPU exact", "GPU fast", "CPU exact", "CPU fast"};
-    bool failed[NIMG] = {false};
+    bool failed[NIMG] = {false}, any = false;
     for (int k = GPU_EXACT; k < NIMG; k++) {
-        if (!img[k]) continue;
+        if (!run->img[k]) continue;
         const bool exact = k == GPU_EXACT || k == CPU_EXACT;
         diff_stats d;
-        compare(img[k], img[REF], exact, &d);
-        bool ok;
+        compare(run->img[k], run->img[REF], exact, &d);
         const char *limit;
-        if (!exact) {
-            /* within the bound its early stop guarantees */
-            ok = d.max_rgb <= (double)QR_FAST_TOLERANCE;
-            limit = fast_limit;
-        } else if (snow && k == GPU_EXACT) {
-            /* the GPU's sqrtf and expf differ from the host's in the last bits */
-            ok = fmax(d.max_rgb, d.max_alpha) <= SNOW_EXACT_TOLERANCE;
-            limit = "<= 1e-05";
-        } else {
-            ok = d.differing == 0;
-            limit = "bit-identical";
-        }
-        failed[k] = !ok;
-        print_row(names[k], &d, exact, limit, ok);
+        char buf[32];
+        failed[k] = !check_image(run, k, &d, &limit, buf, sizeof buf);
+        any |= failed[k];
+        print_row(image_names[k], &d, exact, limit, !failed[k]);
     }
-    bool any = false;
-    for (int k = 0; k < NIMG; k++) any |= failed[k];
     if (!any) {
         printf("PASS\n");
-        rc = CLI_EXIT_OK;
-    } else {
-        printf("FAIL:");
-        for (int k = 0; k < NIMG; k++)
-            if (failed[k]) printf(" %s", names[k]);
-        printf("\n");
-        rc = CLI_EXIT_CHECK;
+        return CLI_EXIT_OK;
     }
-done:
-    qr_gpu_renderer_destroy(r);
-    qr_gpu_scene_destroy(gs);
-    for (int k = 0; k < NIMG; k++) qr_image_destroy(img[k]);
-    qr_scene_destroy(scene);
+    printf("FAIL:");
+    for (int k = 0; k < NIMG; k++)
+        if (failed[k]) printf(" %s", image_names[k]);
+    printf("\n");
+    return CLI_EXIT_CHECK;
+}
+
+static void check_run_free(check_run *run)
+{
+    qr_gpu_renderer_destroy(run->r);
+    qr_gpu_scene_destroy(run->gs);
+    for (int k = 0; k < NIMG; k++) qr_image_destroy(run->img[k]);
+    qr_scene_destroy(run->scene);
+}
+
+static int run_check(const cli_cmd *cmd, int argc, char **argv)
+{
+    check_plan plan;
+    int rc = check_parse(cmd, argc, argv, &plan);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_PARSE_OK)
+        return rc;
+    check_run run = {0};
+    rc = check_render(&plan, &run);
+    if (rc == CLI_EXIT_OK)
+        rc = check_report(&plan, &run);
+    check_run_free(&run);
     return rc;
 }
 

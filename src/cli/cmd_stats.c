@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/atomic_file.h"
+#include "quadrender/file.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
@@ -447,29 +447,77 @@ static int write_json(const char *path, const qr_index_stats *s, const qr_stats_
         qr_index_stats_write_json(stdout, s, c, &err);
         return CLI_EXIT_OK;
     }
-    qr_atomic_file af;
-    if (qr_atomic_open(&af, path, &err) != QR_OK)
+    qr_file *f;
+    if (qr_file_open(path, &f, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_OUTPUT);
-    if (qr_index_stats_write_json(af.fp, s, c, &err) != QR_OK) {
-        qr_atomic_abort(&af);
+    if (qr_index_stats_write_json(qr_file_stream(f), s, c, &err) != QR_OK) {
+        qr_file_abort(f);
         snprintf(err.msg, sizeof err.msg, "%s: cannot write", path);
         return cli_fail(&err, CLI_PHASE_OUTPUT);
     }
-    if (qr_atomic_commit(&af, &err) != QR_OK)
+    if (qr_file_commit(f, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_OUTPUT);
     return CLI_EXIT_OK;
 }
 
 /* ---- the command ------------------------------------------------------------------------------ */
 
-static int run_stats(const cli_cmd *cmd, int argc, char **argv)
-{
+/* What the command line asks. */
+typedef struct stats_plan {
     cli_scene_opts so;
     qr_index_params params;
-    cli_device device = CLI_DEVICE_AUTO;
-    const char *json = NULL, *picture = NULL, *report = NULL;
-    picture_mode pmode = PICTURE_LEAVES;
-    int report_tile = 0;
+    cli_device device;
+    const char *scene_arg, *json, *picture, *report;
+    picture_mode pmode;
+    int report_tile;
+} stats_plan;
+
+/* The scene, where it is built, the index and its statistics. */
+typedef struct stats_run {
+    cli_device_choice dev;
+    qr_scene *scene;
+    qr_gpu_scene *gs;
+    qr_index *ix;
+    qr_stats_context ctx;
+    qr_index_stats s;
+} stats_run;
+
+/* The options' mutual checks and the outputs' paths (before any work). An
+ * exit code. */
+static int stats_check_plan(const cli_cmd *cmd, const stats_plan *p, const cli_opt *pmode_opt,
+                            int no_clobber)
+{
+    int rc;
+    if (pmode_opt->given && !p->picture)
+        return cli_usage_error(cmd, "--picture-mode needs --picture FILE");
+    if (p->picture && qr_image_format_from_path(p->picture) == QR_FORMAT_UNKNOWN)
+        return cli_usage_error(cmd, "--picture: '%s' is not a .png, .ppm or .pfm file name",
+                               p->picture);
+    if (p->report && p->params.uniform)
+        return cli_usage_error(cmd, "--report compares the quadtree with the grids: not with "
+                                    "--index grid (--report-tile picks the grid shown)");
+    if (p->report_tile && !p->report)
+        return cli_usage_error(cmd, "--report-tile needs --report FILE.html");
+    if (p->report && !cli_ends_with(p->report, ".html"))
+        return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
+                               p->report);
+    cli_set_no_clobber(no_clobber);
+    if (p->json && strcmp(p->json, "-") != 0 &&
+        (rc = cli_check_output_path(p->json)) != CLI_EXIT_OK)
+        return rc;
+    if (p->picture && (rc = cli_check_output_path(p->picture)) != CLI_EXIT_OK)
+        return rc;
+    if (p->report && (rc = cli_check_output_path(p->report)) != CLI_EXIT_OK)
+        return rc;
+    return CLI_EXIT_OK;
+}
+
+/* CLI_PARSE_OK, CLI_PARSE_HELP or an exit code. */
+static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->device = CLI_DEVICE_AUTO;
+    p->pmode = PICTURE_LEAVES;
     int no_clobber = 0;
     enum {
         O_SCENE,
@@ -484,123 +532,119 @@ static int run_stats(const cli_cmd *cmd, int argc, char **argv)
         O_COUNT
     };
     cli_opt opts[O_COUNT] = {
-        [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
+        [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &p->device,
                       "auto, gpu or cpu: where the index is built (default auto)"},
-        [O_JSON] = {"--json", NULL, "FILE", cli_set_string, &json,
+        [O_JSON] = {"--json", NULL, "FILE", cli_set_string, &p->json,
                     "also write the statistics as JSON to FILE or - for stdout (then alone)"},
-        [O_PICTURE] = {"--picture", NULL, "FILE", cli_set_string, &picture,
+        [O_PICTURE] = {"--picture", NULL, "FILE", cli_set_string, &p->picture,
                        "draw the leaves over the rendered scene (.png, .ppm or .pfm)"},
-        [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &pmode,
+        [O_PICTURE_MODE] = {"--picture-mode", NULL, "MODE", set_picture_mode, &p->pmode,
                             "leaves (boundaries) or heat (circles per leaf) (default leaves)"},
-        [O_REPORT] = {"--report", NULL, "FILE.html", cli_set_string, &report,
+        [O_REPORT] = {"--report", NULL, "FILE.html", cli_set_string, &p->report,
                       "write a self-contained HTML report: the leaves over the image beside "
                       "the fastest grid's, histograms, times"},
-        [O_REPORT_TILE] = {"--report-tile", NULL, "N", set_report_tile, &report_tile,
+        [O_REPORT_TILE] = {"--report-tile", NULL, "N", set_report_tile, &p->report_tile,
                            "the report's grid: this tile (16 to 256) instead of the fastest"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
     };
-    const char *scene_arg = NULL;
-    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
-                                     &params, &scene_arg);
+    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &p->so,
+                                     &p->params, &p->scene_arg);
+    if (rc != CLI_PARSE_OK)
+        return rc;
+    return stats_check_plan(cmd, p, &opts[O_PICTURE_MODE], no_clobber);
+}
+
+/* Chooses the device, loads the scene, builds the index and computes its
+ * statistics. An exit code. */
+static int stats_build(const stats_plan *p, stats_run *run)
+{
+    int rc;
+    if ((rc = cli_choose_device(p->device, "building the index", &run->dev)) != CLI_EXIT_OK)
+        return rc;
+    const cli_device_choice *dev = &run->dev;
+    const cli_scene_opts *so = &p->so;
+    qr_error err;
+    if (qr_scene_load(p->scene_arg, so->seed, &run->scene, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_INPUT);
+    qr_scene *scene = run->scene;
+    if (dev->note[0])
+        fprintf(stderr, "quadrender: %s\n", dev->note);
+    cli_message("stats %s (%d circles) %dx%d frame %lld on %s", scene->name,
+            (int)scene->n, (int)so->width, (int)so->height, (long long)so->frame,
+            dev->gpu ? "the GPU" : "the CPU");
+    run->ctx = (qr_stats_context){
+        .scene = scene->name,
+        .circles = scene->n,
+        .seed = so->seed,
+        .frame = so->frame,
+        .width = so->width,
+        .height = so->height,
+        .params = p->params,
+        .device = dev->gpu ? "gpu" : "cpu",
+        .device_name = dev->gpu ? dev->info.name : NULL,
+    };
+    qr_status st = dev->gpu ? build_gpu(scene, so->frame, so->width, so->height, &p->params,
+                                        &run->gs, &run->ix, &run->ctx, &err)
+                            : build_cpu(scene, so->frame, so->width, so->height, &p->params,
+                                        &run->ix, &run->ctx, &err);
+    if (st == QR_OK)
+        st = qr_index_stats_compute(run->ix, scene->n, &run->s, &err);
+    if (st != QR_OK)
+        return cli_fail(&err, CLI_PHASE_RUN);
+    return CLI_EXIT_OK;
+}
+
+/* The table (unless the JSON goes to stdout), the JSON, the picture and the
+ * report page. An exit code. */
+static int stats_report(const stats_plan *p, const stats_run *run)
+{
+    const qr_index_stats *s = &run->s;
+    int rc;
+    qr_error err;
+    if (!(p->json && strcmp(p->json, "-") == 0))
+        print_human(s, &run->ctx, run->dev.gpu ? run->dev.where : "the CPU (host oracle)");
+    if (p->json && (rc = write_json(p->json, s, &run->ctx)) != CLI_EXIT_OK)
+        return rc;
+    if (p->picture) {
+        cli_message("picture (%s) -> %s",
+                p->pmode == PICTURE_HEAT ? "circles per leaf, log scale" : "leaf boundaries",
+                p->picture);
+        if (write_picture(p->picture, p->pmode, run->scene, run->gs, run->ix, &p->params, s,
+                          &err) != QR_OK)
+            /* the renders' errors are the run's, the writer's the output's */
+            return cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
+        if (p->pmode == PICTURE_HEAT)
+            fprintf(stderr,
+                    "quadrender:   heat: dark blue %d, blue, green, yellow, red %d circles per "
+                    "leaf (log scale)\n",
+                    s->min_per_leaf, s->max_per_leaf);
+    }
+    if (p->report) {
+        cli_message("report -> %s (timing the quadtree and %s)", p->report,
+                p->report_tile ? "the chosen grid" : "grids of 16 to 256 px");
+        if (write_report(p->report, p->report_tile, run->scene, run->gs, run->ix, &p->params, s,
+                         &run->ctx, run->dev.gpu ? run->dev.info.name : NULL, &err) != QR_OK)
+            return cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int run_stats(const cli_cmd *cmd, int argc, char **argv)
+{
+    stats_plan plan;
+    int rc = stats_parse(cmd, argc, argv, &plan);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
     if (rc != CLI_PARSE_OK)
         return rc;
-    if (opts[O_PICTURE_MODE].given && !picture)
-        return cli_usage_error(cmd, "--picture-mode needs --picture FILE");
-    if (picture && qr_image_format_from_path(picture) == QR_FORMAT_UNKNOWN)
-        return cli_usage_error(cmd, "--picture: '%s' is not a .png, .ppm or .pfm file name",
-                               picture);
-    if (report && params.uniform)
-        return cli_usage_error(cmd, "--report compares the quadtree with the grids: not with "
-                                    "--index grid (--report-tile picks the grid shown)");
-    if (report_tile && !report)
-        return cli_usage_error(cmd, "--report-tile needs --report FILE.html");
-    if (report && !cli_ends_with(report, ".html"))
-        return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
-                               report);
-    cli_set_no_clobber(no_clobber);
-    if (json && strcmp(json, "-") != 0 && (rc = cli_check_output_path(json)) != CLI_EXIT_OK)
-        return rc;
-    if (picture && (rc = cli_check_output_path(picture)) != CLI_EXIT_OK)
-        return rc;
-    if (report && (rc = cli_check_output_path(report)) != CLI_EXIT_OK)
-        return rc;
-
-    cli_device_choice dev;
-    if ((rc = cli_choose_device(device, "building the index", &dev)) != CLI_EXIT_OK)
-        return rc;
-
-    qr_error err;
-    qr_scene *scene = NULL;
-    qr_gpu_scene *gs = NULL;
-    qr_index *ix = NULL;
-    if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
-        return cli_fail(&err, CLI_PHASE_INPUT);
-    if (dev.note[0])
-        fprintf(stderr, "quadrender: %s\n", dev.note);
-    const char *where = dev.gpu ? dev.where : "the CPU (host oracle)";
-    cli_message("stats %s (%d circles) %dx%d frame %lld on %s", scene->name,
-            (int)scene->n, (int)so.width, (int)so.height, (long long)so.frame,
-            dev.gpu ? "the GPU" : "the CPU");
-
-    qr_stats_context ctx = {
-        .scene = scene->name,
-        .circles = scene->n,
-        .seed = so.seed,
-        .frame = so.frame,
-        .width = so.width,
-        .height = so.height,
-        .params = params,
-        .device = dev.gpu ? "gpu" : "cpu",
-        .device_name = dev.gpu ? dev.info.name : NULL,
-    };
-    qr_status st = dev.gpu
-                       ? build_gpu(scene, so.frame, so.width, so.height, &params, &gs, &ix, &ctx,
-                                   &err)
-                       : build_cpu(scene, so.frame, so.width, so.height, &params, &ix, &ctx, &err);
-    qr_index_stats s;
-    if (st == QR_OK)
-        st = qr_index_stats_compute(ix, scene->n, &s, &err);
-    if (st != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_RUN);
-        goto done;
-    }
-    bool json_stdout = json && strcmp(json, "-") == 0;
-    if (!json_stdout)
-        print_human(&s, &ctx, where);
-    if (json && (rc = write_json(json, &s, &ctx)) != CLI_EXIT_OK)
-        goto done;
-    if (picture) {
-        cli_message("picture (%s) -> %s",
-                pmode == PICTURE_HEAT ? "circles per leaf, log scale" : "leaf boundaries",
-                picture);
-        if (write_picture(picture, pmode, scene, gs, ix, &params, &s, &err) != QR_OK) {
-            /* the renders' errors are the run's, the writer's the output's */
-            rc = cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
-            goto done;
-        }
-        if (pmode == PICTURE_HEAT)
-            fprintf(stderr,
-                    "quadrender:   heat: dark blue %d, blue, green, yellow, red %d circles per "
-                    "leaf (log scale)\n",
-                    s.min_per_leaf, s.max_per_leaf);
-    }
-    if (report) {
-        cli_message("report -> %s (timing the quadtree and %s)", report,
-                    report_tile ? "the chosen grid" : "grids of 16 to 256 px");
-        if (write_report(report, report_tile, scene, gs, ix, &params, &s, &ctx,
-                         dev.gpu ? dev.info.name : NULL, &err) != QR_OK) {
-            rc = cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
-            goto done;
-        }
-    }
-    rc = CLI_EXIT_OK;
-done:
-    qr_index_destroy(ix);
-    qr_gpu_scene_destroy(gs);
-    qr_scene_destroy(scene);
+    stats_run run = {0};
+    rc = stats_build(&plan, &run);
+    if (rc == CLI_EXIT_OK)
+        rc = stats_report(&plan, &run);
+    qr_index_destroy(run.ix);
+    qr_gpu_scene_destroy(run.gs);
+    qr_scene_destroy(run.scene);
     return rc;
 }
 

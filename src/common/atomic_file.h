@@ -1,4 +1,5 @@
-/* atomic_file.h — write an output file whole or not at all.
+/* atomic_file.h — write an output file whole or not at all (the library's
+ * own; its public face is quadrender/file.h, common/file.c).
  *
  * A reader never sees a half-written output: the data goes to
  * "<dir>/.<name>.tmp-XXXXXX" in the target's own directory (so the rename

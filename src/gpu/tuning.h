@@ -29,18 +29,12 @@ int qr_gpu_index_single_kernel(const qr_gpu_index *ix);
 #define QR_EXACT_WINDOW 48
 void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window);
 
-/* Once a first frame has sized the lists, a frame (build and render) is
- * queued as one CUDA graph (default on): a frame is a chain of about a
- * dozen short kernels, and launched one by one they wait on the host. Off:
- * direct launches, for comparison. qr_gpu_renderer_uses_graph says whether
- * the last frame ran as a graph (a CUDA that cannot capture it falls back
- * to direct launches). A build on its own (qr_gpu_index_build) always
+/* Whether the last frame ran as a CUDA graph (qr_gpu_renderer_set_graph,
+ * quadrender/gpu.h: on by default; launched one by one, a frame's dozen
+ * short kernels wait on the host): a CUDA that cannot capture it falls
+ * back to direct launches. A build on its own (qr_gpu_index_build) always
  * launches directly. */
-void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on);
 int qr_gpu_renderer_uses_graph(const qr_gpu_renderer *r);
-
-/* The index of the last render (for statistics). */
-qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
 
 /* What a scene's upload learned of its circles, on which the renderer's
  * choices rest (qr_gpu_scene in scene/gpu/scene_gpu.h says what each is): for

@@ -1,5 +1,10 @@
 /* bench.h — results of `quadrender bench` and their writers (table, JSON,
- * CSV, SVG plot), kept apart from the measuring loop in cmd_bench.c. */
+ * CSV, SVG plot), kept apart from the measuring loop in cmd_bench.c.
+ *
+ * The writers call one way: bench_report.c (table, JSON, CSV, SVG) and
+ * bench_scaling.c (the scaling report) both rest on bench_rows.c (names,
+ * the best grid, the scaling points); bench_report.c calls bench_scaling.c
+ * for the scaling points' JSON, never the other way. */
 #ifndef QR_CLI_BENCH_H
 #define QR_CLI_BENCH_H
 
@@ -60,13 +65,20 @@ qr_status bench_measure(qr_gpu_renderer *r, const qr_gpu_scene *gs,
                         const qr_index_params *p, int exact, int warmup, int frames,
                         bench_row *row, qr_error *err);
 
+/* ---- rows (bench_rows.c) ---------------------------------------------------- */
+
 /* "quadtree" or "grid16" */
 const char *bench_index_name(const bench_row *r, char *buf, size_t len);
+
+/* What a row out of memory says: "out of host memory" or "out of memory". */
+const char *bench_oom_text(int oom);
 
 /* The grid row of the fastest tile with the same scene, size and mode as
  * `like` (rows that ran out of memory count only when all did); NULL when
  * there is none. */
 const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *like);
+
+/* ---- tables and files (bench_report.c) --------------------------------------- */
 
 /* Tables of rows in order; a heading line starts each family of scenes
  * (bench_row.group) when there are several. */
@@ -88,7 +100,7 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
 qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
                           qr_error *err);
 
-/* ---- the scaling report (bench_scaling.c) ------------------------------------
+/* ---- the scaling report (points: bench_rows.c; writers: bench_scaling.c) ------
  * Frame time against circle count. A scene named FAMILY:COUNT ("uniform:10k",
  * "clustered:100M") is a point of FAMILY's curve; any other scene is a family
  * of its own. Per family, size, mode and index kind (the quadtree, the best
@@ -105,6 +117,10 @@ typedef struct bench_point {
     char family[64];
     int best_grid;        /* 0: the quadtree */
 } bench_point;
+
+/* The circle count a point is drawn at: its scene's, else its name's (a
+ * scene that never loaded). */
+long long bench_point_circles(const bench_point *p);
 
 /* The points of the report, two per (scene, size, mode) at most, ordered by
  * family (in first-seen order), size, mode, index kind and circle count;

@@ -6,7 +6,6 @@
 
 #include "cli/bench/bench.h"
 #include "cli/cli.h"
-#include "gpu/tuning.h"
 #include "quadrender/gpu.h"
 
 bench_stats bench_stats_of(double *v, int n)

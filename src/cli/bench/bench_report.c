@@ -7,40 +7,8 @@
 #include <string.h>
 
 #include "cli/bench/bench.h"
-#include "common/atomic_file.h"
-#include "common/text.h"
-
-const char *const bench_stage_names[BENCH_NSTAGES] = {"boxes", "tree", "count", "scan",
-                                                      "emit",  "sort", "render", "other"};
-
-const char *bench_index_name(const bench_row *r, char *buf, size_t len)
-{
-    if (r->grid_tile)
-        snprintf(buf, len, "grid%d", r->grid_tile);
-    else
-        snprintf(buf, len, "quadtree");
-    return buf;
-}
-
-const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *like)
-{
-    const bench_row *best = NULL;
-    for (int j = 0; j < n; j++) {
-        const bench_row *g = &rows[j];
-        if (!g->grid_tile || strcmp(g->scene, like->scene) || g->size != like->size ||
-            g->exact != like->exact)
-            continue;
-        if (!best || (best->oom && !g->oom) ||
-            (!g->oom && !best->oom && g->frame.median < best->frame.median))
-            best = g;
-    }
-    return best;
-}
-
-static const char *oom_text(int oom)
-{
-    return oom == BENCH_OOM_HOST ? "out of host memory" : "out of memory";
-}
+#include "quadrender/text.h"
+#include "quadrender/file.h"
 
 /* A heading when the family of scenes changes (none before the first row
  * of a run whose scenes belong to no family). */
@@ -64,7 +32,7 @@ void bench_print_table(FILE *out, const bench_row *rows, int n)
         group_heading(out, &group, r);
         if (r->oom) {
             fprintf(out, "%-11s %5d %-5s %-9s %s\n", esc, r->size, r->exact ? "exact" : "fast",
-                    bench_index_name(r, name, sizeof name), oom_text(r->oom));
+                    bench_index_name(r, name, sizeof name), bench_oom_text(r->oom));
             continue;
         }
         fprintf(out, "%-11s %5d %-5s %-9s %9.4f %9.4f %9.4f %8.4f %8.4f %8.4f %7d %9lld %6.2f %8.1f\n",
@@ -107,23 +75,23 @@ void bench_print_speedups(FILE *out, const bench_row *rows, int n)
         }
 }
 
-/* Opens path for writing ("-" is stdout). */
-static qr_status open_out(const char *path, qr_atomic_file *af, FILE **fp, qr_error *err)
+/* Opens path for writing into *fp; "-" is stdout (*out NULL). */
+static qr_status open_out(const char *path, qr_file **out, FILE **fp, qr_error *err)
 {
+    *out = NULL;
     if (!strcmp(path, "-")) {
-        af->fp = NULL;
         *fp = stdout;
         return QR_OK;
     }
-    qr_status st = qr_atomic_open(af, path, err);
-    *fp = af->fp;
+    qr_status st = qr_file_open(path, out, err);
+    *fp = st == QR_OK ? qr_file_stream(*out) : NULL;
     return st;
 }
 
-static qr_status close_out(qr_atomic_file *af, qr_error *err)
+static qr_status close_out(qr_file *out, qr_error *err)
 {
-    if (!af->fp) return fflush(stdout) ? qr_fail(err, QR_ERR_IO, "stdout: write failed") : QR_OK;
-    return qr_atomic_commit(af, err);
+    if (!out) return fflush(stdout) ? qr_fail(err, QR_ERR_IO, "stdout: write failed") : QR_OK;
+    return qr_file_commit(out, err);
 }
 
 static void json_stats(FILE *f, const char *name, const bench_stats *s)
@@ -203,22 +171,22 @@ qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row 
 qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
                            int scaling, qr_error *err)
 {
-    qr_atomic_file af;
+    qr_file *out;
     FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
+    qr_status st = open_out(path, &out, &f, err);
     if (!st) st = bench_write_json_to(f, header_json, rows, n, scaling, err);
     if (st) {
-        if (af.fp) qr_atomic_abort(&af);
+        qr_file_abort(out);
         return st;
     }
-    return close_out(&af, err);
+    return close_out(out, err);
 }
 
 qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_error *err)
 {
-    qr_atomic_file af;
+    qr_file *out;
     FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
+    qr_status st = open_out(path, &out, &f, err);
     if (st) return st;
     fputs("scene,size,mode,index,frames,frame_median_ms,frame_min_ms,frame_max_ms,frame_p25_ms,"
           "frame_p75_ms,build_median_ms",
@@ -258,7 +226,7 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
             fprintf(f, "%zu,%zu", r->index_bytes, r->scene_bytes);
         fprintf(f, ",%s\n", r->oom == BENCH_OOM_HOST ? "host" : r->oom ? "gpu" : "");
     }
-    return close_out(&af, err);
+    return close_out(out, err);
 }
 
 /* ---- SVG ------------------------------------------------------------------ */
@@ -266,29 +234,41 @@ qr_status bench_write_csv(const char *path, const bench_row *rows, int n, qr_err
 static const char *const stage_colors[BENCH_NSTAGES] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                                         "#59a14f", "#edc948", "#b07aa1", "#bab0ac"};
 
-qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
-                          qr_error *err)
-{
-    /* panels: distinct (size, mode); groups: scenes in first-seen order;
-     * bars: index configurations in first-seen order */
-    int panel_size[16], panel_exact[16], npanels = 0;
+/* The bar plot's layout: panels (distinct size and mode), groups (scenes
+ * in first-seen order), bars (index configurations in first-seen order;
+ * tile 0 = the quadtree) and the decades of its log axis. */
+typedef struct bar_plot {
+    const bench_row *rows;
+    int n;
+    int panel_size[16], panel_exact[16], npanels;
     const char *scenes[64], *groups[64];
-    int nscenes = 0;
-    int tiles[16], ntiles = 0; /* 0 = quadtree */
+    int nscenes;
+    int tiles[16], ntiles;
+    double dlo, dhi;
+    int group_w, width, height;
+} bar_plot;
+
+enum { BAR_W = 14, BAR_GAP = 18, BAR_LEFT = 70, PANEL_H = 260, BAR_TOP = 50, LEGEND_H = 40 };
+
+static void bar_plot_layout(bar_plot *b, const bench_row *rows, int n)
+{
+    memset(b, 0, sizeof *b);
+    b->rows = rows;
+    b->n = n;
     for (int i = 0; i < n; i++) {
         int k;
-        for (k = 0; k < npanels && !(panel_size[k] == rows[i].size && panel_exact[k] == rows[i].exact); k++) {}
-        if (k == npanels && npanels < 16) {
-            panel_size[npanels] = rows[i].size;
-            panel_exact[npanels++] = rows[i].exact;
+        for (k = 0; k < b->npanels && !(b->panel_size[k] == rows[i].size && b->panel_exact[k] == rows[i].exact); k++) {}
+        if (k == b->npanels && b->npanels < 16) {
+            b->panel_size[b->npanels] = rows[i].size;
+            b->panel_exact[b->npanels++] = rows[i].exact;
         }
-        for (k = 0; k < nscenes && strcmp(scenes[k], rows[i].scene); k++) {}
-        if (k == nscenes && nscenes < 64) {
-            groups[nscenes] = rows[i].group;
-            scenes[nscenes++] = rows[i].scene;
+        for (k = 0; k < b->nscenes && strcmp(b->scenes[k], rows[i].scene); k++) {}
+        if (k == b->nscenes && b->nscenes < 64) {
+            b->groups[b->nscenes] = rows[i].group;
+            b->scenes[b->nscenes++] = rows[i].scene;
         }
-        for (k = 0; k < ntiles && tiles[k] != rows[i].grid_tile; k++) {}
-        if (k == ntiles && ntiles < 16) tiles[ntiles++] = rows[i].grid_tile;
+        for (k = 0; k < b->ntiles && b->tiles[k] != rows[i].grid_tile; k++) {}
+        if (k == b->ntiles && b->ntiles < 16) b->tiles[b->ntiles++] = rows[i].grid_tile;
     }
     double lo = 1e30, hi = 0;
     for (int i = 0; i < n; i++) {
@@ -298,102 +278,122 @@ qr_status bench_write_svg(const char *path, const char *title, const bench_row *
         if (rows[i].frame.median > hi) hi = rows[i].frame.median;
     }
     if (hi <= 0) lo = 0.001, hi = 1;
-    const double dlo = floor(log10(lo > 0 ? lo : 1e-4));
-    double dhi = ceil(log10(hi));
-    if (dhi <= dlo) dhi = dlo + 1;
-    const int bar_w = 14, gap = 18, left = 70, panel_h = 260, top = 50, legend_h = 40;
-    const int group_w = ntiles * bar_w + gap;
+    b->dlo = floor(log10(lo > 0 ? lo : 1e-4));
+    b->dhi = ceil(log10(hi));
+    if (b->dhi <= b->dlo) b->dhi = b->dlo + 1;
+    b->group_w = b->ntiles * BAR_W + BAR_GAP;
     /* wide enough for the stages' legend with few scenes too */
-    const int width = left + (nscenes * group_w + 160 > BENCH_NSTAGES * 80 + 60
-                                  ? nscenes * group_w + 160
-                                  : BENCH_NSTAGES * 80 + 60);
-    const int height = top + npanels * (panel_h + 70) + legend_h;
+    b->width = BAR_LEFT + (b->nscenes * b->group_w + 160 > BENCH_NSTAGES * 80 + 60
+                               ? b->nscenes * b->group_w + 160
+                               : BENCH_NSTAGES * 80 + 60);
+    b->height = BAR_TOP + b->npanels * (PANEL_H + 70) + LEGEND_H;
+}
 
-    qr_atomic_file af;
+/* The height of `ms` on the axis of a panel whose bottom is yb. */
+static int bar_y(const bar_plot *b, int yb, double ms)
+{
+    return yb - (int)((log10(ms > 0 ? ms : pow(10, b->dlo)) - b->dlo) / (b->dhi - b->dlo) * PANEL_H);
+}
+
+/* Bar t of scene s in panel p at x: its stages stacked, a star on the best
+ * grid (*best: found at the scene's first grid bar), or why it is missing. */
+static void draw_bar(FILE *f, const bar_plot *b, int p, int s, int t, int x, int yb,
+                     const bench_row **best)
+{
+    const bench_row *r = NULL;
+    for (int i = 0; i < b->n; i++)
+        if (b->rows[i].size == b->panel_size[p] && b->rows[i].exact == b->panel_exact[p] &&
+            b->rows[i].grid_tile == b->tiles[t] && !strcmp(b->rows[i].scene, b->scenes[s]))
+            r = &b->rows[i];
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" transform=\"rotate(90 %d %d)\">%s%d</text>\n",
+            x + 3, yb + 4, x + 3, yb + 4, b->tiles[t] ? "g" : "q", b->tiles[t]);
+    if (!r) return;
+    if (r->oom) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" fill=\"#c00\" "
+                   "transform=\"rotate(-90 %d %d)\">%s</text>\n",
+                x + 9, yb - 4, x + 9, yb - 4, bench_oom_text(r->oom));
+        return;
+    }
+    if (r->grid_tile && !*best) *best = bench_best_grid(b->rows, b->n, r);
+    double cum = 0;
+    for (int k = 0; k < BENCH_NSTAGES; k++) {
+        if (r->stage[k] <= 0) continue;
+        int ya = k == 0 || cum <= 0 ? yb : bar_y(b, yb, cum);
+        cum += r->stage[k];
+        int yt = bar_y(b, yb, cum);
+        if (ya - yt < 1) continue;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
+                   "<title>",
+                x, yt, BAR_W - 2, ya - yt, stage_colors[k]);
+        qr_xml_write_text(f, b->scenes[s]);
+        fprintf(f, " %s: %.4f ms</title></rect>\n", bench_stage_names[k], r->stage[k]);
+    }
+    if (r == *best)
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">*</text>\n",
+                x + BAR_W / 2 - 1, bar_y(b, yb, cum > 0 ? cum : r->frame.median) - 2);
+}
+
+/* Panel p: its title, the decades, and per scene its name, its family's
+ * name under the family's first scene, and its bars. */
+static void draw_panel(FILE *f, const bar_plot *b, int p)
+{
+    const int y0 = BAR_TOP + p * (PANEL_H + 70); /* panel top */
+    const int yb = y0 + PANEL_H;                 /* axis bottom */
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%dx%d, %s mode (ms per frame, log scale)</text>\n",
+            BAR_LEFT, y0 - 8, b->panel_size[p], b->panel_size[p], b->panel_exact[p] ? "exact" : "fast");
+    for (double d = b->dlo; d <= b->dhi + 1e-9; d += 1) {
+        int y = bar_y(b, yb, pow(10, d));
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", BAR_LEFT, y,
+                BAR_LEFT + b->nscenes * b->group_w, y);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%g</text>\n", BAR_LEFT - 4, y + 4,
+                pow(10, d));
+    }
+    for (int s = 0; s < b->nscenes; s++) {
+        const int gx = BAR_LEFT + s * b->group_w + BAR_GAP / 2;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+                gx + b->ntiles * BAR_W / 2, yb + 30);
+        qr_xml_write_text(f, b->scenes[s]);
+        fputs("</text>\n", f);
+        /* the family's name under its first scene, a rule before it */
+        if (b->groups[s][0] && (s == 0 || strcmp(b->groups[s], b->groups[s - 1]))) {
+            if (s) fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
+                           gx - BAR_GAP / 2, y0, gx - BAR_GAP / 2, yb + 48);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", gx, yb + 46);
+            qr_xml_write_text(f, b->groups[s]);
+            fputs(" scenes</text>\n", f);
+        }
+        const bench_row *best = NULL;
+        for (int t = 0; t < b->ntiles; t++) draw_bar(f, b, p, s, t, gx + t * BAR_W, yb, &best);
+    }
+}
+
+qr_status bench_write_svg(const char *path, const char *title, const bench_row *rows, int n,
+                          qr_error *err)
+{
+    bar_plot b;
+    bar_plot_layout(&b, rows, n);
+    qr_file *out;
     FILE *f;
-    qr_status st = open_out(path, &af, &f, err);
+    qr_status st = open_out(path, &out, &f, err);
     if (st) return st;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n",
-            width, height);
+            b.width, b.height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", left);
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", BAR_LEFT);
     qr_xml_write_text(f, title);
     fputs("</text>\n", f);
-    for (int p = 0; p < npanels; p++) {
-        const int y0 = top + p * (panel_h + 70); /* panel top */
-        const int yb = y0 + panel_h;             /* axis bottom */
-#define YPOS(ms) (yb - (int)((log10((ms) > 0 ? (ms) : pow(10, dlo)) - dlo) / (dhi - dlo) * panel_h))
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%dx%d, %s mode (ms per frame, log scale)</text>\n",
-                left, y0 - 8, panel_size[p], panel_size[p], panel_exact[p] ? "exact" : "fast");
-        for (double d = dlo; d <= dhi + 1e-9; d += 1) {
-            int y = YPOS(pow(10, d));
-            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n", left, y,
-                    left + nscenes * group_w, y);
-            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%g</text>\n", left - 4, y + 4,
-                    pow(10, d));
-        }
-        for (int s = 0; s < nscenes; s++) {
-            const int gx = left + s * group_w + gap / 2;
-            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
-                    gx + ntiles * bar_w / 2, yb + 30);
-            qr_xml_write_text(f, scenes[s]);
-            fputs("</text>\n", f);
-            /* the family's name under its first scene, a rule before it */
-            if (groups[s][0] && (s == 0 || strcmp(groups[s], groups[s - 1]))) {
-                if (s) fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
-                               gx - gap / 2, y0, gx - gap / 2, yb + 48);
-                fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", gx, yb + 46);
-                qr_xml_write_text(f, groups[s]);
-                fputs(" scenes</text>\n", f);
-            }
-            const bench_row *best = NULL;
-            for (int t = 0; t < ntiles; t++) {
-                const bench_row *r = NULL;
-                for (int i = 0; i < n; i++)
-                    if (rows[i].size == panel_size[p] && rows[i].exact == panel_exact[p] &&
-                        rows[i].grid_tile == tiles[t] && !strcmp(rows[i].scene, scenes[s]))
-                        r = &rows[i];
-                const int x = gx + t * bar_w;
-                fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" transform=\"rotate(90 %d %d)\">%s%d</text>\n",
-                        x + 3, yb + 4, x + 3, yb + 4, tiles[t] ? "g" : "q", tiles[t]);
-                if (!r) continue;
-                if (r->oom) {
-                    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" fill=\"#c00\" "
-                               "transform=\"rotate(-90 %d %d)\">%s</text>\n",
-                            x + 9, yb - 4, x + 9, yb - 4, oom_text(r->oom));
-                    continue;
-                }
-                if (r->grid_tile && !best) best = bench_best_grid(rows, n, r);
-                double cum = 0;
-                for (int k = 0; k < BENCH_NSTAGES; k++) {
-                    if (r->stage[k] <= 0) continue;
-                    int ya = k == 0 || cum <= 0 ? yb : YPOS(cum);
-                    cum += r->stage[k];
-                    int yt = YPOS(cum);
-                    if (ya - yt < 1) continue;
-                    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
-                               "<title>",
-                            x, yt, bar_w - 2, ya - yt, stage_colors[k]);
-                    qr_xml_write_text(f, scenes[s]);
-                    fprintf(f, " %s: %.4f ms</title></rect>\n", bench_stage_names[k], r->stage[k]);
-                }
-                if (r == best)
-                    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">*</text>\n",
-                            x + bar_w / 2 - 1, YPOS(cum > 0 ? cum : r->frame.median) - 2);
-            }
-        }
-#undef YPOS
-    }
-    const int ly = height - legend_h + 10;
+    for (int p = 0; p < b.npanels; p++) draw_panel(f, &b, p);
+    const int ly = b.height - LEGEND_H + 10;
     for (int k = 0; k < BENCH_NSTAGES; k++) {
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                    "<text x=\"%d\" y=\"%d\">%s</text>\n",
-                left + k * 80, ly, stage_colors[k], left + k * 80 + 14, ly + 9, bench_stage_names[k]);
+                BAR_LEFT + k * 80, ly, stage_colors[k], BAR_LEFT + k * 80 + 14, ly + 9,
+                bench_stage_names[k]);
     }
     fprintf(f, "<text x=\"%d\" y=\"%d\">bars: q = quadtree, gN = uniform grid of N-pixel tiles, "
                "* = the best grid</text>\n",
-            left, ly + 26);
+            BAR_LEFT, ly + 26);
     fputs("</svg>\n", f);
-    return close_out(&af, err);
+    return close_out(out, err);
 }

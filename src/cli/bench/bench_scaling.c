@@ -1,128 +1,20 @@
 /* bench_scaling.c — `quadrender bench --scaling-plot`: frame time against
  * circle count, per family of scenes, as a table, a JSON array and an SVG
  * plot on log axes drawn by hand like bench_report.c's. The rows come from
- * the bench's measuring loop; this file only picks and draws its points. */
+ * the bench's measuring loop, its points from bench_scaling_points
+ * (bench_rows.c); this file only prints and draws them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/bench/bench.h"
-#include "common/atomic_file.h"
-#include "common/text.h"
-
-int bench_scene_family(const char *scene, char *family, size_t len, long long *count)
-{
-    snprintf(family, len, "%s", scene);
-    *count = 0;
-    const char *colon = strrchr(scene, ':');
-    if (!colon || colon == scene) return 0;
-    const char *p = colon + 1;
-    long long v = 0;
-    int digits = 0;
-    for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (digits == 12) return 0; /* a count is never near 10^12 */
-        v = v * 10 + (*p - '0');
-    }
-    if (!digits) return 0;
-    long long mult = 1;
-    if (*p == 'k' || *p == 'K')
-        mult = 1000, p++;
-    else if (*p == 'M')
-        mult = 1000000, p++;
-    else if (*p == 'G')
-        mult = 1000000000, p++;
-    if (*p) return 0;
-    size_t flen = (size_t)(colon - scene);
-    snprintf(family, len, "%.*s", (int)(flen < len ? flen : len - 1), scene);
-    *count = v * mult;
-    return 1;
-}
-
-/* The count a point is drawn at: the scene's, else its name's (a scene
- * that never loaded). */
-static long long point_circles(const bench_point *p)
-{
-    if (p->row->circles > 0) return p->row->circles;
-    char family[64];
-    long long count;
-    bench_scene_family(p->row->scene, family, sizeof family, &count);
-    return count;
-}
-
-typedef struct ordered_point {
-    bench_point p;
-    int family_order, row_order;
-    long long circles;
-} ordered_point;
-
-static int cmp_point(const void *a, const void *b)
-{
-    const ordered_point *x = a, *y = b;
-    const bench_row *r = x->p.row, *s = y->p.row;
-#define CMP(u, v) \
-    if ((u) != (v)) return (u) < (v) ? -1 : 1
-    CMP(x->family_order, y->family_order);
-    CMP(r->size, s->size);
-    CMP(r->exact, s->exact);
-    CMP(x->p.best_grid, y->p.best_grid);
-    CMP(x->circles, y->circles);
-    CMP(x->row_order, y->row_order);
-#undef CMP
-    return 0;
-}
-
-int bench_scaling_points(const bench_row *rows, int n, bench_point *pts)
-{
-    ordered_point *o = malloc(sizeof *o * (2 * (size_t)n + 1));
-    char(*families)[64] = malloc(sizeof *families * ((size_t)n + 1));
-    if (!o || !families) {
-        free(o);
-        free(families);
-        return -1;
-    }
-    int np = 0, nfam = 0;
-    for (int i = 0; i < n; i++) {
-        const bench_row *r = &rows[i];
-        const bench_row *pick = NULL;
-        if (!r->grid_tile) {
-            pick = r;
-        } else {
-            /* the best grid once per scene, size and mode: at its first grid row */
-            int first = 1;
-            for (int j = 0; j < i && first; j++)
-                first = !(rows[j].grid_tile && rows[j].size == r->size && rows[j].exact == r->exact &&
-                          !strcmp(rows[j].scene, r->scene));
-            if (first) pick = bench_best_grid(rows, n, r);
-        }
-        if (!pick) continue;
-        ordered_point *q = &o[np++];
-        q->p.row = pick;
-        q->p.best_grid = pick->grid_tile != 0;
-        long long count;
-        bench_scene_family(pick->scene, q->p.family, sizeof q->p.family, &count);
-        int f;
-        for (f = 0; f < nfam && strcmp(families[f], q->p.family); f++) {}
-        if (f == nfam) snprintf(families[nfam++], sizeof families[0], "%s", q->p.family);
-        q->family_order = f;
-        q->row_order = i;
-        q->circles = point_circles(&q->p);
-    }
-    qsort(o, np, sizeof *o, cmp_point);
-    for (int i = 0; i < np; i++) pts[i] = o[i].p;
-    free(o);
-    free(families);
-    return np;
-}
+#include "quadrender/file.h"
+#include "quadrender/text.h"
 
 static double mib(size_t bytes)
 {
     return (double)bytes / (1024.0 * 1024.0);
-}
-
-static const char *oom_text(int oom)
-{
-    return oom == BENCH_OOM_HOST ? "out of host memory" : "out of memory";
 }
 
 /* "grid32" for a best grid, "quadtree" for the tree. */
@@ -164,10 +56,10 @@ qr_status bench_print_scaling(FILE *out, const bench_row *rows, int n, qr_error 
             fputc('\n', out);
         char esc[4 * sizeof p->family], name[32];
         qr_escape_terminal(esc, sizeof esc, p->family);
-        fprintf(out, "%-*s %11lld %5d %-5s %-9s ", fw, esc, point_circles(p), r->size,
+        fprintf(out, "%-*s %11lld %5d %-5s %-9s ", fw, esc, bench_point_circles(p), r->size,
                 r->exact ? "exact" : "fast", point_index(p, name, sizeof name));
         if (r->oom) {
-            fprintf(out, "%s\n", oom_text(r->oom));
+            fprintf(out, "%s\n", bench_oom_text(r->oom));
             continue;
         }
         fprintf(out, "%9.4f %11lld %7d %9.1f %9.1f %9.1f %9.1f\n", r->frame.median, r->pairs,
@@ -190,7 +82,7 @@ void bench_write_scaling_json(FILE *f, const bench_point *pts, int npts)
         qr_json_write_string(f, r->scene);
         fprintf(f, ", \"circles\": %lld, \"size\": %d, \"mode\": \"%s\", \"index\": \"%s\", "
                    "\"tile\": %d",
-                point_circles(p), r->size, r->exact ? "exact" : "fast",
+                bench_point_circles(p), r->size, r->exact ? "exact" : "fast",
                 p->best_grid ? "best grid" : "quadtree", r->grid_tile);
         if (r->oom)
             fprintf(f, ", \"out_of_memory\": \"%s\"}", r->oom == BENCH_OOM_HOST ? "host" : "gpu");
@@ -291,7 +183,7 @@ static void point_title(FILE *f, const bench_point *p, long long circles)
     fprintf(f, " (%lld circles), %dx%d, %s, %s: ", circles, r->size, r->size,
             r->exact ? "exact" : "fast", point_index(p, name, sizeof name));
     if (r->oom)
-        fputs(oom_text(r->oom), f);
+        fputs(bench_oom_text(r->oom), f);
     else
         fprintf(f, "%.4f ms, %lld pairs, %d leaves, %.1f MiB on the GPU", r->frame.median, r->pairs,
                 r->leaves, mib(r->device_bytes + r->scene_bytes));
@@ -323,14 +215,14 @@ static void draw_curves(FILE *f, const axes *a, const bench_point *pts, int np, 
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", c, dash);
         int drawn = 0;
         for (int k = i; k < j; k++) {
-            const long long n = point_circles(&pts[k]);
+            const long long n = bench_point_circles(&pts[k]);
             if (pts[k].row->oom || n <= 0 || metric(pts[k].row, col) <= 0) continue;
             fprintf(f, "%s%d,%d", drawn++ ? " " : "", xpos(a, (double)n),
                     ypos(a, metric(pts[k].row, col)));
         }
         fputs("\"/>\n", f);
         for (int k = i; k < j; k++) {
-            const long long n = point_circles(&pts[k]);
+            const long long n = bench_point_circles(&pts[k]);
             if (n <= 0 || (!pts[k].row->oom && metric(pts[k].row, col) <= 0)) continue;
             const int x = xpos(a, (double)n);
             if (pts[k].row->oom) {
@@ -371,23 +263,28 @@ static void decades(double lo, double hi, double dflt_lo, double dflt_hi, double
     if (*dhi <= *dlo) *dhi = *dlo + 1;
 }
 
-qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
-                                  size_t gpu_bytes, qr_error *err)
+/* The plot's layout: rows of panels for the modes present (fast first),
+ * columns for what is plotted, each column's axes shared by its panels. */
+typedef struct scaling_plot {
+    axes a[NCOLS];
+    int has[2]; /* has[exact]: a row of panels for that mode */
+    int npanels, width, height;
+} scaling_plot;
+
+enum { SCALING_TOP = 50, PANEL_GAP = 80 };
+
+static void scaling_layout(scaling_plot *sp, const bench_point *pts, int np, size_t gpu_bytes)
 {
-    int np = 0;
-    bench_point *pts = scaling_points(rows, n, &np, err);
-    if (!pts) return err->status;
-    /* rows of panels: the modes present, fast first; columns: what is
-     * plotted; each column's axes shared by its panels */
-    int has[2] = {0, 0}, curves = 0;
+    int curves = 0;
     double cmin = 1e300, cmax = 0, vmin[NCOLS], vmax[NCOLS];
+    sp->has[0] = sp->has[1] = 0;
     for (int c = 0; c < NCOLS; c++) vmin[c] = 1e300, vmax[c] = 0;
     for (int i = 0; i < np; i++) {
         const bench_row *r = pts[i].row;
-        has[r->exact != 0] = 1;
+        sp->has[r->exact != 0] = 1;
         curves += !i || r->exact != pts[i - 1].row->exact ||
                   !same_curve_colour(&pts[i], &pts[i - 1]) || pts[i].best_grid != pts[i - 1].best_grid;
-        const double c = (double)point_circles(&pts[i]);
+        const double c = (double)bench_point_circles(&pts[i]);
         if (c > 0) cmin = fmin(cmin, c), cmax = fmax(cmax, c);
         for (int k = 0; k < NCOLS && !r->oom; k++)
             if (metric(r, k) > 0) {
@@ -400,7 +297,7 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
         vmin[COL_MIB] = fmin(vmin[COL_MIB], mib(gpu_bytes));
         vmax[COL_MIB] = fmax(vmax[COL_MIB], mib(gpu_bytes));
     }
-    axes a[NCOLS];
+    axes *a = sp->a;
     const int plot_w = 360, left = 80, col_w = left + plot_w + 30, legend_w = 230;
     for (int k = 0; k < NCOLS; k++) {
         a[k].left = 10 + left + k * col_w;
@@ -411,46 +308,63 @@ qr_status bench_write_scaling_svg(const char *path, const char *title, const ben
     decades(vmin[COL_MS], vmax[COL_MS], 0.01, 1, &a[COL_MS].ylo, &a[COL_MS].yhi);
     decades(vmin[COL_PAIRS], vmax[COL_PAIRS], 1e4, 1e6, &a[COL_PAIRS].ylo, &a[COL_PAIRS].yhi);
     decades(vmin[COL_MIB], vmax[COL_MIB], 1, 100, &a[COL_MIB].ylo, &a[COL_MIB].yhi);
-    const int npanels = has[0] + has[1], top = 50, panel_gap = 80;
-    const int width = 10 + NCOLS * col_w + legend_w;
-    const int height = top + (npanels ? npanels : 1) * (a[0].plot_h + panel_gap);
+    sp->npanels = sp->has[0] + sp->has[1];
+    sp->width = 10 + NCOLS * col_w + legend_w;
+    sp->height = SCALING_TOP + (sp->npanels ? sp->npanels : 1) * (a[0].plot_h + PANEL_GAP);
+}
 
-    qr_atomic_file af;
-    qr_status st = qr_atomic_open(&af, path, err);
+/* The panels of one mode, their top at y0: per column its title, grid and
+ * curves (the GPU's memory as a line among the bytes); the legend right of
+ * the last. */
+static void draw_mode(FILE *f, scaling_plot *sp, const bench_point *pts, int np, int exact,
+                      int y0, size_t gpu_bytes)
+{
+    for (int k = 0; k < NCOLS; k++) {
+        axes *a = &sp->a[k];
+        a->top = y0;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s mode: %s (log scale)</text>\n",
+                a->left, y0 - 8, exact ? "exact" : "fast", col_titles[k]);
+        draw_grid(f, a, k);
+        if (k == COL_MIB && gpu_bytes) {
+            const int y = ypos(a, mib(gpu_bytes));
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c00\" "
+                       "stroke-dasharray=\"2 2\"/><text x=\"%d\" y=\"%d\" fill=\"#c00\">"
+                       "the GPU's memory, %.1f GiB</text>\n",
+                    a->left, y, a->left + a->plot_w, y, a->left + 4, y - 4,
+                    (double)gpu_bytes / 1073741824.0);
+        }
+        draw_curves(f, a, pts, np, exact, k, k == NCOLS - 1 ? a->left + a->plot_w + 16 : 0);
+    }
+}
+
+qr_status bench_write_scaling_svg(const char *path, const char *title, const bench_row *rows, int n,
+                                  size_t gpu_bytes, qr_error *err)
+{
+    int np = 0;
+    bench_point *pts = scaling_points(rows, n, &np, err);
+    if (!pts) return err->status;
+    scaling_plot sp;
+    scaling_layout(&sp, pts, np, gpu_bytes);
+    qr_file *out;
+    qr_status st = qr_file_open(path, &out, err);
     if (st) {
         free(pts);
         return st;
     }
-    FILE *f = af.fp;
+    FILE *f = qr_file_stream(out);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n",
-            width, height);
+            sp.width, sp.height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", a[0].left);
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">", sp.a[0].left);
     qr_xml_write_text(f, title);
     fputs(": solid = quadtree, dashed = the best grid tile, x = out of memory</text>\n", f);
     int panel = 0;
-    for (int exact = 0; exact < 2; exact++) {
-        if (!has[exact]) continue;
-        const int y0 = top + panel++ * (a[0].plot_h + panel_gap);
-        for (int k = 0; k < NCOLS; k++) {
-            a[k].top = y0;
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s mode: %s (log scale)</text>\n",
-                    a[k].left, y0 - 8, exact ? "exact" : "fast", col_titles[k]);
-            draw_grid(f, &a[k], k);
-            if (k == COL_MIB && gpu_bytes) {
-                const int y = ypos(&a[k], mib(gpu_bytes));
-                fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c00\" "
-                           "stroke-dasharray=\"2 2\"/><text x=\"%d\" y=\"%d\" fill=\"#c00\">"
-                           "the GPU's memory, %.1f GiB</text>\n",
-                        a[k].left, y, a[k].left + a[k].plot_w, y, a[k].left + 4, y - 4,
-                        (double)gpu_bytes / 1073741824.0);
-            }
-            draw_curves(f, &a[k], pts, np, exact, k,
-                        k == NCOLS - 1 ? a[k].left + a[k].plot_w + 16 : 0);
-        }
-    }
+    for (int exact = 0; exact < 2; exact++)
+        if (sp.has[exact])
+            draw_mode(f, &sp, pts, np, exact,
+                      SCALING_TOP + panel++ * (sp.a[0].plot_h + PANEL_GAP), gpu_bytes);
     fputs("</svg>\n", f);
     free(pts);
-    return qr_atomic_commit(&af, err);
+    return qr_file_commit(out, err);
 }

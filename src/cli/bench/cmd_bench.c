@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gpu/tuning.h"
 #include "cli/bench/bench.h"
 #include "cli/cli.h"
 #include "cli/bench/report.h"
@@ -210,6 +209,90 @@ static void scene_out_of_memory(bench_plan *b, const char *scene, const char *gr
     b->nrows += b->sizes->n * b->configs * b->modes->n;
 }
 
+/* Every mode of index configuration c of one scene at one size into b's
+ * rows, on a renderer of the configuration's own. An exit code. */
+static int bench_config(bench_plan *b, const qr_scene *scene, const qr_gpu_scene *gs,
+                        const char *group, size_t scene_bytes, int size, int c, qr_error *err)
+{
+    qr_index_params p = *b->qp;
+    if (config_tile(b, c)) {
+        p.uniform = 1;
+        p.min_leaf = config_tile(b, c);
+    }
+    int rc = CLI_EXIT_OK;
+    qr_gpu_renderer *r = NULL;
+    for (int m = 0; m < b->modes->n && rc == CLI_EXIT_OK; m++) {
+        bench_row *row = start_row(b, scene->name, group, scene->n, scene_bytes, size, c, m);
+        if (b->progress) {
+            char esc[256];
+            fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", b->nrows + 1, b->total,
+                    cli_esc(scene->name, esc, sizeof esc), size,
+                    row->grid_tile ? "grid" : "quadtree", b->modes->item[m]);
+        }
+        qr_status st = r ? QR_OK : qr_gpu_renderer_create(size, size, &r, err);
+        if (st == QR_OK) {
+            qr_gpu_renderer_set_graph(r, !b->direct);
+            st = bench_measure(r, gs, &p, row->exact, b->warmup, b->frames, row, err);
+        }
+        if (st != QR_OK) {
+            if (!goes_on(b, scene->name, err)) {
+                rc = cli_fail(err, CLI_PHASE_RUN);
+                break;
+            }
+            /* the next mode starts afresh from a renderer of its own */
+            qr_gpu_renderer_destroy(r);
+            r = NULL;
+            row->oom = err->status == QR_ERR_NOMEM ? BENCH_OOM_HOST : BENCH_OOM_GPU;
+        }
+        b->nrows++;
+    }
+    qr_gpu_renderer_destroy(r);
+    return rc;
+}
+
+/* The CPU reference's frame for the exact rows from first_row on (those that
+ * fit). */
+static void bench_reference(bench_plan *b, const qr_scene *scene, int size, int first_row,
+                            qr_error *err)
+{
+    qr_image *img = NULL;
+    double cpu_ms = -1;
+    if (qr_image_create(size, size, &img, err) == QR_OK) {
+        double t0 = cli_now_ms();
+        if (qr_render_cpu(scene, img, err) == QR_OK) cpu_ms = cli_now_ms() - t0;
+        qr_image_destroy(img);
+    }
+    for (int i = first_row; i < b->nrows; i++)
+        if (b->rows[i].exact && !b->rows[i].oom) b->rows[i].cpu_ms = cpu_ms;
+}
+
+/* Every index and mode of one scene at one size, then its floor (--report)
+ * and the CPU reference (--cpu). An exit code. */
+static int bench_size(bench_plan *b, const qr_scene *scene, const qr_gpu_scene *gs, int size,
+                      qr_error *err)
+{
+    const char *group = scene_group(scene->name);
+    const size_t scene_bytes = scene_device_bytes(scene);
+    const int first_row = b->nrows;
+    int rc = CLI_EXIT_OK;
+    for (int c = 0; c < b->configs && rc == CLI_EXIT_OK; c++)
+        rc = bench_config(b, scene, gs, group, scene_bytes, size, c, err);
+    if (b->floors && rc == CLI_EXIT_OK) {
+        report_floor *fl = &b->floors[b->nfloors];
+        snprintf(fl->scene, sizeof fl->scene, "%s", scene->name);
+        fl->size = size;
+        if (bench_floor_count(scene, size, size, 0, &fl->floor, err) != QR_OK)
+            rc = cli_fail(err, CLI_PHASE_RUN);
+        else
+            b->nfloors++;
+    }
+    /* the CPU reference comes after the GPU measurements: a GPU left
+     * idle for seconds would start them at lowered clocks */
+    if (b->cpu && rc == CLI_EXIT_OK)
+        bench_reference(b, scene, size, first_row, err);
+    return rc;
+}
+
 /* Every size, index and mode of one scene into b's rows; a CLI exit code.
  * Each index gets a renderer of its own, so that its device bytes are its
  * own and not the most any index before it needed. */
@@ -225,78 +308,19 @@ static int bench_scene(bench_plan *b, const char *spec, uint32_t seed, qr_error 
         scene_out_of_memory(b, spec, scene_group(spec), count, 0, BENCH_OOM_HOST);
         return CLI_EXIT_OK;
     }
-    const char *group = scene_group(scene->name);
-    const size_t scene_bytes = scene_device_bytes(scene);
     int rc = CLI_EXIT_OK;
     if (qr_gpu_scene_create(scene, &gs, err) != QR_OK) {
         if (goes_on(b, scene->name, err))
-            scene_out_of_memory(b, scene->name, group, scene->n, scene_bytes,
+            scene_out_of_memory(b, scene->name, scene_group(scene->name), scene->n,
+                                scene_device_bytes(scene),
                                 err->status == QR_ERR_NOMEM ? BENCH_OOM_HOST : BENCH_OOM_GPU);
         else
             rc = cli_fail(err, CLI_PHASE_RUN);
         qr_scene_destroy(scene);
         return rc;
     }
-    for (int z = 0; z < b->sizes->n && rc == CLI_EXIT_OK; z++) {
-        const int size = b->sizes->item[z];
-        const int first_row = b->nrows;
-        for (int c = 0; c < b->configs && rc == CLI_EXIT_OK; c++) {
-            qr_index_params p = *b->qp;
-            if (config_tile(b, c)) {
-                p.uniform = 1;
-                p.min_leaf = config_tile(b, c);
-            }
-            qr_gpu_renderer *r = NULL;
-            for (int m = 0; m < b->modes->n && rc == CLI_EXIT_OK; m++) {
-                bench_row *row = start_row(b, scene->name, group, scene->n, scene_bytes, size, c, m);
-                if (b->progress) {
-                    char esc[256];
-                    fprintf(stderr, "\r\033[K[%d/%d] %s %d %s %s", b->nrows + 1, b->total,
-                            cli_esc(scene->name, esc, sizeof esc), size,
-                            row->grid_tile ? "grid" : "quadtree", b->modes->item[m]);
-                }
-                qr_status st = r ? QR_OK : qr_gpu_renderer_create(size, size, &r, err);
-                if (st == QR_OK) {
-                    qr_gpu_renderer_set_graph(r, !b->direct);
-                    st = bench_measure(r, gs, &p, row->exact, b->warmup, b->frames, row, err);
-                }
-                if (st != QR_OK) {
-                    if (!goes_on(b, scene->name, err)) {
-                        rc = cli_fail(err, CLI_PHASE_RUN);
-                        break;
-                    }
-                    /* the next mode starts afresh from a renderer of its own */
-                    qr_gpu_renderer_destroy(r);
-                    r = NULL;
-                    row->oom = err->status == QR_ERR_NOMEM ? BENCH_OOM_HOST : BENCH_OOM_GPU;
-                }
-                b->nrows++;
-            }
-            qr_gpu_renderer_destroy(r);
-        }
-        if (b->floors && rc == CLI_EXIT_OK) {
-            report_floor *fl = &b->floors[b->nfloors];
-            snprintf(fl->scene, sizeof fl->scene, "%s", scene->name);
-            fl->size = size;
-            if (bench_floor_count(scene, size, size, 0, &fl->floor, err) != QR_OK)
-                rc = cli_fail(err, CLI_PHASE_RUN);
-            else
-                b->nfloors++;
-        }
-        /* the CPU reference comes after the GPU measurements: a GPU left
-         * idle for seconds would start them at lowered clocks */
-        if (b->cpu && rc == CLI_EXIT_OK) {
-            qr_image *img = NULL;
-            double cpu_ms = -1;
-            if (qr_image_create(size, size, &img, err) == QR_OK) {
-                double t0 = cli_now_ms();
-                if (qr_render_cpu(scene, img, err) == QR_OK) cpu_ms = cli_now_ms() - t0;
-                qr_image_destroy(img);
-            }
-            for (int i = first_row; i < b->nrows; i++)
-                if (b->rows[i].exact && !b->rows[i].oom) b->rows[i].cpu_ms = cpu_ms;
-        }
-    }
+    for (int z = 0; z < b->sizes->n && rc == CLI_EXIT_OK; z++)
+        rc = bench_size(b, scene, gs, b->sizes->item[z], err);
     qr_gpu_scene_destroy(gs);
     qr_scene_destroy(scene);
     return rc;
@@ -317,206 +341,279 @@ static double peak_flops(const qr_gpu_info *g)
     return (double)lanes * g->sm_count * g->clock_khz * 1e3;
 }
 
-static int run_bench(const cli_cmd *cmd, int argc, char **argv)
-{
+/* What the command line asks. */
+typedef struct bench_args {
     word_list indexes, modes;
-    int_list sizes = {{1024}, 1}, tiles = {{16, 32, 64, 128, 256}, 5};
-    set_index_list("quadtree,grid", &indexes);
-    set_mode_list("fast,exact", &modes);
-    int frames = 20, warmup = 5, cpu = 0, direct = 0, cpu_frames = 5, e2e = 0;
-    uint32_t seed = 0;
-    const char *json = NULL, *csv = NULL, *plot = NULL, *scaling = NULL, *report = NULL;
+    int_list sizes, tiles;
+    int frames, warmup, cpu, direct, cpu_frames, e2e;
+    uint32_t seed;
+    const char *json, *csv, *plot, *scaling, *report;
     qr_index_params qp;
-    qr_index_params_default(&qp);
-    /* the quadtree options' help shows the library's defaults, whatever
-     * they are now (one process parses one command line) */
-    static char cap_help[80], min_help[80], max_help[80], cost_help[96], depth_help[64];
-    snprintf(cap_help, sizeof cap_help, "quadtree: split nodes holding more than N circles (default %d)",
-             qp.capacity);
-    snprintf(min_help, sizeof min_help, "quadtree: smallest leaf side (default %d)", qp.min_leaf);
-    snprintf(max_help, sizeof max_help, "quadtree: largest leaf side, 0 for no limit (default %d)",
-             qp.max_leaf);
-    snprintf(cost_help, sizeof cost_help,
-             "quadtree: split only where it pays, 0 for capacity alone (default %d)", qp.split_cost);
-    snprintf(depth_help, sizeof depth_help, "quadtree: deepest level (default %d)", qp.max_depth);
-    static char deep_help[96];
-    snprintf(deep_help, sizeof deep_help,
-             "quadtree: smallest leaf of a crowded node, 0 for none (default %d)", qp.deep_leaf);
-    cli_opt opts[] = {
-        {"--index", NULL, "LIST", set_index_list, &indexes,
-         "indexes to compare: quadtree, grid or both (default quadtree,grid)", 0},
-        {"--size", "-s", "LIST", set_size_list, &sizes, "square image sizes, e.g. 1024,2048 (default 1024)", 0},
-        {"--mode", NULL, "LIST", set_mode_list, &modes, "render modes: fast, exact or both (default fast,exact)", 0},
-        {"--tile", NULL, "LIST", set_tile_list, &tiles,
-         "grid tile sides to try, powers of two to 256 (default 16,32,64,128,256)", 0},
-        {"--frames", NULL, "N", set_count, &frames, "timed frames per measurement (default 20)", 0},
-        {"--warmup", NULL, "N", set_count0, &warmup, "untimed frames first (default 5)", 0},
-        {"--seed", NULL, "N", cli_set_seed, &seed, "seed of the built-in scenes (default 0)", 0},
-        {"--cpu", NULL, NULL, NULL, &cpu,
-         "also time the fast CPU renderer beside the reference (alone without a GPU)", 0},
-        {"--cpu-frames", NULL, "N", set_count, &cpu_frames,
-         "timed frames per mode on the CPU with --cpu (default 5)", 0},
-        {"--direct", NULL, NULL, NULL, &direct, "launch build stages one by one, not as a CUDA graph", 0},
-        {"--e2e", NULL, NULL, NULL, &e2e,
-         "time the whole path of a render instead (load, upload, GPU, PNG out; RSS, GPU memory)", 0},
-        {"--json", NULL, "FILE", cli_set_string, &json, "write all results as JSON, or - for stdout", 0},
-        {"--csv", NULL, "FILE", cli_set_string, &csv, "write all results as CSV, or - for stdout", 0},
-        {"--plot", NULL, "FILE.svg", cli_set_string, &plot, "draw stacked stage times per scene (SVG)", 0},
-        {"--report", NULL, "FILE.html", cli_set_string, &report,
-         "write a self-contained HTML report: charts of the frames against the best grid and "
-         "the floor", 0},
-        {"--scaling-plot", NULL, "FILE.svg", cli_set_string, &scaling,
-         "also draw frame time against circle count of FAMILY:COUNT scenes (SVG)", 0},
-        {"--capacity", NULL, "N", cli_set_capacity, &qp.capacity, cap_help, 0},
-        {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp.min_leaf, min_help, 0},
-        {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp.max_leaf, max_help, 0},
-        {"--split-cost", NULL, "N", cli_set_split_cost, &qp.split_cost, cost_help, 0},
-        {"--max-depth", NULL, "N", cli_set_max_depth, &qp.max_depth, depth_help, 0},
-        {"--deep-leaf", NULL, "N", cli_set_deep_leaf, &qp.deep_leaf, deep_help, 0},
-    };
-    const int nopts = (int)(sizeof opts / sizeof opts[0]);
     char *pos[64];
-    int npos;
-    int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 64, &npos);
-    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
-    if (rc != CLI_PARSE_OK) return rc;
+    const char *scored_names[NSCORED];
+    const char *const *scenes; /* the scenes named, else the scored or the scaling set */
+    int nscenes;
+    int want_exact, want_fast, want_q, want_g;
+} bench_args;
+
+/* The GPU the run measures and the header of its outputs. */
+typedef struct bench_env {
+    qr_gpu_info gpu;
+    char date[32];
+    char header_json[1024];
+} bench_env;
+
+/* The quadtree options' help shows the library's defaults, whatever they
+ * are now (one process parses one command line). */
+enum { HELP_CAP, HELP_MIN, HELP_MAX, HELP_COST, HELP_DEPTH, HELP_DEEP, NHELP };
+static void quadtree_help(const qr_index_params *qp, char help[NHELP][96])
+{
+    snprintf(help[HELP_CAP], 96, "quadtree: split nodes holding more than N circles (default %d)",
+             qp->capacity);
+    snprintf(help[HELP_MIN], 96, "quadtree: smallest leaf side (default %d)", qp->min_leaf);
+    snprintf(help[HELP_MAX], 96, "quadtree: largest leaf side, 0 for no limit (default %d)",
+             qp->max_leaf);
+    snprintf(help[HELP_COST], 96,
+             "quadtree: split only where it pays, 0 for capacity alone (default %d)",
+             qp->split_cost);
+    snprintf(help[HELP_DEPTH], 96, "quadtree: deepest level (default %d)", qp->max_depth);
+    snprintf(help[HELP_DEEP], 96,
+             "quadtree: smallest leaf of a crowded node, 0 for none (default %d)", qp->deep_leaf);
+}
+
+/* What follows the options: the files' endings, the scenes, the outputs'
+ * paths, the modes and indexes asked for. An exit code. */
+static int bench_check_args(const cli_cmd *cmd, bench_args *a, int npos)
+{
+    int rc;
     /* option, its file, the ending the file's format needs */
-    const char *const named[][3] = {
-        {"--plot", plot, ".svg"}, {"--scaling-plot", scaling, ".svg"}, {"--report", report, ".html"}};
+    const char *const named[][3] = {{"--plot", a->plot, ".svg"},
+                                    {"--scaling-plot", a->scaling, ".svg"},
+                                    {"--report", a->report, ".html"}};
     for (int k = 0; k < 3; k++)
         if (named[k][1] && !cli_ends_with(named[k][1], named[k][2]))
             return cli_usage_error(cmd, "%s: expected a file name ending in %s, got '%s'",
                                    named[k][0], named[k][2], named[k][1]);
-    const char *scored_names[NSCORED];
-    for (int i = 0; i < NSCORED; i++) scored_names[i] = scored[i].name;
-    const char *const *scenes = (const char *const *)pos;
-    int nscenes = npos;
-    if (!npos && scaling) {
-        scenes = scaling_scenes;
-        nscenes = (int)(sizeof scaling_scenes / sizeof scaling_scenes[0]);
+    for (int i = 0; i < NSCORED; i++) a->scored_names[i] = scored[i].name;
+    a->scenes = (const char *const *)a->pos;
+    a->nscenes = npos;
+    if (!npos && a->scaling) {
+        a->scenes = scaling_scenes;
+        a->nscenes = (int)(sizeof scaling_scenes / sizeof scaling_scenes[0]);
     } else if (!npos) {
-        scenes = scored_names;
-        nscenes = NSCORED;
+        a->scenes = a->scored_names;
+        a->nscenes = NSCORED;
     }
-    const char *outs[] = {json, csv, plot, scaling, report};
+    const char *outs[] = {a->json, a->csv, a->plot, a->scaling, a->report};
     for (int k = 0; k < 5; k++)
         if (outs[k] && strcmp(outs[k], "-") && (rc = cli_check_output_path(outs[k]))) return rc;
-
-    qr_error err;
-    qr_gpu_info gpu;
-    int want_exact = 0, want_fast = 0;
-    for (int i = 0; i < modes.n; i++) {
-        want_exact |= !strcmp(modes.item[i], "exact");
-        want_fast |= !strcmp(modes.item[i], "fast");
+    for (int i = 0; i < a->modes.n; i++) {
+        a->want_exact |= !strcmp(a->modes.item[i], "exact");
+        a->want_fast |= !strcmp(a->modes.item[i], "fast");
     }
-    if (e2e && (cpu || json || csv || plot || scaling || report))
+    for (int i = 0; i < a->indexes.n; i++) {
+        a->want_q |= !strcmp(a->indexes.item[i], "quadtree");
+        a->want_g |= !strcmp(a->indexes.item[i], "grid");
+    }
+    if (a->e2e && (a->cpu || a->json || a->csv || a->plot || a->scaling || a->report))
         return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot, "
                                     "--scaling-plot or --report");
-    if (qr_gpu_probe(&gpu, &err) != QR_OK) {
-        if (e2e) {
-            fprintf(stderr, "quadrender: bench --e2e needs a GPU: %s\n", err.msg);
-            return CLI_EXIT_NO_GPU;
-        }
-        if (!cpu) {
-            fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", err.msg);
-            return CLI_EXIT_NO_GPU;
-        }
-        if (json || csv || plot || scaling || report)
-            return cli_usage_error(cmd,
-                                   "--json, --csv, --plot, --scaling-plot and --report need a GPU "
-                                   "(no usable one: %s)",
-                                   err.msg);
-        fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", err.msg);
-        if (bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
-                      cpu_frames, seed, &qp, &err) != QR_OK)
-            return cli_fail(&err, CLI_PHASE_RUN);
-        return CLI_EXIT_OK;
+    return CLI_EXIT_OK;
+}
+
+/* CLI_PARSE_OK, CLI_PARSE_HELP or an exit code. */
+static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sizes = (int_list){{1024}, 1};
+    a->tiles = (int_list){{16, 32, 64, 128, 256}, 5};
+    set_index_list("quadtree,grid", &a->indexes);
+    set_mode_list("fast,exact", &a->modes);
+    a->frames = 20, a->warmup = 5, a->cpu_frames = 5;
+    qr_index_params_default(&a->qp);
+    qr_index_params *qp = &a->qp;
+    static char help[NHELP][96];
+    quadtree_help(qp, help);
+    cli_opt opts[] = {
+        {"--index", NULL, "LIST", set_index_list, &a->indexes,
+         "indexes to compare: quadtree, grid or both (default quadtree,grid)", 0},
+        {"--size", "-s", "LIST", set_size_list, &a->sizes, "square image sizes, e.g. 1024,2048 (default 1024)", 0},
+        {"--mode", NULL, "LIST", set_mode_list, &a->modes, "render modes: fast, exact or both (default fast,exact)", 0},
+        {"--tile", NULL, "LIST", set_tile_list, &a->tiles,
+         "grid tile sides to try, powers of two to 256 (default 16,32,64,128,256)", 0},
+        {"--frames", NULL, "N", set_count, &a->frames, "timed frames per measurement (default 20)", 0},
+        {"--warmup", NULL, "N", set_count0, &a->warmup, "untimed frames first (default 5)", 0},
+        {"--seed", NULL, "N", cli_set_seed, &a->seed, "seed of the built-in scenes (default 0)", 0},
+        {"--cpu", NULL, NULL, NULL, &a->cpu,
+         "also time the fast CPU renderer beside the reference (alone without a GPU)", 0},
+        {"--cpu-frames", NULL, "N", set_count, &a->cpu_frames,
+         "timed frames per mode on the CPU with --cpu (default 5)", 0},
+        {"--direct", NULL, NULL, NULL, &a->direct, "launch build stages one by one, not as a CUDA graph", 0},
+        {"--e2e", NULL, NULL, NULL, &a->e2e,
+         "time the whole path of a render instead (load, upload, GPU, PNG out; RSS, GPU memory)", 0},
+        {"--json", NULL, "FILE", cli_set_string, &a->json, "write all results as JSON, or - for stdout", 0},
+        {"--csv", NULL, "FILE", cli_set_string, &a->csv, "write all results as CSV, or - for stdout", 0},
+        {"--plot", NULL, "FILE.svg", cli_set_string, &a->plot, "draw stacked stage times per scene (SVG)", 0},
+        {"--report", NULL, "FILE.html", cli_set_string, &a->report,
+         "write a self-contained HTML report: charts of the frames against the best grid and "
+         "the floor", 0},
+        {"--scaling-plot", NULL, "FILE.svg", cli_set_string, &a->scaling,
+         "also draw frame time against circle count of FAMILY:COUNT scenes (SVG)", 0},
+        {"--capacity", NULL, "N", cli_set_capacity, &qp->capacity, help[HELP_CAP], 0},
+        {"--min-leaf", NULL, "N", cli_set_min_leaf, &qp->min_leaf, help[HELP_MIN], 0},
+        {"--max-leaf", NULL, "N", cli_set_max_leaf, &qp->max_leaf, help[HELP_MAX], 0},
+        {"--split-cost", NULL, "N", cli_set_split_cost, &qp->split_cost, help[HELP_COST], 0},
+        {"--max-depth", NULL, "N", cli_set_max_depth, &qp->max_depth, help[HELP_DEPTH], 0},
+        {"--deep-leaf", NULL, "N", cli_set_deep_leaf, &qp->deep_leaf, help[HELP_DEEP], 0},
+    };
+    const int nopts = (int)(sizeof opts / sizeof opts[0]);
+    int npos;
+    int rc = cli_parse(cmd, opts, nopts, argc, argv, a->pos, 64, &npos);
+    if (rc != CLI_PARSE_OK) return rc;
+    return bench_check_args(cmd, a, npos);
+}
+
+/* Without a usable GPU (why: the probe's error): the CPU renderers alone
+ * with --cpu, else why not. An exit code. */
+static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_error *why)
+{
+    if (a->e2e) {
+        fprintf(stderr, "quadrender: bench --e2e needs a GPU: %s\n", why->msg);
+        return CLI_EXIT_NO_GPU;
     }
-    if (e2e) {
-        if (bench_e2e(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact && !want_fast, seed,
-                      &qp, &err) != QR_OK)
-            return cli_fail(&err, CLI_PHASE_RUN);
-        return CLI_EXIT_OK;
+    if (!a->cpu) {
+        fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", why->msg);
+        return CLI_EXIT_NO_GPU;
     }
-    char date[32];
+    if (a->json || a->csv || a->plot || a->scaling || a->report)
+        return cli_usage_error(cmd,
+                               "--json, --csv, --plot, --scaling-plot and --report need a GPU "
+                               "(no usable one: %s)",
+                               why->msg);
+    fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", why->msg);
+    qr_error err;
+    if (bench_cpu(stdout, a->scenes, a->nscenes, a->sizes.item, a->sizes.n, a->want_exact,
+                  a->want_fast, 1, a->cpu_frames, a->seed, &a->qp, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_RUN);
+    return CLI_EXIT_OK;
+}
+
+/* The run's header: comment lines on stdout, and the same as a JSON object
+ * into env->header_json. */
+static void bench_header(const bench_args *a, bench_env *env)
+{
+    const qr_gpu_info *gpu = &env->gpu;
+    const qr_index_params *qp = &a->qp;
     time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    strftime(env->date, sizeof env->date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     printf("# quadrender bench, %s\n# %s (sm_%d%d, %d SMs, %.1f GiB), max clocks: SM %d MHz, memory %d MHz\n"
            "# driver CUDA %d.%d, runtime %d.%d, build %s, %d warm-up + %d timed frames, "
            "builds launched %s, scene on the GPU, image left on the GPU\n",
-           date, gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.mem_total / 1073741824.0,
-           gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000, gpu.driver_version / 1000,
-           gpu.driver_version % 1000 / 10, gpu.runtime_version / 1000, gpu.runtime_version % 1000 / 10,
-           QR_BUILD_TYPE, warmup, frames,
-           direct ? "directly (a tree of one leaf: one kernel)"
-                  : "as a CUDA graph (a tree of one leaf: one kernel)");
+           env->date, gpu->name, gpu->cc_major, gpu->cc_minor, gpu->sm_count,
+           gpu->mem_total / 1073741824.0, gpu->clock_khz / 1000, gpu->mem_clock_khz / 1000,
+           gpu->driver_version / 1000, gpu->driver_version % 1000 / 10,
+           gpu->runtime_version / 1000, gpu->runtime_version % 1000 / 10, QR_BUILD_TYPE,
+           a->warmup, a->frames,
+           a->direct ? "directly (a tree of one leaf: one kernel)"
+                     : "as a CUDA graph (a tree of one leaf: one kernel)");
     printf("# quadtree: capacity %d, min leaf %d px, max leaf %d px (0: none), split cost %d, "
            "max depth %d, deep leaf %d px (0: none)\n",
-           qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth, qp.deep_leaf);
-    char header_json[1024];
-    snprintf(header_json, sizeof header_json,
+           qp->capacity, qp->min_leaf, qp->max_leaf, qp->split_cost, qp->max_depth, qp->deep_leaf);
+    snprintf(env->header_json, sizeof env->header_json,
              "{\"date\": \"%s\", \"gpu\": \"%s\", \"gpu_memory_bytes\": %zu, \"sm_clock_mhz\": %d, "
              "\"mem_clock_mhz\": %d, "
              "\"driver_cuda\": %d, \"runtime_cuda\": %d, \"build_type\": \"%s\", \"warmup\": %d, "
              "\"frames\": %d, \"seed\": %u, \"launch\": \"%s\", \"quadtree\": {\"capacity\": %d, "
              "\"min_leaf\": %d, \"max_leaf\": %d, \"split_cost\": %d, \"max_depth\": %d, "
              "\"deep_leaf\": %d}}",
-             date, gpu.name, gpu.mem_total, gpu.clock_khz / 1000, gpu.mem_clock_khz / 1000,
-             gpu.driver_version, gpu.runtime_version, QR_BUILD_TYPE, warmup, frames, seed, direct ? "direct" : "graph",
-             qp.capacity, qp.min_leaf, qp.max_leaf, qp.split_cost, qp.max_depth, qp.deep_leaf);
+             env->date, gpu->name, gpu->mem_total, gpu->clock_khz / 1000,
+             gpu->mem_clock_khz / 1000, gpu->driver_version, gpu->runtime_version, QR_BUILD_TYPE,
+             a->warmup, a->frames, a->seed, a->direct ? "direct" : "graph", qp->capacity,
+             qp->min_leaf, qp->max_leaf, qp->split_cost, qp->max_depth, qp->deep_leaf);
+}
 
-    int want_q = 0, want_g = 0;
-    for (int i = 0; i < indexes.n; i++) {
-        want_q |= !strcmp(indexes.item[i], "quadtree");
-        want_g |= !strcmp(indexes.item[i], "grid");
+/* Every scene's rows into plan (its rows and floors allocated here; the
+ * caller frees them, also on failure). An exit code. */
+static int bench_measure_all(const bench_args *a, bench_plan *plan, qr_error *err)
+{
+    const int configs = a->want_q + (a->want_g ? a->tiles.n : 0);
+    const int total = a->nscenes * a->sizes.n * configs * a->modes.n;
+    *plan = (bench_plan){.sizes = &a->sizes, .tiles = &a->tiles, .modes = &a->modes,
+                         .qp = &a->qp, .want_q = a->want_q, .configs = configs,
+                         .warmup = a->warmup, .frames = a->frames, .direct = a->direct,
+                         .cpu = a->cpu, .progress = isatty(STDERR_FILENO), .total = total,
+                         .scaling = a->scaling != NULL};
+    plan->rows = calloc(total ? total : 1, sizeof *plan->rows);
+    if (a->report)
+        plan->floors = calloc((size_t)a->nscenes * a->sizes.n + 1, sizeof *plan->floors);
+    if (!plan->rows || (a->report && !plan->floors)) {
+        qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+        return cli_fail(err, CLI_PHASE_RUN);
     }
-    const int configs = want_q + (want_g ? tiles.n : 0);
-    const int total = nscenes * sizes.n * configs * modes.n;
-    bench_row *rows = calloc(total ? total : 1, sizeof *rows);
-    if (!rows) {
-        qr_fail(&err, QR_ERR_NOMEM, "out of host memory");
-        return cli_fail(&err, CLI_PHASE_RUN);
+    int rc = CLI_EXIT_OK;
+    for (int s = 0; s < a->nscenes && rc == CLI_EXIT_OK; s++)
+        rc = bench_scene(plan, a->scenes[s], a->seed, err);
+    if (plan->progress) fputs("\r\033[K", stderr);
+    return rc;
+}
+
+/* The tables on stdout (with --cpu, the CPU renderers' after them), then
+ * the files asked for. An exit code. */
+static int bench_report(const bench_args *a, const bench_env *env, const bench_plan *plan,
+                        qr_error *err)
+{
+    const bench_row *rows = plan->rows;
+    const int nrows = plan->nrows;
+    int rc = CLI_EXIT_OK;
+    bench_print_table(stdout, rows, nrows);
+    bench_print_speedups(stdout, rows, nrows);
+    if (a->scaling && bench_print_scaling(stdout, rows, nrows, err) != QR_OK)
+        rc = cli_fail(err, CLI_PHASE_RUN);
+    if (a->cpu && bench_cpu(stdout, a->scenes, a->nscenes, a->sizes.item, a->sizes.n,
+                            a->want_exact, a->want_fast, 1, a->cpu_frames, a->seed, &a->qp,
+                            err) != QR_OK)
+        rc = cli_fail(err, CLI_PHASE_RUN);
+    char title[512];
+    snprintf(title, sizeof title, "quadrender bench — %s — %s", env->gpu.name, env->date);
+    if (!rc && a->json && bench_write_json(a->json, env->header_json, rows, nrows, a->scaling != NULL, err))
+        rc = cli_fail(err, CLI_PHASE_OUTPUT);
+    if (!rc && a->csv && bench_write_csv(a->csv, rows, nrows, err)) rc = cli_fail(err, CLI_PHASE_OUTPUT);
+    if (!rc && a->plot && bench_write_svg(a->plot, title, rows, nrows, err))
+        rc = cli_fail(err, CLI_PHASE_OUTPUT);
+    if (!rc && a->scaling &&
+        bench_write_scaling_svg(a->scaling, title, rows, nrows, env->gpu.mem_total, err))
+        rc = cli_fail(err, CLI_PHASE_OUTPUT);
+    if (!rc && a->report) {
+        report_bench rb = {.header_json = env->header_json, .rows = rows, .nrows = nrows,
+                           .floors = plan->floors, .nfloors = plan->nfloors,
+                           .bytes_per_s = peak_bytes_per_s(&env->gpu),
+                           .flops = peak_flops(&env->gpu)};
+        if (report_bench_write(a->report, &rb, err)) rc = cli_fail(err, CLI_PHASE_OUTPUT);
     }
-    report_floor *floors = report ? calloc((size_t)nscenes * sizes.n + 1, sizeof *floors) : NULL;
-    if (report && !floors) {
-        free(rows);
-        qr_fail(&err, QR_ERR_NOMEM, "out of host memory");
-        return cli_fail(&err, CLI_PHASE_RUN);
+    return rc;
+}
+
+static int run_bench(const cli_cmd *cmd, int argc, char **argv)
+{
+    bench_args a;
+    int rc = bench_parse(cmd, argc, argv, &a);
+    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
+    if (rc != CLI_PARSE_OK) return rc;
+    qr_error err;
+    bench_env env;
+    if (qr_gpu_probe(&env.gpu, &err) != QR_OK) return bench_without_gpu(cmd, &a, &err);
+    if (a.e2e) {
+        if (bench_e2e(stdout, a.scenes, a.nscenes, a.sizes.item, a.sizes.n,
+                      a.want_exact && !a.want_fast, a.seed, &a.qp, &err) != QR_OK)
+            return cli_fail(&err, CLI_PHASE_RUN);
+        return CLI_EXIT_OK;
     }
-    bench_plan plan = {.floors = floors, .sizes = &sizes, .tiles = &tiles, .modes = &modes, .qp = &qp,
-                       .want_q = want_q, .configs = configs, .warmup = warmup, .frames = frames,
-                       .direct = direct, .cpu = cpu, .progress = isatty(STDERR_FILENO),
-                       .total = total, .scaling = scaling != NULL, .rows = rows};
-    const int progress = plan.progress;
-    rc = CLI_EXIT_OK;
-    for (int s = 0; s < nscenes && rc == CLI_EXIT_OK; s++) rc = bench_scene(&plan, scenes[s], seed, &err);
-    const int nrows = plan.nrows;
-    if (progress) fputs("\r\033[K", stderr);
-    if (rc == CLI_EXIT_OK) {
-        bench_print_table(stdout, rows, nrows);
-        bench_print_speedups(stdout, rows, nrows);
-        if (scaling && bench_print_scaling(stdout, rows, nrows, &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_RUN);
-        if (cpu && bench_cpu(stdout, scenes, nscenes, sizes.item, sizes.n, want_exact, want_fast, 1,
-                             cpu_frames, seed, &qp, &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_RUN);
-        char title[512];
-        snprintf(title, sizeof title, "quadrender bench — %s — %s", gpu.name, date);
-        if (!rc && json && bench_write_json(json, header_json, rows, nrows, scaling != NULL, &err))
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        if (!rc && csv && bench_write_csv(csv, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        if (!rc && plot && bench_write_svg(plot, title, rows, nrows, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        if (!rc && scaling && bench_write_scaling_svg(scaling, title, rows, nrows, gpu.mem_total, &err))
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        if (!rc && report) {
-            report_bench rb = {.header_json = header_json, .rows = rows, .nrows = nrows,
-                               .floors = floors, .nfloors = plan.nfloors,
-                               .bytes_per_s = peak_bytes_per_s(&gpu), .flops = peak_flops(&gpu)};
-            if (report_bench_write(report, &rb, &err)) rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        }
-    }
-    free(floors);
-    free(rows);
+    bench_header(&a, &env);
+    bench_plan plan;
+    rc = bench_measure_all(&a, &plan, &err);
+    if (rc == CLI_EXIT_OK) rc = bench_report(&a, &env, &plan, &err);
+    free(plan.floors);
+    free(plan.rows);
     return rc;
 }
 

@@ -26,7 +26,7 @@
 
 /* Writes the page to `path` with the JSON object that data() writes to its
  * stream as the page's data. Whole or nothing: the file appears only
- * complete (common/atomic_file.h). Text data() writes must be JSON that can
+ * complete (quadrender/file.h). Text data() writes must be JSON that can
  * stand inside a <script> element: strings through qr_json_write_string,
  * which escapes '<'. */
 typedef qr_status (*report_data_fn)(FILE *f, const void *arg, qr_error *err);

@@ -3,7 +3,7 @@
  * index must do: bench_floor.h) with the rates that turn it into time.
  * Speedups, the best grid and the charts are the page's work. */
 #include "cli/bench/report.h"
-#include "common/text.h"
+#include "quadrender/text.h"
 
 static qr_status write_data(FILE *f, const void *arg, qr_error *err)
 {

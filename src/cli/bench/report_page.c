@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/bench/report.h"
-#include "common/atomic_file.h"
+#include "quadrender/file.h"
 #include "image/png_encoder.h"
 
 /* report_page.html, compiled in (cmake/QrEmbed.cmake) */
@@ -22,23 +22,24 @@ qr_status report_write_page(const char *path, report_data_fn data, const void *a
     const char *at = strstr(page, data_marker);
     if (!at)
         return qr_fail(err, QR_ERR_INVALID, "report page: no data marker (a broken build)");
-    qr_atomic_file af;
-    qr_status st = qr_atomic_open(&af, path, err);
+    qr_file *out;
+    qr_status st = qr_file_open(path, &out, err);
     if (st != QR_OK)
         return st;
-    fwrite(page, 1, (size_t)(at - page), af.fp);
-    st = data(af.fp, arg, err);
+    FILE *f = qr_file_stream(out);
+    fwrite(page, 1, (size_t)(at - page), f);
+    st = data(f, arg, err);
     if (st == QR_OK) {
         const char *rest = at + strlen(data_marker);
-        fwrite(rest, 1, qr_report_page_len - (size_t)(rest - page), af.fp);
-        if (ferror(af.fp))
+        fwrite(rest, 1, qr_report_page_len - (size_t)(rest - page), f);
+        if (ferror(f))
             st = qr_fail(err, QR_ERR_IO, "%s: cannot write", path);
     }
     if (st != QR_OK) {
-        qr_atomic_abort(&af);
+        qr_file_abort(out);
         return st;
     }
-    return qr_atomic_commit(&af, err);
+    return qr_file_commit(out, err);
 }
 
 /* ---- the image -------------------------------------------------------------------- */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/bench/report.h"
-#include "common/text.h"
+#include "quadrender/text.h"
 
 static void write_row_times(FILE *f, const bench_row *r)
 {
