@@ -74,6 +74,7 @@ struct frame_job {
     int32_t width, height;
     const qr_rect *region;
     const qr_index_params *params;
+    qr_render_mode mode; /* the render the index is for (qr_mode_stops_early) */
     const int32_t *lists; /* where the queued build leaves the lists */
 };
 
@@ -150,7 +151,7 @@ static qr_status run_sized(frame_job *job, qr_error *err)
      * most twice: min_leaf's cells, then the floor's) */
     for (int again = 0; !st && again < 2 && qr_gpu_index_cut(job->ix, p, f->rb); again++) {
         st = qr_gpu_index_plan(job->ix, job->scene, job->width, job->height, job->region,
-                               job->params, 1, NULL, p, err);
+                               job->params, job->mode, 1, NULL, p, err);
         if (!st) st = qr_gpu_index_enqueue_front(job->ix, job->scene, p, s, &f->stages, f->rb_dev, err);
         if (st) return st;
         QR_CUDA_TRY(err, cudaStreamSynchronize(s));
@@ -211,7 +212,7 @@ static qr_status run_job(frame_job *job, qr_error *err)
              * the root splitting): build again, the general way, sized */
             how_single = how_single ? -1 : 0;
             st = qr_gpu_index_plan(job->ix, job->scene, job->width, job->height, job->region,
-                                   job->params, 1, f->done, &job->key.build, err);
+                                   job->params, job->mode, 1, f->done, &job->key.build, err);
             if (!st) st = run_sized(job, err);
             if (st) return st;
         }
@@ -231,7 +232,7 @@ static qr_status plan_build(frame_job *job, qr_error *err)
     qr_frame *f = job->f;
     f->stages.level = qr_gpu_index_timing_level(job->ix);
     return qr_gpu_index_plan(job->ix, job->scene, job->width, job->height, job->region, job->params,
-                             0, f->inflight ? f->done : NULL, &job->key.build, err);
+                             job->mode, 0, f->inflight ? f->done : NULL, &job->key.build, err);
 }
 
 /* ---- the two entry points --------------------------------------------------- */
@@ -250,10 +251,8 @@ qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     job.width = r->width;
     job.height = r->height;
     job.region = region;
-    /* this render's index: in exact mode every list is read whole */
-    qr_index_params mode_params = *params;
-    mode_params.early_stop = mode == QR_RENDER_FAST;
-    job.params = &mode_params;
+    job.params = params;
+    job.mode = mode; /* this render's index */
     job.key.has_render = 1;
 
     /* 1. plan the build (its buffers, its pair slots) and the render kernels */
@@ -294,7 +293,8 @@ extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene
  * direct launches: a graph pays only when it is replayed. */
 extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                                         int32_t height, const qr_rect *region,
-                                        const qr_index_params *params, qr_error *err)
+                                        const qr_index_params *params, qr_render_mode mode,
+                                        qr_error *err)
 {
     qr_frame f;
     qr_status st = qr_frame_init(&f, err);
@@ -309,6 +309,7 @@ extern "C" qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *sc
     job.height = height;
     job.region = region;
     job.params = params;
+    job.mode = mode;
     st = plan_build(&job, err);
     if (!st) st = run_job(&job, err);
     qr_frame_release(&f);

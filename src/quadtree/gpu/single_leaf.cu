@@ -101,7 +101,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
                                 qr_node_crowds(g.root, 0, count, g.floor, count, region_area,
                                                &g.params),
                                 &g.params);
-    const int share = qr_read_share(s_area, region_area, &g.params);
+    const int share = qr_read_share(s_area, region_area, g.early_stop);
     if (split && qr_split_weighed(g.root, &g.params) &&
         !qr_split_pays(g.root, count, child_total, share, &g.params))
         split = false;

@@ -242,7 +242,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* Level by level: count, decide, append children (scan-derived slots,
      * so the layout is deterministic). */
     const int rw = g.region.x1 - g.region.x0, rh = g.region.y1 - g.region.y0;
-    const int share = qr_read_share(scalars->box_area, (long long)rw * rh, &g.params);
+    const int share = qr_read_share(scalars->box_area, (long long)rw * rh, g.early_stop);
     int depth = 0;
     for (; depth <= g.params.max_depth; depth++) {
         const int32_t begin = level_begin[depth], end = level_begin[depth + 1];
