@@ -18,8 +18,7 @@
 
 #include <cub/block/block_scan.cuh>
 
-#define QR_SINGLE_THREADS 1024
-#define QR_SINGLE_PER_THREAD 4
+/* QR_SINGLE_THREADS, QR_SINGLE_PER_THREAD: gpu/tuning/tuning_default.h */
 typedef cub::BlockScan<int, QR_SINGLE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> single_scan;
 
 __global__ void __launch_bounds__(QR_SINGLE_THREADS)

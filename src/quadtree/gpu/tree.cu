@@ -15,7 +15,7 @@
  * (measured, docs/benchmarks.md), since a barrier and a block scan's
  * warp-total pass wait on fewer warps; no level at 1024 x 1024 has more
  * than 256 nodes. */
-#define QR_TREE_THREADS 256
+/* QR_TREE_THREADS: gpu/tuning/tuning_default.h */
 
 /* One block, so the stage is a chain of dependent steps and its time is their
  * latency. When they fit, the histograms and the node arrays live in dynamic
@@ -125,7 +125,7 @@ __global__ void k_hist_lines(uint32_t *h, int lines, int len, int per, size_t pl
 
 /* Tiles of a leaf rectangle, and writing its leaf number into the tile map
  * (threads `first`, `first + stride`, ... share the work). */
-#define QR_BIG_LEAVES 256
+/* QR_BIG_LEAVES: gpu/tuning/tuning_default.h */
 
 __device__ __forceinline__ int leaf_tiles(const qr_rect &r, const qr_tree_geom &g)
 {
