@@ -61,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check(qr_image_create(w, h, &img, &err) == QR_OK, "image");
     fuzz_check(qr_render_cpu(s, ref, &err) == QR_OK, "the reference renderer failed");
     qr_index *ix = NULL;
-    fuzz_check(qr_index_build_host(s, w, h, NULL, &p, &ix, &err) == QR_OK, "the host index build failed");
+    fuzz_check(qr_index_build_host(s, w, h, NULL, &p, QR_RENDER_FAST, &ix, &err) == QR_OK,
+               "the host index build failed");
     fuzz_check(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, threads, img, &err) == QR_OK,
                "the exact CPU render failed");
     fuzz_check(memcmp(img->rgba, ref->rgba, (size_t)w * (size_t)h * 4 * sizeof(float)) == 0,

@@ -123,7 +123,7 @@ static void host_stats(const char *name, int64_t frame, int size, qr_index_stats
     cr_assert_eq(qr_scene_seek_frame(scene, frame, &err), QR_OK, "%s", err.msg);
     qr_index_params p;
     qr_index_params_default(&p);
-    cr_assert_eq(qr_index_build_host(scene, size, size, NULL, &p, &ix, &err), QR_OK, "%s",
+    cr_assert_eq(qr_index_build_host(scene, size, size, NULL, &p, QR_RENDER_FAST, &ix, &err), QR_OK, "%s",
                  err.msg);
     cr_assert_eq(qr_index_stats_compute(ix, scene->n, s, &err), QR_OK, "%s", err.msg);
     qr_index_destroy(ix);

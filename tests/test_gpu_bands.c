@@ -164,11 +164,14 @@ Test(gpu_bands, wider_than_one_index, .timeout = 300)
     QR_CHECK(err, qr_gpu_index_create(&ix, &err));
     const qr_rect regions[] = {{70000, 90000, 70000 + 4096, 90000 + 2048}, {100000, 0, 131072, 512}};
     for (int k = 0; k < 2; k++) {
-        QR_CHECK(err, qr_gpu_index_build(ix, gs, 131072, 131072, &regions[k], &p, &err));
-        assert_index_matches_oracle(ix, s, 131072, 131072, &regions[k], &p, "a far region");
+        QR_CHECK(err, qr_gpu_index_build(ix, gs, 131072, 131072, &regions[k], &p, QR_RENDER_FAST,
+                                         &err));
+        assert_index_matches_oracle(ix, s, 131072, 131072, &regions[k], &p, QR_RENDER_FAST,
+                                    "a far region");
     }
     const qr_rect too_big = {0, 0, 32769, 64};
-    cr_assert_eq(qr_gpu_index_build(ix, gs, 131072, 131072, &too_big, &p, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_index_build(ix, gs, 131072, 131072, &too_big, &p, QR_RENDER_FAST, &err),
+                 QR_ERR_INVALID);
     qr_gpu_index_destroy(ix);
     qr_gpu_renderer_destroy(wide);
     qr_gpu_renderer_destroy(narrow);

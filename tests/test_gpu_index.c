@@ -3,9 +3,10 @@
 #include "gpu/tuning.h"
 #include "gpu_util.h"
 
-/* Builds on the GPU and on the host and compares everything. */
-static void check_index(const qr_scene *s, int w, int h, const qr_rect *region,
-                        const qr_index_params *p, const char *what)
+/* Builds for a render in `mode` on the GPU and on the host and compares
+ * everything. */
+static void check_index_mode(const qr_scene *s, int w, int h, const qr_rect *region,
+                             const qr_index_params *p, qr_render_mode mode, const char *what)
 {
     qr_error err;
     qr_gpu_scene *gs = NULL;
@@ -13,19 +14,26 @@ static void check_index(const qr_scene *s, int w, int h, const qr_rect *region,
     qr_index *host = NULL, *dev = NULL;
     QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
     QR_CHECK(err, qr_gpu_index_create(&gi, &err));
-    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, mode, &err));
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
-    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, mode, &host, &err));
     assert_same_index(dev, host, what);
     qr_index_destroy(dev);
     /* a second build into the same buffers gives the same bytes */
-    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, mode, &err));
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
     assert_same_index(dev, host, what);
     qr_index_destroy(dev);
     qr_index_destroy(host);
     qr_gpu_index_destroy(gi);
     qr_gpu_scene_destroy(gs);
+}
+
+/* check_index_mode of fast mode's index (the render default). */
+static void check_index(const qr_scene *s, int w, int h, const qr_rect *region,
+                        const qr_index_params *p, const char *what)
+{
+    check_index_mode(s, w, h, region, p, QR_RENDER_FAST, what);
 }
 
 static void check_builtin(const char *name)
@@ -83,10 +91,12 @@ Test(gpu_index, cells_follow_the_scenes, .timeout = 300)
         qr_gpu_scene *gs = NULL;
         QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
         qr_index *host = NULL;
-        QR_CHECK(err, qr_index_build_host(s, sizes[k], sizes[k], NULL, &p, &host, &err));
+        QR_CHECK(err, qr_index_build_host(s, sizes[k], sizes[k], NULL, &p, QR_RENDER_FAST, &host,
+                                          &err));
         for (int rep = 0; rep < 3; rep++) {
             qr_index *dev = NULL;
-            QR_CHECK(err, qr_gpu_index_build(gi, gs, sizes[k], sizes[k], NULL, &p, &err));
+            QR_CHECK(err, qr_gpu_index_build(gi, gs, sizes[k], sizes[k], NULL, &p, QR_RENDER_FAST,
+                                             &err));
             QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
             char what[96];
             snprintf(what, sizeof what, "%s %d, build %d after %s", names[k], sizes[k], rep,
@@ -139,13 +149,13 @@ Test(gpu_index, random_scenes)
             p.max_depth = (int32_t)((seed + 2 * k) % 9);
             p.max_leaf = (seed + k) % 4 == 0 ? 0 : 16 << ((seed + k) % 4);
             p.split_cost = (seed + k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + k) % 41));
-            p.early_stop = (int32_t)((seed + k) % 2);
+            const qr_render_mode mode = (seed + k) % 2 ? QR_RENDER_FAST : QR_RENDER_EXACT;
             char what[160];
             snprintf(what, sizeof what,
-                     "random seed %llu %dx%d cap %d leaf %d depth %d cost %d early stop %d",
+                     "random seed %llu %dx%d cap %d leaf %d depth %d cost %d %s mode",
                      (unsigned long long)seed, sizes[k][0], sizes[k][1], p.capacity, p.min_leaf,
-                     p.max_depth, p.split_cost, p.early_stop);
-            check_index(s, sizes[k][0], sizes[k][1], NULL, &p, what);
+                     p.max_depth, p.split_cost, mode == QR_RENDER_FAST ? "fast" : "exact");
+            check_index_mode(s, sizes[k][0], sizes[k][1], NULL, &p, mode, what);
         }
         qr_scene_destroy(s);
     }
@@ -244,8 +254,8 @@ static int build_region(qr_gpu_index *gi, const qr_scene *s, const qr_gpu_scene 
                         const qr_rect *region, const qr_index_params *p, const char *what)
 {
     qr_error err;
-    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, &err));
-    assert_index_matches_oracle(gi, s, w, h, region, p, what);
+    QR_CHECK(err, qr_gpu_index_build(gi, gs, w, h, region, p, QR_RENDER_FAST, &err));
+    assert_index_matches_oracle(gi, s, w, h, region, p, QR_RENDER_FAST, what);
     return qr_gpu_index_single_kernel(gi);
 }
 
@@ -380,15 +390,16 @@ Test(gpu_index, out_of_memory, .timeout = 300)
     p.capacity = 1;
     p.min_leaf = 16;
     p.split_cost = 0; /* capacity alone: split down to 16 pixels everywhere */
-    st = qr_gpu_index_build(ix, gs, 16384, 16384, NULL, &p, &err);
+    st = qr_gpu_index_build(ix, gs, 16384, 16384, NULL, &p, QR_RENDER_FAST, &err);
     cr_assert_eq(st, QR_ERR_GPU_NOMEM, "status %d: %s", (int)st, err.msg);
     cr_assert(strstr(err.msg, "the index needs") && strstr(err.msg, "bytes of GPU memory"), "%s",
               err.msg);
 
     while (nhog > 0) qr_gpu_renderer_destroy(hog[--nhog]);
     qr_index_params_default(&p);
-    QR_CHECK(err, qr_gpu_index_build(ix, gs, 1024, 1024, NULL, &p, &err));
-    assert_index_matches_oracle(ix, s, 1024, 1024, NULL, &p, "after running out of memory");
+    QR_CHECK(err, qr_gpu_index_build(ix, gs, 1024, 1024, NULL, &p, QR_RENDER_FAST, &err));
+    assert_index_matches_oracle(ix, s, 1024, 1024, NULL, &p, QR_RENDER_FAST,
+                                "after running out of memory");
     qr_gpu_index_destroy(ix);
     qr_gpu_scene_destroy(gs);
     qr_scene_destroy(s);

@@ -432,10 +432,9 @@ static void grow_and_shrink(int w, int h, int min_leaf)
             cr_assert(bad < 0, "%s %dx%d leaf %d (render %d after %s): differs from the CPU at pixel %lld",
                       names[k], w, h, min_leaf, rep, k ? names[k - 1] : "nothing", bad);
             qr_image_destroy(ref);
-            /* an exact render reads every list whole: its index is early_stop 0's */
-            qr_index_params exact = p;
-            exact.early_stop = 0;
-            assert_index_matches_oracle(qr_gpu_renderer_index(r), s, w, h, NULL, &exact, names[k]);
+            /* an exact render reads every list whole: its index is exact mode's */
+            assert_index_matches_oracle(qr_gpu_renderer_index(r), s, w, h, NULL, &p,
+                                        QR_RENDER_EXACT, names[k]);
         }
         qr_gpu_scene_destroy(gs);
         qr_scene_destroy(s);
@@ -552,7 +551,8 @@ Test(gpu_render, graph_builds_match_direct_launches, .timeout = 600)
             QR_CHECK(err, qr_gpu_renderer_download(rd, b, &err));
             cr_assert(memcmp(a->rgba, b->rgba, (size_t)300 * 200 * 16) == 0,
                       "%s frame %d: graph and direct renders differ", names[k], frame);
-            assert_index_matches_oracle(qr_gpu_renderer_index(rg), cpu, 300, 200, NULL, &p, names[k]);
+            assert_index_matches_oracle(qr_gpu_renderer_index(rg), cpu, 300, 200, NULL, &p, mode,
+                                        names[k]);
             qr_scene_step(cpu);
             QR_CHECK(err, qr_gpu_scene_step(gs, &err));
         }

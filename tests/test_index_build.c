@@ -421,8 +421,8 @@ Test(index_host, deep_trees)
         for (int threads = 1; threads <= 7; threads += 3) {
             qr_index *b = NULL;
             qr_error err;
-            cr_assert_eq(qr_index_build_host_threads(s, 2048, 2048, NULL, &ps[k], threads, &b,
-                                                     &err),
+            cr_assert_eq(qr_index_build_host_threads(s, 2048, 2048, NULL, &ps[k], QR_RENDER_FAST,
+                                                     threads, &b, &err),
                          QR_OK, "%s", err.msg);
             expect_same(a, b);
             qr_index_destroy(b);

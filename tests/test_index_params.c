@@ -28,7 +28,7 @@ static void expect_invalid(const qr_scene *s, int32_t w, int32_t h, const qr_rec
     qr_error err;
     memset(&err, 0, sizeof err);
     qr_index *ix = (qr_index *)&err; /* must be reset to NULL */
-    qr_status st = qr_index_build_host(s, w, h, region, &p, &ix, &err);
+    qr_status st = qr_index_build_host(s, w, h, region, &p, QR_RENDER_FAST, &ix, &err);
     cr_assert_eq(st, QR_ERR_INVALID, "%dx%d cap %d leaf %d depth %d: status %d", w, h,
                  p.capacity, p.min_leaf, p.max_depth, st);
     cr_assert_eq(err.status, QR_ERR_INVALID);
@@ -250,12 +250,13 @@ Test(index_host, random_scenes)
             p.uniform = (seed + (uint64_t)k) % 5 == 0;
             p.max_leaf = (seed + (uint64_t)k) % 4 == 0 ? 0 : 32 << ((seed + (uint64_t)k) % 3);
             p.split_cost = (seed + (uint64_t)k) % 3 == 0 ? 0 : (int32_t)(5 * ((seed * 7 + (uint64_t)k) % 41));
-            p.early_stop = (int32_t)((seed + 3 * (uint64_t)k) % 2);
+            const qr_render_mode mode =
+                (seed + 3 * (uint64_t)k) % 2 ? QR_RENDER_FAST : QR_RENDER_EXACT;
             const int32_t w = sizes[k][0], h = sizes[k][1];
-            qr_test_index_check(s, w, h, NULL, &p);
+            qr_index_destroy(qr_test_index_checked_mode(s, w, h, NULL, &p, mode));
             qr_rect region = QR_TEST_RECT(w / 7, w - w / 5, h / 3, h - h / 9);
             if (region.x0 < region.x1 && region.y0 < region.y1)
-                qr_test_index_check(s, w, h, &region, &p);
+                qr_index_destroy(qr_test_index_checked_mode(s, w, h, &region, &p, mode));
         }
         qr_scene_destroy(s);
     }
@@ -263,12 +264,12 @@ Test(index_host, random_scenes)
 
 /* ---- early stop: list reads weighed by the share a region reads ------------------ */
 
-/* Big circles cover each pixel hundreds of times: with early_stop a region
+/* Big circles cover each pixel hundreds of times: in fast mode a region
  * reads a fifth of a list, the split rule weighs list reads by that, and
  * the tree keeps larger leaves than with every list read whole (exact
  * mode); the checker holds both to the rule. Thin coverage reads whole
  * lists either way: the same tree. */
-Test(index_host, early_stop_keeps_larger_leaves_where_circles_cover_deeply)
+Test(index_host, fast_mode_index_keeps_larger_leaves_where_circles_cover_deeply)
 {
     qr_scene *deep = qr_test_scene_new(3000), *thin = qr_test_scene_new(3000);
     for (int32_t i = 0; i < 3000; i++) {
@@ -281,10 +282,10 @@ Test(index_host, early_stop_keeps_larger_leaves_where_circles_cover_deeply)
     p.capacity = 64;
     p.min_leaf = 16;
     qr_index *ix[2][2];
-    for (int e = 0; e < 2; e++) {
-        p.early_stop = e;
-        ix[0][e] = qr_test_index_checked(deep, 512, 512, NULL, &p);
-        ix[1][e] = qr_test_index_checked(thin, 512, 512, NULL, &p);
+    for (int e = 0; e < 2; e++) { /* e: fast mode, whose walks stop early */
+        const qr_render_mode mode = e ? QR_RENDER_FAST : QR_RENDER_EXACT;
+        ix[0][e] = qr_test_index_checked_mode(deep, 512, 512, NULL, &p, mode);
+        ix[1][e] = qr_test_index_checked_mode(thin, 512, 512, NULL, &p, mode);
     }
     cr_expect_lt(ix[0][1]->num_leaves, ix[0][0]->num_leaves, "deep coverage: %d leaves, %d read whole",
                  ix[0][1]->num_leaves, ix[0][0]->num_leaves);

@@ -228,7 +228,7 @@ Test(render_band, fast_mode_same_for_any_index)
         p.capacity = cap;
         qr_index *ix = NULL;
         qr_error err;
-        QR_CHECK(err, qr_index_build_host(s, w, h, NULL, &p, &ix, &err));
+        QR_CHECK(err, qr_index_build_host(s, w, h, NULL, &p, QR_RENDER_FAST, &ix, &err));
         const unsigned sides = leaf_sides(ix);
         mixed |= (sides & 16u) && (sides & ~16u);
         qr_image *img = band_image(w, h);
@@ -347,7 +347,7 @@ Test(render_band, wide_bands_stack)
     qr_index_params p;
     qr_index_params_default(&p);
     qr_error err;
-    QR_CHECK(err, qr_index_build_host(s, w, h, NULL, &p, &ix, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, NULL, &p, QR_RENDER_FAST, &ix, &err));
     for (int m = 0; m < 2; m++) {
         const qr_render_mode mode = m ? QR_RENDER_FAST : QR_RENDER_EXACT;
         qr_image *whole = band_image(w, h);
@@ -414,12 +414,12 @@ Test(render_band, rejects_bad_bands)
     qr_index_params p;
     qr_index_params_default(&p);
     const qr_rect rows = {0, 8, 64, 17};
-    QR_CHECK(err, qr_index_build_host(s, 64, 64, &rows, &p, &ix, &err));
+    QR_CHECK(err, qr_index_build_host(s, 64, 64, &rows, &p, QR_RENDER_FAST, &ix, &err));
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, band, &err), QR_ERR_INVALID);
     qr_index_destroy(ix);
     /* nor part of the rows */
     const qr_rect part = {8, 0, 64, 8};
-    QR_CHECK(err, qr_index_build_host(s, 64, 64, &part, &p, &ix, &err));
+    QR_CHECK(err, qr_index_build_host(s, 64, 64, &part, &p, QR_RENDER_FAST, &ix, &err));
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, band, &err), QR_ERR_INVALID);
     qr_index_destroy(ix);
     band_free(band);

@@ -286,7 +286,8 @@ Test(render_cpu_fast, any_index_same_image)
         p.capacity = 64;
         qr_index *ix = NULL;
         qr_error err;
-        cr_assert_eq(qr_index_build_host(s, 160, 96, NULL, &p, &ix, &err), QR_OK, "%s", err.msg);
+        cr_assert_eq(qr_index_build_host(s, 160, 96, NULL, &p, QR_RENDER_FAST, &ix, &err), QR_OK,
+                     "%s", err.msg);
         qr_image *img = image(160, 96);
         cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 3, img, &err), QR_OK, "%s",
                      err.msg);
@@ -306,7 +307,8 @@ Test(render_cpu_fast, rejects_wrong_index)
     qr_error err;
     qr_index_params p;
     qr_index_params_default(&p);
-    cr_assert_eq(qr_index_build_host(s, 64, 64, NULL, &p, &ix, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_index_build_host(s, 64, 64, NULL, &p, QR_RENDER_FAST, &ix, &err), QR_OK, "%s",
+                 err.msg);
     qr_image *img = image(64, 32);
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, img, &err), QR_ERR_INVALID);
     cr_assert(strlen(err.msg) > 0);
@@ -341,12 +343,13 @@ Test(render_cpu_fast, index_same_on_any_thread_count)
         qr_index_params_default(&p);
         qr_index *one = NULL;
         qr_error err;
-        cr_assert_eq(qr_index_build_host_threads(s, 1024, 768, NULL, &p, 1, &one, &err), QR_OK,
-                     "%s", err.msg);
+        cr_assert_eq(qr_index_build_host_threads(s, 1024, 768, NULL, &p, QR_RENDER_FAST, 1, &one,
+                                                 &err),
+                     QR_OK, "%s", err.msg);
         for (int t = 1; t < 3; t++) {
             qr_index *ix = NULL;
-            cr_assert_eq(qr_index_build_host_threads(s, 1024, 768, NULL, &p, thread_counts[t], &ix,
-                                                     &err),
+            cr_assert_eq(qr_index_build_host_threads(s, 1024, 768, NULL, &p, QR_RENDER_FAST,
+                                                     thread_counts[t], &ix, &err),
                          QR_OK, "%s", err.msg);
             same_index(one, ix, names[k]);
             qr_index_destroy(ix);

@@ -194,7 +194,8 @@ Test(stats, host_build_rand10k)
     qr_index_params_default(&p);
     p.capacity = 100;
     p.min_leaf = 16;
-    cr_assert_eq(qr_index_build_host(scene, 1000, 600, NULL, &p, &ix, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_index_build_host(scene, 1000, 600, NULL, &p, QR_RENDER_FAST, &ix, &err), QR_OK,
+                 "%s", err.msg);
     qr_index_stats s;
     cr_assert_eq(qr_index_stats_compute(ix, scene->n, &s, &err), QR_OK, "%s", err.msg);
     int64_t by_depth = 0, by_side = 0, pairs = 0;

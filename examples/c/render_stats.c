@@ -82,7 +82,7 @@ int main(int argc, char **argv)
      * same one, bit for bit), and its statistics. */
     qr_index_stats stats;
     if (st == QR_OK)
-        st = qr_index_build_host(scene, side, side, NULL, &params, &ix, &err);
+        st = qr_index_build_host(scene, side, side, NULL, &params, QR_RENDER_FAST, &ix, &err);
     if (st == QR_OK)
         st = qr_index_stats_compute(ix, scene->n, &stats, &err);
     if (st == QR_OK) {

@@ -152,10 +152,12 @@ qr_status qr_gpu_index_create(qr_gpu_index **out, qr_error *err);
 void qr_gpu_index_destroy(qr_gpu_index *ix);
 
 /* Builds the index of `scene` for a width x height image (region NULL = the
- * whole image). Same result as qr_index_build_host, bit for bit. */
+ * whole image) that a render in `mode` uses (quadrender/index.h). Same
+ * result as qr_index_build_host, bit for bit. */
 qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                              int32_t height, const qr_rect *region,
-                             const qr_index_params *params, qr_error *err);
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_error *err);
 
 /* Copies the last build back into a host qr_index (free with qr_index_destroy). */
 qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **out, qr_error *err);

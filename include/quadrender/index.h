@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include "quadrender/error.h"
 #include "quadrender/image.h"
+#include "quadrender/render_mode.h"
 #include "quadrender/scene.h"
 
 #ifdef __cplusplus
@@ -69,8 +70,9 @@ typedef struct qr_index_params {
                           of side s. split_cost is the cost of one list read
                           by a region in percent of one pair (0..1000). Small
                           circles (micro2M) split almost for free; big ones
-                          (biglittle) keep larger leaves; with early_stop the
-                          reads are weighed by the share a region reads. Nodes of QR_REGION
+                          (biglittle) keep larger leaves; in fast mode's index
+                          the reads are weighed by the share a region reads
+                          (the render mode, below). Nodes of QR_REGION
                           pixels or less, and nodes of more than 16384
                           circles (one block's walk of such a list holds up
                           the frame), split by capacity alone. */
@@ -83,20 +85,19 @@ typedef struct qr_index_params {
                           (this side, or the root's 1/256 if larger, never above
                           min_leaf). A power of two from QR_MIN_LEAF; 0: none
                           (min_leaf is the floor). */
-    int32_t early_stop; /* nonzero: the lists feed a render that stops walking them
-                          early (fast mode: each pixel's walk ends once what lies
-                          behind cannot show), so a region reads only the front of
-                          a list, the shorter the more circles cover each pixel.
-                          split_cost's list reads are then weighed by the share
-                          of a list a region reads: QR_STOP_COVERAGE over the
-                          scene's coverage (the visible circles' box area per
-                          pixel of the region), at most 1 and at least
-                          QR_READ_SHARE_MIN / QR_READ_SHARE_ONE. 0: every list
-                          is read whole (exact mode). The renderers set it from
-                          their mode; the default is 1 (fast, the render default). */
 } qr_index_params;
 
-/* The share of a list a region reads in an early-stopping render, in
+/* The render mode an index is built for (the builders' `mode` argument;
+ * the renderers pass their own). Fast mode (QR_RENDER_FAST) stops each
+ * pixel's walk once what lies behind cannot show, so a region reads only
+ * the front of a list, the shorter the more circles cover each pixel:
+ * split_cost's list reads are then weighed by the share of a list a region
+ * reads, QR_STOP_COVERAGE over the scene's coverage (the visible circles'
+ * box area per pixel of the region), at most 1 and at least
+ * QR_READ_SHARE_MIN / QR_READ_SHARE_ONE. Exact mode (QR_RENDER_EXACT)
+ * reads every list whole. Without split_cost the mode changes nothing.
+ *
+ * The share of a list a region reads in an early-stopping render, in
  * thousandths: QR_STOP_COVERAGE box pixels per pixel are about where fast
  * mode's walks stop (its tolerance is reached after some 20 blends of the
  * built-in scenes' alpha, one blend per one to two box pixels). Below a
@@ -135,6 +136,7 @@ typedef struct qr_index {
     int32_t width, height; /* the full image */
     qr_rect region;        /* the part indexed */
     qr_index_params params;
+    qr_render_mode mode;   /* the render it was built for (its lists' reads) */
     int32_t root_size;     /* S, pixels */
     int32_t num_nodes;     /* nodes of the tree, leaves included */
     int32_t num_leaves;
@@ -161,15 +163,18 @@ qr_status qr_index_check_build(int32_t width, int32_t height, const qr_rect *reg
                                const qr_index_params *params, qr_rect *region_out, qr_error *err);
 
 /* Builds the index on the host (the oracle), for images up to
- * QR_IMAGE_BANDS_MAX_DIM a side. region NULL = whole image. */
+ * QR_IMAGE_BANDS_MAX_DIM a side: the index a renderer in `mode` uses
+ * (qr_render_cpu_fast and the GPU renderer build theirs so). region NULL =
+ * whole image. */
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
                               const qr_rect *region, const qr_index_params *params,
-                              qr_index **out, qr_error *err);
+                              qr_render_mode mode, qr_index **out, qr_error *err);
 /* The same on `threads` threads (0: qr_threads(), quadrender/threads.h);
  * qr_index_build_host uses qr_threads(). Same index whatever the count. */
 qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int32_t height,
                                       const qr_rect *region, const qr_index_params *params,
-                                      int threads, qr_index **out, qr_error *err);
+                                      qr_render_mode mode, int threads, qr_index **out,
+                                      qr_error *err);
 void qr_index_destroy(qr_index *index);
 
 /* Whether circle i is culled for this image (see above); the box is returned

@@ -63,6 +63,7 @@ typedef struct qr_stats_context {
     int64_t frame;
     int32_t width, height;
     qr_index_params params;
+    qr_render_mode mode;      /* the render the index was built for (qr_index.mode) */
     const char *device;       /* "gpu" or "cpu"; NULL: omitted */
     const char *device_name;  /* e.g. the GPU's name; NULL: omitted */
     size_t device_bytes;      /* device memory of the index; 0: omitted */

@@ -372,7 +372,7 @@ def save(image, path):
 
 def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
            min_leaf=None):
-    """The index's leaves (built on the host) as an int64 array of rows
+    """The index's leaves (fast mode's, built on the host) as an int64 array of rows
     x0 y0 x1 y1 depth count: each leaf's pixel rectangle [x0, x1) x [y0, y1)
     (y = 0 is the bottom row, as the library counts; an image's row is
     height - 1 - y), its depth and its circles, in depth-first order."""
@@ -384,6 +384,7 @@ def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=N
     ix = ctypes.POINTER(_lib.Index)()
     with _Scene(circles) as sc:
         _check(_lib.qr_index_build_host(sc, width, height, None, ctypes.byref(params),
+                                        _lib.QR_RENDER_FAST,
                                         ctypes.cast(ctypes.byref(ix), ctypes.POINTER(ctypes.c_void_p)),
                                         ctypes.byref(err)), err)
     try:
@@ -399,7 +400,7 @@ def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=N
 
 def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
           min_leaf=None):
-    """The index's statistics (built on the host) as a dict with the keys of
+    """The index's statistics (fast mode's, built on the host) as a dict with the keys of
     `quadrender stats --json` (leaves per depth and side, circles per leaf,
     pairs, replication, ...)."""
     height = width if height is None else height
@@ -410,7 +411,8 @@ def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=No
     ix = ctypes.c_void_p()
     with _Scene(circles) as sc:
         _check(_lib.qr_index_build_host(sc, width, height, None, ctypes.byref(params),
-                                        ctypes.byref(ix), ctypes.byref(err)), err)
+                                        _lib.QR_RENDER_FAST, ctypes.byref(ix), ctypes.byref(err)),
+               err)
     try:
         st = _lib.IndexStats()
         _check(_lib.qr_index_stats_compute(ix, circles.shape[0], ctypes.byref(st),

@@ -36,7 +36,7 @@ class Image(Structure):
 class IndexParams(Structure):
     _fields_ = [(name, c_int32) for name in
                 ("capacity", "min_leaf", "max_depth", "uniform", "max_leaf", "split_cost",
-                 "deep_leaf", "early_stop")]
+                 "deep_leaf")]
 
 
 class GpuInfo(Structure):
@@ -117,8 +117,9 @@ qr_gpu_renderer_create = _fn("qr_gpu_renderer_create", _S, c_int32, c_int32, POI
 qr_gpu_renderer_destroy = _fn("qr_gpu_renderer_destroy", None, _P)
 qr_gpu_render = _fn("qr_gpu_render", _S, _P, _P, POINTER(IndexParams), c_int, POINTER(Error))
 qr_gpu_renderer_download = _fn("qr_gpu_renderer_download", _S, _P, POINTER(Image), POINTER(Error))
+QR_RENDER_FAST = 0  # qr_render_mode
 qr_index_build_host = _fn("qr_index_build_host", _S, POINTER(Scene), c_int32, c_int32, _P,
-                          POINTER(IndexParams), POINTER(_P), POINTER(Error))
+                          POINTER(IndexParams), c_int, POINTER(_P), POINTER(Error))
 qr_index_destroy = _fn("qr_index_destroy", None, _P)
 qr_index_stats_compute = _fn("qr_index_stats_compute", _S, _P, c_int32, POINTER(IndexStats),
                              POINTER(Error))
@@ -149,6 +150,6 @@ class Leaf(Structure):
 
 class Index(Structure):
     _fields_ = [("width", c_int32), ("height", c_int32), ("region", Rect), ("params", IndexParams),
-                ("root_size", c_int32), ("num_nodes", c_int32), ("num_leaves", c_int32),
+                ("mode", c_int), ("root_size", c_int32), ("num_nodes", c_int32), ("num_leaves", c_int32),
                 ("max_depth_reached", c_int32), ("visible", c_int32), ("culled", c_int32),
                 ("num_pairs", c_int64), ("leaves", POINTER(Leaf)), ("lists", POINTER(c_int32))]

@@ -61,7 +61,7 @@ static qr_status build_gpu(const qr_scene *scene, int64_t frame, int32_t w, int3
     double v[7][GPU_TIMED];
     for (int i = 0; i < GPU_WARMUP + GPU_TIMED && st == QR_OK; i++) {
         qr_build_timing t;
-        st = qr_gpu_index_build(gix, *gs, w, h, NULL, p, err);
+        st = qr_gpu_index_build(gix, *gs, w, h, NULL, p, QR_RENDER_FAST, err);
         if (st == QR_OK)
             st = qr_gpu_index_timing(gix, &t, err);
         if (st != QR_OK || i < GPU_WARMUP)
@@ -100,7 +100,7 @@ static qr_status build_cpu(qr_scene *scene, int64_t frame, int32_t w, int32_t h,
         qr_index_destroy(*ix);
         *ix = NULL;
         double t0 = cli_now_ms();
-        st = qr_index_build_host(scene, w, h, NULL, p, ix, err);
+        st = qr_index_build_host(scene, w, h, NULL, p, QR_RENDER_FAST, ix, err);
         v[i] = cli_now_ms() - t0;
     }
     if (st == QR_OK) {
@@ -314,11 +314,11 @@ static qr_status build_index(const qr_scene *scene, qr_gpu_scene *gs, int32_t w,
                              const qr_index_params *p, qr_index **out, qr_error *err)
 {
     if (!gs)
-        return qr_index_build_host(scene, w, h, NULL, p, out, err);
+        return qr_index_build_host(scene, w, h, NULL, p, QR_RENDER_FAST, out, err);
     qr_gpu_index *gix = NULL;
     qr_status st = qr_gpu_index_create(&gix, err);
     if (st == QR_OK)
-        st = qr_gpu_index_build(gix, gs, w, h, NULL, p, err);
+        st = qr_gpu_index_build(gix, gs, w, h, NULL, p, QR_RENDER_FAST, err);
     if (st == QR_OK)
         st = qr_gpu_index_download(gix, out, err);
     qr_gpu_index_destroy(gix);

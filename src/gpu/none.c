@@ -86,7 +86,8 @@ void qr_gpu_index_destroy(qr_gpu_index *ix) {}
 
 qr_status qr_gpu_index_build(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                              int32_t height, const qr_rect *region,
-                             const qr_index_params *params, qr_error *err)
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_error *err)
 {
     return no_gpu(err);
 }

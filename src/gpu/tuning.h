@@ -7,6 +7,7 @@
 #define QR_COMMON_GPU_TUNING_H
 
 #include "quadrender/gpu.h"
+#include "gpu/tuning/tuning_default.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,7 +27,7 @@ int qr_gpu_index_single_kernel(const qr_gpu_index *ix);
  * fewest-covered pixel of a block (default QR_EXACT_WINDOW); 0 walks every
  * list whole, as snow scenes always do. Any value gives the same image;
  * only the time changes. */
-#define QR_EXACT_WINDOW 48
+/* QR_EXACT_WINDOW: gpu/tuning/tuning_default.h */
 void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window);
 
 /* Whether the last frame ran as a CUDA graph (qr_gpu_renderer_set_graph,

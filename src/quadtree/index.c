@@ -25,7 +25,6 @@ void qr_index_params_default(qr_index_params *p)
     p->max_leaf = 0;
     p->split_cost = 5;
     p->deep_leaf = QR_MIN_LEAF;
-    p->early_stop = 1;
 }
 
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
@@ -49,8 +48,6 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
         return qr_fail(err, QR_ERR_INVALID,
                        "deep leaf size must be 0 (none) or a power of two from %d to 32768 (got %d)",
                        QR_MIN_LEAF, p->deep_leaf);
-    if (p->early_stop != 0 && p->early_stop != 1)
-        return qr_fail(err, QR_ERR_INVALID, "early stop must be 0 or 1 (got %d)", p->early_stop);
     if (p->split_cost < 0 || p->split_cost > 1000)
         return qr_fail(err, QR_ERR_INVALID, "split cost must be from 0 to 1000 (got %d)",
                        p->split_cost);

@@ -171,7 +171,8 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
                 "\"max_depth\": %d, \"deep_leaf\": %d, \"uniform\": %s, \"early_stop\": %s},\n",
                 ctx->params.capacity, ctx->params.min_leaf, ctx->params.max_leaf,
                 ctx->params.split_cost, ctx->params.max_depth, ctx->params.deep_leaf,
-                ctx->params.uniform ? "true" : "false", ctx->params.early_stop ? "true" : "false");
+                ctx->params.uniform ? "true" : "false",
+                ctx->mode == QR_RENDER_FAST ? "true" : "false");
         if (ctx->device) {
             fputs("  \"device\": {\"kind\": ", fp);
             qr_json_write_string(fp, ctx->device);

@@ -125,17 +125,25 @@ QR_HD long long qr_leaf_regions(int side)
     return r * r;
 }
 
-/* The share of a list a region of the render reads, in thousandths
- * (qr_index_params.early_stop): QR_READ_SHARE_ONE without early stop or
+/* Whether the lists of an index built for `mode` feed a render that stops
+ * walking them early (quadrender/index.h, the render mode): fast mode's.
+ * The builders' one reading of the mode. */
+static inline int qr_mode_stops_early(qr_render_mode mode)
+{
+    return mode == QR_RENDER_FAST;
+}
+
+/* The share of a list a region of the render reads, in thousandths:
+ * QR_READ_SHARE_ONE without early stop (qr_mode_stops_early) or
  * when nothing is visible; else QR_STOP_COVERAGE over the coverage
  * box_area / area (the visible circles' box pixels per pixel of the
  * region), within [QR_READ_SHARE_MIN, QR_READ_SHARE_ONE]. Integers: both
  * builders sum the same boxes in 64 bits (modulo 2^64, which only scenes
  * of millions of image-sized circles on the largest images reach: the
  * builders still agree), and 1000 * 128 * area < 2^51. */
-QR_HD int qr_read_share(unsigned long long box_area, long long area, const qr_index_params *p)
+QR_HD int qr_read_share(unsigned long long box_area, long long area, int early_stop)
 {
-    if (!p->early_stop || box_area == 0) return QR_READ_SHARE_ONE;
+    if (!early_stop || box_area == 0) return QR_READ_SHARE_ONE;
     const unsigned long long s =
         (unsigned long long)QR_READ_SHARE_ONE * QR_STOP_COVERAGE * (unsigned long long)area / box_area;
     return s >= QR_READ_SHARE_ONE ? QR_READ_SHARE_ONE

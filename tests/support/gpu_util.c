@@ -82,6 +82,8 @@ void assert_same_index(const qr_index *a, const qr_index *b, const char *what)
     cr_assert_eq(a->visible, b->visible, "%s: visible %d vs %d", what, a->visible, b->visible);
     cr_assert_eq(a->max_depth_reached, b->max_depth_reached, "%s: depth", what);
     cr_assert_eq(a->root_size, b->root_size, "%s: root", what);
+    cr_assert_eq(a->mode, b->mode, "%s: built for render mode %d vs %d", what, (int)a->mode,
+                 (int)b->mode);
     for (int32_t i = 0; i < a->num_leaves; i++) {
         const qr_leaf *x = &a->leaves[i], *y = &b->leaves[i];
         cr_assert(x->rect.x0 == y->rect.x0 && x->rect.y0 == y->rect.y0 && x->rect.x1 == y->rect.x1 &&
@@ -98,12 +100,12 @@ void assert_same_index(const qr_index *a, const qr_index *b, const char *what)
 
 void assert_index_matches_oracle(const qr_gpu_index *gi, const qr_scene *s, int w, int h,
                                  const qr_rect *region, const qr_index_params *p,
-                                 const char *what)
+                                 qr_render_mode mode, const char *what)
 {
     qr_error err;
     qr_index *dev = NULL, *host = NULL;
     QR_CHECK(err, qr_gpu_index_download(gi, &dev, &err));
-    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, &host, &err));
+    QR_CHECK(err, qr_index_build_host(s, w, h, region, p, mode, &host, &err));
     assert_same_index(dev, host, what);
     qr_index_destroy(dev);
     qr_index_destroy(host);

@@ -57,9 +57,10 @@ void gpu_each_case(const char *name, const int (*sizes)[2], int nsizes, const in
 /* Asserts two indexes are identical: tree shape, leaves, lists. */
 void assert_same_index(const qr_index *a, const qr_index *b, const char *what);
 
-/* Asserts that gi's last build equals the host oracle's index of s. */
+/* Asserts that gi's last build equals the host oracle's index of s for a
+ * render in `mode`. */
 void assert_index_matches_oracle(const qr_gpu_index *gi, const qr_scene *s, int w, int h,
                                  const qr_rect *region, const qr_index_params *p,
-                                 const char *what);
+                                 qr_render_mode mode, const char *what);
 
 #endif

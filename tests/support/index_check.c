@@ -8,15 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-qr_index *qr_test_index_build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
-                              const qr_index_params *p)
+static qr_index *build_mode(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                            const qr_index_params *p, qr_render_mode mode)
 {
     qr_index *ix = NULL;
     qr_error err;
-    qr_status st = qr_index_build_host(s, w, h, region, p, &ix, &err);
+    qr_status st = qr_index_build_host(s, w, h, region, p, mode, &ix, &err);
     cr_assert_eq(st, QR_OK, "qr_index_build_host %dx%d: %s", w, h, err.msg);
     cr_assert_not_null(ix);
     return ix;
+}
+
+qr_index *qr_test_index_build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                              const qr_index_params *p)
+{
+    return build_mode(s, w, h, region, p, QR_RENDER_FAST);
 }
 
 static int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
@@ -95,7 +101,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* The split_cost rule, written out from its definition in index.h: regions
  * reading a leaf of side s are max(1, s / 32)^2, and a region reads
- * share / 1000 of a list (early_stop; 1000 without). In 128 bits. */
+ * share / 1000 of a list (fast mode; 1000 in exact mode). In 128 bits. */
 __extension__ typedef __int128 wide_int;
 static int split_pays(int32_t side, long long count, long long children, int32_t cost,
                       int32_t share)
@@ -106,11 +112,12 @@ static int split_pays(int32_t side, long long count, long long children, int32_t
            (wide_int)cost * share * (r * r * count - rh * rh * children);
 }
 
-/* The share of a list a region reads (index.h, early_stop): 128 box pixels
- * per pixel over the coverage, from a fifth to all of it, in thousandths. */
-static int32_t read_share(const qr_index_params *p, unsigned long long box_area, long long area)
+/* The share of a list a region reads (index.h, the render mode): in fast
+ * mode 128 box pixels per pixel over the coverage, from a fifth to all of
+ * it, in thousandths; all of it in exact mode. */
+static int32_t read_share(qr_render_mode mode, unsigned long long box_area, long long area)
 {
-    if (!p->early_stop || box_area == 0) return 1000;
+    if (mode != QR_RENDER_FAST || box_area == 0) return 1000;
     const unsigned long long s = 1000ULL * 128 * (unsigned long long)area / box_area;
     return s >= 1000 ? 1000 : s <= 200 ? 200 : (int32_t)s;
 }
@@ -132,16 +139,18 @@ static long long children_sum(const qr_rect *boxes, const unsigned char *vis, in
     return sum;
 }
 
-qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
-                                const qr_index_params *p)
+qr_index *qr_test_index_checked_mode(const qr_scene *s, int32_t w, int32_t h,
+                                     const qr_rect *region, const qr_index_params *p,
+                                     qr_render_mode mode)
 {
     qr_rect reg = region ? *region : qr_rect_full(w, h);
     char ctx[256];
     snprintf(ctx, sizeof ctx,
-             "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d cost %d%s",
+             "%s (%d circles) %dx%d region [%d,%d)x[%d,%d) cap %d leaf %d depth %d cost %d%s%s",
              s->name[0] ? s->name : "scene", s->n, w, h, reg.x0, reg.x1, reg.y0, reg.y1,
-             p->capacity, p->min_leaf, p->max_depth, p->split_cost, p->uniform ? " uniform" : "");
-    qr_index *ix = qr_test_index_build(s, w, h, region, p);
+             p->capacity, p->min_leaf, p->max_depth, p->split_cost, p->uniform ? " uniform" : "",
+             mode == QR_RENDER_FAST ? "" : " exact mode");
+    qr_index *ix = build_mode(s, w, h, region, p, mode);
     const int32_t n = s->n, rw = reg.x1 - reg.x0, rh = reg.y1 - reg.y0;
 
     /* the header */
@@ -151,7 +160,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
               ix->region.x0, ix->region.x1, ix->region.y0, ix->region.y1);
     cr_assert(ix->params.capacity == p->capacity && ix->params.min_leaf == p->min_leaf &&
                   ix->params.max_depth == p->max_depth && ix->params.uniform == p->uniform &&
-                  ix->params.deep_leaf == p->deep_leaf && ix->params.early_stop == p->early_stop,
+                  ix->params.deep_leaf == p->deep_leaf && ix->mode == mode,
               "%s: params not recorded", ctx);
     int32_t root = p->min_leaf;
     while (root < rw || root < rh) root *= 2;
@@ -188,7 +197,7 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
             box_area += (unsigned long long)(boxes[i].x1 - boxes[i].x0) *
                         (unsigned long long)(boxes[i].y1 - boxes[i].y0);
     }
-    const int32_t read = read_share(p, box_area, (long long)rw * rh);
+    const int32_t read = read_share(mode, box_area, (long long)rw * rh);
     cr_assert_eq(ix->visible, visible, "%s: visible %d, expected %d", ctx, ix->visible, visible);
     cr_assert_eq(ix->culled, n - visible, "%s: culled %d, expected %d", ctx, ix->culled,
                  n - visible);
@@ -346,6 +355,12 @@ qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const q
     return ix;
 }
 
+qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
+                                const qr_index_params *p)
+{
+    return qr_test_index_checked_mode(s, w, h, region, p, QR_RENDER_FAST);
+}
+
 void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
                          const qr_index_params *p)
 {
@@ -355,7 +370,7 @@ void qr_test_index_check(const qr_scene *s, int32_t w, int32_t h, const qr_rect 
 qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                                int32_t uniform)
 {
-    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0, 0, 0};
+    qr_index_params p = {capacity, min_leaf, max_depth, uniform, 0, 0, 0};
     return p;
 }
 

@@ -23,8 +23,13 @@
 #include "quadrender/index.h"
 #include "quadrender/scene.h"
 
-/* Builds s's host index (qr_index_build_host) and checks it; returns it for
- * further checks (free it with qr_index_destroy). */
+/* Builds s's host index for a render in `mode` (qr_index_build_host) and
+ * checks it; returns it for further checks (free it with qr_index_destroy). */
+qr_index *qr_test_index_checked_mode(const qr_scene *s, int32_t w, int32_t h,
+                                     const qr_rect *region, const qr_index_params *p,
+                                     qr_render_mode mode);
+
+/* The same for fast mode (the render default). */
 qr_index *qr_test_index_checked(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
                                 const qr_index_params *p);
 
@@ -48,7 +53,8 @@ bool qr_test_rect_equal(qr_rect a, qr_rect b);
 qr_index_params qr_test_params(int32_t capacity, int32_t min_leaf, int32_t max_depth,
                                int32_t uniform);
 
-/* Builds s's host index without checking it; asserts the build succeeds. */
+/* Builds s's host index (for fast mode) without checking it; asserts the
+ * build succeeds. */
 qr_index *qr_test_index_build(const qr_scene *s, int32_t w, int32_t h, const qr_rect *region,
                               const qr_index_params *p);
 

@@ -41,8 +41,7 @@ __device__ __forceinline__ int add_box(const qr_tree_geom &g, int cs, int plane,
  * 60 000 in one 4-pixel cell) that takes the same words' global atomics,
  * thousands each, down to one per block. A word that finds no slot within
  * QR_HASH_PROBES probes is added to the global word directly. */
-#define QR_HASH_SLOTS 4096
-#define QR_HASH_PROBES 8
+/* QR_HASH_SLOTS, QR_HASH_PROBES: gpu/tuning/tuning_default.h */
 struct hash_counts {
     uint32_t key[QR_HASH_SLOTS]; /* word + 1; 0: free */
     uint32_t val[QR_HASH_SLOTS];
@@ -70,8 +69,7 @@ __device__ __forceinline__ void hash_add(hash_counts &t, uint32_t *hist, uint32_
  * the loads of several circles, a grid stride apart (each load still
  * coalesced), before working on the first. A grid as large as n leaves one
  * circle per thread. */
-#define QR_BOXES_ILP 4
-#define QR_BOXES_SHARED_THREADS 512
+/* QR_BOXES_ILP, QR_BOXES_SHARED_THREADS: gpu/tuning/tuning_default.h */
 
 /* Where the block counts (MODE):
  *   BOX_GLOBAL  straight into the global histograms;
@@ -178,7 +176,7 @@ k_boxes(int32_t n, const float *__restrict__ xs, const float *__restrict__ ys,
 }
 
 /* Shared-memory histograms up to this size (bytes). */
-#define QR_BOXES_SMEM_MAX (96 * 1024)
+/* QR_BOXES_SMEM_MAX: gpu/tuning/tuning_default.h */
 
 cudaError_t qr_launch_boxes(const qr_boxes_args *a, cudaStream_t st)
 {

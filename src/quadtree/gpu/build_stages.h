@@ -19,6 +19,7 @@
 #define QR_QUADTREE_BUILD_STAGES_H
 
 #include "quadtree/gpu/quadtree_gpu.h"
+#include "gpu/tuning/tuning_default.h"
 
 /* ---- boxes: cull, pixel box, corner histograms ---- */
 
@@ -64,7 +65,7 @@ static inline int qr_cell_rows(int32_t n)
 
 /* A work slot whose box spans more cells than this is walked by its whole
  * warp (pairs.cu), in the kernel instances launched with `big`. */
-#define QR_WARP_CELLS 256
+/* QR_WARP_CELLS: gpu/tuning/tuning_default.h */
 
 /* Pairs per work slot (n * qr_cell_rows(n) slots). */
 typedef struct qr_count_args {
@@ -116,11 +117,7 @@ cudaError_t qr_launch_emit(const qr_emit_args *a, cudaStream_t st, int pdl);
  * QR_CE_BIG_SLOTS slots (a million), four past that: many tiles of one slot
  * a thread measure slower than the separate count and scan kernels
  * (micro2M, docs/benchmarks.md). */
-#define QR_CE_TILE 256
-#define QR_CE_MAX_TILES 4096
-#ifndef QR_CE_BIG_SLOTS
-#define QR_CE_BIG_SLOTS (QR_CE_TILE * QR_CE_MAX_TILES)
-#endif
+/* QR_CE_TILE, QR_CE_MAX_TILES, QR_CE_BIG_SLOTS: gpu/tuning/tuning_default.h */
 cudaError_t qr_launch_count_emit(const qr_emit_args *a, cudaStream_t st, int pdl);
 
 /* Slots per thread, and tiles, of the fused count-and-emit over n circles. */
@@ -141,7 +138,7 @@ static inline size_t qr_count_emit_tiles(int32_t n)
  * circle order. For 1 <= bits <= QR_LISTS_MAX_BITS and items <
  * QR_LISTS_MAX_ITEMS. Returns at once when the pairs outgrew `items`; sets
  * scalars->bad_emit if a pair does not fit the tree's counts. */
-#define QR_LISTS_THREADS 256
+/* QR_LISTS_THREADS: gpu/tuning/tuning_default.h */
 #define QR_LISTS_MAX_BITS 10
 #define QR_LISTS_MAX_ITEMS (1LL << 30)
 typedef struct qr_lists_args {
@@ -164,7 +161,7 @@ int qr_lists_fit(long long items);
 /* Pairs per thread: big tiles spread the per-leaf work (look-back, counts)
  * over more pairs, small ones keep the GPU busy when pairs are few
  * (measured on micro2M and rand10k, docs/benchmarks.md). */
-#define QR_LISTS_MIN_PER 8
+/* QR_LISTS_MIN_PER: gpu/tuning/tuning_default.h */
 static inline int qr_lists_per(long long items)
 {
     return items < (1LL << 18) ? QR_LISTS_MIN_PER : items < (1LL << 20) ? 16 : 32;
@@ -190,7 +187,7 @@ static inline long long qr_lists_state_cap(long long cap)
 /* One block, for scenes of at most QR_SINGLE_MAX_CIRCLES. Where the root
  * would split, or more than `items` circles are visible, it reports
  * items + 1 pairs, so that the build is redone the general way. */
-#define QR_SINGLE_MAX_CIRCLES 8192
+/* QR_SINGLE_MAX_CIRCLES: gpu/tuning/tuning_default.h */
 typedef struct qr_single_leaf_args {
     const qr_gpu_scene *scene; /* the circles (host struct of device arrays) */
     const qr_tree_geom *geom;  /* host */

@@ -153,8 +153,8 @@ static qr_status over_limit(const qr_gpu_index *ix, size_t need, qr_error *err)
 }
 
 static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
-                           const qr_index_params *params, int32_t cell, qr_tree_geom *g,
-                           qr_error *err)
+                           const qr_index_params *params, qr_render_mode mode, int32_t cell,
+                           qr_tree_geom *g, qr_error *err)
 {
     qr_rect reg;
     qr_status st = qr_index_check_build(width, height, region, params, &reg, err);
@@ -168,6 +168,7 @@ static qr_status make_geom(int32_t width, int32_t height, const qr_rect *region,
     g->height = height;
     g->region = reg;
     g->params = *params;
+    g->early_stop = qr_mode_stops_early(mode);
     g->root = qr_root_size(reg, params->min_leaf);
     g->floor = qr_leaf_floor(g->root, params);
     /* cell: a power of two from the floor to the root (0: min_leaf) */
@@ -454,10 +455,11 @@ static long long ahead_items(const qr_gpu_index *ix)
 
 qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                             int32_t height, const qr_rect *region, const qr_index_params *params,
-                            int sized, cudaEvent_t busy, qr_build_plan *p, qr_error *err)
+                            qr_render_mode mode, int sized, cudaEvent_t busy, qr_build_plan *p,
+                            qr_error *err)
 {
     memset(p, 0, sizeof *p); /* padding too: plans are compared bytewise */
-    qr_status st = make_geom(width, height, region, params, ix->cell, &p->geom, err);
+    qr_status st = make_geom(width, height, region, params, mode, ix->cell, &p->geom, err);
     if (st) return st;
     st = ensure_fixed(ix, &p->geom, scene->n, busy, err);
     if (st) return st;
@@ -678,6 +680,7 @@ extern "C" qr_status qr_gpu_index_download(const qr_gpu_index *ix, qr_index **ou
     h->height = ix->geom.height;
     h->region = ix->geom.region;
     h->params = ix->geom.params;
+    h->mode = ix->geom.early_stop ? QR_RENDER_FAST : QR_RENDER_EXACT;
     h->root_size = ix->geom.root;
     h->num_nodes = r->num_nodes;
     h->num_leaves = r->num_leaves;
@@ -701,7 +704,8 @@ qr_status qr_gpu_index_fixed_bytes(int32_t n, int32_t width, int32_t height, con
                                    const qr_index_params *params, size_t *bytes, qr_error *err)
 {
     qr_tree_geom g;
-    qr_status st = make_geom(width, height, region, params, QR_MIN_LEAF, &g, err); /* the finest */
+    /* the finest cells; either mode's buffers are the same */
+    qr_status st = make_geom(width, height, region, params, QR_RENDER_FAST, QR_MIN_LEAF, &g, err);
     if (st) return st;
     size_t scan = 0;
     QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveScan(NULL, scan, (const uint32_t *)NULL, (long long *)NULL,

@@ -50,12 +50,13 @@ typedef struct qr_build_plan {
 } qr_build_plan;
 
 /* Plans a build of `scene` for a width x height image (region NULL = the
- * whole image), growing the fixed buffers when needed (waiting first for
+ * whole image) whose lists feed a render in `mode`, growing the fixed buffers when needed (waiting first for
  * `busy`, the end of the work that may still use them, when not NULL).
  * `sized`: plan a sized build even when an ahead one could run. */
 qr_status qr_gpu_index_plan(qr_gpu_index *ix, const qr_gpu_scene *scene, int32_t width,
                             int32_t height, const qr_rect *region, const qr_index_params *params,
-                            int sized, cudaEvent_t busy, qr_build_plan *plan, qr_error *err);
+                            qr_render_mode mode, int sized, cudaEvent_t busy, qr_build_plan *plan,
+                            qr_error *err);
 
 /* An ahead build: every stage (or the one-kernel build), ending with its
  * read-back written to rb (device address of mapped host memory) and

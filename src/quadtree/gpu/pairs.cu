@@ -216,7 +216,7 @@ __global__ void k_count(int32_t slots, int R, qr_tree_geom g, const ushort4 *__r
  * of a slot wait on one another, and a few slots per thread keep more of
  * them in flight than one: measured faster on micro2M's emit,
  * docs/benchmarks.md). `at_least`: blocks wanted anyway (to pad). */
-#define SLOT_MAX_BLOCKS (132 * 16)
+/* SLOT_MAX_BLOCKS: gpu/tuning/tuning_default.h */
 /* The slot loops index in int32: slots = n * R is at most the scene limit
  * (R > 1 only while n * R < 2^18), and a slot plus one grid stride must
  * stay below 2^31. */

@@ -104,6 +104,8 @@ struct qr_tree_geom {
     int32_t tiles_x, tiles_y;
     int32_t max_nodes;
     qr_index_params params;
+    int32_t early_stop;    /* the lists feed fast mode's render (qr_mode_stops_early):
+                              split_cost weighs reads by qr_read_share */
 };
 
 /* What the renderer needs from a built index (device pointers). */

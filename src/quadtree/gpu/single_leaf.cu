@@ -18,8 +18,7 @@
 
 #include <cub/block/block_scan.cuh>
 
-#define QR_SINGLE_THREADS 1024
-#define QR_SINGLE_PER_THREAD 4
+/* QR_SINGLE_THREADS, QR_SINGLE_PER_THREAD: gpu/tuning/tuning_default.h */
 typedef cub::BlockScan<int, QR_SINGLE_THREADS, cub::BLOCK_SCAN_WARP_SCANS> single_scan;
 
 __global__ void __launch_bounds__(QR_SINGLE_THREADS)
@@ -101,7 +100,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
                                 qr_node_crowds(g.root, 0, count, g.floor, count, region_area,
                                                &g.params),
                                 &g.params);
-    const int share = qr_read_share(s_area, region_area, &g.params);
+    const int share = qr_read_share(s_area, region_area, g.early_stop);
     if (split && qr_split_weighed(g.root, &g.params) &&
         !qr_split_pays(g.root, count, child_total, share, &g.params))
         split = false;

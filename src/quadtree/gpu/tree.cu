@@ -15,7 +15,7 @@
  * (measured, docs/benchmarks.md), since a barrier and a block scan's
  * warp-total pass wait on fewer warps; no level at 1024 x 1024 has more
  * than 256 nodes. */
-#define QR_TREE_THREADS 256
+/* QR_TREE_THREADS: gpu/tuning/tuning_default.h */
 
 /* One block, so the stage is a chain of dependent steps and its time is their
  * latency. When they fit, the histograms and the node arrays live in dynamic
@@ -125,7 +125,7 @@ __global__ void k_hist_lines(uint32_t *h, int lines, int len, int per, size_t pl
 
 /* Tiles of a leaf rectangle, and writing its leaf number into the tile map
  * (threads `first`, `first + stride`, ... share the work). */
-#define QR_BIG_LEAVES 256
+/* QR_BIG_LEAVES: gpu/tuning/tuning_default.h */
 
 __device__ __forceinline__ int leaf_tiles(const qr_rect &r, const qr_tree_geom &g)
 {
@@ -242,7 +242,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
     /* Level by level: count, decide, append children (scan-derived slots,
      * so the layout is deterministic). */
     const int rw = g.region.x1 - g.region.x0, rh = g.region.y1 - g.region.y0;
-    const int share = qr_read_share(scalars->box_area, (long long)rw * rh, &g.params);
+    const int share = qr_read_share(scalars->box_area, (long long)rw * rh, g.early_stop);
     int depth = 0;
     for (; depth <= g.params.max_depth; depth++) {
         const int32_t begin = level_begin[depth], end = level_begin[depth + 1];

@@ -69,6 +69,7 @@ typedef struct grid_build {
     const qr_scene *s;
     int32_t width, height;
     const qr_index_params *p;
+    qr_render_mode mode;               /* the render the lists feed (qr_mode_stops_early) */
     qr_rect region;
     int S, L, T;                       /* root side, log2 of it, deepest level counted */
     int floor;                         /* the smallest leaf (qr_leaf_floor) */
@@ -485,7 +486,8 @@ static int top_of_tree(grid_build *g, int threads)
     uint64_t box_area = 0;
     for (int32_t k = 0; k < g->nchunks; k++) box_area += g->box_area[k];
     g->share = qr_read_share(box_area, (long long)(g->region.x1 - g->region.x0) *
-                                           (g->region.y1 - g->region.y0), g->p);
+                                           (g->region.y1 - g->region.y0),
+                             qr_mode_stops_early(g->mode));
     if (plan(g, 0, 0, 0)) return -1;
     /* the level-T cells each item covers */
     const int T = g->T, nx = g->nx[T], ny = g->ny[T];
@@ -573,8 +575,8 @@ static int finish(grid_build *g, int threads, qr_index *ix)
 
 /* One build, the tree crowded or not (qr_node_crowds). */
 static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height, qr_rect reg,
-                            const qr_index_params *params, int threads, int crowded,
-                            qr_index **out, qr_error *err)
+                            const qr_index_params *params, qr_render_mode mode, int threads,
+                            int crowded, qr_index **out, qr_error *err)
 {
     grid_build g;
     memset(&g, 0, sizeof g);
@@ -582,6 +584,7 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
     g.width = width;
     g.height = height;
     g.p = params;
+    g.mode = mode;
     g.region = reg;
     g.crowded = crowded;
     atomic_init(&g.oom, 0);
@@ -601,6 +604,7 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
     ix->height = height;
     ix->region = reg;
     ix->params = *params;
+    ix->mode = mode;
     ix->root_size = g.S;
     ix->num_nodes = g.num_nodes;
     ix->max_depth_reached = g.max_depth;
@@ -612,7 +616,8 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
 
 qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int32_t height,
                                       const qr_rect *region, const qr_index_params *params,
-                                      int threads, qr_index **out, qr_error *err)
+                                      qr_render_mode mode, int threads, qr_index **out,
+                                      qr_error *err)
 {
     *out = NULL;
     qr_rect reg;
@@ -624,7 +629,7 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
      * min_leaf: whether one of its leaves of min_leaf crowds decides which
      * tree this is (the GPU build decides alike, tree.cu). */
     qr_index *ix = NULL;
-    st = build_once(scene, width, height, reg, params, threads, 0, &ix, err);
+    st = build_once(scene, width, height, reg, params, mode, threads, 0, &ix, err);
     if (st) return st;
     const int floor = qr_leaf_floor(ix->root_size, params);
     int crowded = 0;
@@ -636,7 +641,7 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     if (crowded) {
         qr_index_destroy(ix);
         ix = NULL;
-        st = build_once(scene, width, height, reg, params, threads, 1, &ix, err);
+        st = build_once(scene, width, height, reg, params, mode, threads, 1, &ix, err);
         if (st) return st;
     }
     *out = ix;
@@ -645,7 +650,7 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
 
 qr_status qr_index_build_host(const qr_scene *scene, int32_t width, int32_t height,
                               const qr_rect *region, const qr_index_params *params,
-                              qr_index **out, qr_error *err)
+                              qr_render_mode mode, qr_index **out, qr_error *err)
 {
-    return qr_index_build_host_threads(scene, width, height, region, params, 0, out, err);
+    return qr_index_build_host_threads(scene, width, height, region, params, mode, 0, out, err);
 }

@@ -435,13 +435,12 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     /* the tiles' pixel groups are QR_TILE wide (cpu_tile.h): smaller leaves
      * would split them, and leave the image as it is anyway */
     if (def.min_leaf < QR_TILE) def.min_leaf = QR_TILE;
-    /* exact mode reads every list whole (qr_index_params.early_stop) */
-    def.early_stop = mode == QR_RENDER_FAST;
     params = &def;
     const double t0 = now_ms();
     qr_index *ix = NULL;
     const qr_rect rows = {0, y0, width, y1};
-    st = qr_index_build_host_threads(scene, width, height, &rows, params, threads, &ix, err);
+    st = qr_index_build_host_threads(scene, width, height, &rows, params, mode, threads, &ix,
+                                     err);
     const double t1 = now_ms();
     if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, band, err);
     const double t2 = now_ms();

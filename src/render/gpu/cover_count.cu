@@ -22,7 +22,7 @@
 
 #include <limits.h>
 
-#define CC_THREADS 512
+/* CC_THREADS: gpu/tuning/tuning_default.h */
 
 /* The exact coverage test of the circle sp = (x, y, r*r, .) for a pixel at
  * centre x in a row with dy2 = fl(dy*dy): the reference's qr_dist2 <= r*r. */
@@ -33,7 +33,7 @@ __device__ __forceinline__ bool covers(const float4 sp, float x, float dy2)
 }
 
 /* Circles up to this radius in columns take covered_span's direct path. */
-#define CC_DIRECT_RADIUS 512.0f
+/* CC_DIRECT_RADIUS: gpu/tuning/tuning_default.h */
 
 /* The covered pixels [a, b) of circle sp = (x, y, r*r, fx) in a row at
  * squared distance dy2 = fl(dy*dy) from its centre (dy2 <= r*r), inside its

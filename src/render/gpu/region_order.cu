@@ -22,7 +22,7 @@
 #include "render/gpu/render_kernels.h"
 #include "gpu/pdl.h"
 
-#define RO_BUCKETS 64 /* half octaves of a block's cycles */
+/* RO_BUCKETS: gpu/tuning/tuning_default.h */
 
 /* Half octaves of a block's cycles, longest first. */
 __device__ __forceinline__ int order_bucket(uint32_t cycles)

@@ -21,12 +21,13 @@
 #define QR_RENDER_KERNELS_H
 
 #include "quadtree/gpu/quadtree_gpu.h"
+#include "gpu/tuning/tuning_default.h"
 
 /* A block shades a 32 x 32 pixel region: 8 warps of 16 x 8 pixels, each
  * thread a column of RT_ROWS = 4 pixels (so a circle's dx and dx*dx serve
  * four pixels). */
 #define RB_SIDE QR_REGION /* 32 */
-#define RT_ROWS 4
+/* RT_ROWS: gpu/tuning/tuning_default.h */
 #define RT_THREADS (RB_SIDE * RB_SIDE / RT_ROWS)
 
 /* The 32 x 32 regions of the view's region: a block each. */
@@ -83,13 +84,12 @@ cudaError_t qr_launch_render_walk(const qr_render_walk_args *a, cudaStream_t st,
 /* Windows: at most this long a first window; RW_DEEP: windows pay where
  * the scene's estimated depth is over RW_DEEP windows. */
 #define RW_MAX_WINDOW (1 << 24)
-#define RW_DEEP 3
+/* RW_DEEP: gpu/tuning/tuning_default.h */
 
 /* Which region each block of the windows kernel takes (region_order.cu
  * says why): RO_MAX regions at most (2048 x 2048), larger images take
  * row-major order. */
-#define RO_MAX 4096
-#define RO_THREADS 256 /* k_region_order's block */
+/* RO_MAX, RO_THREADS: gpu/tuning/tuning_default.h */
 struct region_order {
     int32_t n;               /* regions `order` is for (0: none yet) */
     int32_t order[RO_MAX];   /* block b renders region order[b] */

@@ -13,11 +13,10 @@
 #include <cub/block/block_scan.cuh>
 #include <limits.h>
 
-#define RW_W 16 /* warp region */
-#define RW_H 8
+/* RW_W, RW_H: gpu/tuning/tuning_default.h */
 
 /* List entries a thread stages per batch, and so the entries of a batch. */
-#define RT_PER 2
+/* RT_PER: gpu/tuning/tuning_default.h */
 #define RT_BATCH (RT_THREADS * RT_PER)
 
 /* The staging scan: warp scans in k_render, raking in k_render_window (the

@@ -32,7 +32,7 @@
 #include <limits.h>
 
 /* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
- * exact walk also serves fast mode on shallow scenes: qr_render_plan_frame,
+ * exact walk also serves fast mode on shallow scenes: plan_render,
  * renderer.cu). */
 template <bool EXACT, bool SNOW, bool GATHER, bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */

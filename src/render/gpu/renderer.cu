@@ -1,8 +1,9 @@
 /* renderer.cu — the GPU renderer object: its image and buffers, which
- * render kernels a frame takes (qr_render_plan_frame) and their launches
- * (qr_render_enqueue), timing. frame.cu runs a frame, render_output.cu
- * brings its image back; the
- * kernels themselves: render_kernels.h lists them, a source file each.
+ * render kernels a frame takes (plan_render) and their launches
+ * (enqueue_render), queued behind the index's build by the frame
+ * (quadtree/gpu/frame.cu runs it: qr_gpu_render_region), timing.
+ * render_output.cu brings the image back; the kernels themselves:
+ * render_kernels.h lists them, a source file each.
  */
 #include "gpu/tuning.h"
 #include "render/gpu/renderer.h"
@@ -102,8 +103,27 @@ extern "C" size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r)
            qr_gpu_index_device_bytes(r->index);
 }
 
-qr_status qr_render_plan_frame(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
-                               qr_render_plan *p, qr_error *err)
+/* ---- a frame's render ------------------------------------------------------------ */
+
+/* The render kernels a frame queues behind its build and everything their
+ * launches bake in besides the index's view: the key of the frame's work
+ * after the build (qr_frame_after), so zeroed (padding included) before it
+ * is set. */
+typedef struct render_plan {
+    const float4 *pos, *col;
+    float4 *image;
+    int32_t *counts;
+    float color_span, lo, hi;
+    int windows;            /* exact mode by windows (render_windows.cu), else a walk: */
+    int exact, snow, gather, fma; /* the walk's kernel (render_walk.cu), or the windows' fma */
+    int alpha, window, timing;
+} render_plan;
+static_assert(sizeof(render_plan) <= QR_FRAME_AFTER_KEY_MAX, "a render plan outgrows a frame's key");
+
+/* Decides this frame's render kernels (and makes the coverage buffer they
+ * may need: nothing is allocated while a graph is being captured). */
+static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
+                             render_plan *p, qr_error *err)
 {
     memset(p, 0, sizeof *p);
     p->pos = scene->pos;
@@ -167,10 +187,20 @@ qr_status qr_render_plan_frame(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     return QR_OK;
 }
 
-qr_status qr_render_enqueue(qr_gpu_renderer *r, const qr_render_plan *plan, const qr_index_view *view,
-                            cudaStream_t s, int after_kernel, qr_error *err)
+/* A frame's render: the renderer and its plan (qr_frame_after.user). */
+typedef struct render_after {
+    qr_gpu_renderer *r;
+    render_plan plan;
+} render_after;
+
+/* Queues the planned kernels on s for the build `view` views (a
+ * qr_frame_after_fn). `after_kernel`: the last operation queued is a
+ * kernel, so the first may start early behind it (gpu/pdl.h). */
+static qr_status enqueue_render(void *user, const qr_index_view *view, cudaStream_t s,
+                                int after_kernel, qr_error *err)
 {
-    const qr_render_plan &p = *plan;
+    qr_gpu_renderer *r = ((render_after *)user)->r;
+    const render_plan &p = ((render_after *)user)->plan;
     const qr_index_view &v = *view;
     const int tiles = qr_render_regions(&v); /* 32 x 32 regions */
     cudaError_t e;
@@ -214,6 +244,47 @@ qr_status qr_render_enqueue(qr_gpu_renderer *r, const qr_render_plan *plan, cons
     }
     QR_CUDA_TRY(err, e);
     return QR_OK;
+}
+
+qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *params, qr_render_mode mode,
+                               const qr_rect *region, qr_error *err)
+{
+    /* 1. plan the render kernels */
+    render_after ra;
+    ra.r = r;
+    qr_status st = plan_render(r, scene, mode, &ra.plan, err);
+    if (st) return st;
+
+    /* 2. build this render's index, render behind it, check (and, rarely,
+     * build and render again) */
+    qr_frame_after after;
+    memset(&after, 0, sizeof after);
+    after.enqueue = enqueue_render;
+    after.user = &ra;
+    after.key = &ra.plan;
+    after.key_len = sizeof ra.plan;
+    after.timing = r->timing;
+    const qr_frame_build b = {r->index, scene, r->width, r->height, region, params, mode};
+    st = qr_frame_run(&r->frame, &b, &after, err);
+    if (st) return st;
+
+    /* 3. timing */
+    memset(&r->last, 0, sizeof r->last);
+    st = qr_frame_after_times(&r->frame, r->timing, &r->last.frame_ms, &r->last.render_ms, err);
+    if (!st && r->timing >= QR_TIMING_TOTALS) st = qr_gpu_index_timing(r->index, &r->last.build, err);
+    return st;
+}
+
+extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                   const qr_index_params *params, qr_render_mode mode,
+                                   qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a %dx%d image is rendered in bands: render it into a writer (qr_gpu_render_write)",
+                       r->width, r->height);
+    return qr_gpu_render_region(r, scene, params, mode, NULL, err);
 }
 
 extern "C" qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t,

@@ -1,25 +1,12 @@
-/* renderer.h — the GPU renderer object and its two steps as the frame
- * (frame.cu) drives them: plan a frame's render kernels, queue them behind
- * a build. Internal to the library; the public API is quadrender/gpu.h.
+/* renderer.h — the GPU renderer object, and its frame: the index's build
+ * with the render kernels queued behind it (quadtree/gpu/frame.h runs it).
+ * Internal to the library; the public API is quadrender/gpu.h.
  */
 #ifndef QR_RENDER_RENDERER_H
 #define QR_RENDER_RENDERER_H
 
 #include "quadtree/gpu/frame.h"
 #include "render/gpu/render_kernels.h"
-
-/* The render kernels a frame queues behind its build and everything their
- * launches bake in besides the index's view: part of the key of the frame's
- * graph, so zeroed (padding included) before it is set. */
-typedef struct qr_render_plan {
-    const float4 *pos, *col;
-    float4 *image;
-    int32_t *counts;
-    float color_span, lo, hi;
-    int windows;            /* exact mode by windows (render_windows.cu), else a walk: */
-    int exact, snow, gather, fma; /* the walk's kernel (render_walk.cu), or the windows' fma */
-    int alpha, window, timing;
-} qr_render_plan;
 
 struct qr_gpu_renderer {
     int32_t width, height; /* the image */
@@ -49,7 +36,7 @@ qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_
                            qr_gpu_renderer **out, qr_error *err);
 
 /* One frame of `region` of the image (NULL: the whole image), into the
- * renderer's image buffer (frame.cu). */
+ * renderer's image buffer (renderer.cu). */
 qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                const qr_index_params *params, qr_render_mode mode,
                                const qr_rect *region, qr_error *err);
@@ -58,16 +45,5 @@ qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
 void qr_render_output_release(qr_gpu_renderer *r);
 /* Two band slots of at least `bytes` each, device and pinned host. */
 qr_status qr_render_output_slots(qr_gpu_renderer *r, size_t bytes, qr_error *err);
-
-/* Decides this frame's render kernels (and makes the coverage buffer they
- * may need: nothing is allocated while a graph is being captured). */
-qr_status qr_render_plan_frame(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
-                               qr_render_plan *p, qr_error *err);
-
-/* Queues the planned kernels on s for the build `v` views. `after_kernel`:
- * the last operation queued is a kernel, so the first may start early
- * behind it (gpu/pdl.h). */
-qr_status qr_render_enqueue(qr_gpu_renderer *r, const qr_render_plan *p, const qr_index_view *v,
-                            cudaStream_t s, int after_kernel, qr_error *err);
 
 #endif
