@@ -33,4 +33,10 @@ set(QR_CPU_SOURCES
   quadtree/index.c
   quadtree/host/host_grid.c
   quadtree/host/host_subtree.c
-  quadtree/index_stats.c)
+  quadtree/index_stats.c
+  job/frame_pool.c
+  job/job_ctx.c
+  job/job_mpi.c
+  job/job_stripes.c
+  job/job_split.c
+  job/job.c)

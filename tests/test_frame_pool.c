@@ -1,5 +1,5 @@
 /* test_frame_pool.c — the pool that writes a frame sequence's files
- * (cli_frames.c): every file equals the one a lone writer makes, whatever
+ * (src/job/frame_pool.c): every file equals the one a lone writer makes, whatever
  * the number of workers and buffers; a failed write is reported once, stops
  * the rest, and leaves no temporary file. */
 #include <criterion/criterion.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "job/frame_pool.h"
 #include "files.h"
 #include "test_util.h"
 
@@ -29,21 +29,21 @@ Test(frame_pool, files_equal_a_lone_writer)
     const int shapes[][2] = {{1, 2}, {3, 4}, {8, 3}}; /* workers, buffers */
     for (int s = 0; s < 3; s++) {
         qr_error err;
-        cli_frame_pool *p = NULL;
+        job_frame_pool *p = NULL;
         const size_t frame = (size_t)w * h * 3;
-        QR_CHECK(err, cli_frame_pool_start(QR_FORMAT_PNG, w, h, 1, shapes[s][0],
+        QR_CHECK(err, job_frame_pool_start(QR_FORMAT_PNG, w, h, 1, shapes[s][0],
                                            frame * (size_t)shapes[s][1], &p, &err));
         for (int k = 0; k < frames; k++) {
             void *rows;
             int slot;
-            QR_CHECK(err, cli_frame_pool_take(p, &rows, &slot, &err));
+            QR_CHECK(err, job_frame_pool_take(p, &rows, &slot, &err));
             fill(rows, w, h, k);
             char name[64];
             snprintf(name, sizeof name, "p%d_%02d.png", s, k);
-            QR_CHECK(err, cli_frame_pool_submit(p, slot, qr_test_join(dir, name), &o, &err));
+            QR_CHECK(err, job_frame_pool_submit(p, slot, qr_test_join(dir, name), &o, &err));
         }
-        QR_CHECK(err, cli_frame_pool_finish(p, &err));
-        cli_frame_pool_free(p);
+        QR_CHECK(err, job_frame_pool_finish(p, &err));
+        job_frame_pool_free(p);
         unsigned char *rows = malloc((size_t)w * h * 3);
         for (int k = 0; k < frames; k++) {
             fill(rows, w, h, k);
@@ -69,22 +69,22 @@ Test(frame_pool, a_failed_write_is_reported)
     const int w = 16, h = 16;
     const char *dir = qr_test_tmp_dir("frame-pool-fail");
     qr_error err;
-    cli_frame_pool *p = NULL;
-    QR_CHECK(err, cli_frame_pool_start(QR_FORMAT_PPM, w, h, 1, 2, (size_t)1 << 20, &p, &err));
+    job_frame_pool *p = NULL;
+    QR_CHECK(err, job_frame_pool_start(QR_FORMAT_PPM, w, h, 1, 2, (size_t)1 << 20, &p, &err));
     void *rows;
     int slot;
-    QR_CHECK(err, cli_frame_pool_take(p, &rows, &slot, &err));
+    QR_CHECK(err, job_frame_pool_take(p, &rows, &slot, &err));
     fill(rows, w, h, 0);
     char bad[4096];
     snprintf(bad, sizeof bad, "%s", qr_test_join(dir, "missing/f.ppm"));
-    cli_frame_pool_submit(p, slot, bad, NULL, &err);
-    cr_assert_neq(cli_frame_pool_finish(p, &err), QR_OK);
+    job_frame_pool_submit(p, slot, bad, NULL, &err);
+    cr_assert_neq(job_frame_pool_finish(p, &err), QR_OK);
     cr_assert(strstr(err.msg, "missing") != NULL, "%s", err.msg);
-    cr_assert_neq(cli_frame_pool_take(p, &rows, &slot, &err), QR_OK, "a take after a failure fails");
-    cli_frame_pool_free(p);
+    cr_assert_neq(job_frame_pool_take(p, &rows, &slot, &err), QR_OK, "a take after a failure fails");
+    job_frame_pool_free(p);
     cr_assert_eq(qr_test_count_temp_files(dir), 0);
     /* too large for two buffers: refused */
-    cr_assert_eq(cli_frame_pool_start(QR_FORMAT_PNG, 1000, 1000, 1, 4, (size_t)1 << 20, &p, &err),
+    cr_assert_eq(job_frame_pool_start(QR_FORMAT_PNG, 1000, 1000, 1, 4, (size_t)1 << 20, &p, &err),
                  QR_ERR_NOMEM);
     cr_assert_null(p);
 }

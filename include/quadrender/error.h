@@ -23,7 +23,8 @@ typedef enum qr_status {
     QR_ERR_NOMEM = 4,      /* host memory exhausted */
     QR_ERR_NO_GPU = 5,     /* no usable GPU: no driver, no device, wrong arch */
     QR_ERR_GPU_NOMEM = 6,  /* device memory exhausted or the index would not fit */
-    QR_ERR_CUDA = 7        /* any other CUDA failure */
+    QR_ERR_CUDA = 7,       /* any other CUDA failure */
+    QR_ERR_CANCELLED = 8   /* a callback cancelled the work (quadrender/job.h) */
 } qr_status;
 
 #define QR_ERROR_MSG_MAX 512

@@ -26,7 +26,7 @@ import numpy as np
 from . import _dlpack, _lib
 
 __all__ = ["Error", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
-           "gpu_available", "MAX_CIRCLES", "MAX_SIDE"]
+           "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
 MAX_SIDE = 32768           # QR_IMAGE_MAX_DIM: a whole image in memory
@@ -429,3 +429,6 @@ def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=No
                 return json.load(f)
     finally:
         _lib.qr_index_destroy(ix)
+
+
+from ._job import render_file, render_frames  # noqa: E402 (uses the helpers above)

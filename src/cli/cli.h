@@ -53,6 +53,13 @@ typedef enum cli_phase {
  * state of `frame`; a seek long enough to report progress (snow) shows it
  * on stderr when stderr is a terminal, on one line erased at the end. */
 qr_status cli_seek(qr_scene *scene, qr_gpu_scene *gs, int64_t frame, qr_error *err);
+/* That display, a qr_progress_fn whose ctx is a cli_seek_display (shown
+ * starts at -1), for a seek another part runs (a render job's). */
+typedef struct cli_seek_display {
+    int64_t frame; /* the frame sought */
+    int shown;     /* the last percentage shown; -1 before the first */
+} cli_seek_display;
+void cli_seek_show(void *ctx, int64_t done, int64_t total);
 
 /* The exit code for a library status (the one place that maps them). */
 int cli_exit_code(qr_status status, cli_phase phase);
@@ -205,28 +212,6 @@ void cli_progress_end(cli_progress *p);
 
 /* Strict unsigned decimal: digits only (no sign, no spaces), value <= max. */
 bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out);
-
-/* ---- a frame sequence's files, written by a pool of threads (cli_frames.c) -- */
-
-/* Frames of width x height in `format`, each file encoded on one of
- * `workers` threads while the caller renders the next; as many frame
- * buffers as fit in max_bytes, at most workers + 1 (QR_ERR_NOMEM when
- * fewer than two fit). Only for files named per frame: files may appear
- * out of order. */
-typedef struct cli_frame_pool cli_frame_pool;
-qr_status cli_frame_pool_start(qr_image_format format, int32_t width, int32_t height, int png_level,
-                               int workers, size_t max_bytes, cli_frame_pool **out, qr_error *err);
-/* A free buffer for the next frame's file rows (waits for one); fails with
- * the first write's error once one has failed. */
-qr_status cli_frame_pool_take(cli_frame_pool *p, void **rows, int *slot, qr_error *err);
-/* Queues the buffer taken as `slot` to be written to path with opts' PNG
- * text (copied); the level and thread count are the pool's. */
-qr_status cli_frame_pool_submit(cli_frame_pool *p, int slot, const char *path,
-                                const qr_image_write_options *opts, qr_error *err);
-/* Waits for every queued file; the first failure, if any. */
-qr_status cli_frame_pool_finish(cli_frame_pool *p, qr_error *err);
-/* Stops the threads (after what is queued) and frees the pool. NULL: no-op. */
-void cli_frame_pool_free(cli_frame_pool *p);
 
 /* ---- what several commands share (cli_shared.c) ------------------------------ */
 

@@ -31,6 +31,7 @@ int cli_exit_code(qr_status status, cli_phase phase)
     case QR_ERR_GPU_NOMEM: return CLI_EXIT_NOMEM;
     case QR_ERR_NO_GPU: return CLI_EXIT_NO_GPU;
     case QR_ERR_CUDA: return CLI_EXIT_CUDA;
+    case QR_ERR_CANCELLED: return CLI_EXIT_FAILURE; /* never from the CLI itself */
     }
     return CLI_EXIT_FAILURE;
 }

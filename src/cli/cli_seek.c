@@ -3,16 +3,11 @@
 
 #include <unistd.h>
 
-typedef struct seek_progress {
-    int64_t frame;
-    int shown; /* last percentage printed; -1 before the first */
-} seek_progress;
-
 /* One line, rewritten in place; erased once the seek is done, so that the
  * messages after it start on a clean line. */
-static void show_progress(void *ctx, int64_t done, int64_t total)
+void cli_seek_show(void *ctx, int64_t done, int64_t total)
 {
-    seek_progress *p = ctx;
+    cli_seek_display *p = ctx;
     const int pct = total > 0 ? (int)((double)done * 100.0 / (double)total) : 100;
     if (done >= total) {
         if (p->shown >= 0) fputs("\r\033[K", stderr);
@@ -26,8 +21,8 @@ static void show_progress(void *ctx, int64_t done, int64_t total)
 
 qr_status cli_seek(qr_scene *scene, qr_gpu_scene *gs, int64_t frame, qr_error *err)
 {
-    seek_progress p = {frame, -1};
-    const qr_progress_fn fn = isatty(STDERR_FILENO) ? show_progress : NULL;
+    cli_seek_display p = {frame, -1};
+    const qr_progress_fn fn = isatty(STDERR_FILENO) ? cli_seek_show : NULL;
     if (gs) return qr_gpu_scene_seek_frame_progress(gs, frame, fn, &p, err);
     return qr_scene_seek_frame_progress(scene, frame, fn, &p, err);
 }

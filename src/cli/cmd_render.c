@@ -1,22 +1,18 @@
-/* cmd_render.c — `quadrender render`: scene in, image file(s) out.
- *
- * load the scene -> for each frame: render_seek, render_frame, write.
- * render_seek and render_frame are the places that know which device runs;
- * render_ctx_init picks it (--device), render_ctx_start sets the GPU up.
- * On the GPU the scene is uploaded once and stepped there between frames.
+/* cmd_render.c — `quadrender render`: scene in, image file(s) out, through
+ * the job API (quadrender/job.h): parse the command line, plan the job
+ * (the device, the GPUs or MPI processes it splits over), run it, and
+ * report what it says as it goes (one line a frame, or a progress bar).
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/render_ctx.h"
-#include "cli/render_split.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
-#include "quadrender/render_cpu.h"
-#include "quadrender/render_cpu_fast.h"
+#include "quadrender/job.h"
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"
 
@@ -27,6 +23,23 @@
 /* --frames ranges longer than this need --force: a typo in A:B should not
  * fill a disk with files. */
 #define MAX_FRAMES_UNFORCED INT64_C(100000)
+
+/* The command line, parsed. */
+typedef struct render_args {
+    cli_scene_opts so;
+    cli_range frames;
+    bool many; /* --frames */
+    const char *out, *scene_arg;
+    cli_device device;
+    int exact, fast, reference, no_clobber, force, keep;
+    qr_image_format format;
+    int png_level;
+    qr_index_params params;
+    size_t gpu_memory;
+    int gpus[QR_JOB_MAX_GPUS + 1]; /* count (-1: all), devices */
+    bool gpus_given, png_level_given;
+    cli_frame_names names; /* once -o is known */
+} render_args;
 
 /* --format: png, ppm or pfm, into a qr_image_format. */
 static const char *set_format(const char *text, void *dest)
@@ -41,6 +54,53 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
+/* --aspect: stretch (0) or keep (1). */
+static const char *set_aspect(const char *text, void *dest)
+{
+    if (!strcmp(text, "stretch")) *(int *)dest = 0;
+    else if (!strcmp(text, "keep")) *(int *)dest = 1;
+    else return "stretch or keep";
+    return NULL;
+}
+
+static const char *set_png_level(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 9, &v))
+        return "a PNG level from 0 to 9";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+/* --gpus all|LIST into an int[QR_JOB_MAX_GPUS + 1] whose first entry is
+ * the count, -1 for all. */
+static const char *set_gpus(const char *text, void *dest)
+{
+    int *g = dest;
+    if (!strcmp(text, "all")) {
+        g[0] = -1;
+        return NULL;
+    }
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        uint64_t v = 0;
+        char digits[8];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof digits)
+            return "all, or CUDA device numbers separated by commas (0,1)";
+        memcpy(digits, p, len);
+        digits[len] = '\0';
+        if (!cli_parse_u64(digits, 1023, &v) || n == QR_JOB_MAX_GPUS)
+            return "all, or up to 64 CUDA device numbers from 0 to 1023 (0,1)";
+        g[1 + n++] = (int)v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    g[0] = n;
+    return NULL;
+}
 
 /* Checks, before any work, every file a run writes (a run of more than
  * MAX_FRAMES_UNFORCED frames: the first; the writer checks the others). */
@@ -59,384 +119,384 @@ static int check_outputs(const cli_frame_names *names, cli_range frames)
     return CLI_EXIT_OK;
 }
 
-/* --aspect: stretch (0) or keep (1). */
-static const char *set_aspect(const char *text, void *dest)
+/* ---- parse ------------------------------------------------------------------------- */
+
+/* The options into a, by cli_parse: CLI_PARSE_OK, CLI_PARSE_HELP or an exit code. */
+static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args *a)
 {
-    if (!strcmp(text, "stretch")) *(int *)dest = 0;
-    else if (!strcmp(text, "keep")) *(int *)dest = 1;
-    else return "stretch or keep";
-    return NULL;
+    memset(a, 0, sizeof *a);
+    a->device = CLI_DEVICE_AUTO;
+    a->format = QR_FORMAT_UNKNOWN;
+    a->png_level = QR_PNG_LEVEL_DEFAULT;
+    enum {
+        O_SCENE,
+        O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
+        O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
+        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_INDEX,
+        O_COUNT = O_INDEX + CLI_INDEX_NOPTS
+    };
+    cli_opt opts[O_COUNT] = {
+        [O_FRAMES] = {"--frames", NULL, "A:B", cli_set_frames, &a->frames,
+                      "render frames A to B, one file each (NAME_%04d.EXT)"},
+        [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &a->out,
+                   "output image, .png, .ppm or .pfm, or - for stdout (default SCENE.png)"},
+        [O_FORMAT] = {"--format", NULL, "FMT", set_format, &a->format,
+                      "png, ppm or pfm (default: by extension; png for - and devices)"},
+        [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &a->no_clobber,
+                          "never replace an existing file (exit 4 before any work)"},
+        [O_ASPECT] = {"--aspect", NULL, "HOW", set_aspect, &a->keep,
+                      "stretch (the scene's unit square fills the image; default) or keep "
+                      "(circles stay round)"},
+        [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &a->gpu_memory,
+                          "GPU memory the render may use, e.g. 8G; an image that does not fit "
+                          "renders in bands (default: what is free)"},
+        [O_GPUS] = {"--gpus", NULL, "LIST", set_gpus, a->gpus,
+                    "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
+                    "stripes of rows, over these GPUs"},
+        [O_FORCE] = {"--force", NULL, NULL, NULL, &a->force,
+                     "allow --frames ranges of more than 100000 frames"},
+        [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &a->device,
+                      "auto, gpu, cpu or cpu-reference (default auto: the GPU when usable)"},
+        [O_EXACT] = {"--exact", NULL, NULL, NULL, &a->exact,
+                     "bit-identical to the CPU reference (back to front)"},
+        [O_FAST] = {"--fast", NULL, NULL, NULL, &a->fast,
+                    "front to back with early stop, within 1e-5 (the default)"},
+        [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &a->png_level,
+                         "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
+        [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &a->reference,
+                         "the serial CPU reference renderer (= --device cpu-reference)"},
+    };
+    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &a->so,
+                                     &a->params, &a->scene_arg);
+    if (rc != CLI_PARSE_OK)
+        return rc;
+    if (opts[O_SCENE + CLI_SO_FRAME].given && opts[O_FRAMES].given)
+        return cli_usage_error(cmd, "--frame cannot be combined with --frames");
+    if (a->reference && opts[O_DEVICE].given && a->device != CLI_DEVICE_CPU_REFERENCE)
+        return cli_usage_error(cmd, "--reference cannot be combined with --device gpu/cpu/auto");
+    a->many = opts[O_FRAMES].given;
+    a->gpus_given = opts[O_GPUS].given;
+    a->png_level_given = opts[O_PNG_LEVEL].given;
+    return CLI_PARSE_OK;
 }
 
-/* --aspect keep on a W x H image: the square of the longer side is
- * rendered (every renderer's normalized coordinates then scale both axes
- * alike, so circles stay round) and the centred W x H window of it is
- * kept: rows and columns (S - W) / 2 and (S - H) / 2 on. */
-static void crop_centre(const qr_image *square, qr_image *out)
+/* The checks of what was given together, and the files' names (-o). */
+static int check_args(const cli_cmd *cmd, render_args *a)
 {
-    const int32_t ox = (square->width - out->width) / 2, oy = (square->height - out->height) / 2;
-    for (int32_t j = 0; j < out->height; j++)
-        memcpy(out->rgba + (size_t)j * (size_t)out->width * 4,
-               square->rgba + ((size_t)(j + oy) * (size_t)square->width + (size_t)ox) * 4,
-               (size_t)out->width * 4 * sizeof(float));
+    if (a->exact && a->fast)
+        return cli_usage_error(cmd, "--exact cannot be combined with --fast");
+    if (a->reference) {
+        if (a->fast)
+            return cli_usage_error(cmd, "--reference renders the exact image: not with --fast");
+        a->device = CLI_DEVICE_CPU_REFERENCE;
+    }
+    if (!a->many)
+        a->frames.first = a->frames.last = a->so.frame;
+    if (a->many && a->frames.last - a->frames.first >= MAX_FRAMES_UNFORCED && !a->force)
+        return cli_usage_error(cmd,
+                               "--frames %lld:%lld: %lld frames, one file each; more than %lld "
+                               "need --force",
+                               (long long)a->frames.first, (long long)a->frames.last,
+                               (long long)(a->frames.last - a->frames.first + 1),
+                               (long long)MAX_FRAMES_UNFORCED);
+    cli_set_no_clobber(a->no_clobber);
+    if (!a->out)
+        return CLI_EXIT_OK;
+    if (strlen(a->out) > MAX_OUT_LEN)
+        return cli_usage_error(cmd, "-o/--output: file name longer than %d bytes", MAX_OUT_LEN);
+    if (a->format == QR_FORMAT_UNKNOWN)
+        a->format = qr_image_format_from_path(a->out);
+    if (a->format == QR_FORMAT_UNKNOWN && cli_output_is_stream(a->out))
+        a->format = QR_FORMAT_PNG;
+    if (a->format == QR_FORMAT_UNKNOWN)
+        return cli_usage_error(cmd,
+                               "-o/--output: '%s' is not a .png, .ppm or .pfm file name "
+                               "(or -, or give --format)",
+                               a->out);
+    /* the writers that take a format besides the name's take no level */
+    if (a->png_level_given && qr_image_format_from_path(a->out) != a->format)
+        return cli_usage_error(cmd, "--png-level: only with an -o name ending in .png");
+    const char *bad = cli_frame_names_init(&a->names, a->out, a->many ? &a->frames : NULL, true);
+    if (bad)
+        return cli_usage_error(cmd, "-o/--output: '%s': expected %s", a->out, bad);
+    return check_outputs(&a->names, a->frames);
 }
 
-static const char *set_png_level(const char *text, void *dest)
+/* ---- plan -------------------------------------------------------------------------- */
+
+/* The job's params from the command line (the scene and the files' names
+ * are set once the scene is loaded). */
+static void job_params(const render_args *a, qr_job_params *p)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, 9, &v))
-        return "a PNG level from 0 to 9";
-    *(int *)dest = (int)v;
-    return NULL;
+    static const qr_job_device devices[] = {
+        [CLI_DEVICE_AUTO] = QR_JOB_AUTO, [CLI_DEVICE_GPU] = QR_JOB_GPU,
+        [CLI_DEVICE_CPU] = QR_JOB_CPU, [CLI_DEVICE_CPU_REFERENCE] = QR_JOB_CPU_REFERENCE};
+    qr_job_params_init(p);
+    p->scene_name = a->scene_arg;
+    p->seed = a->so.seed;
+    p->width = a->so.width;
+    p->height = a->so.height;
+    p->first = a->frames.first;
+    p->last = a->frames.last;
+    p->keep_aspect = a->keep != 0;
+    p->mode = a->exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+    p->index = a->params;
+    p->device = devices[a->device];
+    p->gpu_memory = a->gpu_memory;
+    p->format = a->format;
+    p->png_level = a->png_level;
+    p->software = "quadrender " QR_VERSION " (git " QR_GIT_REV ")";
+    p->stage_timing = cli_verbose();
+    p->output = "-"; /* a stand-in until the names are known */
+    int n = a->gpus[0];
+    if (n < 0) /* all */
+        n = qr_gpu_count() < QR_JOB_MAX_GPUS ? qr_gpu_count() : QR_JOB_MAX_GPUS;
+    for (int i = 0; i < n; i++)
+        p->gpus[i] = a->gpus[0] < 0 ? i : a->gpus[1 + i];
+    p->ngpus = n;
 }
 
-/* The render split over GPUs or processes (render_split.c): files only,
- * each image whole as rendered (no --aspect keep crop). With no -o the
- * files are named after the scene, which each process loads itself. */
-static int run_split(const cli_cmd *cmd, render_split_job *job, const char *out,
-                     cli_frame_names *names)
+/* What the job's plan refuses, and what the CLI refuses of it (a split
+ * writes files only; --aspect keep crops on the host). */
+static int plan_job(const cli_cmd *cmd, const render_args *a, const qr_job_params *p,
+                    qr_job_plan *plan)
 {
-    const char *how = job->mpi->size > 1 ? "under an MPI launcher" : "--gpus";
-    if (job->keep && job->width != job->height)
-        return cli_usage_error(cmd, "%s: --aspect keep only on a square image", how);
-    if (out && cli_output_is_stream(out))
-        return cli_usage_error(cmd, "%s: files only, not -, a FIFO or a device", how);
+    if (a->gpus_given && (a->device == CLI_DEVICE_CPU || a->device == CLI_DEVICE_CPU_REFERENCE))
+        return cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
+    qr_error err;
+    if (qr_job_plan_of(p, plan, &err) != QR_OK) {
+        if (err.status == QR_ERR_NO_GPU && a->device == CLI_DEVICE_GPU) {
+            cli_message("--device gpu: %s", err.msg);
+            return CLI_EXIT_NO_GPU;
+        }
+        return cli_fail(&err, CLI_PHASE_RUN);
+    }
+    if (cli_verbose() && plan->gpu)
+        cli_message("CUDA device %d: %s, sm_%d%d, %d SMs, %.1f of %.1f GiB free, CPU threads %d",
+                    plan->info.device, plan->info.name, plan->info.cc_major, plan->info.cc_minor,
+                    plan->info.sm_count, (double)plan->info.mem_free / 1073741824.0,
+                    (double)plan->info.mem_total / 1073741824.0, qr_threads());
+    if (plan->lanes > 1) {
+        const char *how = plan->processes > 1 ? "under an MPI launcher" : "--gpus";
+        if (a->keep && a->so.width != a->so.height)
+            return cli_usage_error(cmd, "%s: --aspect keep only on a square image", how);
+        if (a->out && cli_output_is_stream(a->out))
+            return cli_usage_error(cmd, "%s: files only, not -, a FIFO or a device", how);
+    } else if ((a->so.width > QR_IMAGE_MAX_DIM || a->so.height > QR_IMAGE_MAX_DIM) && a->keep) {
+        return cli_usage_error(cmd,
+                               "-s/--width/--height: --aspect keep takes images up to %d pixels a "
+                               "side (%dx%d asked)",
+                               (int)QR_IMAGE_MAX_DIM, (int)a->so.width, (int)a->so.height);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The names' pattern for the job: "%%" for each '%' of the name, "%0Nd"
+ * for the frame number. */
+static void names_pattern(const cli_frame_names *n, char *buf, size_t size)
+{
+    size_t k = 0;
+    for (int part = 0; part < 2; part++) {
+        for (const char *c = part ? n->suffix : n->prefix; *c && k + 3 < size; c++) {
+            if (*c == '%')
+                buf[k++] = '%';
+            buf[k++] = *c;
+        }
+        if (!part && !n->one && n->width > 0 && k + 8 < size)
+            k += (size_t)snprintf(buf + k, size - k, "%%0%dd", n->width);
+        else if (!part && !n->one && k + 3 < size)
+            k += (size_t)snprintf(buf + k, size - k, "%%d");
+    }
+    buf[k] = '\0';
+}
+
+/* ---- report ------------------------------------------------------------------------ */
+
+/* What the report needs besides the job's words. */
+typedef struct render_report {
+    const render_args *a;
+    const qr_job_plan *plan;
+    const qr_scene *scene;
+    double load_ms, gpu_ms, wall0;
+    char where[320];
+    cli_progress bar;
+    bool lines;              /* a line a frame (else the bar) */
+    cli_seek_display seek;   /* a long seek's display on a terminal */
+} render_report;
+
+/* The plan: where the frames render, what was set. */
+static void report_start(render_report *r, const qr_job_progress *p)
+{
+    const render_args *a = r->a;
+    snprintf(r->where, sizeof r->where, "%s", p->where);
+    r->wall0 = cli_now_ms();
+    r->seek.frame = p->frame;
+    if (p->lanes > 1) {
+        if (p->note[0])
+            cli_info("%s", p->note);
+        if (p->stripes)
+            cli_info("%s (%d circles) %dx%d frame %lld in %d stripes of %d rows on %s -> %s",
+                     p->scene->name, (int)p->scene->n, (int)a->so.width, (int)a->so.height,
+                     (long long)p->frame, (int)p->stripes, (int)p->stripe_rows, p->where, p->path);
+        else
+            cli_info("%s (%d circles) %dx%d frames %lld to %lld on %s", p->scene->name,
+                     (int)p->scene->n, (int)a->so.width, (int)a->so.height,
+                     (long long)a->frames.first, (long long)a->frames.last, p->where);
+        return;
+    }
+    if (p->note[0])
+        cli_info("%s%s", p->note,
+                 p->reference ? "" : a->exact ? ", exact mode" : ", fast mode");
+    if (cli_verbose())
+        cli_message("settings: %dx%d, seed %u, %s (capacity %d, min leaf %d, max leaf %d, split "
+                    "cost %d, max depth %d, deep leaf %d), PNG level %d, %d CPU threads",
+                    (int)a->so.width, (int)a->so.height, a->so.seed,
+                    a->params.uniform ? "uniform grid" : "quadtree", a->params.capacity,
+                    a->params.min_leaf, a->params.max_leaf, a->params.split_cost,
+                    a->params.max_depth, a->params.deep_leaf, a->png_level, qr_threads());
+    /* a sequence on a terminal shows a progress bar instead of a line per frame */
+    cli_progress_begin(&r->bar, "frames", a->frames.last - a->frames.first + 1);
+    r->lines = !a->many || !r->bar.on || cli_verbose();
+}
+
+/* One device's frame: what it took. */
+static void report_frame(render_report *r, const qr_job_progress *p)
+{
+    const render_args *a = r->a;
+    r->seek.frame = p->frame + 1;
+    if (p->gpu)
+        r->gpu_ms += p->gpu_timing.frame_ms;
+    cli_progress_step(&r->bar, p->done);
+    if (!r->lines)
+        return;
+    cli_info("%s (%d circles) %dx%d frame %lld on %s -> %s", r->scene->name, (int)r->scene->n,
+             (int)a->so.width, (int)a->so.height, (long long)p->frame,
+             p->gpu ? "the GPU" : r->where, p->path);
+    /* the scene is loaded (and uploaded) once: its time belongs to the first frame */
+    char once[96] = "";
+    if (p->frame == a->frames.first && p->gpu)
+        snprintf(once, sizeof once, "load %.1f ms, upload %.1f ms, ", r->load_ms, p->upload_ms);
+    else if (p->frame == a->frames.first)
+        snprintf(once, sizeof once, "load %.1f ms, ", r->load_ms);
+    const qr_frame_timing *ft = &p->gpu_timing;
+    if (p->gpu && p->band_rows) {
+        cli_info("  %sseek %.1f ms, render and write in bands of %d rows %.1f ms", once,
+                 p->seek_ms, (int)p->band_rows, p->write_ms);
+    } else if (p->gpu) {
+        /* the GPU stages from CUDA events; the wall time around them adds
+         * the launches and the read-back of the index's size */
+        cli_info("  %sseek %.1f ms, index %.3f ms + render %.3f ms = %.3f ms on the GPU, "
+                 "download and write %.1f ms",
+                 once, p->seek_ms, ft->build.total_ms, ft->render_ms, ft->frame_ms, p->write_ms);
+        if (cli_verbose())
+            cli_message("    index stages: boxes %.3f, tree %.3f, count %.3f, scan %.3f, "
+                        "emit %.3f, sort %.3f ms",
+                        ft->build.boxes_ms, ft->build.tree_ms, ft->build.count_ms,
+                        ft->build.scan_ms, ft->build.emit_ms, ft->build.sort_ms);
+    } else if (p->reference) {
+        cli_info("  %sseek %.1f ms, render and write %.1f ms", once, p->seek_ms,
+                 p->render_ms + p->write_ms);
+    } else {
+        /* streamed: the index and the render happen while writing */
+        const double rest =
+            p->render_ms + p->write_ms - p->cpu_timing.build_ms - p->cpu_timing.render_ms;
+        cli_info("  %sseek %.1f ms, index %.1f ms + render %.1f ms (%s mode), write %.1f ms",
+                 once, p->seek_ms, p->cpu_timing.build_ms, p->cpu_timing.render_ms,
+                 a->exact ? "exact" : "fast", rest > 0 ? rest : 0.0);
+    }
+}
+
+/* The job's reports (qr_job_progress_fn): never cancels. */
+static int on_progress(void *user, const qr_job_progress *p)
+{
+    render_report *r = user;
+    if (p->event == QR_JOB_START)
+        report_start(r, p);
+    else if (p->event == QR_JOB_FRAME && p->lane[0] && cli_verbose())
+        cli_message("%sframe %lld -> %s", p->lane, (long long)p->frame, p->path);
+    else if (p->event == QR_JOB_FRAME && !p->lane[0])
+        report_frame(r, p);
+    else if (p->event == QR_JOB_LANE && cli_verbose())
+        cli_message("%s%lld stripes: render %.1f ms, encode %.1f ms", p->lane,
+                    (long long)p->lane_done, p->render_ms, p->write_ms);
+    return 0;
+}
+
+/* The last line: how long it all took. */
+static void report_end(render_report *r, const qr_job_result *res)
+{
+    const render_args *a = r->a;
+    if (r->plan->lanes > 1) {
+        if (r->plan->rank == 0)
+            cli_info("%s in %.1f ms on %s", a->many ? "frames" : "image", res->ms, r->where);
+    } else if (a->many) {
+        int64_t n = a->frames.last - a->frames.first + 1;
+        char per[80] = "";
+        if (r->plan->gpu)
+            snprintf(per, sizeof per, ", %.3f ms per frame on the GPU (index + render)",
+                     r->gpu_ms / (double)n);
+        cli_info("%lld frames in %.1f ms%s", (long long)n, cli_now_ms() - r->wall0, per);
+    }
+}
+
+/* ---- run --------------------------------------------------------------------------- */
+
+/* Loads the scene, names the files (-o, else SCENE.png), runs the job. */
+static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
+{
     qr_error err;
     qr_scene *scene = NULL;
+    const double t0 = cli_now_ms();
+    if (qr_scene_load(a->scene_arg, a->so.seed, &scene, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_INPUT);
+    render_report r = {.a = a, .plan = plan, .scene = scene, .load_ms = cli_now_ms() - t0};
     int rc = CLI_EXIT_OK;
-    if (qr_scene_load(job->scene_arg, job->seed, &scene, &err) != QR_OK)
-        rc = cli_fail(&err, CLI_PHASE_INPUT);
-    char default_out[sizeof scene->name + 8];
-    if (rc == CLI_EXIT_OK && !out) {
+    char default_out[sizeof scene->name + 8], pattern[2 * sizeof a->names.prefix + 16];
+    if (!a->out) {
         snprintf(default_out, sizeof default_out, "%s.png", scene->name);
-        if (job->format == QR_FORMAT_UNKNOWN)
-            job->format = QR_FORMAT_PNG;
-        cli_frame_names_init(names, default_out, job->many ? &job->frames : NULL, false);
-        rc = check_outputs(names, job->frames);
+        if (p->format == QR_FORMAT_UNKNOWN)
+            p->format = QR_FORMAT_PNG;
+        cli_frame_names_init(&a->names, default_out, a->many ? &a->frames : NULL, false);
+        rc = check_outputs(&a->names, a->frames);
     }
-    job->scene = scene;
-    if ((rc = cli_mpi_max(job->mpi, rc)) == CLI_EXIT_OK)
-        rc = render_split(job);
+    names_pattern(&a->names, pattern, sizeof pattern);
+    p->output = pattern;
+    p->scene = scene;
+    p->on_progress = on_progress;
+    p->on_seek = plan->lanes == 1 && isatty(STDERR_FILENO) ? cli_seek_show : NULL;
+    r.seek.shown = -1;
+    p->user = &r;
+    qr_job_result res;
+    if (rc == CLI_EXIT_OK && qr_job_run(p, &res, &err) != QR_OK) {
+        cli_progress_end(&r.bar); /* (the message on a line of its own) */
+        static const cli_phase phases[] = {[QR_JOB_STAGE_PARAMS] = CLI_PHASE_RUN,
+                                           [QR_JOB_STAGE_INPUT] = CLI_PHASE_INPUT,
+                                           [QR_JOB_STAGE_RENDER] = CLI_PHASE_RUN,
+                                           [QR_JOB_STAGE_OUTPUT] = CLI_PHASE_OUTPUT};
+        rc = res.elsewhere ? cli_exit_code(err.status, phases[res.stage])
+                           : cli_fail(&err, phases[res.stage]);
+    } else if (rc == CLI_EXIT_OK) {
+        cli_progress_end(&r.bar);
+        report_end(&r, &res);
+    }
     qr_scene_destroy(scene);
     return rc;
 }
 
 static int run_render(const cli_cmd *cmd, int argc, char **argv)
 {
-    cli_scene_opts so;
-    cli_range frames = {0, 0};
-    const char *out = NULL;
-    cli_device device = CLI_DEVICE_AUTO;
-    int exact = 0, fast = 0, reference = 0, no_clobber = 0, force = 0, keep = 0;
-    qr_image_format format = QR_FORMAT_UNKNOWN;
-    qr_image_write_options write_opts = qr_image_write_options_default();
-    qr_index_params params;
-    size_t gpu_memory = 0;
-    int gpus[RENDER_SPLIT_MAX_GPUS + 1] = {0};
-    enum {
-        O_SCENE,
-        O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
-        O_OUT,
-        O_DEVICE,
-        O_EXACT,
-        O_FAST,
-        O_PNG_LEVEL,
-        O_REFERENCE,
-        O_FORMAT,
-        O_NO_CLOBBER,
-        O_FORCE,
-        O_ASPECT,
-        O_GPU_MEMORY,
-        O_GPUS,
-        O_INDEX,
-        O_COUNT = O_INDEX + CLI_INDEX_NOPTS
-    };
-    cli_opt opts[O_COUNT] = {
-        [O_FRAMES] = {"--frames", NULL, "A:B", cli_set_frames, &frames,
-                      "render frames A to B, one file each (NAME_%04d.EXT)"},
-        [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &out,
-                   "output image, .png, .ppm or .pfm, or - for stdout (default SCENE.png)"},
-        [O_FORMAT] = {"--format", NULL, "FMT", set_format, &format,
-                      "png, ppm or pfm (default: by extension; png for - and devices)"},
-        [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
-                          "never replace an existing file (exit 4 before any work)"},
-        [O_ASPECT] = {"--aspect", NULL, "HOW", set_aspect, &keep,
-                      "stretch (the scene's unit square fills the image; default) or keep "
-                      "(circles stay round)"},
-        [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &gpu_memory,
-                          "GPU memory the render may use, e.g. 8G; an image that does not fit "
-                          "renders in bands (default: what is free)"},
-        [O_GPUS] = {"--gpus", NULL, "LIST", render_split_set_gpus, gpus,
-                    "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
-                    "stripes of rows, over these GPUs"},
-        [O_FORCE] = {"--force", NULL, NULL, NULL, &force,
-                     "allow --frames ranges of more than 100000 frames"},
-        [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &device,
-                      "auto, gpu, cpu or cpu-reference (default auto: the GPU when usable)"},
-        [O_EXACT] = {"--exact", NULL, NULL, NULL, &exact,
-                     "bit-identical to the CPU reference (back to front)"},
-        [O_FAST] = {"--fast", NULL, NULL, NULL, &fast,
-                    "front to back with early stop, within 1e-5 (the default)"},
-        [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &write_opts.png_level,
-                         "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
-        [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &reference,
-                         "the serial CPU reference renderer (= --device cpu-reference)"},
-    };
-    const char *scene_arg = NULL;
-    int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &so,
-                                     &params, &scene_arg);
+    render_args a;
+    int rc = parse_options(cmd, argc, argv, &a);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
-    if (rc != CLI_PARSE_OK)
+    if (rc != CLI_PARSE_OK || (rc = check_args(cmd, &a)) != CLI_EXIT_OK)
         return rc;
-    if (opts[O_SCENE + CLI_SO_FRAME].given && opts[O_FRAMES].given)
-        return cli_usage_error(cmd, "--frame cannot be combined with --frames");
-    if (exact && fast)
-        return cli_usage_error(cmd, "--exact cannot be combined with --fast");
-    if (reference) {
-        if (opts[O_DEVICE].given && device != CLI_DEVICE_CPU_REFERENCE)
-            return cli_usage_error(cmd, "--reference cannot be combined with --device gpu/cpu/auto");
-        if (fast)
-            return cli_usage_error(cmd, "--reference renders the exact image: not with --fast");
-        device = CLI_DEVICE_CPU_REFERENCE;
-    }
-    bool many = opts[O_FRAMES].given;
-    if (!many)
-        frames.first = frames.last = so.frame;
-    if (many && frames.last - frames.first >= MAX_FRAMES_UNFORCED && !force)
-        return cli_usage_error(cmd,
-                               "--frames %lld:%lld: %lld frames, one file each; more than %lld "
-                               "need --force",
-                               (long long)frames.first, (long long)frames.last,
-                               (long long)(frames.last - frames.first + 1),
-                               (long long)MAX_FRAMES_UNFORCED);
-    cli_set_no_clobber(no_clobber);
-    cli_frame_names names;
-    if (out) {
-        if (strlen(out) > MAX_OUT_LEN)
-            return cli_usage_error(cmd, "-o/--output: file name longer than %d bytes",
-                                   MAX_OUT_LEN);
-        if (format == QR_FORMAT_UNKNOWN)
-            format = qr_image_format_from_path(out);
-        if (format == QR_FORMAT_UNKNOWN && cli_output_is_stream(out))
-            format = QR_FORMAT_PNG;
-        if (format == QR_FORMAT_UNKNOWN)
-            return cli_usage_error(cmd,
-                                   "-o/--output: '%s' is not a .png, .ppm or .pfm file name "
-                                   "(or -, or give --format)",
-                                   out);
-        /* the writers that take a format besides the name's take no level */
-        if (opts[O_PNG_LEVEL].given && qr_image_format_from_path(out) != format)
-            return cli_usage_error(cmd, "--png-level: only with an -o name ending in .png");
-        const char *bad = cli_frame_names_init(&names, out, many ? &frames : NULL, true);
-        if (bad)
-            return cli_usage_error(cmd, "-o/--output: '%s': expected %s", out, bad);
-        if ((rc = check_outputs(&names, frames)) != CLI_EXIT_OK)
-            return rc;
-    }
-
-    qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
-    qr_error err;
-    /* several GPUs (--gpus) or processes (an MPI launcher): render_split.c */
-    cli_mpi mpi;
-    if (cli_mpi_start(&mpi, &err) != QR_OK)
-        return cli_fail(&err, CLI_PHASE_RUN);
-    if (opts[O_GPUS].given && (device == CLI_DEVICE_CPU || device == CLI_DEVICE_CPU_REFERENCE))
-        rc = cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
-    int ngpus = gpus[0];
-    if (ngpus < 0) { /* all */
-        ngpus = qr_gpu_count() < RENDER_SPLIT_MAX_GPUS ? qr_gpu_count() : RENDER_SPLIT_MAX_GPUS;
-        for (int i = 0; i < ngpus; i++)
-            gpus[1 + i] = i;
-    }
-    if (rc == CLI_EXIT_OK && ngpus > 1 && qr_gpu_count() == 0) {
-        /* no GPU to split over: --device gpu fails as it would alone, auto
-         * renders in this one process on the CPU, saying so */
-        if (device == CLI_DEVICE_GPU) {
-            cli_message("--device gpu: --gpus: no CUDA device found");
-            rc = CLI_EXIT_NO_GPU;
-        }
-        ngpus = 0;
-    }
-    if (rc == CLI_EXIT_OK && (mpi.size > 1 || ngpus > 1)) {
-        render_split_job job = {
-            .scene_arg = scene_arg, .seed = so.seed, .width = so.width, .height = so.height,
-            .keep = keep != 0, .frames = frames, .many = many, .names = &names,
-            .format = format, .write_opts = write_opts, .params = params, .mode = mode,
-            .device = device, .gpu_memory = gpu_memory, .ngpus = ngpus, .mpi = &mpi};
-        memcpy(job.gpus, gpus + 1, sizeof job.gpus);
-        rc = run_split(cmd, &job, out, &names);
-    }
-    cli_mpi_end(&mpi);
-    if (rc != CLI_EXIT_OK || mpi.size > 1 || ngpus > 1)
+    qr_job_params p;
+    qr_job_plan plan;
+    job_params(&a, &p);
+    if ((rc = plan_job(cmd, &a, &p, &plan)) != CLI_EXIT_OK)
         return rc;
-    if (ngpus == 1)
-        qr_gpu_select(gpus[1], NULL);
-
-    render_ctx ctx;
-    if ((rc = render_ctx_init(&ctx, device, mode, &params)) != CLI_EXIT_OK)
-        return rc;
-    ctx.gpu_memory = gpu_memory;
-    /* the image is streamed out in bands, except with --aspect keep, which
-     * crops a whole square on the host */
-    if ((so.width > QR_IMAGE_MAX_DIM || so.height > QR_IMAGE_MAX_DIM) && keep)
-        return cli_usage_error(cmd,
-                               "-s/--width/--height: --aspect keep takes images up to %d pixels a "
-                               "side (%dx%d asked)",
-                               (int)QR_IMAGE_MAX_DIM, (int)so.width, (int)so.height);
-
-    qr_scene *scene = NULL;
-    qr_image *img = NULL, *square = NULL;
-    cli_progress bar = {0};
-    double t0 = cli_now_ms();
-    if (qr_scene_load(scene_arg, so.seed, &scene, &err) != QR_OK)
-        return cli_fail(&err, CLI_PHASE_INPUT);
-    double load_ms = cli_now_ms() - t0;
-    if (ctx.dev.note[0])
-        cli_info("%s%s", ctx.dev.note,
-                 ctx.dev.reference ? "" : mode == QR_RENDER_EXACT ? ", exact mode" : ", fast mode");
-    if (cli_verbose())
-        cli_message("settings: %dx%d, seed %u, %s (capacity %d, min leaf %d, max leaf %d, split "
-                    "cost %d, max depth %d, deep leaf %d), PNG level %d, %d CPU threads",
-                    (int)so.width, (int)so.height, so.seed,
-                    params.uniform ? "uniform grid" : "quadtree", params.capacity,
-                    params.min_leaf, params.max_leaf, params.split_cost, params.max_depth,
-                    params.deep_leaf,
-                    write_opts.png_level, qr_threads());
-    /* the image rendered: the output itself, or with --aspect keep on a
-     * non-square image the square of its longer side (crop_centre) */
-    const int32_t side = so.width > so.height ? so.width : so.height;
-    const bool crop = keep && so.width != so.height;
-    /* render_write_frame renders and streams the image out in bands (from the GPU
-     * or the CPU), unless it is cropped on the host */
-    const bool stream = !crop;
-    if ((!stream && qr_image_create(so.width, so.height, &img, &err) != QR_OK) ||
-        (crop && qr_image_create(side, side, &square, &err) != QR_OK) ||
-        render_ctx_start(&ctx, scene, crop ? side : so.width, crop ? side : so.height, stream,
-                         format == QR_FORMAT_UNKNOWN ? QR_FORMAT_PNG : format, &err) != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_RUN);
-        goto done;
-    }
-    char default_out[sizeof scene->name + 8];
-    if (!out) {
-        snprintf(default_out, sizeof default_out, "%s.png", scene->name);
-        out = default_out;
-        if (format == QR_FORMAT_UNKNOWN)
-            format = QR_FORMAT_PNG;
-        cli_frame_names_init(&names, out, many ? &frames : NULL, false);
-        if ((rc = check_outputs(&names, frames)) != CLI_EXIT_OK)
-            goto done;
-    }
-
-    /* A GPU sequence of named files (not a stream) of whole images: each
-     * file is encoded on one core while the next frames render, up to
-     * 1 GiB of frames waiting. Without it (frames too large) every frame is
-     * encoded on all cores in turn. */
-    if (many && ctx.dev.gpu && stream && !ctx.band_rows && !names.one &&
-        !cli_output_is_stream(out)) {
-        const qr_image_format f = format != QR_FORMAT_UNKNOWN ? format
-                                  : qr_image_format_from_path(out) != QR_FORMAT_UNKNOWN
-                                      ? qr_image_format_from_path(out)
-                                      : QR_FORMAT_PNG;
-        int workers = qr_threads();
-        if (workers > 32)
-            workers = 32;
-        if (cli_frame_pool_start(f, so.width, so.height, write_opts.png_level, workers,
-                                 (size_t)1 << 30, &ctx.pool, &err) != QR_OK)
-            ctx.pool = NULL;
-    }
-    double gpu_ms = 0, wall0 = cli_now_ms();
-    /* a sequence on a terminal shows a progress bar instead of a line per frame */
-    cli_progress_begin(&bar, "frames", frames.last - frames.first + 1);
-    const bool lines = !many || !bar.on || cli_verbose();
-    for (int64_t k = frames.first; k <= frames.last; k++) {
-        char path[sizeof names.prefix + sizeof names.suffix + 24];
-        cli_frame_name(&names, k, path, sizeof path);
-        if (lines)
-            cli_info("%s (%d circles) %dx%d frame %lld on %s -> %s", scene->name, (int)scene->n,
-                     (int)so.width, (int)so.height, (long long)k,
-                     ctx.dev.gpu ? "the GPU" : ctx.dev.where, path);
-
-        double t1 = cli_now_ms();
-        if (render_seek(&ctx, scene, k, &err) != QR_OK) {
-            rc = cli_fail(&err, CLI_PHASE_RUN);
-            goto done;
-        }
-        double t2 = cli_now_ms();
-        if (render_frame(&ctx, scene, crop ? square : stream ? NULL : img, &err) != QR_OK) {
-            rc = cli_fail(&err, CLI_PHASE_RUN);
-            goto done;
-        }
-        if (crop)
-            crop_centre(square, img);
-        double t3 = cli_now_ms();
-        png_meta meta;
-        render_png_meta(&meta, scene, qr_builtin_find(scene_arg) != NULL, so.seed, k, so.width,
-                      so.height,
-                      ctx.dev.reference ? "reference" : mode == QR_RENDER_EXACT ? "exact" : "fast",
-                      keep, &write_opts);
-        if (render_write_frame(&ctx, scene, img, stream, path, format, &write_opts, &err) != QR_OK) {
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-            goto done;
-        }
-        double t4 = cli_now_ms();
-        /* the scene is loaded (and uploaded) once: its time belongs to the
-         * first frame */
-        char once[96] = "";
-        if (k == frames.first && ctx.dev.gpu)
-            snprintf(once, sizeof once, "load %.1f ms, upload %.1f ms, ", load_ms, ctx.upload_ms);
-        else if (k == frames.first)
-            snprintf(once, sizeof once, "load %.1f ms, ", load_ms);
-        if (ctx.dev.gpu)
-            gpu_ms += ctx.timing.frame_ms;
-        cli_progress_step(&bar, k - frames.first + 1);
-        if (!lines) {
-        } else if (ctx.dev.gpu && ctx.band_rows) {
-            cli_info("  %sseek %.1f ms, render and write in bands of %d rows %.1f ms", once,
-                     t2 - t1, (int)ctx.band_rows, t4 - t3);
-        } else if (ctx.dev.gpu) {
-            /* the GPU stages from CUDA events; the wall time around them adds
-             * the launches and the read-back of the index's size */
-            const qr_frame_timing *ft = &ctx.timing;
-            cli_info("  %sseek %.1f ms, index %.3f ms + render %.3f ms = %.3f ms on the GPU, "
-                     "download and write %.1f ms",
-                     once, t2 - t1, ft->build.total_ms, ft->render_ms, ft->frame_ms, t4 - t3);
-            if (cli_verbose())
-                cli_message("    index stages: boxes %.3f, tree %.3f, count %.3f, scan %.3f, "
-                            "emit %.3f, sort %.3f ms",
-                            ft->build.boxes_ms, ft->build.tree_ms, ft->build.count_ms,
-                            ft->build.scan_ms, ft->build.emit_ms, ft->build.sort_ms);
-        } else if (ctx.dev.reference) {
-            cli_info("  %sseek %.1f ms, render and write %.1f ms", once, t2 - t1, t4 - t2);
-        } else {
-            /* streamed: the index and the render happen inside t2..t4 */
-            const double rest = (t4 - t2) - ctx.cpu.build_ms - ctx.cpu.render_ms;
-            cli_info("  %sseek %.1f ms, index %.1f ms + render %.1f ms (%s mode), write %.1f ms",
-                     once, t2 - t1, ctx.cpu.build_ms, ctx.cpu.render_ms,
-                     mode == QR_RENDER_EXACT ? "exact" : "fast", rest > 0 ? rest : 0.0);
-        }
-    }
-    if (ctx.pool && cli_frame_pool_finish(ctx.pool, &err) != QR_OK) {
-        rc = cli_fail(&err, CLI_PHASE_OUTPUT);
-        goto done;
-    }
-    cli_progress_end(&bar);
-    if (many) {
-        int64_t n = frames.last - frames.first + 1;
-        char per[80] = "";
-        if (ctx.dev.gpu)
-            snprintf(per, sizeof per, ", %.3f ms per frame on the GPU (index + render)",
-                     gpu_ms / (double)n);
-        cli_info("%lld frames in %.1f ms%s", (long long)n, cli_now_ms() - wall0, per);
-    }
-    rc = CLI_EXIT_OK;
-done:
-    cli_progress_end(&bar); /* (a failure's message on a line of its own) */
-    render_ctx_free(&ctx);
-    qr_image_destroy(img);
-    qr_image_destroy(square);
-    qr_scene_destroy(scene);
-    return rc;
+    return run_job(&a, &p, &plan);
 }
 
 const cli_cmd cli_cmd_render = {

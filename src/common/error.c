@@ -35,6 +35,7 @@ const char *qr_status_str(qr_status status)
     case QR_ERR_NO_GPU: return "no usable GPU";
     case QR_ERR_GPU_NOMEM: return "out of GPU memory";
     case QR_ERR_CUDA: return "CUDA error";
+    case QR_ERR_CANCELLED: return "cancelled";
     }
     return "unknown error";
 }

@@ -1,7 +1,7 @@
-/* cli_mpi.c — see cli_mpi.h. With QR_MPI the calls are MPI's; without it
+/* job_mpi.c — see job_mpi.h. With QR_MPI the calls are MPI's; without it
  * they serve the one process there is. */
 #define _GNU_SOURCE /* sched_getaffinity */
-#include "cli/cli_mpi.h"
+#include "job/job_mpi.h"
 
 #include <sched.h>
 
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool cli_mpi_launched(void)
+bool job_mpi_launched(void)
 {
     /* MPICH's Hydra and PMI, Open MPI, PMIx, Slurm's srun */
     static const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE",
@@ -21,7 +21,7 @@ bool cli_mpi_launched(void)
     return false;
 }
 
-int cli_cores_allowed(void)
+int job_cores_allowed(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -29,7 +29,7 @@ int cli_cores_allowed(void)
     return CPU_COUNT(&set);
 }
 
-static void single(cli_mpi *m)
+static void single(job_mpi *m)
 {
     m->rank = m->local_rank = 0;
     m->size = m->local_size = 1;
@@ -50,11 +50,21 @@ static qr_status mpi_fail(qr_error *err, int code, const char *what)
     return qr_fail(err, QR_ERR_IO, "MPI: %s: %s", what, s);
 }
 
-qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
+/* This process in the job, once joined (MPI is started once). */
+static job_mpi world;
+static int joined;
+
+static void leave_at_exit(void);
+
+qr_status job_mpi_start(job_mpi *m, qr_error *err)
 {
     single(m);
-    if (!cli_mpi_launched())
+    if (!job_mpi_launched())
         return QR_OK;
+    if (joined) {
+        *m = world;
+        return QR_OK;
+    }
     int provided = 0, rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     if (rc != MPI_SUCCESS)
         return qr_fail(err, QR_ERR_IO, "MPI_Init failed (error %d)", rc);
@@ -69,6 +79,9 @@ qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
         MPI_Comm_size(local, &m->local_size);
         MPI_Comm_free(&local);
     }
+    world = *m;
+    joined = 1;
+    atexit(leave_at_exit);
     return QR_OK;
 }
 
@@ -76,8 +89,10 @@ qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
  * notice to take before it leaves, or MPI warns of an unmatched message. */
 static int stop_sent;
 
-void cli_mpi_end(const cli_mpi *m)
+/* Leaves the job (MPI_Finalize) as the process exits. */
+static void leave_at_exit(void)
 {
+    const job_mpi *m = &world;
     if (m->size > 1) {
         int sent = stop_sent;
         MPI_Bcast(&sent, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -85,11 +100,10 @@ void cli_mpi_end(const cli_mpi *m)
         if (sent && m->rank != 0)
             MPI_Recv(&notice, 1, MPI_INT32_T, 0, TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
-    if (m->size > 1 || cli_mpi_launched())
-        MPI_Finalize();
+    MPI_Finalize();
 }
 
-int cli_mpi_max(const cli_mpi *m, int v)
+int job_mpi_max(const job_mpi *m, int v)
 {
     int out = v;
     if (m->size > 1)
@@ -100,7 +114,7 @@ int cli_mpi_max(const cli_mpi *m, int v)
 /* A message: two int32 (kind, status), then the bytes. */
 #define HEAD 8
 
-qr_status cli_mpi_send(const cli_mpi *m, int kind, int status, const void *data, size_t len,
+qr_status job_mpi_send(const job_mpi *m, int kind, int status, const void *data, size_t len,
                        qr_error *err)
 {
     (void)m;
@@ -118,7 +132,7 @@ qr_status cli_mpi_send(const cli_mpi *m, int kind, int status, const void *data,
     return rc == MPI_SUCCESS ? QR_OK : mpi_fail(err, rc, "sending to process 0");
 }
 
-qr_status cli_mpi_recv(const cli_mpi *m, int from, int *sender, int *kind, int *status,
+qr_status job_mpi_recv(const job_mpi *m, int from, int *sender, int *kind, int *status,
                        void **data, size_t *len, qr_error *err)
 {
     (void)m;
@@ -157,7 +171,7 @@ qr_status cli_mpi_recv(const cli_mpi *m, int from, int *sender, int *kind, int *
     return QR_OK;
 }
 
-void cli_mpi_stop_all(const cli_mpi *m)
+void job_mpi_stop_all(const job_mpi *m)
 {
     static const int32_t none = 0;
     stop_sent = 1;
@@ -168,7 +182,7 @@ void cli_mpi_stop_all(const cli_mpi *m)
     }
 }
 
-bool cli_mpi_stopped(const cli_mpi *m)
+bool job_mpi_stopped(const job_mpi *m)
 {
     if (m->rank == 0 || m->size < 2)
         return false;
@@ -179,7 +193,7 @@ bool cli_mpi_stopped(const cli_mpi *m)
 
 #else /* no MPI in this build */
 
-qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
+qr_status job_mpi_start(job_mpi *m, qr_error *err)
 {
     single(m);
     /* a job of one process (or a launcher's environment inherited by a
@@ -196,25 +210,20 @@ qr_status cli_mpi_start(cli_mpi *m, qr_error *err)
     return QR_OK;
 }
 
-void cli_mpi_end(const cli_mpi *m)
-{
-    (void)m;
-}
-
-int cli_mpi_max(const cli_mpi *m, int v)
+int job_mpi_max(const job_mpi *m, int v)
 {
     (void)m;
     return v;
 }
 
-qr_status cli_mpi_send(const cli_mpi *m, int kind, int status, const void *data, size_t len,
+qr_status job_mpi_send(const job_mpi *m, int kind, int status, const void *data, size_t len,
                        qr_error *err)
 {
     (void)m, (void)kind, (void)status, (void)data, (void)len;
     return qr_fail(err, QR_ERR_INVALID, "no other process to send to");
 }
 
-qr_status cli_mpi_recv(const cli_mpi *m, int from, int *sender, int *kind, int *status,
+qr_status job_mpi_recv(const job_mpi *m, int from, int *sender, int *kind, int *status,
                        void **data, size_t *len, qr_error *err)
 {
     (void)m, (void)from, (void)sender, (void)kind, (void)status;
@@ -223,12 +232,12 @@ qr_status cli_mpi_recv(const cli_mpi *m, int from, int *sender, int *kind, int *
     return qr_fail(err, QR_ERR_INVALID, "no other process to receive from");
 }
 
-void cli_mpi_stop_all(const cli_mpi *m)
+void job_mpi_stop_all(const job_mpi *m)
 {
     (void)m;
 }
 
-bool cli_mpi_stopped(const cli_mpi *m)
+bool job_mpi_stopped(const job_mpi *m)
 {
     (void)m;
     return false;

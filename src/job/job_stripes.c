@@ -1,11 +1,11 @@
-/* render_stripes.c — one image split over lanes (render_split.c): the
+/* job_stripes.c — one image split over lanes (job_split.c): the
  * file's rows cut into stripes on the file's grid and dealt to the lanes in
  * turn; each lane renders its stripes one ahead of its encoder (a thread
  * of its own, two row buffers), encodes each into a part and hands it to
  * the writer (lane 0's thread or process 0), which appends the parts in
- * order. See render_split.c for the whole. */
+ * order. See job_split.c for the whole. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/render_lanes.h"
+#include "job/job_lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@
 #define STRIPE_BYTES ((size_t)96 << 20)
 #define STRIPES_PER_LANE 4
 
-/* Message kinds from a process to process 0 (cli_mpi_send): a stripe's
+/* Message kinds from a process to process 0 (job_mpi_send): a stripe's
  * part carries its stripe index (>= 0). */
 enum { MSG_END = -1 };
 
@@ -43,11 +43,11 @@ static void stripe_rows(const split *sp, int32_t s, int32_t *first, int32_t *row
 static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
 {
     const split *sp = ln->sp;
-    const render_split_job *job = sp->job;
+    const qr_job_params *job = sp->job;
     int32_t a, row0, row1;
     stripe_rows(sp, s, &a, &row0, &row1);
     if (ln->ctx.dev.gpu)
-        return qr_gpu_render_rows(ln->ctx.r, ln->ctx.gs, &job->params, job->mode, sp->format, a,
+        return qr_gpu_render_rows(ln->ctx.r, ln->ctx.gs, &job->index, job->mode, sp->format, a,
                                   row1, rows, err);
     /* the image rows (row 0 = bottom) the file rows [a, row1) are */
     const int pfm = sp->format == QR_FORMAT_PFM;
@@ -57,7 +57,7 @@ static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
     qr_status st =
         ln->ctx.dev.reference
             ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
-            : qr_render_cpu_fast_band(ln->scene, &job->params, job->mode, sp->threads, job->width,
+            : qr_render_cpu_fast_band(ln->scene, &job->index, job->mode, sp->threads, job->width,
                                       job->height, y0, y1, &ln->band, NULL, err);
     return st ? st : qr_image_file_rows(&ln->band, sp->format, 0, row1 - a, rows, err);
 }
@@ -79,12 +79,12 @@ static void *ahead_main(void *arg)
         pthread_mutex_unlock(&ah->mu);
         if (stop)
             break;
-        const double t0 = cli_now_ms();
+        const double t0 = job_now_ms();
         const qr_status st = render_stripe(ln, s, ah->rows[k & 1], &ah->err[k & 1]);
         pthread_mutex_lock(&ah->mu);
         ah->st[k & 1] = st;
         ah->ready++;
-        ln->render_ms += cli_now_ms() - t0;
+        ln->render_ms += job_now_ms() - t0;
         pthread_cond_broadcast(&ah->cv);
         pthread_mutex_unlock(&ah->mu);
         if (st)
@@ -127,12 +127,13 @@ static qr_status lane_stripe(lane *ln, int32_t s, void **part, size_t *len, qr_e
         return qr_fail(err, st, "%s", ah->err[slot].msg);
     int32_t a, row0, row1;
     stripe_rows(sp, s, &a, &row0, &row1);
-    const double t0 = cli_now_ms();
-    qr_image_write_options o = sp->job->write_opts;
+    const double t0 = job_now_ms();
+    qr_image_write_options o = qr_image_write_options_default();
+    o.png_level = sp->job->png_level;
     o.threads = sp->threads;
     st = qr_image_part_encode(sp->format, sp->job->width, sp->job->height, &o, row0, row1,
                               ah->rows[slot], part, len, err);
-    ln->encode_ms += cli_now_ms() - t0;
+    ln->encode_ms += job_now_ms() - t0;
     pthread_mutex_lock(&ah->mu);
     ah->taken++;
     ah->ready--;
@@ -192,9 +193,9 @@ void *stripes_lane(void *arg)
         void *part = NULL;
         size_t len = 0;
         qr_error err;
-        int rc = CLI_EXIT_OK;
+        int rc = 0;
         if (lane_stripe(ln, s, &part, &len, &err) != QR_OK)
-            rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
+            rc = lane_fail(ln, &err, QR_JOB_STAGE_RENDER);
         pthread_mutex_lock(&sp->mu);
         sp->parts[s] = part;
         sp->part_len[s] = len;
@@ -210,20 +211,23 @@ void *stripes_lane(void *arg)
 /* Threads: the writer appends the parts in order as the lanes make them. */
 int stripes_write_threads(split *sp, qr_image_writer *w)
 {
-    int rc = CLI_EXIT_OK;
-    for (int32_t s = 0; s < sp->nstripes && rc == CLI_EXIT_OK; s++) {
+    int rc = 0;
+    for (int32_t s = 0; s < sp->nstripes && rc == 0; s++) {
         pthread_mutex_lock(&sp->mu);
         while (!sp->part_rc[s])
             pthread_cond_wait(&sp->cv, &sp->mu);
         void *part = sp->parts[s];
         size_t len = sp->part_len[s];
-        rc = sp->part_rc[s] > 0 ? sp->part_rc[s] : CLI_EXIT_OK;
+        rc = sp->part_rc[s] > 0 ? sp->part_rc[s] : 0;
         sp->parts[s] = NULL;
         pthread_mutex_unlock(&sp->mu);
         qr_error err;
-        if (rc == CLI_EXIT_OK && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (rc == 0 && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
+            rc = split_fail(sp, "", &err, QR_JOB_STAGE_OUTPUT);
         free(part);
+        qr_job_progress pr = {0};
+        if (rc == 0)
+            rc = split_report(sp, NULL, QR_JOB_STRIPE, &pr);
         pthread_mutex_lock(&sp->mu);
         sp->next = s + 1;
         if (rc) {
@@ -240,40 +244,45 @@ int stripes_write_threads(split *sp, qr_image_writer *w)
  * after a failure the others are told to stop and their messages drained. */
 int stripes_write_root(split *sp, lane *ln, qr_image_writer *w)
 {
-    const cli_mpi *m = sp->job->mpi;
-    int rc = CLI_EXIT_OK;
+    const job_mpi *m = sp->mpi;
+    int rc = 0;
     qr_error err;
-    for (int32_t s = 0; s < sp->nstripes && rc == CLI_EXIT_OK; s++) {
+    for (int32_t s = 0; s < sp->nstripes && rc == 0; s++) {
         void *part = NULL;
         size_t len = 0;
         const int from = s % sp->n;
         if (from == 0) {
             if (lane_stripe(ln, s, &part, &len, &err) != QR_OK)
-                rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
+                rc = lane_fail(ln, &err, QR_JOB_STAGE_RENDER);
         } else {
             int sender = 0, kind = 0, status = 0;
-            if (cli_mpi_recv(m, from, &sender, &kind, &status, &part, &len, &err) != QR_OK)
-                rc = cli_fail(&err, CLI_PHASE_RUN);
+            if (job_mpi_recv(m, from, &sender, &kind, &status, &part, &len, &err) != QR_OK)
+                rc = split_fail(sp, "", &err, QR_JOB_STAGE_RENDER);
             else if (status)
                 rc = status; /* the process said why */
             else if (kind != s)
-                rc = split_fail_now(&err, QR_ERR_IO, "rank %d sent stripe %d for stripe %d", from,
-                              kind, (int)s);
+            {
+                qr_fail(&err, QR_ERR_IO, "rank %d sent stripe %d for stripe %d", from, kind, (int)s);
+                rc = split_fail(sp, "", &err, QR_JOB_STAGE_RENDER);
+            }
         }
-        if (rc == CLI_EXIT_OK && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
-            rc = cli_fail(&err, CLI_PHASE_OUTPUT);
+        if (rc == 0 && qr_image_writer_append_part(w, part, len, &err) != QR_OK)
+            rc = split_fail(sp, "", &err, QR_JOB_STAGE_OUTPUT);
         free(part);
+        qr_job_progress pr = {0};
+        if (rc == 0)
+            rc = split_report(sp, NULL, QR_JOB_STRIPE, &pr);
     }
     if (rc)
-        cli_mpi_stop_all(m);
+        job_mpi_stop_all(m);
     /* every other process ends with MSG_END; what comes before it after a
      * failure is dropped */
     for (int ended = 0; ended < m->size - 1;) {
         int sender = 0, kind = 0, status = 0;
         void *data = NULL;
         size_t len = 0;
-        if (cli_mpi_recv(m, -1, &sender, &kind, &status, &data, &len, &err) != QR_OK) {
-            rc = rc ? rc : cli_fail(&err, CLI_PHASE_RUN);
+        if (job_mpi_recv(m, -1, &sender, &kind, &status, &data, &len, &err) != QR_OK) {
+            rc = rc ? rc : split_fail(sp, "", &err, QR_JOB_STAGE_RENDER);
             break;
         }
         free(data);
@@ -288,23 +297,23 @@ int stripes_write_root(split *sp, lane *ln, qr_image_writer *w)
 /* MPI, the other processes: their stripes to process 0, then MSG_END. */
 int stripes_send(split *sp, lane *ln)
 {
-    const cli_mpi *m = sp->job->mpi;
-    int rc = CLI_EXIT_OK;
+    const job_mpi *m = sp->mpi;
+    int rc = 0;
     qr_error err;
-    for (int32_t s = ln->index; s < sp->nstripes && !cli_mpi_stopped(m); s += sp->n) {
+    for (int32_t s = ln->index; s < sp->nstripes && !job_mpi_stopped(m); s += sp->n) {
         void *part = NULL;
         size_t len = 0;
         if (lane_stripe(ln, s, &part, &len, &err) != QR_OK)
-            rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
-        qr_status st = cli_mpi_send(m, s, rc, part, len, &err);
+            rc = lane_fail(ln, &err, QR_JOB_STAGE_RENDER);
+        qr_status st = job_mpi_send(m, s, rc, part, len, &err);
         free(part);
         if (st != QR_OK && !rc)
-            rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
+            rc = lane_fail(ln, &err, QR_JOB_STAGE_RENDER);
         if (rc)
             break;
     }
-    if (cli_mpi_send(m, MSG_END, rc, NULL, 0, &err) != QR_OK && !rc)
-        rc = split_lane_fail(ln, &err, CLI_PHASE_RUN);
+    if (job_mpi_send(m, MSG_END, rc, NULL, 0, &err) != QR_OK && !rc)
+        rc = lane_fail(ln, &err, QR_JOB_STAGE_RENDER);
     return rc;
 }
 
@@ -312,7 +321,7 @@ int stripes_send(split *sp, lane *ln)
  * that leaves a lane fewer than STRIPES_PER_LANE. */
 void stripes_plan(split *sp)
 {
-    const render_split_job *job = sp->job;
+    const qr_job_params *job = sp->job;
     sp->grid = qr_image_part_grid(sp->format, job->width, job->height);
     sp->row_bytes = (size_t)job->width * 3 * (sp->format == QR_FORMAT_PFM ? sizeof(float) : 1);
     int64_t rows = (int64_t)(STRIPE_BYTES / sp->row_bytes);

@@ -1,5 +1,5 @@
-/* cli_frames.c — the files of a frame sequence, written by a pool of
- * threads (see cli.h): while the renderer makes frame k + 1, frames k,
+/* frame_pool.c — the files of a frame sequence, written by a pool of
+ * threads (see frame_pool.h): while the renderer makes frame k + 1, frames k,
  * k - 1, ... are encoded, each on one core, and written each to its own
  * file. A frame's rows wait in one of a fixed number of buffers, so memory
  * stays bounded; the main thread waits for a free buffer when all are
@@ -9,9 +9,10 @@
  * do not depend on its thread count); only the order in which the files
  * appear differs, so the pool serves named files, never a stream.
  */
-#include "cli/cli.h"
+#include "job/frame_pool.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ typedef struct frame_job {
     int ntext;
 } frame_job;
 
-struct cli_frame_pool {
+struct job_frame_pool {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     pthread_t *threads;
@@ -44,7 +45,7 @@ struct cli_frame_pool {
 
 static void *worker(void *arg)
 {
-    cli_frame_pool *p = arg;
+    job_frame_pool *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
         while (!p->count && !p->stop)
@@ -93,7 +94,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-void cli_frame_pool_free(cli_frame_pool *p)
+void job_frame_pool_free(job_frame_pool *p)
 {
     if (!p)
         return;
@@ -114,8 +115,8 @@ void cli_frame_pool_free(cli_frame_pool *p)
     free(p);
 }
 
-qr_status cli_frame_pool_start(qr_image_format format, int32_t width, int32_t height, int png_level,
-                               int workers, size_t max_bytes, cli_frame_pool **out, qr_error *err)
+qr_status job_frame_pool_start(qr_image_format format, int32_t width, int32_t height, int png_level,
+                               int workers, size_t max_bytes, job_frame_pool **out, qr_error *err)
 {
     *out = NULL;
     const size_t frame_bytes =
@@ -127,7 +128,7 @@ qr_status cli_frame_pool_start(qr_image_format format, int32_t width, int32_t he
     if (nbuf < 2 || workers < 1)
         return qr_fail(err, QR_ERR_NOMEM, "frames of %zu bytes: too large for a pool of buffers",
                        frame_bytes);
-    cli_frame_pool *p = calloc(1, sizeof *p);
+    job_frame_pool *p = calloc(1, sizeof *p);
     if (!p)
         return qr_fail(err, QR_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&p->lock, NULL);
@@ -153,7 +154,7 @@ qr_status cli_frame_pool_start(qr_image_format format, int32_t width, int32_t he
             p->nthreads++;
     }
     if (!ok && p->nthreads == 0) {
-        cli_frame_pool_free(p);
+        job_frame_pool_free(p);
         return qr_fail(err, QR_ERR_NOMEM, "out of memory for %zu frame buffers of %zu bytes",
                        nbuf, frame_bytes);
     }
@@ -162,14 +163,14 @@ qr_status cli_frame_pool_start(qr_image_format format, int32_t width, int32_t he
 }
 
 /* The first failure so far, copied into err (QR_OK: none). */
-static qr_status pool_status(cli_frame_pool *p, qr_error *err)
+static qr_status pool_status(job_frame_pool *p, qr_error *err)
 {
     if (p->status != QR_OK && err)
         *err = p->err;
     return p->status;
 }
 
-qr_status cli_frame_pool_take(cli_frame_pool *p, void **rows, int *slot, qr_error *err)
+qr_status job_frame_pool_take(job_frame_pool *p, void **rows, int *slot, qr_error *err)
 {
     pthread_mutex_lock(&p->lock);
     while (!p->nfree && p->status == QR_OK)
@@ -183,7 +184,7 @@ qr_status cli_frame_pool_take(cli_frame_pool *p, void **rows, int *slot, qr_erro
     return st;
 }
 
-qr_status cli_frame_pool_submit(cli_frame_pool *p, int slot, const char *path,
+qr_status job_frame_pool_submit(job_frame_pool *p, int slot, const char *path,
                                 const qr_image_write_options *opts, qr_error *err)
 {
     frame_job *job = &p->jobs[slot];
@@ -204,7 +205,7 @@ qr_status cli_frame_pool_submit(cli_frame_pool *p, int slot, const char *path,
     return st;
 }
 
-qr_status cli_frame_pool_finish(cli_frame_pool *p, qr_error *err)
+qr_status job_frame_pool_finish(job_frame_pool *p, qr_error *err)
 {
     pthread_mutex_lock(&p->lock);
     while (p->count || p->busy)

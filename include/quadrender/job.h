@@ -1,0 +1,186 @@
+/* quadrender/job.h — a render job: one image or a frame range, to files or
+ * to a callback, on the CPU, one GPU or several (and over the processes of
+ * an MPI job), with progress and cancellation.
+ *
+ *     qr_job_params p;
+ *     qr_job_params_init(&p);
+ *     p.scene_name = "snow";
+ *     p.width = p.height = 512;
+ *     p.first = 0, p.last = 99;
+ *     p.output = "out/snow_%04d.png";
+ *     qr_job_result res;
+ *     qr_error err;
+ *     if (qr_job_run(&p, &res, &err) != QR_OK)
+ *         fprintf(stderr, "quadrender: %s\n", err.msg);
+ *
+ * The job is what `quadrender render` does: frame k is the scene after k+1
+ * animation steps; the files are those the command writes (the same bytes,
+ * the same PNG text), written whole or not at all (a failure or a
+ * cancellation leaves no partial and no temporary file; frames finished
+ * before stay). Several GPUs (a device list) share the frames of a range,
+ * dealt in turn, or one image's stripes of rows; so do the processes of a
+ * job started by an MPI launcher, in a build with MPI (QR_MPI). Whatever
+ * the split, the files are the same bytes.
+ */
+#ifndef QUADRENDER_JOB_H
+#define QUADRENDER_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quadrender/error.h"
+#include "quadrender/gpu.h"
+#include "quadrender/image.h"
+#include "quadrender/index.h"
+#include "quadrender/render_cpu_fast.h"
+#include "quadrender/render_mode.h"
+#include "quadrender/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where the frames render. */
+typedef enum qr_job_device {
+    QR_JOB_AUTO = 0,         /* the GPU when usable, else the fast CPU renderer */
+    QR_JOB_GPU = 1,          /* the GPU, or QR_ERR_NO_GPU */
+    QR_JOB_CPU = 2,          /* the fast CPU renderer (quadtree, every core) */
+    QR_JOB_CPU_REFERENCE = 3 /* the serial reference renderer, the oracle */
+} qr_job_device;
+
+/* The most GPUs a device list names. */
+#define QR_JOB_MAX_GPUS 64
+
+/* What a progress report tells. */
+typedef enum qr_job_event {
+    QR_JOB_START = 0,  /* once, before any frame: the plan (scene, where) */
+    QR_JOB_FRAME = 1,  /* a frame was written (or handed to on_frame) */
+    QR_JOB_STRIPE = 2, /* a stripe of one image split over lanes was written */
+    QR_JOB_LANE = 3    /* a lane of a split image is done: its totals */
+} qr_job_event;
+
+/* A progress report. done of total counts frames, or the stripes of one
+ * image split over several lanes; it never goes back and reaches total
+ * when the job succeeds. Under MPI each process reports its own frames
+ * (total: the job's), and process 0 the stripes. Times are milliseconds. */
+typedef struct qr_job_progress {
+    qr_job_event event;
+    int64_t done, total;
+    /* QR_JOB_START */
+    const qr_scene *scene;  /* the scene (name, circles), at its first state */
+    const char *where;      /* "the GPU (NVIDIA ..., sm_90, 132 SMs)", "the CPU (8
+                               threads)", "2 GPUs", "3 processes" */
+    const char *note;       /* what a user may want to know ("no usable GPU (why):
+                               rendering on the CPU ..."), or "" */
+    bool gpu, reference;    /* one device: the GPU; the CPU reference renderer */
+    int lanes, rank;        /* GPUs or processes sharing the work (1: none); this
+                               process's rank in an MPI job (0) */
+    int32_t stripes, stripe_rows; /* one image split over lanes; else 0 */
+    int32_t band_rows;      /* one GPU rendering an image too large for its memory
+                               budget in bands of rows; else 0 */
+    double upload_ms;       /* the scene's upload to the GPU */
+    /* QR_JOB_FRAME and QR_JOB_LANE */
+    int64_t frame;          /* the frame written */
+    const char *path;       /* its file (NULL: on_frame) */
+    const char *lane;       /* a split's lane, "GPU 1: " or "rank 1: "; else "" */
+    double seek_ms;         /* stepping the scene to the frame */
+    double render_ms;       /* rendering (a streamed frame: rendering and writing) */
+    double write_ms;        /* writing the file (QR_JOB_LANE: encoding) */
+    qr_frame_timing gpu_timing; /* one GPU, whole images: CUDA events */
+    qr_cpu_timing cpu_timing;   /* the fast CPU renderer */
+    int64_t lane_done;      /* QR_JOB_LANE: its stripes */
+} qr_job_progress;
+
+/* Progress: called from one thread at a time (perhaps not the caller's);
+ * a nonzero answer cancels the job. */
+typedef int (*qr_job_progress_fn)(void *user, const qr_job_progress *p);
+
+/* A frame's image (float RGBA, row 0 at the bottom), valid during the
+ * call; frames come in order on one device, in any order over several.
+ * A nonzero answer cancels the job. */
+typedef int (*qr_job_frame_fn)(void *user, int64_t frame, const qr_image *image);
+
+typedef struct qr_job_params {
+    /* the scene: `scene` itself, at its first state, which the job steps
+     * in place (the caller keeps it), or else the one scene_name (a
+     * built-in name or a file) and seed load; scene_name, when set, also
+     * decides whether the PNG text gives the seed (a built-in's) */
+    const char *scene_name;
+    uint32_t seed;
+    qr_scene *scene;
+    int32_t width, height;  /* 1..QR_IMAGE_BANDS_MAX_DIM (on_frame, keep_aspect:
+                               QR_IMAGE_MAX_DIM); default 1024 */
+    int64_t first, last;    /* the frames, first <= last; default 0..0 */
+    bool keep_aspect;       /* circles stay round: the square of the longer side,
+                               its centre kept (one device only) */
+    qr_render_mode mode;    /* default QR_RENDER_FAST */
+    qr_index_params index;  /* default qr_index_params_default() */
+    qr_job_device device;   /* default QR_JOB_AUTO */
+    /* the GPUs: ngpus 0, the current CUDA device; 1, gpus[0] (made the
+     * current device); more, the work is split over them (not with
+     * QR_JOB_CPU or QR_JOB_CPU_REFERENCE; without any GPU, QR_JOB_AUTO
+     * renders on the CPU) */
+    int gpus[QR_JOB_MAX_GPUS];
+    int ngpus;
+    size_t gpu_memory;      /* a GPU's memory budget (0: what is free); an image
+                               that does not fit renders in bands */
+    /* files: output names them. For a frame range it holds "%d" or "%0Nd"
+     * (N 1..18) for the frame number ("%%": a '%'); a name without one
+     * receives every frame in turn (a stream: "-" is stdout, a FIFO, a
+     * device; a file is replaced by each). */
+    const char *output;
+    qr_image_format format; /* QR_FORMAT_UNKNOWN (default): by output's
+                               extension, else PNG */
+    int png_level;          /* 0..9, default QR_PNG_LEVEL_DEFAULT */
+    const char *software;   /* the PNG's Software text (NULL: "quadrender VERSION") */
+    bool stage_timing;      /* GPU: time each index stage (an event each) */
+    /* or frames to a callback instead of files (output NULL) */
+    qr_job_frame_fn on_frame;
+    qr_job_progress_fn on_progress; /* NULL: no reports, no cancellation */
+    qr_progress_fn on_seek; /* a seek's steps done of total (a long one: snow) */
+    void *user;             /* passed to on_frame, on_progress and on_seek */
+} qr_job_params;
+
+/* The defaults above; every other field zero. */
+void qr_job_params_init(qr_job_params *p);
+
+/* What the job was doing when it failed. */
+typedef enum qr_job_stage {
+    QR_JOB_STAGE_PARAMS = 0, /* checking the params: nothing was done */
+    QR_JOB_STAGE_INPUT = 1,  /* loading the scene */
+    QR_JOB_STAGE_RENDER = 2, /* choosing the device, rendering, a split's messages */
+    QR_JOB_STAGE_OUTPUT = 3  /* writing a file */
+} qr_job_stage;
+
+typedef struct qr_job_result {
+    int64_t frames;         /* frames (or one image's stripes) done here */
+    qr_job_stage stage;     /* of a failure */
+    bool elsewhere;         /* the failure was another MPI process's, which
+                               reports it (err then says only that) */
+    double ms;              /* from the first frame to the end */
+    double gpu_ms;          /* one GPU: the index and render of every frame */
+} qr_job_result;
+
+/* How a job with these params would run, decided before any work: the
+ * params checked, the GPU probed (QR_ERR_NO_GPU for QR_JOB_GPU without
+ * one), MPI started in a process an MPI launcher started (once; MPI ends
+ * as the process exits). qr_job_run plans the same itself. */
+typedef struct qr_job_plan {
+    int lanes;           /* GPUs or processes sharing the work; 1: one device */
+    int processes, rank; /* of the MPI job: 1, 0 without one */
+    bool gpu;            /* one lane: on the GPU (info) */
+    qr_gpu_info info;
+    char where[320];     /* one lane: "the GPU (...)", "the CPU (8 threads)" */
+    char note[768];      /* "no usable GPU (why): rendering on the CPU ...", or "" */
+} qr_job_plan;
+qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *err);
+
+/* Runs the job. QR_ERR_CANCELLED when a callback cancelled it; res (may be
+ * NULL) says where a failure happened. */
+qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

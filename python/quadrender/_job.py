@@ -1,0 +1,178 @@
+"""Render jobs (include/quadrender/job.h) from Python: a frame range of a
+scene to files or to a function, on the CPU, one GPU or several.
+
+    import quadrender as qr
+    qr.render_frames("snow", 512, frames=range(100), out="out/snow_%04d.png")
+    qr.render_frames("snow", 512, frames=range(10), out=lambda k, img: ...)
+    qr.render_file("rand10k", 4096, out="big.png", gpus=[0, 1])
+
+The files are those `quadrender render` writes (the same bytes, the same
+PNG text); a function receives each frame as a float32 height x width x 3
+image, top row first, as `render` returns it. Frames are the scene after
+frame + 1 animation steps.
+"""
+import ctypes
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_int32, c_int64,
+                    c_size_t, c_uint32, c_void_p)
+
+import numpy as np
+
+from . import _lib
+
+QR_JOB_MAX_GPUS = 64
+QR_ERR_CANCELLED = 8
+_DEVICES = {"auto": 0, "gpu": 1, "cpu": 2, "reference": 3}
+_FORMATS = {None: 0, "png": 1, "ppm": 2, "pfm": 3}  # qr_image_format
+QR_JOB_FRAME = 1
+
+_FrameFn = CFUNCTYPE(c_int, c_void_p, c_int64, POINTER(_lib.Image))
+
+
+class JobProgress(Structure):
+    """The leading fields of qr_job_progress (the only ones read here; the
+    library passes a pointer to the whole)."""
+    _fields_ = [("event", c_int), ("done", c_int64), ("total", c_int64)]
+
+
+_ProgressFn = CFUNCTYPE(c_int, c_void_p, POINTER(JobProgress))
+_SeekFn = CFUNCTYPE(None, c_void_p, c_int64, c_int64)
+
+
+class JobParams(Structure):
+    _fields_ = [("scene_name", c_char_p), ("seed", c_uint32), ("scene", POINTER(_lib.Scene)),
+                ("width", c_int32), ("height", c_int32), ("first", c_int64), ("last", c_int64),
+                ("keep_aspect", c_bool), ("mode", c_int), ("index", _lib.IndexParams),
+                ("device", c_int), ("gpus", c_int * QR_JOB_MAX_GPUS), ("ngpus", c_int),
+                ("gpu_memory", c_size_t), ("output", c_char_p), ("format", c_int),
+                ("png_level", c_int), ("software", c_char_p), ("stage_timing", c_bool),
+                ("on_frame", _FrameFn), ("on_progress", _ProgressFn), ("on_seek", _SeekFn),
+                ("user", c_void_p)]
+
+
+class JobResult(Structure):
+    _fields_ = [("frames", c_int64), ("stage", c_int), ("elsewhere", c_bool),
+                ("ms", ctypes.c_double), ("gpu_ms", ctypes.c_double)]
+
+
+qr_job_params_init = _lib._fn("qr_job_params_init", None, POINTER(JobParams))
+qr_job_run = _lib._fn("qr_job_run", _lib._S, POINTER(JobParams), POINTER(JobResult),
+                      POINTER(_lib.Error))
+
+
+def _frame_range(frames):
+    """(first, last) of a range of consecutive frames, or of one frame."""
+    if isinstance(frames, (int, np.integer)):
+        frames = range(frames, frames + 1)
+    if not isinstance(frames, range) or frames.step != 1 or len(frames) == 0:
+        raise ValueError(f"frames must be a frame number or a non-empty range with step 1, "
+                         f"not {frames!r}")
+    if frames.start < 0:
+        raise ValueError(f"frames must not be negative: {frames!r}")
+    return frames.start, frames.stop - 1
+
+
+def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast",
+            device="auto", gpus=None, format=None, png_level=1, progress=None,
+            scene_ptr=None):
+    """The job behind render_frames and render_file; returns the frames done."""
+    from . import Error, _check, _check_size, _params  # the package's helpers
+
+    height = width if height is None else height
+    if callable(out):  # a whole image in memory (files: the library checks, up to 131072)
+        _check_size(width, height)
+    if mode not in ("fast", "exact"):
+        raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
+    if device not in _DEVICES:
+        raise ValueError(f"device must be one of {sorted(_DEVICES)}, not {device!r}")
+    if format not in _FORMATS:
+        raise ValueError(f"format must be 'png', 'ppm', 'pfm' or None, not {format!r}")
+    gpus = list(gpus or [])
+    if len(gpus) > QR_JOB_MAX_GPUS:
+        raise ValueError(f"at most {QR_JOB_MAX_GPUS} GPUs")
+    p = JobParams()
+    qr_job_params_init(ctypes.byref(p))
+    if scene_ptr is not None:
+        p.scene = scene_ptr
+    else:
+        p.scene_name = os.fsencode(scene)
+    p.seed = seed
+    p.width, p.height = width, height
+    p.first, p.last = _frame_range(frames)
+    p.mode = 1 if mode == "exact" else 0
+    p.index = _params("quadtree", 64, None, None)
+    p.device = _DEVICES[device]
+    p.ngpus = len(gpus)
+    for i, g in enumerate(gpus):
+        p.gpus[i] = g
+    p.format = _FORMATS[format]
+    p.png_level = png_level
+    raised = []
+
+    def on_frame(_user, k, img):
+        try:
+            h, w = img.contents.height, img.contents.width
+            rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(h, w, 4))
+            return 1 if out(k, rgba[::-1, :, :3].copy()) is False else 0
+        except BaseException as e:  # noqa: BLE001 - raised again below
+            raised.append(e)
+            return 1
+
+    def on_progress(_user, pr):
+        try:
+            if pr.contents.event == QR_JOB_FRAME or pr.contents.event == 2:
+                return 1 if progress(pr.contents.done, pr.contents.total) is False else 0
+            return 0
+        except BaseException as e:  # noqa: BLE001
+            raised.append(e)
+            return 1
+
+    frame_fn = _FrameFn(on_frame) if callable(out) else _FrameFn()
+    progress_fn = _ProgressFn(on_progress) if progress else _ProgressFn()
+    if callable(out):
+        p.on_frame = frame_fn
+    elif out is not None:
+        p.output = os.fsencode(out)
+    p.on_progress = progress_fn
+    err, res = _lib.Error(), JobResult()
+    status = qr_job_run(ctypes.byref(p), ctypes.byref(res), ctypes.byref(err))
+    if raised:
+        raise raised[0]
+    if status == QR_ERR_CANCELLED:
+        raise Error(status, "cancelled")
+    _check(status, err)
+    return res.frames
+
+
+def render_frames(scene, width, height=None, *, frames=range(1), out, seed=0, mode="fast",
+                  device="auto", gpus=None, format=None, png_level=1, progress=None):
+    """Renders frames of a scene; returns how many were done.
+
+    scene: a built-in name (see `quadrender scenes`) or a .circles or .par
+    file, or circles (float32 N x 7, a static scene). frames: a range of
+    consecutive frames, or one frame number. out: a file name holding
+    "%d" or "%0Nd" for the frame number ("%%" for a '%'), written as
+    `quadrender render` writes it (format: by the extension, or "png",
+    "ppm", "pfm"), or a function(frame, image) receiving each frame's
+    float32 height x width x 3 image, top row first (over several GPUs,
+    frames may come out of order). device: "auto", "gpu", "cpu" or
+    "reference"; gpus: CUDA devices to split the work over ([0, 1]).
+    progress: function(done, total) after each frame. A function answering
+    False cancels the job (quadrender.Error, status 8); files of frames
+    finished stay, no partial file is left.
+    """
+    args = dict(frames=frames, out=out, seed=seed, mode=mode, device=device, gpus=gpus,
+                format=format, png_level=png_level, progress=progress)
+    if isinstance(scene, (str, bytes, os.PathLike)):
+        return run_job(os.fsdecode(scene), width, height, **args)
+    from . import _as_circles, _Scene
+
+    with _Scene(_as_circles(scene)) as ptr:
+        return run_job(None, width, height, scene_ptr=ptr, **args)
+
+
+def render_file(scene, width, height=None, *, out, frame=0, gpus=None, **kwargs):
+    """Renders one frame of a scene (as render_frames) into the file out;
+    with gpus=[0, 1, ...] its stripes of rows are split over those GPUs.
+    Sides up to 131072 pixels: the image is streamed into the file."""
+    return render_frames(scene, width, height, frames=frame, out=out, gpus=gpus, **kwargs)

@@ -1,0 +1,88 @@
+"""Render jobs from Python (quadrender.render_frames, render_file) against
+the single-image render: the files and the images a function receives
+equal qr.render of the scene at each frame, and qr.save of it (PPM: the
+same bytes). GPU lists skip without a GPU."""
+import numpy as np
+import pytest
+
+import quadrender as qr
+
+
+def read_ppm(path):
+    data = open(path, "rb").read()
+    parts = data.split(maxsplit=4)
+    assert parts[0] == b"P6"
+    w, h = int(parts[1]), int(parts[2])
+    return np.frombuffer(parts[4], np.uint8).reshape(h, w, 3)
+
+
+def single(name, frame, w, h, device="cpu"):
+    """The existing single-image render of the scene at that frame."""
+    return qr.render(qr.scene(name, frame=frame), w, h, device=device)
+
+
+def test_frames_to_files_equal_single_renders(tmp_path):
+    done = qr.render_frames("hypnosis", 64, 48, frames=range(2, 6), device="cpu",
+                            out=str(tmp_path / "h_%04d.ppm"))
+    assert done == 4
+    for k in range(2, 6):
+        alone = tmp_path / f"alone_{k}.ppm"
+        qr.save(single("hypnosis", k, 64, 48), str(alone))
+        assert (tmp_path / f"h_{k:04d}.ppm").read_bytes() == alone.read_bytes(), k
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("h_")) == [
+        f"h_{k:04d}.ppm" for k in range(2, 6)]
+
+
+def test_frames_to_a_function_equal_single_renders():
+    seen = {}
+    qr.render_frames("hypnosis", 40, 30, frames=range(0, 3), device="cpu",
+                     out=lambda k, img: seen.__setitem__(k, img))
+    assert sorted(seen) == [0, 1, 2]
+    for k, img in seen.items():
+        assert img.shape == (30, 40, 3) and img.dtype == np.float32
+        assert np.array_equal(img, single("hypnosis", k, 40, 30)), k
+
+
+def test_circles_array_and_progress(tmp_path):
+    circles = qr.scene("rand10k", seed=2)
+    steps = []
+    qr.render_file(circles, 50, 40, device="cpu", out=str(tmp_path / "r.ppm"),
+                   progress=lambda done, total: steps.append((done, total)))
+    assert steps == [(1, 1)]
+    assert np.array_equal(read_ppm(tmp_path / "r.ppm"),
+                          qr.to_uint8(qr.render(circles, 50, 40, device="cpu")))
+
+
+def test_cancel_from_the_function_leaves_no_partial_file(tmp_path):
+    with pytest.raises(qr.Error) as e:
+        qr.render_frames("snow", 32, frames=range(0, 10), device="cpu",
+                         out=str(tmp_path / "s_%d.png"), progress=lambda done, total: done < 2)
+    assert e.value.status == 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s_0.png", "s_1.png"]
+
+
+def test_errors_raise_in_one_line(tmp_path):
+    with pytest.raises(qr.Error, match="frame"):
+        qr.render_frames("snow", 32, frames=range(3), out=str(tmp_path / "a%s.png"))
+    with pytest.raises(ValueError):
+        qr.render_frames("snow", 32, frames=range(0, 4, 2), out=str(tmp_path / "x_%d.png"))
+    with pytest.raises(qr.Error):
+        qr.render_frames("no-such-scene", 32, out=str(tmp_path / "x.png"))
+    with pytest.raises(ZeroDivisionError):
+        qr.render_frames("snow", 16, frames=range(3), device="cpu", out=lambda k, img: 1 / 0)
+
+
+gpu = pytest.mark.skipif(not qr.gpu_available()[0], reason="needs a GPU")
+
+
+@gpu
+def test_gpu_list_equals_one_gpu(tmp_path):
+    qr.render_file("biglittle", 600, 400, device="gpu", out=str(tmp_path / "one.png"))
+    qr.render_file("biglittle", 600, 400, device="gpu", gpus=[0, 0],
+                   out=str(tmp_path / "two.png"))
+    assert (tmp_path / "one.png").read_bytes() == (tmp_path / "two.png").read_bytes()
+    qr.render_frames("snow", 128, frames=range(4), device="gpu", out=str(tmp_path / "a_%d.png"))
+    qr.render_frames("snow", 128, frames=range(4), device="gpu", gpus=[0, 0],
+                     out=str(tmp_path / "b_%d.png"))
+    for k in range(4):
+        assert (tmp_path / f"a_{k}.png").read_bytes() == (tmp_path / f"b_{k}.png").read_bytes()

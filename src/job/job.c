@@ -1,0 +1,313 @@
+/* job.c — quadrender/job.h: a job's params checked, its plan (the device,
+ * the lanes), then its frames: on one device here (job_ctx.c), over
+ * several GPUs or processes in job_split.c.
+ *
+ * One device: load the scene -> for each frame: job_seek, job_render,
+ * write (or hand the image to on_frame). On the GPU the scene is uploaded
+ * once and stepped there between frames; a sequence of files the GPU
+ * renders whole is encoded by a pool of threads (frame_pool.c) while the
+ * next frames render.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic_file.h"
+#include "job/job_ctx.h"
+#include "job/job_mpi.h"
+#include "job/job_split.h"
+#include "quadrender/job.h"
+#include "quadrender/threads.h"
+
+void qr_job_params_init(qr_job_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->width = p->height = 1024;
+    p->mode = QR_RENDER_FAST;
+    qr_index_params_default(&p->index);
+    p->device = QR_JOB_AUTO;
+    p->format = QR_FORMAT_UNKNOWN;
+    p->png_level = QR_PNG_LEVEL_DEFAULT;
+}
+
+/* The params' own sense, before anything is touched. */
+static qr_status check_params(const qr_job_params *p, qr_error *err)
+{
+    const int32_t most = p->on_frame || p->keep_aspect ? QR_IMAGE_MAX_DIM : QR_IMAGE_BANDS_MAX_DIM;
+    if (p->width < 1 || p->height < 1 || p->width > most || p->height > most)
+        return qr_fail(err, QR_ERR_INVALID, "image of %dx%d: each side from 1 to %d",
+                       (int)p->width, (int)p->height, (int)most);
+    if (p->first < 0 || p->last < p->first)
+        return qr_fail(err, QR_ERR_INVALID, "frames %lld to %lld: expected 0 <= first <= last",
+                       (long long)p->first, (long long)p->last);
+    if (!p->scene && !p->scene_name)
+        return qr_fail(err, QR_ERR_INVALID, "no scene: set scene or scene_name");
+    if (!p->output == !p->on_frame)
+        return qr_fail(err, QR_ERR_INVALID, "expected one of output and on_frame");
+    if (p->mode != QR_RENDER_FAST && p->mode != QR_RENDER_EXACT)
+        return qr_fail(err, QR_ERR_INVALID, "render mode %d: expected fast or exact", (int)p->mode);
+    if (p->device < QR_JOB_AUTO || p->device > QR_JOB_CPU_REFERENCE)
+        return qr_fail(err, QR_ERR_INVALID, "device %d: expected auto, gpu, cpu or cpu-reference",
+                       (int)p->device);
+    if (p->ngpus < 0 || p->ngpus > QR_JOB_MAX_GPUS)
+        return qr_fail(err, QR_ERR_INVALID, "%d GPUs: expected 0 to %d", p->ngpus,
+                       QR_JOB_MAX_GPUS);
+    for (int i = 0; i < p->ngpus; i++)
+        if (p->gpus[i] < 0)
+            return qr_fail(err, QR_ERR_INVALID, "GPU %d: not a CUDA device number", p->gpus[i]);
+    if (p->ngpus > 1 && (p->device == QR_JOB_CPU || p->device == QR_JOB_CPU_REFERENCE))
+        return qr_fail(err, QR_ERR_INVALID, "several GPUs: not on the CPU");
+    if (p->format < QR_FORMAT_UNKNOWN || p->format > QR_FORMAT_PFM)
+        return qr_fail(err, QR_ERR_INVALID, "image format %d: expected png, ppm or pfm",
+                       (int)p->format);
+    if (p->png_level < 0 || p->png_level > 9)
+        return qr_fail(err, QR_ERR_INVALID, "PNG level %d: expected 0 to 9", p->png_level);
+    char path[JOB_PATH_MAX];
+    if (p->output && job_frame_path(p->output, p->first, path, sizeof path, err) != QR_OK)
+        return err ? err->status : QR_ERR_INVALID;
+    return qr_index_params_check(&p->index, err);
+}
+
+qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->lanes = plan->processes = 1;
+    qr_status st = check_params(p, err);
+    job_mpi m;
+    if (st == QR_OK)
+        st = job_mpi_start(&m, err);
+    if (st != QR_OK)
+        return st;
+    plan->processes = m.size;
+    plan->rank = m.rank;
+    if (m.size > 1) {
+        plan->lanes = m.size;
+        return QR_OK;
+    }
+    if (p->ngpus > 1 && qr_gpu_count() > 0) {
+        plan->lanes = p->ngpus;
+        return QR_OK;
+    }
+    /* no GPU to split over: QR_JOB_GPU fails as it would alone, AUTO
+     * renders in this one process on the CPU, saying so */
+    if (p->ngpus > 1 && p->device == QR_JOB_GPU)
+        return qr_fail(err, QR_ERR_NO_GPU, "several GPUs: no CUDA device found");
+    if (p->ngpus == 1 && p->device != QR_JOB_CPU && p->device != QR_JOB_CPU_REFERENCE)
+        qr_gpu_select(p->gpus[0], NULL);
+    job_device d;
+    if ((st = job_device_choose(p->device, &d, err)) != QR_OK)
+        return st;
+    plan->gpu = d.gpu;
+    plan->info = d.info;
+    snprintf(plan->where, sizeof plan->where, "%s", d.where);
+    snprintf(plan->note, sizeof plan->note, "%s", d.note);
+    return QR_OK;
+}
+
+/* --aspect keep on a W x H image: the square of the longer side is
+ * rendered (every renderer's normalized coordinates then scale both axes
+ * alike, so circles stay round) and the centred W x H window of it is
+ * kept: rows and columns (S - W) / 2 and (S - H) / 2 on. */
+static void crop_centre(const qr_image *square, qr_image *out)
+{
+    const int32_t ox = (square->width - out->width) / 2, oy = (square->height - out->height) / 2;
+    for (int32_t j = 0; j < out->height; j++)
+        memcpy(out->rgba + (size_t)j * (size_t)out->width * 4,
+               square->rgba + ((size_t)(j + oy) * (size_t)square->width + (size_t)ox) * 4,
+               (size_t)out->width * 4 * sizeof(float));
+}
+
+/* One device's frames: what stays from frame to frame. */
+typedef struct single {
+    job_state *st;
+    job_ctx ctx;
+    qr_image *img, *square; /* the host image (not streamed), the square (crop) */
+    bool crop, stream;
+    qr_job_stage stage;     /* of a failure */
+} single;
+
+/* The renderer and the host images; the START report. */
+static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
+{
+    const qr_job_params *p = s->st->p;
+    job_ctx *ctx = &s->ctx;
+    ctx->mode = p->mode;
+    ctx->params = p->index;
+    ctx->gpu_memory = p->gpu_memory;
+    ctx->stage_timing = p->stage_timing;
+    ctx->on_seek = p->on_seek;
+    ctx->seek_user = p->user;
+    qr_status st = job_device_choose(plan->gpu ? QR_JOB_GPU : p->device, &ctx->dev, err);
+    if (st != QR_OK)
+        return st;
+    snprintf(ctx->dev.note, sizeof ctx->dev.note, "%s", plan->note);
+    /* the image rendered: the output itself, or with keep_aspect on a
+     * non-square image the square of its longer side (crop_centre); it is
+     * streamed out in bands unless it is cropped or handed to on_frame */
+    const int32_t side = p->width > p->height ? p->width : p->height;
+    s->crop = p->keep_aspect && p->width != p->height;
+    s->stream = !s->crop && !p->on_frame;
+    if ((!s->stream && (st = qr_image_create(p->width, p->height, &s->img, err)) != QR_OK) ||
+        (s->crop && (st = qr_image_create(side, side, &s->square, err)) != QR_OK) ||
+        (st = job_ctx_start(ctx, s->st->scene, s->crop ? side : p->width,
+                            s->crop ? side : p->height, s->stream, s->st->format, err)) != QR_OK)
+        return st;
+    /* A GPU sequence of named files (not a stream) of whole images: each
+     * file is encoded on one core while the next frames render, up to
+     * 1 GiB of frames waiting. Without it (frames too large) every frame is
+     * encoded on all cores in turn. */
+    char a[JOB_PATH_MAX], b[JOB_PATH_MAX];
+    if (p->first < p->last && ctx->dev.gpu && s->stream && !ctx->band_rows &&
+        job_frame_path(p->output, p->first, a, sizeof a, NULL) == QR_OK &&
+        job_frame_path(p->output, p->first + 1, b, sizeof b, NULL) == QR_OK && strcmp(a, b)) {
+        const int workers = qr_threads() < 32 ? qr_threads() : 32;
+        if (job_frame_pool_start(s->st->format, p->width, p->height, p->png_level, workers,
+                                 (size_t)1 << 30, &ctx->pool, NULL) != QR_OK)
+            ctx->pool = NULL;
+    }
+    qr_job_progress pr = {.event = QR_JOB_START, .scene = s->st->scene,
+                          .where = ctx->dev.where, .note = ctx->dev.note,
+                          .gpu = ctx->dev.gpu, .reference = ctx->dev.reference, .lanes = 1,
+                          .band_rows = ctx->band_rows, .upload_ms = ctx->upload_ms,
+                          .frame = p->first};
+    if (!job_report(s->st, &pr, 0))
+        return qr_fail(err, QR_ERR_CANCELLED, "cancelled");
+    return QR_OK;
+}
+
+/* Frame k: seek, render, write or hand over; its report. */
+static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *err)
+{
+    const qr_job_params *p = s->st->p;
+    job_ctx *ctx = &s->ctx;
+    char path[JOB_PATH_MAX];
+    qr_job_progress pr = {.event = QR_JOB_FRAME, .frame = k, .path = p->output ? path : NULL};
+    s->stage = QR_JOB_STAGE_OUTPUT;
+    qr_status st = p->output ? job_frame_path(p->output, k, path, sizeof path, err) : QR_OK;
+    if (st != QR_OK)
+        return st;
+    s->stage = QR_JOB_STAGE_RENDER;
+    const double t1 = job_now_ms();
+    if ((st = job_seek(ctx, s->st->scene, k, err)) != QR_OK)
+        return st;
+    const double t2 = job_now_ms();
+    if ((st = job_render(ctx, s->st->scene, s->crop ? s->square : s->img, err)) != QR_OK)
+        return st;
+    if (s->crop)
+        crop_centre(s->square, s->img);
+    const double t3 = job_now_ms();
+    if (p->on_frame) {
+        if (p->on_frame(p->user, k, s->img) != 0) {
+            atomic_store(&s->st->cancelled, 1);
+            return qr_fail(err, QR_ERR_CANCELLED, "cancelled");
+        }
+    } else {
+        s->stage = QR_JOB_STAGE_OUTPUT;
+        job_png_meta meta;
+        qr_image_write_options opts = qr_image_write_options_default();
+        opts.png_level = p->png_level;
+        job_png_text(&meta, s->st, k, &opts);
+        if ((st = job_write_frame(ctx, s->st->scene, s->img, s->stream, path, s->st->format,
+                                  &opts, err)) != QR_OK)
+            return st;
+    }
+    const double t4 = job_now_ms();
+    pr.seek_ms = t2 - t1;
+    pr.render_ms = t3 - t2;
+    pr.write_ms = t4 - t3;
+    pr.gpu = ctx->dev.gpu;
+    pr.reference = ctx->dev.reference;
+    pr.band_rows = ctx->band_rows;
+    pr.gpu_timing = ctx->timing;
+    pr.cpu_timing = ctx->cpu;
+    if (ctx->dev.gpu)
+        *gpu_ms += ctx->timing.frame_ms;
+    s->stage = QR_JOB_STAGE_RENDER;
+    if (!job_report(s->st, &pr, 1))
+        return qr_fail(err, QR_ERR_CANCELLED, "cancelled");
+    return QR_OK;
+}
+
+/* The job on one device (the CPU, or one GPU). */
+static qr_status run_single(job_state *js, const qr_job_plan *plan, qr_job_result *res,
+                            qr_error *err)
+{
+    const qr_job_params *p = js->p;
+    single s = {.st = js, .stage = QR_JOB_STAGE_RENDER};
+    qr_status st = single_start(&s, plan, err);
+    const double t0 = job_now_ms();
+    for (int64_t k = p->first; st == QR_OK && k <= p->last; k++) {
+        st = single_frame(&s, k, &res->gpu_ms, err);
+        res->frames += st == QR_OK;
+    }
+    if (st == QR_OK && s.ctx.pool) {
+        s.stage = QR_JOB_STAGE_OUTPUT;
+        st = job_frame_pool_finish(s.ctx.pool, err);
+    }
+    res->ms = job_now_ms() - t0;
+    res->stage = s.stage;
+    job_ctx_free(&s.ctx);
+    qr_image_destroy(s.img);
+    qr_image_destroy(s.square);
+    return st;
+}
+
+/* What a split cannot do, refused before any work. */
+static qr_status check_split(const qr_job_params *p, const qr_job_plan *plan, qr_error *err)
+{
+    const char *how = plan->processes > 1 ? "under an MPI launcher" : "over several GPUs";
+    char path[JOB_PATH_MAX];
+    if (p->keep_aspect && p->width != p->height)
+        return qr_fail(err, QR_ERR_INVALID, "%s: keep_aspect only on a square image", how);
+    if (p->output && job_frame_path(p->output, p->first, path, sizeof path, err) == QR_OK &&
+        qr_atomic_is_direct(path))
+        return qr_fail(err, QR_ERR_INVALID, "%s: files only, not -, a FIFO or a device", how);
+    return QR_OK;
+}
+
+qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
+{
+    qr_job_result spare;
+    res = res ? res : &spare;
+    memset(res, 0, sizeof *res);
+    res->stage = QR_JOB_STAGE_PARAMS;
+    qr_job_plan plan;
+    qr_status st = qr_job_plan_of(p, &plan, err);
+    if (st == QR_OK && plan.lanes > 1)
+        st = check_split(p, &plan, err);
+    if (st != QR_OK) {
+        res->stage = st == QR_ERR_INVALID ? QR_JOB_STAGE_PARAMS : QR_JOB_STAGE_RENDER;
+        return st;
+    }
+    job_state js = {.p = p, .scene = p->scene};
+    res->stage = QR_JOB_STAGE_INPUT;
+    if (!js.scene && (st = qr_scene_load(p->scene_name, p->seed, &js.scene, err)) != QR_OK)
+        return st;
+    js.builtin = p->scene_name && qr_builtin_find(p->scene_name) != NULL;
+    js.format = p->format;
+    char path[JOB_PATH_MAX];
+    if (js.format == QR_FORMAT_UNKNOWN && p->output &&
+        job_frame_path(p->output, p->first, path, sizeof path, NULL) == QR_OK)
+        js.format = qr_image_format_from_path(path);
+    if (js.format == QR_FORMAT_UNKNOWN)
+        js.format = QR_FORMAT_PNG;
+    js.mode_text = p->device == QR_JOB_CPU_REFERENCE ? "reference"
+                   : p->mode == QR_RENDER_EXACT      ? "exact"
+                                                     : "fast";
+    pthread_mutex_init(&js.report_mu, NULL);
+    atomic_init(&js.cancelled, 0);
+    if (plan.lanes > 1) {
+        job_mpi m;
+        job_mpi_start(&m, NULL); /* started by the plan: the same */
+        int all[QR_JOB_MAX_GPUS];
+        const int ngpus = p->ngpus ? p->ngpus : 0;
+        memcpy(all, p->gpus, sizeof all);
+        st = job_split(&js, &m, all, ngpus, res, err);
+    } else {
+        st = run_single(&js, &plan, res, err);
+    }
+    pthread_mutex_destroy(&js.report_mu);
+    if (js.scene != p->scene)
+        qr_scene_destroy(js.scene);
+    return st;
+}

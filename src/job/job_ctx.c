@@ -1,0 +1,295 @@
+/* job_ctx.c — what the parts of a job share (job_ctx.h): the frames'
+ * names, progress reports, the device choice, and one renderer's frames:
+ * where they render (job_device_choose, job_ctx_start sets the GPU up),
+ * how the scene reaches a frame (job_seek), and how a frame becomes a file
+ * (job_write_frame). job.c drives one of these over a frame range;
+ * job_split.c drives several, one a GPU or a process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job/job_ctx.h"
+#include "quadrender/render_cpu.h"
+#include "quadrender/render_cpu_fast.h"
+#include "quadrender/threads.h"
+
+#ifndef QR_VERSION
+#define QR_VERSION "unknown"
+#endif
+
+double job_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+qr_status job_frame_path(const char *pattern, int64_t k, char *buf, size_t size, qr_error *err)
+{
+    size_t n = 0;
+    int numbers = 0;
+    for (const char *c = pattern; *c; c++) {
+        char piece[32] = {*c, 0};
+        if (*c == '%') {
+            int width = 0, zero = 0;
+            const char *d = c + 1;
+            if (*d == '%') {
+                c = d;
+            } else {
+                zero = *d == '0';
+                for (d += zero; *d >= '0' && *d <= '9' && width < 100; d++)
+                    width = width * 10 + (*d - '0');
+                if (*d != 'd' || (zero && (width < 1 || width > 18)) || (!zero && width) ||
+                    numbers++)
+                    return qr_fail(err, QR_ERR_INVALID,
+                                   "'%s': a frame name holds one %%d or %%0Nd (N 1..18), %%%% "
+                                   "for a '%%'",
+                                   pattern);
+                snprintf(piece, sizeof piece, "%0*lld", width, (long long)k);
+                c = d;
+            }
+        }
+        const size_t len = strlen(piece);
+        if (n + len >= size)
+            return qr_fail(err, QR_ERR_INVALID, "'%.200s...': file name too long", pattern);
+        memcpy(buf + n, piece, len + 1);
+        n += len;
+    }
+    if (!n)
+        return qr_fail(err, QR_ERR_INVALID, "an empty file name");
+    return QR_OK;
+}
+
+bool job_report(job_state *st, qr_job_progress *pr, int64_t step)
+{
+    if (!pr->lane)
+        pr->lane = "";
+    pthread_mutex_lock(&st->report_mu);
+    st->done += step;
+    pr->done = st->done;
+    pr->total = pr->total ? pr->total : st->p->last - st->p->first + 1;
+    if (st->p->on_progress && !atomic_load(&st->cancelled) &&
+        st->p->on_progress(st->p->user, pr) != 0)
+        atomic_store(&st->cancelled, 1);
+    pthread_mutex_unlock(&st->report_mu);
+    return !atomic_load(&st->cancelled);
+}
+
+bool job_cancelled(job_state *st)
+{
+    return atomic_load(&st->cancelled) != 0;
+}
+
+qr_status job_device_choose(qr_job_device requested, job_device *d, qr_error *err)
+{
+    memset(d, 0, sizeof *d);
+    const int threads = qr_threads();
+    snprintf(d->where, sizeof d->where, "the CPU (%d thread%s)", threads, threads == 1 ? "" : "s");
+    if (requested == QR_JOB_CPU_REFERENCE) {
+        d->reference = true;
+        snprintf(d->where, sizeof d->where, "the CPU (the serial reference renderer)");
+        return QR_OK;
+    }
+    if (requested == QR_JOB_CPU)
+        return QR_OK;
+    qr_error why;
+    if (qr_gpu_probe(&d->info, &why) != QR_OK) {
+        if (requested == QR_JOB_GPU)
+            return qr_fail(err, why.status, "%s", why.msg);
+        snprintf(d->note, sizeof d->note, "no usable GPU (%.300s): rendering on %.200s", why.msg,
+                 d->where);
+        return QR_OK;
+    }
+    d->gpu = true;
+    snprintf(d->where, sizeof d->where, "the GPU (%.200s, sm_%d%d, %d SMs)", d->info.name,
+             d->info.cc_major, d->info.cc_minor, d->info.sm_count);
+    snprintf(d->note, sizeof d->note, "rendering on %s", d->where);
+    return QR_OK;
+}
+
+qr_status job_ctx_init_device(job_ctx *ctx, int device, qr_error *err)
+{
+    qr_status st = qr_gpu_probe_device(device, &ctx->dev.info, err);
+    if (st != QR_OK)
+        return st;
+    ctx->dev.gpu = true;
+    snprintf(ctx->dev.where, sizeof ctx->dev.where, "GPU %d (%.200s)", device,
+             ctx->dev.info.name);
+    return QR_OK;
+}
+
+/* Once the scene is loaded: on the GPU, upload it (as generated, steps ==
+ * scene->steps) and make the renderer; frames then never touch the host
+ * scene. A renderer whose image streams out as `format` (stream) renders
+ * whole when the image fits the GPU memory budget, else in bands. */
+qr_status job_ctx_start(job_ctx *ctx, const qr_scene *scene, int32_t width, int32_t height,
+                        bool stream, qr_image_format format, qr_error *err)
+{
+    ctx->width = width;
+    ctx->height = height;
+    if (!ctx->dev.gpu)
+        return QR_OK;
+    double t0 = job_now_ms();
+    qr_status st = qr_gpu_scene_create(scene, &ctx->gs, err);
+    if (st == QR_OK && stream)
+        st = qr_gpu_renderer_create_budget(width, height, ctx->gs, format, ctx->gpu_memory,
+                                           &ctx->params, &ctx->r, err);
+    else if (st == QR_OK)
+        st = qr_gpu_renderer_create(width, height, &ctx->r, err);
+    if (st != QR_OK)
+        return st;
+    if (qr_gpu_renderer_band_rows(ctx->r) < height)
+        ctx->band_rows = qr_gpu_renderer_band_rows(ctx->r);
+    /* the index build's stages too, at the cost of an event per stage */
+    qr_gpu_renderer_set_timing(ctx->r, ctx->stage_timing ? QR_TIMING_STAGES : QR_TIMING_TOTALS);
+    ctx->upload_ms = job_now_ms() - t0;
+    return QR_OK;
+}
+
+void job_ctx_free(job_ctx *ctx)
+{
+    job_frame_pool_free(ctx->pool);
+    qr_gpu_renderer_destroy(ctx->r);
+    qr_gpu_scene_destroy(ctx->gs);
+}
+
+/* Brings the scene to the state frame k is rendered from: the host scene
+ * on the CPU, the device scene on the GPU. */
+qr_status job_seek(job_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err)
+{
+    if (ctx->dev.gpu)
+        return qr_gpu_scene_seek_frame_progress(ctx->gs, k, ctx->on_seek, ctx->seek_user, err);
+    return qr_scene_seek_frame_progress(scene, k, ctx->on_seek, ctx->seek_user, err);
+}
+
+/* Renders the scene's current state on the device ctx chose into img.
+ * Without one (stream) the image is rendered as job_write_frame writes it. */
+qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_error *err)
+{
+    if (!img)
+        return QR_OK;
+    if (ctx->dev.reference)
+        return qr_render_cpu(scene, img, err);
+    if (!ctx->dev.gpu)
+        return qr_render_cpu_fast(scene, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
+    qr_status st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_download(ctx->r, img, err);
+    return st;
+}
+
+
+void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_write_options *opts)
+{
+    const qr_job_params *p = st->p;
+    int n = 0;
+    m->text[n++] = (qr_image_text){"Scene", st->scene->name};
+    if (st->builtin) {
+        snprintf(m->seed, sizeof m->seed, "%u", p->seed);
+        m->text[n++] = (qr_image_text){"Seed", m->seed};
+    }
+    snprintf(m->frame, sizeof m->frame, "%lld", (long long)k);
+    m->text[n++] = (qr_image_text){"Frame", m->frame};
+    snprintf(m->size, sizeof m->size, "%dx%d", (int)p->width, (int)p->height);
+    m->text[n++] = (qr_image_text){"Size", m->size};
+    m->text[n++] = (qr_image_text){"Mode", st->mode_text};
+    if (p->keep_aspect) /* what Size means: only the default is left unsaid */
+        m->text[n++] = (qr_image_text){"Aspect", "keep"};
+    snprintf(m->software, sizeof m->software, "%s",
+             p->software ? p->software : "quadrender " QR_VERSION);
+    m->text[n++] = (qr_image_text){"Software", m->software};
+    opts->text = m->text;
+    opts->ntext = n;
+}
+
+/* Bytes of float pixels a band of the CPU's streamed render holds. */
+#define CPU_BAND_BYTES ((size_t)256 << 20)
+
+/* The CPU's streamed render: bands of rows in the file's order, each
+ * rendered into one band image (of CPU_BAND_BYTES, made by hand: wider
+ * than QR_IMAGE_MAX_DIM is allowed) and appended to w. A band's rows equal
+ * the whole image's (qr_render_cpu_fast_band). */
+static qr_status write_cpu_bands(job_ctx *ctx, const qr_scene *scene, qr_image_writer *w,
+                                 qr_error *err)
+{
+    const int32_t W = ctx->width, H = ctx->height;
+    const bool pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
+    size_t rows = CPU_BAND_BYTES / ((size_t)W * 4 * sizeof(float));
+    if (rows < QR_REGION)
+        rows = QR_REGION;
+    if (rows > (size_t)H)
+        rows = (size_t)H;
+    qr_image band = {W, (int32_t)rows, malloc((size_t)W * rows * 4 * sizeof(float))};
+    if (!band.rgba)
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: a band of %zu rows of %d pixels", rows,
+                       (int)W);
+    qr_status st = QR_OK;
+    qr_cpu_timing sum = {0, 0};
+    for (int32_t done = 0; st == QR_OK && done < H; done += (int32_t)rows) {
+        const int32_t n = H - done < (int32_t)rows ? H - done : (int32_t)rows;
+        /* PNG and PPM from the top row down, PFM from the bottom up */
+        const int32_t y0 = pfm ? done : H - done - n;
+        band.height = n;
+        if (ctx->dev.reference) {
+            st = qr_render_cpu_band(scene, W, H, y0, y0 + n, &band, err);
+        } else {
+            st = qr_render_cpu_fast_band(scene, &ctx->params, ctx->mode, 0, W, H, y0, y0 + n,
+                                         &band, &ctx->cpu, err);
+            sum.build_ms += ctx->cpu.build_ms;
+            sum.render_ms += ctx->cpu.render_ms;
+        }
+        if (st == QR_OK)
+            st = qr_image_writer_append_image(w, &band, err);
+    }
+    ctx->cpu = sum;
+    free(band.rgba);
+    return st;
+}
+
+/* Writes the frame to `path` in `format` (--format, else the name's
+ * extension, else PNG): from the GPU, rendered, converted there and
+ * streamed in bands into the file's writer (stream = true); else the host
+ * image rendered by job_render. */
+qr_status job_write_frame(job_ctx *ctx, const qr_scene *scene, const qr_image *img, bool stream,
+                          const char *path, qr_image_format format,
+                          const qr_image_write_options *opts, qr_error *err)
+{
+    if (format == QR_FORMAT_UNKNOWN)
+        format = qr_image_format_from_path(path);
+    if (format == QR_FORMAT_UNKNOWN)
+        format = QR_FORMAT_PNG;
+    if (!stream)
+        return qr_image_write_as(img, path, format, opts, err);
+    if (ctx->pool) {
+        /* a sequence: the file rows into a free buffer, written by the pool */
+        void *rows = NULL;
+        int slot = 0;
+        qr_status st = job_frame_pool_take(ctx->pool, &rows, &slot, err);
+        if (st == QR_OK)
+            st = qr_gpu_render(ctx->r, ctx->gs, &ctx->params, ctx->mode, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
+        if (st == QR_OK)
+            st = qr_gpu_renderer_read_rows(ctx->r, format, rows, err);
+        if (st == QR_OK)
+            st = job_frame_pool_submit(ctx->pool, slot, path, opts, err);
+        return st;
+    }
+    qr_image_writer *w = NULL;
+    qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
+    if (st == QR_OK && !ctx->dev.gpu)
+        st = write_cpu_bands(ctx, scene, w, err);
+    else if (st == QR_OK)
+        st = qr_gpu_render_write(ctx->r, ctx->gs, &ctx->params, ctx->mode, w, err);
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    if (st == QR_OK && ctx->dev.gpu && !ctx->band_rows)
+        st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
+    if (st == QR_OK)
+        return qr_image_writer_close(w, err);
+    qr_image_writer_abort(w);
+    return st;
+}

@@ -1,0 +1,284 @@
+/* test_job.c — the job API (quadrender/job.h) on the CPU, against
+ * oracles outside the job: a frame range's files equal the files of each
+ * frame rendered alone; the images a callback receives equal
+ * qr_render_cpu_fast of the scene stepped to each frame; progress counts up
+ * to the total; a cancelled job stops, answers QR_ERR_CANCELLED and leaves
+ * no partial or temporary file; bad params are refused in one line. The
+ * GPU variants (several GPUs, one image and a range) compare with one GPU
+ * and skip without one. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+#include "quadrender/job.h"
+#include "quadrender/render_cpu_fast.h"
+#include "test_util.h"
+
+#define W 48
+#define H 40
+
+/* A CPU job of `scene` at W x H, frames first..last, to output. */
+static qr_job_params cpu_job(const char *scene, int64_t first, int64_t last, const char *output)
+{
+    qr_job_params p;
+    qr_job_params_init(&p);
+    p.scene_name = scene;
+    p.width = W;
+    p.height = H;
+    p.first = first;
+    p.last = last;
+    p.device = QR_JOB_CPU;
+    p.output = output;
+    return p;
+}
+
+static char *dup_path(const char *p)
+{
+    char *s = strdup(p);
+    cr_assert(s);
+    return s;
+}
+
+/* Every file of a range equals the file of its frame rendered alone, in
+ * each format. */
+Test(job, frames_to_files_equal_each_frame_alone)
+{
+    const char *ext[] = {"png", "ppm", "pfm"};
+    for (int f = 0; f < 3; f++) {
+        char name[64];
+        snprintf(name, sizeof name, "job_range_%s", ext[f]);
+        char *dir = dup_path(qr_test_tmp_dir(name));
+        snprintf(name, sizeof name, "s_%%03d.%s", ext[f]);
+        char *pattern = dup_path(qr_test_join(dir, name));
+        qr_job_params p = cpu_job("snow", 2, 5, pattern);
+        qr_job_result res;
+        qr_error err;
+        QR_CHECK(err, qr_job_run(&p, &res, &err));
+        cr_expect_eq(res.frames, 4);
+        for (int64_t k = 2; k <= 5; k++) {
+            snprintf(name, sizeof name, "alone.%s", ext[f]);
+            char *alone = dup_path(qr_test_join(dir, name));
+            qr_job_params one = cpu_job("snow", k, k, alone);
+            QR_CHECK(err, qr_job_run(&one, NULL, &err));
+            snprintf(name, sizeof name, "s_%03d.%s", (int)k, ext[f]);
+            cr_expect(qr_test_same_bytes(qr_test_join(dir, name), alone), "%s frame %d", ext[f],
+                      (int)k);
+            free(alone);
+        }
+        cr_expect_eq(qr_test_count_temp_files(dir), 0);
+        free(pattern);
+        free(dir);
+    }
+}
+
+/* What a frame callback keeps. */
+typedef struct frames_seen {
+    int64_t frame[8];
+    float *rgba[8];
+    int n;
+    int stop_after; /* cancel after this many (0: never) */
+} frames_seen;
+
+static int keep_frame(void *user, int64_t frame, const qr_image *img)
+{
+    frames_seen *s = user;
+    const size_t bytes = (size_t)img->width * (size_t)img->height * 4 * sizeof(float);
+    cr_assert(s->n < 8);
+    s->frame[s->n] = frame;
+    s->rgba[s->n] = malloc(bytes);
+    cr_assert(s->rgba[s->n]);
+    memcpy(s->rgba[s->n], img->rgba, bytes);
+    s->n++;
+    return s->stop_after && s->n >= s->stop_after;
+}
+
+/* The callback gets frames in order, each equal to the scene stepped to
+ * the frame and rendered by qr_render_cpu_fast. */
+Test(job, callback_receives_the_same_images)
+{
+    frames_seen seen = {0};
+    qr_job_params p = cpu_job("snow", 1, 4, NULL);
+    p.on_frame = keep_frame;
+    p.user = &seen;
+    qr_error err;
+    QR_CHECK(err, qr_job_run(&p, NULL, &err));
+    cr_assert_eq(seen.n, 4);
+    qr_scene *scene = NULL;
+    qr_image *img = NULL;
+    QR_CHECK(err, qr_scene_load("snow", 0, &scene, &err));
+    QR_CHECK(err, qr_image_create(W, H, &img, &err));
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(seen.frame[i], 1 + i);
+        QR_CHECK(err, qr_scene_seek_frame(scene, 1 + i, &err));
+        QR_CHECK(err, qr_render_cpu_fast(scene, &p.index, p.mode, 0, img, NULL, &err));
+        cr_expect(!memcmp(seen.rgba[i], img->rgba, (size_t)W * H * 4 * sizeof(float)),
+                  "frame %d differs", 1 + i);
+        free(seen.rgba[i]);
+    }
+    qr_image_destroy(img);
+    qr_scene_destroy(scene);
+}
+
+/* What the progress callback saw. */
+typedef struct progress_log {
+    int starts, frames;
+    int64_t last_done, total;
+    bool monotonic, start_first;
+    int64_t cancel_at; /* answer nonzero once done reaches it (0: never; -1: at START) */
+} progress_log;
+
+static int log_progress(void *user, const qr_job_progress *p)
+{
+    progress_log *l = user;
+    if (p->event == QR_JOB_START) {
+        l->starts++;
+        l->start_first = l->frames == 0;
+        cr_expect(p->scene && p->where && p->note, "the plan is told");
+        return l->cancel_at < 0;
+    }
+    l->frames += p->event == QR_JOB_FRAME;
+    l->monotonic = l->monotonic && p->done >= l->last_done && p->done <= p->total;
+    l->last_done = p->done;
+    l->total = p->total;
+    return l->cancel_at > 0 && p->done >= l->cancel_at;
+}
+
+Test(job, progress_counts_up_to_the_total)
+{
+    const char *dir = qr_test_tmp_dir("job_progress");
+    char *pattern = dup_path(qr_test_join(dir, "p_%d.ppm"));
+    progress_log log = {.monotonic = true};
+    qr_job_params p = cpu_job("hypnosis", 0, 6, pattern);
+    p.on_progress = log_progress;
+    p.user = &log;
+    qr_error err;
+    QR_CHECK(err, qr_job_run(&p, NULL, &err));
+    cr_expect_eq(log.starts, 1);
+    cr_expect(log.start_first, "START comes before the frames");
+    cr_expect_eq(log.frames, 7);
+    cr_expect(log.monotonic, "done never goes back, never passes total");
+    cr_expect_eq(log.last_done, 7);
+    cr_expect_eq(log.total, 7);
+    free(pattern);
+}
+
+/* Cancelled after two frames: QR_ERR_CANCELLED, the two files whole,
+ * nothing more, no temporary file. Cancelled before the one image: no
+ * file at all. */
+Test(job, cancel_from_progress_stops_and_leaves_no_file)
+{
+    const char *dir = qr_test_tmp_dir("job_cancel");
+    char *pattern = dup_path(qr_test_join(dir, "c_%d.png"));
+    progress_log log = {.monotonic = true, .cancel_at = 2};
+    qr_job_params p = cpu_job("snow", 0, 9, pattern);
+    p.on_progress = log_progress;
+    p.user = &log;
+    qr_error err;
+    qr_job_result res;
+    cr_assert_eq(qr_job_run(&p, &res, &err), QR_ERR_CANCELLED, "%s", err.msg);
+    cr_expect_eq(log.frames, 2, "no frame after the cancel");
+    cr_expect(qr_test_exists(qr_test_join(dir, "c_0.png")) &&
+              qr_test_exists(qr_test_join(dir, "c_1.png")));
+    cr_expect(!qr_test_exists(qr_test_join(dir, "c_2.png")));
+    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+    /* the frames written are the frames alone */
+    char *alone = dup_path(qr_test_join(dir, "alone.png"));
+    qr_job_params one = cpu_job("snow", 1, 1, alone);
+    QR_CHECK(err, qr_job_run(&one, NULL, &err));
+    cr_expect(qr_test_same_bytes(qr_test_join(dir, "c_1.png"), alone));
+
+    const char *dir2 = qr_test_tmp_dir("job_cancel_one");
+    char *image = dup_path(qr_test_join(dir2, "one.png"));
+    progress_log at_start = {.monotonic = true, .cancel_at = -1};
+    qr_job_params q = cpu_job("rand10k", 0, 0, image);
+    q.on_progress = log_progress;
+    q.user = &at_start;
+    cr_assert_eq(qr_job_run(&q, NULL, &err), QR_ERR_CANCELLED);
+    cr_expect_eq(at_start.frames, 0);
+    cr_expect(!qr_test_exists(image), "no file");
+    cr_expect_eq(qr_test_count_temp_files(dir2), 0);
+    free(pattern);
+    free(alone);
+    free(image);
+}
+
+/* A frame callback's nonzero answer cancels too. */
+Test(job, cancel_from_frame_callback)
+{
+    frames_seen seen = {.stop_after = 2};
+    qr_job_params p = cpu_job("snow", 0, 5, NULL);
+    p.on_frame = keep_frame;
+    p.user = &seen;
+    qr_error err;
+    cr_assert_eq(qr_job_run(&p, NULL, &err), QR_ERR_CANCELLED);
+    cr_expect_eq(seen.n, 2);
+    for (int i = 0; i < seen.n; i++)
+        free(seen.rgba[i]);
+}
+
+/* Bad params: QR_ERR_INVALID at the params stage, one line, no file. */
+Test(job, invalid_params_give_one_line_errors)
+{
+    const char *dir = qr_test_tmp_dir("job_invalid");
+    char *out = dup_path(qr_test_join(dir, "x_%d.png"));
+    for (int c = 0; c < 8; c++) {
+        qr_job_params p = cpu_job("rgb", 0, 2, out);
+        switch (c) {
+        case 0: p.width = 0; break;
+        case 1: p.first = 3; break;                /* last < first */
+        case 2: p.output = NULL; break;            /* neither files nor a callback */
+        case 3: p.on_frame = keep_frame; break;    /* both */
+        case 4: p.output = "a%s.png"; break;       /* not a frame pattern */
+        case 5: p.ngpus = 2; break;                /* several GPUs on the CPU */
+        case 6: p.png_level = 10; break;
+        case 7: p.scene_name = NULL; break;
+        }
+        qr_error err;
+        qr_job_result res;
+        cr_expect_eq(qr_job_run(&p, &res, &err), QR_ERR_INVALID, "case %d: %s", c, err.msg);
+        cr_expect_eq(res.stage, QR_JOB_STAGE_PARAMS, "case %d", c);
+        cr_expect(err.msg[0] && !strchr(err.msg, '\n'), "case %d: one line: %s", c, err.msg);
+    }
+    /* a scene that is not there fails at the input stage */
+    qr_job_params p = cpu_job("no-such-scene", 0, 0, out);
+    qr_error err;
+    qr_job_result res;
+    cr_expect_neq(qr_job_run(&p, &res, &err), QR_OK);
+    cr_expect_eq(res.stage, QR_JOB_STAGE_INPUT, "%s", err.msg);
+    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+    free(out);
+}
+
+/* Two lanes on GPUs (the same one where there is one): one image and a
+ * frame range equal the one-GPU files. */
+Test(job, gpus_equal_one_gpu, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("job_gpus");
+    char *one = dup_path(qr_test_join(dir, "one_%d.png"));
+    char *two = dup_path(qr_test_join(dir, "two_%d.png"));
+    for (int range = 0; range < 2; range++) {
+        qr_job_params p = cpu_job("biglittle", 0, range ? 3 : 0, one);
+        p.width = 700;
+        p.height = 500;
+        p.device = QR_JOB_GPU;
+        qr_error err;
+        QR_CHECK(err, qr_job_run(&p, NULL, &err));
+        p.output = two;
+        p.ngpus = 2;
+        p.gpus[0] = p.gpus[1] = 0;
+        QR_CHECK(err, qr_job_run(&p, NULL, &err));
+        for (int k = 0; k <= (range ? 3 : 0); k++) {
+            char a[32], b[32];
+            snprintf(a, sizeof a, "one_%d.png", k);
+            snprintf(b, sizeof b, "two_%d.png", k);
+            char *pa = dup_path(qr_test_join(dir, a));
+            cr_expect(qr_test_same_bytes(pa, qr_test_join(dir, b)), "frame %d", k);
+            free(pa);
+        }
+    }
+    free(one);
+    free(two);
+}
