@@ -1,7 +1,7 @@
 /* floor.c — what each scene needs, whatever the index: the numbers
  * docs/benchmarks.md compares our times with. Runs on the CPU, on all the
- * cores (the counting is the CLI's, src/cli/bench/bench_floor.c; the counts do not
- * depend on the thread count).
+ * cores (the counting is the library's, qr_work_floor_count in
+ * quadrender/floor.h; the counts do not depend on the thread count).
  *
  *   box tests   pixel-circle tests the reference renderer makes (box areas)
  *   covered     pixel-circle pairs that blend (exact mode must do each)
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/bench/bench_floor.h"
+#include "quadrender/floor.h"
 #include "quadrender/scene.h"
 
 int main(int argc, char **argv)
@@ -30,14 +30,15 @@ int main(int argc, char **argv)
         qr_error err;
         qr_scene *s = NULL;
         if (qr_scene_load(argv[a], 0, &s, &err)) { fprintf(stderr, "%s\n", err.msg); return 1; }
-        bench_floor f;
-        if (bench_floor_count(s, size, size, 0, &f, &err)) {
+        qr_work_floor f;
+        if (qr_work_floor_count(s, size, size, 0, &f, &err)) {
             fprintf(stderr, "%s\n", err.msg);
             qr_scene_destroy(s);
             return 1;
         }
         printf("%-11s %9d %9d %14lld %14lld %14lld %12.1f\n", s->name, s->n, f.visible,
-               f.box_tests, f.covered, f.fast_blends, f.bytes / 1e6);
+               (long long)f.box_tests, (long long)f.covered, (long long)f.fast_blends,
+               f.bytes / 1e6);
         qr_scene_destroy(s);
     }
     return 0;

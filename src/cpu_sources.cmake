@@ -30,6 +30,7 @@ set(QR_CPU_SOURCES
   render/cpu/render_cpu.c
   render/cpu/render_cpu_fast.c
   render/cpu/cpu_tile.c
+  render/cpu/floor.c
   quadtree/index.c
   quadtree/host/host_grid.c
   quadtree/host/host_subtree.c

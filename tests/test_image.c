@@ -313,13 +313,21 @@ Test(image, pfm_header_bits_and_row_order)
 
 /* ---- PNG ------------------------------------------------------------------------------ */
 
-Test(image, png_reads_back)
+/* The pattern, its first pixel holding a value just below 1, one above
+ * and NaN. */
+static qr_image *pattern_with_edges(int32_t w, int32_t h)
 {
-    qr_image *img = make_image(6, 4);
+    qr_image *img = make_image(w, h);
     fill_pattern(img);
     px(img, 0, 0)[0] = 0.999f;
     px(img, 0, 0)[1] = 1.5f;
     px(img, 0, 0)[2] = NAN;
+    return img;
+}
+
+Test(image, png_reads_back)
+{
+    qr_image *img = pattern_with_edges(6, 4);
     const char *path = qr_test_tmp("pattern.png");
     qr_error err;
     cr_assert_eq(qr_image_write(img, path, &err), QR_OK, "%s", err.msg);
@@ -383,6 +391,145 @@ Test(image, png_same_bytes_as_ppm)
     cr_assert_eq(memcmp(ppm + hl, buf, n), 0);
     free(ppm);
     free(buf);
+    qr_image_destroy(img);
+}
+
+/* img's pixels as a PNG holds them (qr_to_byte, top row first): the
+ * oracle the PNGs in memory below are decoded against. */
+static unsigned char *png_pixels(const qr_image *img)
+{
+    unsigned char *want = malloc((size_t)img->width * img->height * 3);
+    cr_assert_not_null(want);
+    for (int32_t row = 0; row < img->height; row++)
+        for (int32_t i = 0; i < img->width; i++)
+            for (int c = 0; c < 3; c++)
+                want[((size_t)row * img->width + i) * 3 + c] = qr_to_byte(
+                    img->rgba[((size_t)(img->height - 1 - row) * img->width + i) * 4 + c]);
+    return want;
+}
+
+/* Encodes img in memory with opts, decodes it with libpng and compares
+ * every pixel with png_pixels; then checks the bytes are the file's
+ * qr_image_write_with writes with the same options. */
+static void check_png_in_memory(const qr_image *img, const qr_image_write_options *opts,
+                                const char *what)
+{
+    unsigned char *png = NULL;
+    size_t len = 0;
+    qr_error err;
+    cr_assert_eq(qr_image_encode_png(img, opts, &png, &len, &err), QR_OK, "%s: %s", what,
+                 err.msg);
+    cr_assert(png && len > 8, "%s", what);
+
+    png_image pi;
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    cr_assert(png_image_begin_read_from_memory(&pi, png, len), "%s: %s", what, pi.message);
+    cr_assert_eq(pi.width, (png_uint_32)img->width, "%s", what);
+    cr_assert_eq(pi.height, (png_uint_32)img->height, "%s", what);
+    cr_assert_eq(pi.format, PNG_FORMAT_RGB, "%s", what);
+    const size_t n = (size_t)img->width * img->height * 3;
+    cr_assert_eq(PNG_IMAGE_SIZE(pi), n, "%s", what);
+    unsigned char *got = malloc(n);
+    cr_assert_not_null(got);
+    cr_assert(png_image_finish_read(&pi, NULL, got, 0, NULL), "%s: %s", what, pi.message);
+    unsigned char *want = png_pixels(img);
+    for (size_t k = 0; k < n; k++)
+        cr_assert_eq(got[k], want[k], "%s: byte %zu (row %zu from the top, pixel %zu) %d, want %d",
+                     what, k, k / 3 / img->width, k / 3 % img->width, got[k], want[k]);
+    free(want);
+    free(got);
+
+    const char *path = qr_test_tmp("in_memory.png");
+    cr_assert_eq(qr_image_write_with(img, path, opts, &err), QR_OK, "%s: %s", what, err.msg);
+    size_t flen;
+    unsigned char *file = (unsigned char *)qr_test_read_file(path, &flen);
+    cr_assert(flen == len && memcmp(file, png, len) == 0, "%s: %zu bytes in memory, the file %zu",
+              what, len, flen);
+    free(file);
+    free(png);
+}
+
+Test(image, png_in_memory_decodes_to_the_pixels)
+{
+    /* values outside [0, 1] and NaN, every level's extremes and the default */
+    qr_image *img = pattern_with_edges(6, 4);
+    qr_image_write_options o = qr_image_write_options_default();
+    check_png_in_memory(img, NULL, "6x4 defaults");
+    for (int level = 0; level <= 9; level += 9) {
+        o.png_level = level;
+        check_png_in_memory(img, &o, level ? "6x4 level 9" : "6x4 level 0");
+    }
+    qr_image_destroy(img);
+
+    /* one row, one column */
+    img = make_image(1, 1);
+    fill_pattern(img);
+    check_png_in_memory(img, NULL, "1x1");
+    qr_image_destroy(img);
+
+    /* noise over many of the encoder's chunks (128 KiB of rows at the
+     * least), on one thread and on several: the same bytes */
+    img = make_image(333, 700);
+    fill_noise(img);
+    o = qr_image_write_options_default();
+    o.threads = 1;
+    check_png_in_memory(img, &o, "333x700 on 1 thread");
+    o.threads = 4;
+    check_png_in_memory(img, &o, "333x700 on 4 threads");
+    qr_image_destroy(img);
+}
+
+/* Whether the n bytes of s stand somewhere in p[0..len). */
+static int holds(const unsigned char *p, size_t len, const char *s, size_t n)
+{
+    for (size_t k = 0; k + n <= len; k++)
+        if (memcmp(p + k, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+Test(image, png_in_memory_carries_text)
+{
+    qr_image *img = make_image(16, 9);
+    fill_pattern(img);
+    const qr_image_text text[] = {{"Scene", "rand10k"}, {"Comment", "caf\xc3\xa9"}};
+    qr_image_write_options o = qr_image_write_options_default();
+    o.text = text;
+    o.ntext = 2;
+    check_png_in_memory(img, &o, "with text");
+    unsigned char *png = NULL;
+    size_t len = 0;
+    qr_error err;
+    cr_assert_eq(qr_image_encode_png(img, &o, &png, &len, &err), QR_OK, "%s", err.msg);
+    cr_assert(holds(png, len, "tEXtScene\0rand10k", 17), "no tEXt chunk");
+    cr_assert(holds(png, len, "iTXtComment", 11), "no iTXt chunk");
+    free(png);
+    qr_image_destroy(img);
+}
+
+Test(image, png_in_memory_rejects_bad_arguments)
+{
+    qr_image *img = make_image(4, 4);
+    fill_pattern(img);
+    unsigned char *png = (unsigned char *)"untouched";
+    size_t len = 7;
+    qr_error err;
+    cr_assert_eq(qr_image_encode_png(NULL, NULL, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert(png == NULL && len == 0);
+    cr_assert_str_eq(err.msg, "PNG in memory: not a valid image to write");
+    qr_image_write_options o = qr_image_write_options_default();
+    o.png_level = 10;
+    cr_assert_eq(qr_image_encode_png(img, &o, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "PNG level 10 is out of range (0..9)");
+    o = qr_image_write_options_default();
+    const qr_image_text bad[] = {{" Scene", "x"}};
+    o.text = bad;
+    o.ntext = 1;
+    cr_assert_eq(qr_image_encode_png(img, &o, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert(png == NULL && len == 0);
+    cr_assert_eq(qr_image_encode_png(img, NULL, NULL, &len, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_image_encode_png(img, NULL, &png, NULL, &err), QR_ERR_INVALID);
     qr_image_destroy(img);
 }
 

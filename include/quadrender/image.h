@@ -18,6 +18,7 @@
 #ifndef QUADRENDER_IMAGE_H
 #define QUADRENDER_IMAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "quadrender/error.h"
 #include "quadrender/scene.h"
@@ -108,6 +109,13 @@ qr_status qr_image_write_with(const qr_image *img, const char *path,
  * name without the extension), with the given options (NULL: defaults). */
 qr_status qr_image_write_as(const qr_image *img, const char *path, qr_image_format format,
                             const qr_image_write_options *opts, qr_error *err);
+
+/* The PNG file qr_image_write_with would write for img with these options
+ * (NULL: the defaults), held in memory: *png, *len bytes, malloc'd (free it
+ * with free()); the same bytes whatever opts->threads. For a PNG that goes
+ * elsewhere than a file (a page, a socket). On failure *png is NULL, *len 0. */
+qr_status qr_image_encode_png(const qr_image *img, const qr_image_write_options *opts,
+                              unsigned char **png, size_t *len, qr_error *err);
 
 /* The n file rows from file row `first` of img, as the file of `format`
  * stores them (PNG and PPM: 8-bit RGB through qr_to_byte, top row first;

@@ -83,13 +83,10 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
         height > QR_IMAGE_WRITER_MAX_DIM)
         return qr_fail(err, QR_ERR_INVALID, "%s: cannot write a %ldx%ld image (1..%d a side)",
                        path, (long)width, (long)height, QR_IMAGE_WRITER_MAX_DIM);
-    qr_image_write_options o = opts ? *opts : qr_image_write_options_default();
-    if (o.png_level < 0 || o.png_level > 9)
-        return qr_fail(err, QR_ERR_INVALID, "PNG level %d is out of range (0..9)", o.png_level);
-    if (o.threads < 0)
-        return qr_fail(err, QR_ERR_INVALID, "thread count %d is negative", o.threads);
-    if (o.ntext < 0 || (o.ntext > 0 && !o.text))
-        return qr_fail(err, QR_ERR_INVALID, "%s: bad PNG text list", path);
+    qr_image_write_options o;
+    qr_status st = qr_image_options_check(opts, path, &o, err);
+    if (st != QR_OK)
+        return st;
 
     qr_image_writer *w = calloc(1, sizeof *w);
     if (!w)
@@ -105,7 +102,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
         writer_free(w);
         return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the writer", path);
     }
-    qr_status st = qr_atomic_open(&w->af, path, err);
+    st = qr_atomic_open(&w->af, path, err);
     if (st != QR_OK) {
         writer_free(w);
         return st;

@@ -1,19 +1,22 @@
 /* image_write.c — the whole-image writers: a float RGBA qr_image (row 0 at
  * the bottom) to a PNG, PPM or PFM file, through the streaming writer
- * (image_stream.c) in bands of about BAND_BYTES, so that a write needs
- * memory for one band beyond the image itself. Each band is converted on
- * the writer's threads: one thread converts floats to bytes more slowly
- * than all cores encode PNG.
+ * (image_stream.c), or to a PNG in memory, through the PNG encoder
+ * (png_encoder.h) on a memory stream; either way in bands of about
+ * BAND_BYTES, so that a write needs memory for one band beyond the image
+ * itself. Each band is converted on the writer's threads: one thread
+ * converts floats to bytes more slowly than all cores encode PNG.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "quadrender/image.h"
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "image/image_bytes.h"
+#include "image/png_encoder.h"
 
 #define BAND_BYTES (8 << 20)
 /* Rows converted by one thread at the least: below that a thread costs
@@ -116,11 +119,27 @@ qr_status qr_image_file_rows(const qr_image *img, qr_image_format format, int32_
     return QR_OK;
 }
 
-/* Appends every row of img to w, in the file's order, converted in bands
- * of about BAND_BYTES on `threads` threads. */
-static qr_status append_image(qr_image_writer *w, const qr_image *img, int threads, qr_error *err)
+/* Where append_image sends each band of converted rows. */
+typedef qr_status (*rows_sink)(void *to, const void *rows, int32_t n, qr_error *err);
+
+static qr_status to_writer(void *to, const void *rows, int32_t n, qr_error *err)
 {
-    const int pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
+    qr_image_writer *w = to;
+    return qr_image_writer_format(w) == QR_FORMAT_PFM ? qr_image_writer_append_rgbf(w, rows, n, err)
+                                                      : qr_image_writer_append_rgb8(w, rows, n, err);
+}
+
+static qr_status to_png_encoder(void *to, const void *rows, int32_t n, qr_error *err)
+{
+    return qr_png_encoder_rows(to, rows, n, err);
+}
+
+/* Sends every row of img to `to`, in the file's order (PFM's when pfm, else
+ * PNG's and PPM's), converted in bands of about BAND_BYTES on `threads`
+ * threads. */
+static qr_status append_image(const qr_image *img, int pfm, rows_sink sink, void *to, int threads,
+                              qr_error *err)
+{
     const size_t row_bytes = (size_t)img->width * 3 * (pfm ? sizeof(float) : 1);
     int32_t band = (int32_t)(BAND_BYTES / row_bytes);
     if (band < 1)
@@ -135,8 +154,7 @@ static qr_status append_image(qr_image_writer *w, const qr_image *img, int threa
     for (int32_t done = 0; st == QR_OK && done < img->height; done += band) {
         int32_t n = img->height - done < band ? img->height - done : band;
         convert_band(img, pfm, done, n, row_bytes, buf, threads);
-        st = pfm ? qr_image_writer_append_rgbf(w, buf, n, err)
-                 : qr_image_writer_append_rgb8(w, buf, n, err);
+        st = sink(to, buf, n, err);
     }
     free(buf);
     return st;
@@ -146,7 +164,8 @@ qr_status qr_image_writer_append_image(qr_image_writer *w, const qr_image *rows,
 {
     if (!rows || !rows->rgba || rows->width < 1 || rows->height < 1)
         return qr_fail(err, QR_ERR_INVALID, "appending an empty image");
-    return append_image(w, rows, qr_image_threads(0), err);
+    return append_image(rows, qr_image_writer_format(w) == QR_FORMAT_PFM, to_writer, w,
+                        qr_image_threads(0), err);
 }
 
 static qr_status write_format(const qr_image *img, const char *path, qr_image_format format,
@@ -158,7 +177,8 @@ static qr_status write_format(const qr_image *img, const char *path, qr_image_fo
     qr_image_writer *w = NULL;
     st = qr_image_writer_open(path, format, img->width, img->height, opts, &w, err);
     if (st == QR_OK)
-        st = append_image(w, img, qr_image_threads(opts ? opts->threads : 0), err);
+        st = append_image(img, format == QR_FORMAT_PFM, to_writer, w,
+                          qr_image_threads(opts ? opts->threads : 0), err);
     if (st == QR_OK)
         return qr_image_writer_close(w, err);
     if (w)
@@ -203,4 +223,44 @@ qr_status qr_image_write_ppm(const qr_image *img, const char *path, qr_error *er
 qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *err)
 {
     return write_format(img, path, QR_FORMAT_PFM, NULL, err);
+}
+
+qr_status qr_image_encode_png(const qr_image *img, const qr_image_write_options *opts,
+                              unsigned char **png, size_t *len, qr_error *err)
+{
+    static const char name[] = "PNG in memory";
+    if (!png || !len)
+        return qr_fail(err, QR_ERR_INVALID, "qr_image_encode_png: no output pointer");
+    *png = NULL;
+    *len = 0;
+    qr_image_write_options o;
+    qr_status st = check_image(img, name, err);
+    if (st == QR_OK)
+        st = qr_image_options_check(opts, name, &o, err);
+    if (st != QR_OK)
+        return st;
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&buf, &size);
+    if (!mem)
+        return qr_fail(err, QR_ERR_NOMEM, "%s: out of host memory", name);
+    qr_png_params p = qr_png_params_for(o.png_level, qr_image_threads(o.threads));
+    p.text = o.text;
+    p.ntext = o.ntext;
+    qr_png_encoder *e = NULL;
+    st = qr_png_encoder_open(mem, name, img->width, img->height, &p, &e, err);
+    if (st == QR_OK)
+        st = append_image(img, 0, to_png_encoder, e, p.threads, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_finish(e, err);
+    qr_png_encoder_free(e);
+    if (fclose(mem) != 0 && st == QR_OK)
+        st = qr_fail(err, QR_ERR_NOMEM, "%s: out of host memory", name);
+    if (st != QR_OK) {
+        free(buf);
+        return st;
+    }
+    *png = (unsigned char *)buf;
+    *len = size;
+    return QR_OK;
 }

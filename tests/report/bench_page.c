@@ -69,7 +69,7 @@ int main(int argc, char **argv)
             report_floor *f = &floors[nf++];
             snprintf(f->scene, sizeof f->scene, "%s", scenes[s]);
             f->size = sizes[z];
-            if (bench_floor_count(scene, sizes[z], sizes[z], 0, &f->floor, &err) != QR_OK) {
+            if (qr_work_floor_count(scene, sizes[z], sizes[z], 0, &f->floor, &err) != QR_OK) {
                 fprintf(stderr, "%s\n", err.msg);
                 return 1;
             }

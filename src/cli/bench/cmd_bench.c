@@ -281,7 +281,7 @@ static int bench_size(bench_plan *b, const qr_scene *scene, const qr_gpu_scene *
         report_floor *fl = &b->floors[b->nfloors];
         snprintf(fl->scene, sizeof fl->scene, "%s", scene->name);
         fl->size = size;
-        if (bench_floor_count(scene, size, size, 0, &fl->floor, err) != QR_OK)
+        if (qr_work_floor_count(scene, size, size, 0, &fl->floor, err) != QR_OK)
             rc = cli_fail(err, CLI_PHASE_RUN);
         else
             b->nfloors++;

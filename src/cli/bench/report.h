@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 #include "cli/bench/bench.h"
-#include "cli/bench/bench_floor.h"
 #include "quadrender/error.h"
+#include "quadrender/floor.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
 #include "quadrender/stats.h"
@@ -76,7 +76,7 @@ qr_status report_stats_write(const char *path, const report_stats *rs, qr_error 
 typedef struct report_floor {
     char scene[64];
     int size;
-    bench_floor floor;
+    qr_work_floor floor;
 } report_floor;
 
 /* Float operations of one flat exact blend (the reference rounds each, so

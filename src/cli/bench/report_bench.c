@@ -1,6 +1,6 @@
 /* report_bench.c — the data of `bench --report`'s page: bench's JSON
  * object as --json writes it, and per scene and size the floor (what any
- * index must do: bench_floor.h) with the rates that turn it into time.
+ * index must do: quadrender/floor.h) with the rates that turn it into time.
  * Speedups, the best grid and the charts are the page's work. */
 #include "cli/bench/report.h"
 #include "quadrender/text.h"
@@ -21,8 +21,8 @@ static qr_status write_data(FILE *f, const void *arg, qr_error *err)
         qr_json_write_string(f, fl->scene);
         fprintf(f, ", \"size\": %d, \"visible\": %d, \"box_tests\": %lld, \"covered\": %lld, "
                    "\"fast_blends\": %lld, \"bytes\": %.0f}",
-                fl->size, fl->floor.visible, fl->floor.box_tests, fl->floor.covered,
-                fl->floor.fast_blends, fl->floor.bytes);
+                fl->size, fl->floor.visible, (long long)fl->floor.box_tests,
+                (long long)fl->floor.covered, (long long)fl->floor.fast_blends, fl->floor.bytes);
     }
     fputs("]}", f);
     return QR_OK;

@@ -5,7 +5,7 @@
 
 #include "cli/bench/report.h"
 #include "quadrender/file.h"
-#include "image/png_encoder.h"
+#include "quadrender/image.h"
 
 /* report_page.html, compiled in (cmake/QrEmbed.cmake) */
 extern const unsigned char qr_report_page[];
@@ -57,40 +57,6 @@ static void write_base64(FILE *f, const unsigned char *p, size_t n)
     }
 }
 
-/* The PNG of img, in memory (*png, *len; the caller frees *png). */
-static qr_status encode_png(const qr_image *img, unsigned char **png, size_t *len, qr_error *err)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&buf, &size);
-    if (!mem)
-        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    const size_t row_bytes = 3 * (size_t)img->width;
-    unsigned char *rows = malloc(row_bytes * (size_t)img->height);
-    qr_png_params p = qr_png_params_for(9, 1);
-    qr_png_encoder *e = NULL;
-    qr_status st = rows ? QR_OK : qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    if (st == QR_OK)
-        st = qr_image_file_rows(img, QR_FORMAT_PNG, 0, img->height, rows, err);
-    if (st == QR_OK)
-        st = qr_png_encoder_open(mem, "report image", img->width, img->height, &p, &e, err);
-    if (st == QR_OK)
-        st = qr_png_encoder_rows(e, rows, img->height, err);
-    if (st == QR_OK)
-        st = qr_png_encoder_finish(e, err);
-    qr_png_encoder_free(e);
-    free(rows);
-    if (fclose(mem) != 0 && st == QR_OK)
-        st = qr_fail(err, QR_ERR_NOMEM, "out of host memory");
-    if (st != QR_OK) {
-        free(buf);
-        return st;
-    }
-    *png = (unsigned char *)buf;
-    *len = size;
-    return QR_OK;
-}
-
 int report_image_scale(int32_t width, int32_t height)
 {
     const int32_t side = width > height ? width : height;
@@ -102,7 +68,9 @@ qr_status report_write_image(FILE *f, const qr_image *picture, int32_t width, in
 {
     unsigned char *png = NULL;
     size_t len = 0;
-    qr_status st = encode_png(picture, &png, &len, err);
+    qr_image_write_options o = qr_image_write_options_default();
+    o.png_level = 9; /* the smallest page */
+    qr_status st = qr_image_encode_png(picture, &o, &png, &len, err);
     if (st != QR_OK)
         return st;
     fprintf(f, "\"image\": {\"width\": %d, \"height\": %d, \"scale\": %d, \"png\": \"", width,

@@ -1,12 +1,12 @@
-/* test_bench_floor.c — the floor's counts (cli/bench/bench_floor.h) against a
+/* test_floor.c — the floor's counts (quadrender/floor.h) against a
  * plain reference written here: pixel by pixel, each pixel's circles front
  * to back, on one thread. The banded, threaded count must agree exactly, on
  * square and non-square images, flat and snow shading, and scenes holding
  * every value the index culls; and it must not depend on the thread count. */
 #include <stdint.h>
 
-#include "cli/bench/bench_floor.h"
 #include "common/circle_math.h"
+#include "quadrender/floor.h"
 #include "quadrender/render_mode.h"
 #include "random_scene.h"
 #include "scene_util.h"
@@ -16,9 +16,9 @@
  * test; covered, a blend; a fast blend while the pixel's transmittance is
  * above fast mode's stop. The circles of a row are gathered first only to
  * keep the test quick. */
-static bench_floor reference(const qr_scene *s, int W, int H)
+static qr_work_floor reference(const qr_scene *s, int W, int H)
 {
-    bench_floor f;
+    qr_work_floor f;
     memset(&f, 0, sizeof f);
     const size_t n = (size_t)s->n;
     qr_pixbox *box = calloc(n ? n : 1, sizeof *box);
@@ -59,30 +59,30 @@ static bench_floor reference(const qr_scene *s, int W, int H)
     return f;
 }
 
-static void assert_same(const bench_floor *got, const bench_floor *want, const char *what)
+static void assert_same(const qr_work_floor *got, const qr_work_floor *want, const char *what)
 {
     cr_assert_eq(got->visible, want->visible, "%s: visible %d, want %d", what, (int)got->visible,
                  (int)want->visible);
     cr_assert_eq(got->box_tests, want->box_tests, "%s: box tests %lld, want %lld", what,
-                 got->box_tests, want->box_tests);
-    cr_assert_eq(got->covered, want->covered, "%s: covered %lld, want %lld", what, got->covered,
-                 want->covered);
+                 (long long)got->box_tests, (long long)want->box_tests);
+    cr_assert_eq(got->covered, want->covered, "%s: covered %lld, want %lld", what,
+                 (long long)got->covered, (long long)want->covered);
     cr_assert_eq(got->fast_blends, want->fast_blends, "%s: fast blends %lld, want %lld", what,
-                 got->fast_blends, want->fast_blends);
+                 (long long)got->fast_blends, (long long)want->fast_blends);
     cr_assert(got->bytes == want->bytes, "%s: bytes %.17g, want %.17g", what, got->bytes,
               want->bytes);
 }
 
 /* The reference's counts on one thread and on several, and the default
  * thread count's. */
-static bench_floor check_scene(const qr_scene *s, int W, int H)
+static qr_work_floor check_scene(const qr_scene *s, int W, int H)
 {
-    const bench_floor want = reference(s, W, H);
+    const qr_work_floor want = reference(s, W, H);
     static const int threads[] = {1, 2, 3, 8, 0};
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-        bench_floor got;
+        qr_work_floor got;
         qr_error err;
-        QR_CHECK(err, bench_floor_count(s, W, H, threads[t], &got, &err));
+        QR_CHECK(err, qr_work_floor_count(s, W, H, threads[t], &got, &err));
         char what[128];
         snprintf(what, sizeof what, "%s %dx%d on %d threads", s->name, W, H, threads[t]);
         assert_same(&got, &want, what);
@@ -90,21 +90,22 @@ static bench_floor check_scene(const qr_scene *s, int W, int H)
     return want;
 }
 
-Test(bench_floor, rand10k_square_and_not)
+Test(floor, rand10k_square_and_not)
 {
     qr_scene *s = qr_test_builtin("rand10k", 0);
-    const bench_floor f = check_scene(s, 64, 48);
+    const qr_work_floor f = check_scene(s, 64, 48);
     /* the scene overlaps: the counts say something */
     cr_assert_eq(f.visible, 10000);
     cr_assert(f.covered > 0 && f.covered <= f.box_tests && f.fast_blends < f.covered,
-              "box %lld covered %lld fast %lld", f.box_tests, f.covered, f.fast_blends);
+              "box %lld covered %lld fast %lld", (long long)f.box_tests, (long long)f.covered,
+              (long long)f.fast_blends);
     check_scene(s, 64, 64);
     check_scene(s, 41, 150); /* taller than wide, bands of uneven height */
     check_scene(s, 7, 3);    /* one band */
     qr_scene_destroy(s);
 }
 
-Test(bench_floor, snowsingle_uses_snow_alpha)
+Test(floor, snowsingle_uses_snow_alpha)
 {
     qr_scene *s = qr_test_builtin("snowsingle", 0);
     cr_assert_eq(s->shading, QR_SHADE_SNOW);
@@ -112,7 +113,7 @@ Test(bench_floor, snowsingle_uses_snow_alpha)
     qr_scene_destroy(s);
 }
 
-Test(bench_floor, random_scenes_with_culled_values)
+Test(floor, random_scenes_with_culled_values)
 {
     qr_scene *s = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 7, 3000);
     check_scene(s, 97, 61);
@@ -125,15 +126,15 @@ Test(bench_floor, random_scenes_with_culled_values)
     qr_scene_destroy(s);
 }
 
-Test(bench_floor, empty_scene_and_bad_size)
+Test(floor, empty_scene_and_bad_size)
 {
     qr_scene *s = qr_test_scene_new(0);
-    const bench_floor f = check_scene(s, 16, 16);
+    const qr_work_floor f = check_scene(s, 16, 16);
     cr_assert_eq(f.visible, 0);
     cr_assert(f.bytes == 16.0 * 16 * 16);
-    bench_floor out;
+    qr_work_floor out;
     qr_error err;
-    cr_assert_eq(bench_floor_count(s, 0, 16, 1, &out, &err), QR_ERR_INVALID);
-    cr_assert_eq(bench_floor_count(s, 16, -1, 1, &out, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_work_floor_count(s, 0, 16, 1, &out, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_work_floor_count(s, 16, -1, 1, &out, &err), QR_ERR_INVALID);
     qr_scene_destroy(s);
 }

@@ -1,4 +1,4 @@
-/* bench_floor.c — the floor's counts (bench_floor.h) over bands of rows.
+/* floor.c — the floor's counts (quadrender/floor.h) over bands of rows.
  *
  * Fast blends depend on each pixel's transmittance, which only the circles
  * in front of it change, so a pixel's circles must be taken front to back;
@@ -9,7 +9,7 @@
  * (and any split into bands). Every band repeats the walk over all circles
  * (a box each), so bands are no thinner than 16 rows; 64 of them at most
  * are enough to keep the cores of one machine busy. */
-#include "cli/bench/bench_floor.h"
+#include "quadrender/floor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,7 @@
 enum { BAND_MIN_ROWS = 16, MAX_BANDS = 64 };
 
 typedef struct band_counts {
-    long long box_tests, covered, fast_blends;
+    int64_t box_tests, covered, fast_blends;
     int32_t visible;
     int nomem;
 } band_counts;
@@ -52,7 +52,7 @@ static void count_band(void *ctx, int task)
     const float inv_w = 1.0f / W, inv_h = 1.0f / H;
     const float stop = 0.5f * QR_FAST_TOLERANCE; /* span 1 for the built-ins */
     const int snow = s->shading == QR_SHADE_SNOW;
-    long long box = 0, covered = 0, fast = 0;
+    int64_t box = 0, covered = 0, fast = 0;
     int32_t visible = 0;
     for (int32_t i = s->n - 1; i >= 0; i--) { /* front to back */
         const float cx = s->x[i], cy = s->y[i], r = s->r[i];
@@ -63,7 +63,7 @@ static void count_band(void *ctx, int task)
         if (b.y0 >= y0 && b.y0 < y1) visible++;
         const int by0 = b.y0 > y0 ? b.y0 : y0, by1 = b.y1 < y1 ? b.y1 : y1;
         if (by0 >= by1) continue;
-        box += (long long)(b.x1 - b.x0) * (by1 - by0);
+        box += (int64_t)(b.x1 - b.x0) * (by1 - by0);
         const float r2 = r * r;
         for (int py = by0; py < by1; py++) {
             const float sy = qr_pixel_center(py, inv_h);
@@ -91,8 +91,8 @@ static void count_band(void *ctx, int task)
     c->visible = visible;
 }
 
-qr_status bench_floor_count(const qr_scene *scene, int32_t width, int32_t height, int threads,
-                            bench_floor *out, qr_error *err)
+qr_status qr_work_floor_count(const qr_scene *scene, int32_t width, int32_t height, int threads,
+                              qr_work_floor *out, qr_error *err)
 {
     if (width < 1 || height < 1)
         return qr_fail(err, QR_ERR_INVALID, "floor: image size %dx%d is not positive",
@@ -104,7 +104,7 @@ qr_status bench_floor_count(const qr_scene *scene, int32_t width, int32_t height
     if (!counts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
     floor_job job = {scene, (int)width, (int)height, bands, counts};
     qr_parallel_for(bands, threads, count_band, &job);
-    bench_floor f = {0, 0, 0, 0, 0.0};
+    qr_work_floor f = {0, 0, 0, 0, 0.0};
     for (int t = 0; t < bands; t++) {
         if (counts[t].nomem) {
             free(counts);
