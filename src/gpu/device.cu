@@ -117,5 +117,6 @@ extern "C" qr_status qr_gpu_host_alloc(size_t bytes, void **out, qr_error *err)
 
 extern "C" void qr_gpu_host_free(void *p)
 {
-    if (p) cudaFreeHost(p);
+    /* nothing to report to: leave no error behind for the thread's next call */
+    if (p && cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
 }

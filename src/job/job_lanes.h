@@ -24,6 +24,7 @@ typedef struct ahead {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     void *rows[2];      /* stripe k of the lane in rows[k & 1] */
+    int pinned;         /* rows are page-locked (qr_gpu_host_alloc), else malloc'd */
     qr_status st[2];    /* how its render went */
     qr_error err[2];
     int ready;          /* rendered and not yet taken */

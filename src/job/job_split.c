@@ -95,7 +95,7 @@ static void lane_free(lane *ln)
 {
     stripes_stop(ln);
     for (int k = 0; k < 2; k++) {
-        if (ln->ctx.dev.gpu)
+        if (ln->ahead.pinned)
             qr_gpu_host_free(ln->ahead.rows[k]);
         else
             free(ln->ahead.rows[k]);

@@ -161,8 +161,10 @@ qr_status stripes_buffers(lane *ln, qr_error *err)
     const split *sp = ln->sp;
     const size_t rows = (size_t)sp->stripe_rows + (size_t)max_context(sp);
     ahead *ah = &ln->ahead;
-    if (ln->ctx.dev.gpu) {
-        /* page-locked: the rows come back from the GPU at the bus's speed */
+    if (ln->device >= 0) {
+        /* page-locked: the rows come back from the GPU at the bus's speed
+         * (made before the lane's thread sets its GPU up, so by its device) */
+        ah->pinned = 1;
         for (int k = 0; k < 2; k++) {
             qr_status st = qr_gpu_host_alloc(rows * sp->row_bytes, &ah->rows[k], err);
             if (st != QR_OK)
