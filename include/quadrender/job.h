@@ -49,6 +49,24 @@ typedef enum qr_job_device {
     QR_JOB_CPU_REFERENCE = 3 /* the serial reference renderer, the oracle */
 } qr_job_device;
 
+/* Where work runs, chosen once before any is done (qr_job_choose_device). */
+typedef struct qr_device_choice {
+    bool gpu;          /* on the GPU */
+    bool reference;    /* on the CPU: the serial reference renderer */
+    qr_gpu_info info;  /* when gpu */
+    char where[320];   /* "the GPU (NVIDIA H100 ..., sm_90, 132 SMs)" or "the CPU (8 threads)" */
+    char note[768];    /* what to tell the user ("rendering on the GPU (...)"), or "" */
+} qr_device_choice;
+
+/* Chooses where work runs: QR_JOB_CPU and QR_JOB_CPU_REFERENCE never touch
+ * the GPU; QR_JOB_AUTO and QR_JOB_GPU probe it (qr_gpu_probe). AUTO falls
+ * back to the CPU, saying why in the note; GPU without a usable one answers
+ * QR_ERR_NO_GPU with the probe's reason. `doing` names the work in the note
+ * ("rendering", "building the index"). What qr_job_run does first; the CLI's
+ * other commands choose their device with it too. */
+qr_status qr_job_choose_device(qr_job_device requested, const char *doing, qr_device_choice *out,
+                               qr_error *err);
+
 /* The most GPUs a device list names. */
 #define QR_JOB_MAX_GPUS 64
 

@@ -17,6 +17,7 @@
 #include "quadrender/error.h"
 #include "quadrender/gpu.h"
 #include "quadrender/index.h"
+#include "quadrender/job.h"
 #include "quadrender/scene.h"
 
 /* The version and git revision the build stamps in (CMake), for --version
@@ -258,14 +259,9 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
                             int argc, char **argv, cli_scene_opts *so, qr_index_params *params,
                             const char **scene);
 
-/* Where a command runs, decided from --device before any work is done. */
-typedef struct cli_device_choice {
-    bool gpu;          /* run on the GPU */
-    bool reference;    /* on the CPU: the serial reference renderer */
-    qr_gpu_info info;  /* when gpu */
-    char where[320];   /* "the GPU (NVIDIA H100 ..., sm_90, 132 SMs)" or "the CPU" */
-    char note[768];    /* what to tell the user once the scene is loaded, or "" */
-} cli_device_choice;
+/* Where a command runs, decided from --device before any work is done
+ * (quadrender/job.h). */
+typedef qr_device_choice cli_device_choice;
 
 /* Probes the GPU for `auto` and `gpu`; cpu and cpu-reference never touch
  * it. `doing` is what the command does

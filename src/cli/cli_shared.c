@@ -180,35 +180,19 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
 
 int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c)
 {
-    memset(c, 0, sizeof *c);
-    const int threads = qr_threads();
-    snprintf(c->where, sizeof c->where, "the CPU (%d thread%s)", threads, threads == 1 ? "" : "s");
-    if (requested == CLI_DEVICE_CPU_REFERENCE) {
-        c->reference = true;
-        snprintf(c->where, sizeof c->where, "the CPU (the serial reference renderer)");
-        return CLI_EXIT_OK;
-    }
-    if (requested == CLI_DEVICE_CPU)
-        return CLI_EXIT_OK;
+    static const qr_job_device job_device[] = {
+        [CLI_DEVICE_AUTO] = QR_JOB_AUTO, [CLI_DEVICE_GPU] = QR_JOB_GPU,
+        [CLI_DEVICE_CPU] = QR_JOB_CPU, [CLI_DEVICE_CPU_REFERENCE] = QR_JOB_CPU_REFERENCE};
     qr_error err;
-    if (qr_gpu_probe(&c->info, &err) != QR_OK) {
-        if (requested == CLI_DEVICE_GPU) {
-            cli_message("--device gpu: %s", err.msg);
-            return CLI_EXIT_NO_GPU;
-        }
-        snprintf(c->note, sizeof c->note, "no usable GPU (%.300s): %s on %.200s", err.msg, doing,
-                 c->where);
-        return CLI_EXIT_OK;
+    if (qr_job_choose_device(job_device[requested], doing, c, &err) != QR_OK) {
+        cli_message("--device gpu: %s", err.msg);
+        return CLI_EXIT_NO_GPU;
     }
-    c->gpu = true;
-    snprintf(c->where, sizeof c->where, "the GPU (%.200s, sm_%d%d, %d SMs)", c->info.name,
-             c->info.cc_major, c->info.cc_minor, c->info.sm_count);
-    snprintf(c->note, sizeof c->note, "%s on %s", doing, c->where);
-    if (cli_verbose())
+    if (c->gpu && cli_verbose())
         cli_message("CUDA device %d: %s, sm_%d%d, %d SMs, %.1f of %.1f GiB free, CPU threads %d",
                     c->info.device, c->info.name, c->info.cc_major, c->info.cc_minor,
                     c->info.sm_count, (double)c->info.mem_free / 1073741824.0,
-                    (double)c->info.mem_total / 1073741824.0, threads);
+                    (double)c->info.mem_total / 1073741824.0, qr_threads());
     return CLI_EXIT_OK;
 }
 

@@ -1,5 +1,5 @@
 /* gpu_device.cu — is there a GPU we can run on? (see quadrender/gpu.h) */
-#include "quadrender/gpu.h"
+#include "quadrender/gpu_device.h"
 #include "gpu/cuda_check.h"
 
 #include <stdio.h>

@@ -95,7 +95,7 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
     if (p->ngpus == 1 && p->device != QR_JOB_CPU && p->device != QR_JOB_CPU_REFERENCE)
         qr_gpu_select(p->gpus[0], NULL);
     job_device d;
-    if ((st = job_device_choose(p->device, &d, err)) != QR_OK)
+    if ((st = qr_job_choose_device(p->device, "rendering", &d, err)) != QR_OK)
         return st;
     plan->gpu = d.gpu;
     plan->info = d.info;
@@ -137,7 +137,8 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
     ctx->stage_timing = p->stage_timing;
     ctx->on_seek = p->on_seek;
     ctx->seek_user = p->user;
-    qr_status st = job_device_choose(plan->gpu ? QR_JOB_GPU : p->device, &ctx->dev, err);
+    qr_status st = qr_job_choose_device(plan->gpu ? QR_JOB_GPU : p->device, "rendering", &ctx->dev,
+                                        err);
     if (st != QR_OK)
         return st;
     snprintf(ctx->dev.note, sizeof ctx->dev.note, "%s", plan->note);

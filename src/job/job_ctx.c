@@ -1,6 +1,6 @@
 /* job_ctx.c — what the parts of a job share (job_ctx.h): the frames'
  * names, progress reports, the device choice, and one renderer's frames:
- * where they render (job_device_choose, job_ctx_start sets the GPU up),
+ * where they render (qr_job_choose_device, job_ctx_start sets the GPU up),
  * how the scene reaches a frame (job_seek), and how a frame becomes a file
  * (job_write_frame). job.c drives one of these over a frame range;
  * job_split.c drives several, one a GPU or a process.
@@ -82,7 +82,8 @@ bool job_cancelled(job_state *st)
     return atomic_load(&st->cancelled) != 0;
 }
 
-qr_status job_device_choose(qr_job_device requested, job_device *d, qr_error *err)
+qr_status qr_job_choose_device(qr_job_device requested, const char *doing, qr_device_choice *d,
+                               qr_error *err)
 {
     memset(d, 0, sizeof *d);
     const int threads = qr_threads();
@@ -98,14 +99,14 @@ qr_status job_device_choose(qr_job_device requested, job_device *d, qr_error *er
     if (qr_gpu_probe(&d->info, &why) != QR_OK) {
         if (requested == QR_JOB_GPU)
             return qr_fail(err, why.status, "%s", why.msg);
-        snprintf(d->note, sizeof d->note, "no usable GPU (%.300s): rendering on %.200s", why.msg,
-                 d->where);
+        snprintf(d->note, sizeof d->note, "no usable GPU (%.300s): %.40s on %.200s", why.msg,
+                 doing, d->where);
         return QR_OK;
     }
     d->gpu = true;
     snprintf(d->where, sizeof d->where, "the GPU (%.200s, sm_%d%d, %d SMs)", d->info.name,
              d->info.cc_major, d->info.cc_minor, d->info.sm_count);
-    snprintf(d->note, sizeof d->note, "rendering on %s", d->where);
+    snprintf(d->note, sizeof d->note, "%.40s on %s", doing, d->where);
     return QR_OK;
 }
 

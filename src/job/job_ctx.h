@@ -49,18 +49,8 @@ bool job_report(job_state *st, qr_job_progress *pr, int64_t step);
 bool job_cancelled(job_state *st);
 
 /* Where frames render, decided once before any work. */
-typedef struct job_device {
-    bool gpu;          /* on the GPU */
-    bool reference;    /* on the CPU: the serial reference renderer */
-    qr_gpu_info info;  /* when gpu */
-    char where[320];   /* "the GPU (NVIDIA H100 ..., sm_90, 132 SMs)" or "the CPU (8 threads)" */
-    char note[768];    /* what to tell the user, or "" */
-} job_device;
-
-/* Probes the GPU for QR_JOB_AUTO and QR_JOB_GPU; the CPU devices never
- * touch it. AUTO falls back to the CPU, saying why in the note; GPU
- * without a usable one answers QR_ERR_NO_GPU. */
-qr_status job_device_choose(qr_job_device requested, job_device *d, qr_error *err);
+/* Where a job renders (quadrender/job.h). */
+typedef qr_device_choice job_device;
 
 /* One renderer's frames: on the GPU, what stays there from frame to frame,
  * the scene (stepped in place) and one renderer for the image size. */

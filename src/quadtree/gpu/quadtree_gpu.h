@@ -30,7 +30,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "quadrender/gpu.h"
+#include "quadrender/gpu_index.h"
 #include "scene/gpu/scene_gpu.h"
 
 /* A node of the tree as the tree stage stores it (one 16-byte record). */

@@ -5,6 +5,7 @@
 #ifndef QR_RENDER_RENDERER_H
 #define QR_RENDER_RENDERER_H
 
+#include "quadrender/gpu_render.h"
 #include "quadtree/gpu/frame.h"
 #include "render/gpu/render_kernels.h"
 

@@ -7,7 +7,7 @@
 #ifndef QR_SCENE_GPU_H
 #define QR_SCENE_GPU_H
 
-#include "quadrender/gpu.h"
+#include "quadrender/gpu_scene.h"
 
 struct range_part; /* scene_gpu.cu */
 

@@ -1,0 +1,134 @@
+/* quadrender/gpu_render.h — the GPU renderer: whole images, bands, file rows, streamed output
+ * (src/render/gpu).
+ */
+#ifndef QUADRENDER_GPU_RENDER_H
+#define QUADRENDER_GPU_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "quadrender/error.h"
+#include "quadrender/image.h"
+#include "quadrender/render_mode.h"
+#include "quadrender/gpu_index.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the GPU renderer -------------------------------------------------------
+ * Builds the index of a scene and renders it into a device image. One object
+ * per image size; it owns the index and the image and reuses both, so
+ * rendering frame after frame allocates nothing once warm. */
+/* qr_render_mode and QR_FAST_TOLERANCE: quadrender/render_mode.h */
+
+typedef struct qr_frame_timing {
+    qr_build_timing build; /* index stages */
+    float render_ms;       /* the render kernel */
+    float frame_ms;        /* build + render, first event to last */
+} qr_frame_timing;
+
+typedef struct qr_gpu_renderer qr_gpu_renderer;
+
+qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer **out,
+                                 qr_error *err);
+void qr_gpu_renderer_destroy(qr_gpu_renderer *r);
+
+/* Builds the index for the scene's current state and renders it: one CUDA
+ * graph for both. Returns once the build is checked (and, rarely, redone);
+ * the render may still be running, so that a caller's next frame is queued
+ * behind it (qr_gpu_renderer_download waits for it; with timing on,
+ * qr_gpu_render itself does). */
+qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                        const qr_index_params *params, qr_render_mode mode, qr_error *err);
+
+/* Copies the image into img (same size). In fast mode the alpha channel is
+ * left at 1: only colour is computed. */
+qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_error *err);
+
+/* Writes the last render into w, opened for the renderer's size: converted
+ * on the GPU to what the file stores (8-bit RGB through qr_to_byte for PNG
+ * and PPM, so exact mode's bytes equal the CPU reference's; float RGB for
+ * PFM) and brought back in row bands, each band's copy overlapping the
+ * encoding of the one before. Does not close w. */
+qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err);
+
+/* ---- images larger than a frame: bands --------------------------------------
+ * A banded renderer renders its image a region at a time, at most
+ * band_w x band_h pixels (multiples of QR_REGION, or the image's sides), and
+ * streams it into a writer band by band (qr_gpu_render_write); the whole
+ * image exists neither on the GPU nor on the host, so its sides may reach
+ * QR_IMAGE_BANDS_MAX_DIM. Its bytes equal the whole-image render's, in both
+ * modes. qr_gpu_render and qr_gpu_renderer_download refuse it. */
+qr_status qr_gpu_renderer_create_bands(int32_t width, int32_t height, int32_t band_w,
+                                       int32_t band_h, qr_gpu_renderer **out, qr_error *err);
+
+/* A renderer for a width x height image written as `format`, within a GPU
+ * memory budget of `budget` bytes that covers the scene (already uploaded),
+ * the index and the image's buffers (0: what the device has free now, less
+ * some headroom, plus the scene). It renders whole when that fits (and the
+ * sides are at most QR_IMAGE_MAX_DIM), else in bands as tall as fit; a band
+ * whose lists outgrow the budget is rendered again at half the height.
+ * QR_ERR_GPU_NOMEM, with the bytes needed, when not even a band of
+ * QR_REGION rows fits. */
+qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height, const qr_gpu_scene *scene,
+                                        qr_image_format format, size_t budget,
+                                        const qr_index_params *params, qr_gpu_renderer **out,
+                                        qr_error *err);
+
+/* Rows of one band (the image's height when the renderer renders whole). */
+int32_t qr_gpu_renderer_band_rows(const qr_gpu_renderer *r);
+
+/* Renders the scene and writes the image into w (opened for the renderer's
+ * size; not closed): qr_gpu_render then qr_gpu_renderer_write for a whole
+ * renderer, band after band for a banded one, each band rendering while the
+ * one before is encoded. */
+qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                              const qr_index_params *params, qr_render_mode mode,
+                              qr_image_writer *w, qr_error *err);
+
+/* Renders file rows [row0, row1) of the image, as the file of `format`
+ * holds them (PNG and PPM: 8-bit RGB from the top row; PFM: float RGB from
+ * the bottom row), into host memory `out` ((row1 - row0) rows of 3 * width
+ * bytes or floats): the same bytes as those rows of qr_gpu_render_write's
+ * file, rendered on the same grid. For work split over GPUs, threads or
+ * processes, each rendering its own rows. Synchronous. */
+qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_image_format format, int32_t row0, int32_t row1, void *out,
+                             qr_error *err);
+
+/* Copies the last render's float RGBA image (row 0 = bottom) into device
+ * memory dst (width * height * 4 floats): for callers that keep the image
+ * on the GPU. For a whole-image renderer. */
+qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err);
+
+/* The last render's file rows, as qr_gpu_renderer_write would write them
+ * (converted on the GPU: 8-bit RGB from the top row for PNG and PPM, float
+ * RGB from the bottom row for PFM), into rows: width * height * 3 bytes or
+ * floats of host memory. For a whole-image renderer. */
+qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
+                                    qr_error *err);
+
+void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
+qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
+
+/* Device bytes held: image plus index. */
+size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r);
+
+/* The index the renderer builds each frame, as the last render left it:
+ * for its statistics (qr_gpu_index_download, qr_gpu_index_device_bytes).
+ * Owned by the renderer, valid until qr_gpu_renderer_destroy; the next
+ * render rebuilds it. */
+qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
+
+/* How frames are launched: on (the default), once a first frame has sized
+ * the lists, a frame (build and render, a dozen short kernels) is queued as
+ * one CUDA graph; off, its kernels are launched one by one, for comparison
+ * (`bench --direct`). The image is the same either way; only the time
+ * changes. */
+void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/* quadrender/gpu_scene.h — the scene on the GPU: uploaded, made from rows already there, stepped
+ * and sought (src/scene/gpu).
+ */
+#ifndef QUADRENDER_GPU_SCENE_H
+#define QUADRENDER_GPU_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "quadrender/error.h"
+#include "quadrender/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the scene on the GPU ---------------------------------------------------
+ * Uploaded once; animated scenes are stepped in place on the device. */
+typedef struct qr_gpu_scene qr_gpu_scene;
+
+qr_status qr_gpu_scene_create(const qr_scene *scene, qr_gpu_scene **out, qr_error *err);
+void qr_gpu_scene_destroy(qr_gpu_scene *gs);
+/* A static flat scene made from circles already on the GPU: `rows` is a
+ * device pointer to n rows of 7 floats, x y z r R G B in C order (a CuPy
+ * or PyTorch array's memory, the layout of a .npy scene); nothing goes
+ * through the host. The same scene, to the bit, as qr_gpu_scene_create of
+ * the same circles. Waits first for all work on the device, so that rows
+ * another library is still writing are complete. */
+qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene **out,
+                                     qr_error *err);
+/* Makes gs the scene qr_gpu_scene_create_device(rows, n) makes (the same
+ * scene, to the bit), for a caller that renders new circles from the GPU
+ * frame after frame: a scene made or last updated from at least n device
+ * rows is refilled in its own device memory, allocating nothing; any other
+ * gets new memory (the old is freed first). gs may have been made either
+ * way; it becomes a static flat scene. Waits first for all work on the
+ * device, as qr_gpu_scene_create_device does, so that the rows are complete
+ * and no render of gs's last circles is still reading it. On failure gs is
+ * left as it was (bad arguments) or empty with no device memory: update it
+ * again before rendering it, or destroy it. */
+qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_t n,
+                                     qr_error *err);
+int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
+/* Copies the device state (positions, radii, velocities...) back into `scene`,
+ * which must have the same circle count and animation kind. */
+qr_status qr_gpu_scene_download(const qr_gpu_scene *gs, qr_scene *scene, qr_error *err);
+
+/* One animation step on the device: the very same math as qr_scene_step, so
+ * the state matches the host bit for bit. A no-op (but counted) for static
+ * scenes. */
+qr_status qr_gpu_scene_step(qr_gpu_scene *gs, qr_error *err);
+
+/* Steps the device scene to the state frame `frame` is rendered from, by the
+ * same rule as qr_scene_seek_frame (frame k after k+1 steps from generation;
+ * static scenes only count) and with the same per-circle math, so frame k's
+ * state matches the host's bit for bit. Fails if the scene has already been
+ * stepped past that point. */
+qr_status qr_gpu_scene_seek_frame(qr_gpu_scene *gs, int64_t frame, qr_error *err);
+
+/* qr_gpu_scene_seek_frame, seeking as qr_scene_seek_frame does (one thread
+ * per circle runs all of the circle's steps) and calling progress(ctx,
+ * done, total) between kernel launches when the seek takes more than one
+ * (snow: about 2^31 circle-steps a launch); the last call has done ==
+ * total. progress may be NULL (the launches are then queued without
+ * waiting). */
+qr_status qr_gpu_scene_seek_frame_progress(qr_gpu_scene *gs, int64_t frame,
+                                           qr_progress_fn progress, void *ctx, qr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
