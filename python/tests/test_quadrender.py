@@ -9,16 +9,9 @@ import numpy as np
 import pytest
 
 import quadrender as qr
+from ppm import read_ppm
 
 CLI = os.environ.get("QUADRENDER_CLI", "quadrender")
-
-
-def read_ppm(path):
-    data = open(path, "rb").read()
-    parts = data.split(maxsplit=4)
-    assert parts[0] == b"P6"
-    w, h = int(parts[1]), int(parts[2])
-    return np.frombuffer(parts[4], np.uint8).reshape(h, w, 3)
 
 
 def cli_ppm(tmp_path, *args):
