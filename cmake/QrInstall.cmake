@@ -25,6 +25,7 @@ install(EXPORT quadrenderTargets NAMESPACE quadrender::
 # (quadrenderConfig.cmake.in); it records where this build found the CUDA
 # toolkit as a fallback for machines that keep it there too.
 set(QR_PKG_CUDA "${QR_CUDA}")
+set(QR_PKG_MPI "${QR_MPI}")
 if(QR_CUDA)
   get_filename_component(QR_PKG_CUDA_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)
 endif()
@@ -54,6 +55,11 @@ set(QR_PC_LIBS_PRIVATE "")
 if(QR_CUDA)
   string(APPEND QR_PC_LIBS_PRIVATE
          " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -ldl -lrt")
+endif()
+if(QR_MPI)
+  foreach(lib ${MPI_C_LIBRARIES})
+    string(APPEND QR_PC_LIBS_PRIVATE " ${lib}")
+  endforeach()
 endif()
 string(APPEND QR_PC_LIBS_PRIVATE " -lpthread -lm")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/quadrender.pc.in"
