@@ -111,6 +111,31 @@ Test(gpu_index, cells_follow_the_scenes, .timeout = 300)
     qr_gpu_index_destroy(gi);
 }
 
+/* Circles larger than the nodes, alone and over crowds of small ones: the
+ * rule that splits no node it cannot shorten (qr_split_shortens) decides
+ * alike on the GPU, in both modes, at the sizes where splitting them down
+ * would have made billions of pairs. */
+Test(gpu_index, circles_larger_than_nodes, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_index_params p;
+    qr_index_params_default(&p);
+    const float radii[][2] = {{0.3f, 0.6f}, {2.0f, 2.0f}, {0.3f, 0.6f}};
+    const int32_t small[] = {0, 0, 300000};
+    for (int c = 0; c < 3; c++) {
+        qr_scene *s = qr_test_large_circles(100000, radii[c][0], radii[c][1], small[c], 21 + c);
+        for (int k = 0; k < 4; k++) {
+            const int side = k < 2 ? 1024 : 4096;
+            const qr_render_mode m = k % 2 ? QR_RENDER_EXACT : QR_RENDER_FAST;
+            char what[128];
+            snprintf(what, sizeof what, "large circles case %d %d^2 %s", c, side,
+                     k % 2 ? "exact" : "fast");
+            check_index_mode(s, side, side, NULL, &p, m, what);
+        }
+        qr_scene_destroy(s);
+    }
+}
+
 /* The non-uniform scenes: their crowded parts make the deepest trees. */
 /* check_index of the whole image (gpu_each_case's check). */
 static void check_whole(const qr_scene *s, int w, int h, const qr_index_params *p, const char *what)

@@ -58,6 +58,16 @@ static void check_builtin(const char *name)
     }
 }
 
+/* Circles larger than the nodes, alone and over crowds of small ones,
+ * against the CPU: exact mode to the bit, fast within the bound. */
+Test(gpu_render, circles_larger_than_nodes, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    compare_default(qr_test_large_circles(12000, 0.3f, 0.6f, 30000, 31), 256, 256, "large + small");
+    compare_default(qr_test_large_circles(12000, 0.3f, 0.6f, 0, 32), 300, 170, "large");
+    compare_default(qr_test_large_circles(12000, 2.0f, 2.0f, 0, 33), 200, 200, "image-sized");
+}
+
 Test(gpu_render, rgb, .timeout = 600) { check_builtin("rgb"); }
 Test(gpu_render, rgby, .timeout = 600) { check_builtin("rgby"); }
 Test(gpu_render, rand10k, .timeout = 600) { check_builtin("rand10k"); }

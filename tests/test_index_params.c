@@ -200,7 +200,8 @@ static int split_pays_wide(int32_t side, long long count, long long children, in
                            int32_t share)
 {
     const wide_int r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
-    if (count > 16384) return 1; /* QR_SPLIT_DEEP */
+    /* QR_SPLIT_DEEP, when the children's lists are a quarter shorter */
+    if (count > 16384 && (wide_int)4 * children <= (wide_int)12 * count) return 1;
     return (wide_int)100 * 1000 * (children - count) <
            (wide_int)cost * share * (r * r * count - rh * rh * children);
 }
@@ -355,4 +356,42 @@ Test(index_host, crowded_leaves_split_below_min_leaf)
     }
     qr_index_destroy(ix);
     qr_scene_destroy(s);
+}
+
+/* Circles larger than the nodes: every child of a node meets nearly every
+ * circle, so splitting shortens no list and multiplies the pairs by up to
+ * four; split down to the floor, 70 000 such circles would make over
+ * four billion pairs at 1024^2. Whatever the mode and wherever small circles
+ * crowd among them, the index holds no more than a few times the pairs of
+ * the coarsest grid, and every leaf follows the rule (the checker). */
+Test(index_host, circles_larger_than_nodes_do_not_split, .timeout = 120)
+{
+    const struct {
+        int32_t big, small;
+        float rmin, rmax;
+    } cases[] = {{70000, 0, 0.3f, 0.6f}, {70000, 0, 2.0f, 2.0f}, {40000, 200000, 0.3f, 0.6f}};
+    qr_index_params p;
+    qr_index_params_default(&p);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        qr_scene *s = qr_test_large_circles(cases[c].big, cases[c].rmin, cases[c].rmax,
+                                            cases[c].small, 7 + c);
+        for (int k = 0; k < 4; k++) {
+            const qr_render_mode m = k % 2 ? QR_RENDER_EXACT : QR_RENDER_FAST;
+            const int32_t side = k < 2 ? 256 : 1024;
+            qr_index *ix = qr_test_index_checked_mode(s, side, side, NULL, &p, m);
+            /* the grid of 256-pixel tiles, the coarsest bench times: the
+             * fewest pairs a grid holds */
+            qr_index_params grid = p;
+            grid.uniform = 1;
+            grid.min_leaf = 256;
+            qr_index *gx = qr_test_index_checked_mode(s, side, side, NULL, &grid, m);
+            cr_assert_leq(ix->num_pairs, 4 * gx->num_pairs,
+                          "case %zu, %d^2, %s mode: %lld pairs in %d leaves, the 256-pixel grid "
+                          "%lld", c, side, k % 2 ? "exact" : "fast", (long long)ix->num_pairs,
+                          (int)ix->num_leaves, (long long)gx->num_pairs);
+            qr_index_destroy(gx);
+            qr_index_destroy(ix);
+        }
+        qr_scene_destroy(s);
+    }
 }

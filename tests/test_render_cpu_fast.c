@@ -23,6 +23,7 @@
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"
+#include "random_scene.h"
 #include "test_util.h"
 
 /* Thread counts every comparison runs with: one, two, and more than this
@@ -124,6 +125,21 @@ static void check_builtin(const char *name)
     qr_scene *s = load(name, 0);
     static const int32_t sizes[][2] = {{64, 64}, {1, 1}, {1, 4097}, {3000, 7}, {97, 45}, {200, 200}};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) check_scene(s, sizes[k][0], sizes[k][1]);
+    qr_scene_destroy(s);
+}
+
+/* Circles larger than the image's quarters, alone and over crowds of small
+ * ones: an index that splits no node it cannot shorten
+ * (qr_split_shortens), rendered exactly and fast. */
+Test(render_cpu_fast, circles_larger_than_nodes, .timeout = 300)
+{
+    init_threads();
+    qr_scene *s = qr_test_large_circles(12000, 0.3f, 0.6f, 30000, 11);
+    check_scene(s, 128, 128);
+    check_scene(s, 90, 200);
+    qr_scene_destroy(s);
+    s = qr_test_large_circles(12000, 2.0f, 2.0f, 0, 12);
+    check_scene(s, 96, 96);
     qr_scene_destroy(s);
 }
 

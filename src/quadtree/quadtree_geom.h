@@ -150,6 +150,18 @@ QR_HD int qr_read_share(unsigned long long box_area, long long area, int early_s
          : s <= QR_READ_SHARE_MIN ? QR_READ_SHARE_MIN : (int)s;
 }
 
+/* Whether a split shortens the node's lists: its children's lists sum to
+ * at most QR_SPLIT_SHORTEN quarters of its own (C' <= 3 C: a child's list a
+ * quarter shorter than the node's on average). Where most circles meet
+ * every child (circles larger than the node) a split shortens no list and
+ * multiplies the pairs by up to four; split down to the floor, 100 000
+ * image-sized circles would make 6.5 billion pairs at 1024^2. */
+#define QR_SPLIT_SHORTEN 12
+QR_HD int qr_split_shortens(long long count, long long children)
+{
+    return 4 * children <= QR_SPLIT_SHORTEN * count;
+}
+
 /* The split rule of qr_index_params.split_cost, in integers (both builders
  * decide alike): count = the node's circles, children = the sum of its
  * children's (count < 2^31, count <= children <= 4 count), share = the
@@ -163,12 +175,27 @@ QR_HD int qr_split_pays(int side, long long count, long long children, int share
                         const qr_index_params *p)
 {
     /* a list this long is one render block's walk for a long time (the
-     * frame waits on its slowest block): it splits whatever pairs it adds */
-    if (count > QR_SPLIT_DEEP) return 1;
+     * frame waits on its slowest block): it splits whatever pairs it adds,
+     * so long as the split shortens it (qr_split_shortens) */
+    if (count > QR_SPLIT_DEEP && qr_split_shortens(count, children)) return 1;
     const long long d = qr_leaf_regions(side) * count - qr_leaf_regions(side / 2) * children;
     const long long w = (long long)p->split_cost * share;
     if (d <= 0 || w <= 0) return 0;
     return 100LL * QR_READ_SHARE_ONE * (children - count) / w < d;
+}
+
+/* Whether a split qr_node_splits allows goes ahead, given the children's
+ * summed counts: where weighed (qr_split_weighed) it must pay
+ * (qr_split_pays); a split at min_leaf or below (a crowded tree's, which
+ * split_cost does not weigh at the render region's side or below) must
+ * shorten the node's lists (qr_split_shortens); a uniform grid's and
+ * max_leaf's splits are forced. The builders' one decision. */
+QR_HD int qr_split_goes(int side, long long count, long long children, int share,
+                        const qr_index_params *p)
+{
+    if (qr_split_weighed(side, p)) return qr_split_pays(side, count, children, share, p);
+    if (!p->uniform && side <= p->min_leaf) return qr_split_shortens(count, children);
+    return 1;
 }
 
 #endif

@@ -107,7 +107,9 @@ static int split_pays(int32_t side, long long count, long long children, int32_t
                       int32_t share)
 {
     long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
-    if (count > 16384) return 1; /* a list too long for one block splits regardless */
+    /* a list too long for one block splits, where the split shortens it:
+     * the children's lists a quarter shorter on average */
+    if (count > 16384 && (wide_int)4 * children <= (wide_int)3 * 4 * count) return 1;
     return (wide_int)100 * 1000 * (children - count) <
            (wide_int)cost * share * (r * r * count - rh * rh * children);
 }
@@ -295,10 +297,15 @@ qr_index *qr_test_index_checked_mode(const qr_scene *s, int32_t w, int32_t h,
         if (!p->uniform && may_split && p->max_leaf && side > p->max_leaf)
             cr_assert_fail("%s: %s: side %d > max_leaf %d, yet not split", ctx, lc, side, p->max_leaf);
         /* at min_leaf or below, in a crowded tree, a leaf of more than 16384
-         * circles splits down to the floor */
+         * circles splits down to the floor where the split shortens its list
+         * (weighed at min_leaf itself, when larger than a region) */
         if (crowded && side <= p->min_leaf && side > floor && l->depth < p->max_depth &&
-            l->count > p->capacity && l->count > 16384)
-            cr_assert_fail("%s: %s: %d circles crowd it, yet not split", ctx, lc, l->count);
+            l->count > p->capacity && l->count > 16384) {
+            const long long own = children_sum(boxes, vis, n, reg, q.x0, q.y0, side);
+            if (4 * own <= 12 * (long long)l->count &&
+                !(weighed && !split_pays(side, l->count, own, p->split_cost, read)))
+                cr_assert_fail("%s: %s: %d circles crowd it, yet not split", ctx, lc, l->count);
+        }
         if (l->depth > 0 && !p->uniform) {
             const int32_t ps = 2 * side;
             qr_rect par;
@@ -314,6 +321,11 @@ qr_index *qr_test_index_checked_mode(const qr_scene *s, int32_t w, int32_t h,
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split with only %d circles", ctx,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
             const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
+            /* a split below the weighed sides must shorten the lists */
+            if (ps <= p->min_leaf && !(p->split_cost > 0 && ps > QR_REGION) && 4 * cc > 12 * (long long)c)
+                cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though its children's lists "
+                               "(%lld) are not shorter than its own (%d)",
+                               ctx, lc, par.x0, par.x1, par.y0, par.y1, cc, c);
             if (p->split_cost > 0 && !(p->max_leaf && ps > p->max_leaf) && ps > QR_REGION &&
                 !split_pays(ps, c, cc, p->split_cost, read))
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though it does not pay "

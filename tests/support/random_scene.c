@@ -1,5 +1,6 @@
 /* random_scene.c — see random_scene.h. */
 #include "random_scene.h"
+#include "scene_util.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -158,4 +159,20 @@ qr_scene *qr_test_random_scene(qr_test_mix mix, uint64_t seed, int32_t n)
 {
     qr_test_scene_spec spec = qr_test_mix_spec(mix, seed, n);
     return qr_test_scene_generate(&spec);
+}
+
+qr_scene *qr_test_large_circles(int32_t big, float rmin, float rmax, int32_t small, uint64_t seed)
+{
+    qr_scene *s = qr_test_scene_new(big + small);
+    qr_test_rng g = qr_test_rng_seed(seed);
+    for (int32_t i = 0; i < big + small; i++) {
+        const float x = qr_test_rng_float(&g, 0.0f, 1.0f), y = qr_test_rng_float(&g, 0.0f, 1.0f);
+        const float r = i < big ? qr_test_rng_float(&g, rmin, rmax)
+                                : qr_test_rng_float(&g, 0.002f, 0.01f);
+        qr_test_set_circle(s, i, x, y, r);
+        s->red[i] = qr_test_rng_float(&g, 0.0f, 1.0f);
+        s->green[i] = qr_test_rng_float(&g, 0.0f, 1.0f);
+        s->blue[i] = qr_test_rng_float(&g, 0.0f, 1.0f);
+    }
+    return s;
 }

@@ -80,4 +80,11 @@ qr_scene *qr_test_scene_generate(const qr_test_scene_spec *spec);
 /* qr_test_scene_generate(qr_test_mix_spec(mix, seed, n)). */
 qr_scene *qr_test_random_scene(qr_test_mix mix, uint64_t seed, int32_t n);
 
+/* `big` circles of radius rmin..rmax (image widths: 0.3-0.6 covers most of
+ * the image, 2 all of it), then `small` of radius 0.002-0.01, centres
+ * uniform over the unit square, random colours: the scenes whose index
+ * splitting can only multiply the pairs (quadtree_geom.h,
+ * qr_split_shortens). */
+qr_scene *qr_test_large_circles(int32_t big, float rmin, float rmax, int32_t small, uint64_t seed);
+
 #endif

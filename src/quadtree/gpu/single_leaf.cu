@@ -5,8 +5,8 @@
  * a leaf holds) needs no histograms, tree, counts, scan or sort: its one list
  * is the visible circles in circle order. The general build pays the fixed
  * cost of its ten graph nodes for that; one block does it in a fraction.
- * It decides the root as k_tree does (qr_node_splits, and the split cost
- * rule over the children's counts, gathered on the way), so where it applies
+ * It decides the root as k_tree does (qr_node_splits, and qr_split_goes
+ * over the children's counts, gathered on the way), so where it applies
  * its result is the general build's, byte for byte. Where the root would
  * split, or the list outgrows `items`, it reports items + 1 pairs: the
  * renderer then skips the frame and the host builds again the general way
@@ -101,8 +101,7 @@ k_single_leaf(int32_t n, const float *__restrict__ xs, const float *__restrict__
                                                &g.params),
                                 &g.params);
     const int share = qr_read_share(s_area, region_area, g.early_stop);
-    if (split && qr_split_weighed(g.root, &g.params) &&
-        !qr_split_pays(g.root, count, child_total, share, &g.params))
+    if (split && !qr_split_goes(g.root, count, child_total, share, &g.params))
         split = false;
     const bool fits = !split && count <= items;
     if (threadIdx.x != 0) return;

@@ -287,10 +287,9 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                         const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;
                         if (kx >= rw || ky >= rh) continue;
                         mask |= 1 << k;
-                        if (qr_split_weighed(side, &g.params))
-                            children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
+                        children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
                     }
-                    if (qr_split_weighed(side, &g.params) && !qr_split_pays(side, c, children, share, &g.params))
+                    if (!qr_split_goes(side, c, children, share, &g.params))
                         mask = 0;
                 }
             }

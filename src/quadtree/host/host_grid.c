@@ -267,13 +267,13 @@ static int plan(grid_build *g, int d, int cx, int cy)
     if (d > g->max_depth) g->max_depth = d;
     if (d == g->T) return add_item(g, d, cx, cy, qr_node_splits(side, d, n, g->floor, g->crowded, g->p));
     int splits = qr_node_splits(side, d, n, g->floor, g->crowded, g->p);
-    if (splits && qr_split_weighed(side, g->p)) {
+    if (splits) {
         int64_t children = 0;
         for (int k = 0; k < 4; k++) {
             const int x = 2 * cx + (k & 1), y = 2 * cy + (k >> 1);
             if (exists(g, d + 1, x, y)) children += g->totals[cell(g, d + 1, x, y)];
         }
-        splits = qr_split_pays(side, n, children, g->share, g->p);
+        splits = qr_split_goes(side, n, children, g->share, g->p);
     }
     if (!splits) return add_item(g, d, cx, cy, 0);
     g->node[cell(g, d, cx, cy)] = INTERNAL;

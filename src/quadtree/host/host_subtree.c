@@ -67,7 +67,7 @@ static void add_leaf(builder *bd, int x0, int y0, int side, int depth, const ent
     bd->num_pairs += n;
 }
 
-/* Whether the node splits (qr_node_splits, and where weighed, qr_split_pays),
+/* Whether the node splits (qr_node_splits, then qr_split_goes),
  * and if so its children's lists, one after the other in child order, in
  * *out (count[k] each). Returns -1 when out of memory. */
 static int split_node(const builder *bd, int x0, int y0, int side, int depth, const entry *e,
@@ -83,7 +83,7 @@ static int split_node(const builder *bd, int x0, int y0, int side, int depth, co
         for (int k = 0; k < 4; k++) count[k] += (m >> k) & 1u;
     }
     const int64_t total = count[0] + count[1] + count[2] + count[3];
-    if (qr_split_weighed(side, bd->p) && !qr_split_pays(side, n, total, bd->share, bd->p)) return 0;
+    if (!qr_split_goes(side, n, total, bd->share, bd->p)) return 0;
     entry *o = malloc((size_t)(total ? total : 1) * sizeof *o);
     if (!o) return -1;
     int64_t at[4] = {0, count[0], count[0] + count[1], count[0] + count[1] + count[2]};
