@@ -4,7 +4,8 @@
 # 100 000 circles of radius 0.3-0.6, of radius 2, and the first mixed with
 # a million small ones as .npy files, renders each with the baseline build
 # (build-base, from .base/) and this one (build-dev), then benches this one
-# against every grid: fast at 1024 and 4096, exact at 1024 (JSON under $OUT).
+# against the grids: fast at 1024 and 4096 (tiles of 64 to 256 pixels: finer
+# ones hold billions of pairs there), exact at 1024 (JSON under $OUT).
 # Run after dev/device_ab.sh (it builds both). Usage: bash dev/device_large.sh
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.criterion/lib
@@ -32,15 +33,18 @@ for f in big huge mixed; do
             for m in fast exact; do
                 [ "$m" = exact ] && [ "$s" = 4096 ] && continue
                 /usr/bin/time -f "%e s, %M KB" ./build-$t/quadrender render /tmp/large/$f.npy -s $s \
-                    --mode $m -o /tmp/large/o.png > /tmp/large/log 2>&1
+                    --$m -o /tmp/large/o.png > /tmp/large/log 2>&1
                 echo "$t $f $s $m: rc=$? $(grep -v '^quadrender:   ' /tmp/large/log | tail -2 | tr '\n' ' ')"
             done
         done
     done
 done
 for f in big huge mixed; do
-    ./build-dev/quadrender bench /tmp/large/$f.npy --size 1024,4096 --mode fast --frames 10 \
+    ./build-dev/quadrender bench /tmp/large/$f.npy --size 1024 --mode fast --frames 10 \
         --json "$OUT/large_fast_$f.json" > "$OUT/large_fast_$f.txt" 2>&1 || tail -2 "$OUT/large_fast_$f.txt"
+    # at 4096^2 a grid of 16 or 32 pixels would hold billions of pairs
+    ./build-dev/quadrender bench /tmp/large/$f.npy --size 4096 --mode fast --frames 10 --tile 64,128,256 \
+        --json "$OUT/large_fast4k_$f.json" > "$OUT/large_fast4k_$f.txt" 2>&1 || tail -2 "$OUT/large_fast4k_$f.txt"
     ./build-dev/quadrender bench /tmp/large/$f.npy --size 1024 --mode exact --frames 3 --warmup 1 \
         --json "$OUT/large_exact_$f.json" > "$OUT/large_exact_$f.txt" 2>&1 || tail -2 "$OUT/large_exact_$f.txt"
 done

@@ -190,6 +190,13 @@ QR_HD int qr_split_pays(int side, long long count, long long children, int share
  * split_cost does not weigh at the render region's side or below) must
  * shorten the node's lists (qr_split_shortens); a uniform grid's and
  * max_leaf's splits are forced. The builders' one decision. */
+/* Whether qr_split_goes reads the children's counts for a node of this
+ * side (a forced split does not: the builders count them only then). */
+QR_HD int qr_split_reads_children(int side, const qr_index_params *p)
+{
+    return qr_split_weighed(side, p) || (!p->uniform && side <= p->min_leaf);
+}
+
 QR_HD int qr_split_goes(int side, long long count, long long children, int share,
                         const qr_index_params *p)
 {

@@ -287,7 +287,8 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                         const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;
                         if (kx >= rw || ky >= rh) continue;
                         mask |= 1 << k;
-                        children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
+                        if (qr_split_reads_children(side, &g.params))
+                            children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
                     }
                     if (!qr_split_goes(side, c, children, share, &g.params))
                         mask = 0;
