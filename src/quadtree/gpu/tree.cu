@@ -249,6 +249,7 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         if (begin == end) break;
         const int side = g.root >> depth, half = side >> 1;
         const int cs = __ffs(g.cell) - 1;
+        const bool reads = qr_split_reads_children(side, &g.params); /* this level's splits */
         if (side == g.params.min_leaf) {
             /* whether the tree is crowded (qr_node_crowds): every node of
              * min_leaf is at this level, and the splits from here on depend
@@ -287,10 +288,9 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
                         const int kx = x + (k & 1) * half, ky = y + (k >> 1) * half;
                         if (kx >= rw || ky >= rh) continue;
                         mask |= 1 << k;
-                        if (qr_split_reads_children(side, &g.params))
-                            children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
+                        if (reads) children += node_count(P, g, visible, kx >> cs, ky >> cs, half >> cs);
                     }
-                    if (!qr_split_goes(side, c, children, share, &g.params))
+                    if (reads && !qr_split_goes(side, c, children, share, &g.params))
                         mask = 0;
                 }
             }
