@@ -200,8 +200,8 @@ static int split_pays_wide(int32_t side, long long count, long long children, in
                            int32_t share)
 {
     const wide_int r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
-    /* QR_SPLIT_DEEP, when the children's lists are a quarter shorter */
-    if (count > 16384 && (wide_int)4 * children <= (wide_int)12 * count) return 1;
+    /* QR_SPLIT_DEEP, when the children's lists are half as long */
+    if (count > 16384 && (wide_int)4 * children <= (wide_int)8 * count) return 1;
     return (wide_int)100 * 1000 * (children - count) <
            (wide_int)cost * share * (r * r * count - rh * rh * children);
 }

@@ -108,8 +108,8 @@ static int split_pays(int32_t side, long long count, long long children, int32_t
 {
     long long r = side > 32 ? side / 32 : 1, rh = side / 2 > 32 ? side / 64 : 1;
     /* a list too long for one block splits, where the split shortens it:
-     * the children's lists a quarter shorter on average */
-    if (count > 16384 && (wide_int)4 * children <= (wide_int)3 * 4 * count) return 1;
+     * the children's lists half as long on average */
+    if (count > 16384 && (wide_int)4 * children <= (wide_int)2 * 4 * count) return 1;
     return (wide_int)100 * 1000 * (children - count) <
            (wide_int)cost * share * (r * r * count - rh * rh * children);
 }
@@ -302,7 +302,7 @@ qr_index *qr_test_index_checked_mode(const qr_scene *s, int32_t w, int32_t h,
         if (crowded && side <= p->min_leaf && side > floor && l->depth < p->max_depth &&
             l->count > p->capacity && l->count > 16384) {
             const long long own = children_sum(boxes, vis, n, reg, q.x0, q.y0, side);
-            if (4 * own <= 12 * (long long)l->count &&
+            if (4 * own <= 8 * (long long)l->count &&
                 !(weighed && !split_pays(side, l->count, own, p->split_cost, read)))
                 cr_assert_fail("%s: %s: %d circles crowd it, yet not split", ctx, lc, l->count);
         }
@@ -322,7 +322,7 @@ qr_index *qr_test_index_checked_mode(const qr_scene *s, int32_t w, int32_t h,
                                lc, par.x0, par.x1, par.y0, par.y1, c);
             const long long cc = children_sum(boxes, vis, n, reg, par.x0, par.y0, ps);
             /* a split below the weighed sides must shorten the lists */
-            if (ps <= p->min_leaf && !(p->split_cost > 0 && ps > QR_REGION) && 4 * cc > 12 * (long long)c)
+            if (ps <= p->min_leaf && !(p->split_cost > 0 && ps > QR_REGION) && 4 * cc > 8 * (long long)c)
                 cr_assert_fail("%s: %s: parent [%d,%d)x[%d,%d) split though its children's lists "
                                "(%lld) are not shorter than its own (%d)",
                                ctx, lc, par.x0, par.x1, par.y0, par.y1, cc, c);
