@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "quadrender/scene.h"
 
@@ -516,3 +519,52 @@ Test(scene_file, par_errors)
     cr_assert_eq(qr_scene_read_par(qr_test_tmp("none.par"), &s, &err), QR_ERR_IO);
     cr_assert_not_null(strstr(err.msg, "No such file or directory"));
 }
+
+/* ---- FIFOs ----------------------------------------------------------------- */
+
+/* A writer process for `fifo`: writes `text` (pausing `pause_ms` after its
+ * first line) and closes; its pid. */
+static pid_t fifo_writer(const char *fifo, const char *text, int pause_ms)
+{
+    const pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid > 0) return pid;
+    const int fd = open(fifo, O_WRONLY);
+    if (fd < 0) _exit(1);
+    const size_t len = strlen(text), first = (size_t)(strchr(text, '\n') - text) + 1;
+    int ok = write(fd, text, first) == (ssize_t)first;
+    if (pause_ms) nanosleep(&(struct timespec){0, pause_ms * 1000000L}, NULL);
+    ok = ok && write(fd, text + first, len - first) == (ssize_t)(len - first);
+    close(fd);
+    _exit(ok ? 0 : 1);
+}
+
+/* A scene read from a FIFO is read once, from the open that meets its
+ * writer, whether the writer writes everything and closes at once or
+ * slowly: opened again, it would wait for a writer that has gone (the test
+ * then times out). The circles equal the same text read from a file. */
+Test(scene_file, fifo_is_read_once, .timeout = 60)
+{
+    const char *text = "circles 3\n0.25 0.5 0.1 0.2 1 0 0\n0.5 0.5 0.2 0.2 0 1 0\n0.75 0.5 0.3 0.2 0 0 1\n";
+    const char *file = qr_test_tmp("fifo_ref.circles");
+    qr_test_write_text(file, text);
+    qr_scene *want = read_ok(file);
+    const char *fifo = qr_test_tmp("fifo.circles");
+    for (int k = 0; k < 20; k++) {
+        unlink(fifo);
+        cr_assert_eq(mkfifo(fifo, 0600), 0);
+        const pid_t pid = fifo_writer(fifo, text, k % 2 ? 30 : 0);
+        qr_scene *got;
+        qr_error err;
+        cr_assert_eq(qr_scene_load(fifo, 0, &got, &err), QR_OK, "run %d: %s", k, err.msg);
+        assert_same_circles(want, got);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "run %d: the writer failed", k);
+        qr_scene_destroy(got);
+    }
+    unlink(fifo);
+    unlink(file);
+    qr_scene_destroy(want);
+}
+

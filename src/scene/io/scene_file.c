@@ -29,18 +29,25 @@ qr_status qr_scene_read_text_serial(const char *path, qr_text_kind kind, qr_scen
                                     qr_error *err)
 {
     *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return qr_fail(err, QR_ERR_IO, "%s: %s", path, strerror(errno));
+    return qr_scene_read_text_stream(path, fp, kind, out, err);
+}
+
+qr_status qr_scene_read_text_stream(const char *path, FILE *fp, qr_text_kind kind, qr_scene **out,
+                                    qr_error *err)
+{
+    *out = NULL;
     qr_line_reader *r = malloc(sizeof *r);
-    if (!r)
+    if (!r) {
+        fclose(fp);
         return qr_fail(err, QR_ERR_NOMEM, "out of memory reading %s", path);
+    }
     memset(r, 0, offsetof(qr_line_reader, buf));
     r->path = path;
     r->at_start = 1;
-    r->fp = fopen(path, "rb");
-    if (!r->fp) {
-        qr_status st = qr_fail(err, QR_ERR_IO, "%s: %s", path, strerror(errno));
-        free(r);
-        return st;
-    }
+    r->fp = fp;
 
     qr_status st = QR_OK;
     qr_circle_buf buf = {0};

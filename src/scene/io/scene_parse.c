@@ -191,6 +191,21 @@ qr_status qr_scene_read_text(const char *path, qr_text_kind kind, int threads, q
     return qr_scene_read_text_chunked(path, kind, threads, QR_CHUNK_MIN, out, err);
 }
 
+/* What cannot be mapped (a pipe, a FIFO, a device) is read by the serial
+ * reader from this open: a FIFO opened again would wait for a writer that
+ * may have come and gone. */
+static qr_status serial_from(const char *path, int fd, qr_text_kind kind, qr_scene **out,
+                             qr_error *err)
+{
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        const int e = errno;
+        close(fd);
+        return qr_fail(err, QR_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    return qr_scene_read_text_stream(path, fp, kind, out, err);
+}
+
 qr_status qr_scene_read_text_chunked(const char *path, qr_text_kind kind, int threads,
                                      size_t chunk_min, qr_scene **out, qr_error *err)
 {
@@ -203,21 +218,19 @@ qr_status qr_scene_read_text_chunked(const char *path, qr_text_kind kind, int th
     struct stat sb;
     int got_stat = fstat(fd, &sb) == 0;
     if (!got_stat || !S_ISREG(sb.st_mode)) {
-        int dir = got_stat && S_ISDIR(sb.st_mode);
-        close(fd);
-        if (dir)
+        if (got_stat && S_ISDIR(sb.st_mode)) {
+            close(fd);
             return qr_fail(err, QR_ERR_IO, "%s: is a directory", path);
-        return qr_scene_read_text_serial(path, kind, out, err);
+        }
+        return serial_from(path, fd, kind, out, err);
     }
     size_t len = (size_t)sb.st_size;
     const char *data = "";
     void *map = NULL;
     if (len > 0) {
         map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            close(fd);
-            return qr_scene_read_text_serial(path, kind, out, err);
-        }
+        if (map == MAP_FAILED)
+            return serial_from(path, fd, kind, out, err);
         data = map;
     }
     close(fd);

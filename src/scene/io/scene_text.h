@@ -81,6 +81,12 @@ qr_status qr_scene_read_text_chunked(const char *path, qr_text_kind kind, int th
 qr_status qr_scene_read_text_serial(const char *path, qr_text_kind kind, qr_scene **out,
                                     qr_error *err);
 
+/* The serial reader over a stream already open (closed here): a pipe or a
+ * FIFO is read once, from the open that met its writer, never reopened
+ * (path names it in messages). */
+qr_status qr_scene_read_text_stream(const char *path, FILE *fp, qr_text_kind kind, qr_scene **out,
+                                    qr_error *err);
+
 /* Worker threads for a parallel read or transposition: the online CPUs. */
 int qr_default_threads(void);
 
