@@ -1,8 +1,10 @@
 /* test_cli_misc.c — the `quadrender` command line as a whole, run as a
  * user runs it (support/cli_run.h): --help and --version, `scenes`,
- * unknown commands and options, missing values, unknown scenes (exit 3)
- * and a failing standard output (exit 4). Each command has its own
+ * unknown commands and options (and the nearest name to a typo), missing
+ * values, unknown scenes (exit 3), a failing standard output or a closed
+ * pipe (exit 4), -q in every command. Each command has its own
  * test_cli_<command>.c. */
+#include <fcntl.h>
 #include <stdbool.h>
 
 #include "cli_expect.h"
@@ -150,3 +152,69 @@ Test(cli, stdout_write_error)
     cr_expect_eq(R.code, 4, "%s", R.err);
     cr_expect(strstr(R.err, "standard output"), "%s", R.err);
 }
+
+/* A typo of a command or an option names the nearest one; a word far from
+ * every name names none. */
+Test(cli, typos_suggest_the_nearest_name)
+{
+    cr_assert_eq(RUN("rendr", "rgb"), 2);
+    cr_expect(strstr(R.err, "unknown command 'rendr': did you mean 'render'?"), "%s", R.err);
+    cr_assert_eq(RUN("render", "rgb", "--siz", "16"), 2);
+    cr_expect(strstr(R.err, "unknown option '--siz': did you mean '--size'?"), "%s", R.err);
+    cr_assert_eq(RUN("stats", "rgb", "--capacty=8"), 2);
+    cr_expect(strstr(R.err, "did you mean '--capacity'?"), "%s", R.err);
+    cr_assert_eq(RUN("render", "rgb", "--zzzzzz"), 2);
+    cr_expect(!strstr(R.err, "did you mean"), "%s", R.err);
+}
+
+/* --png-level is PNG's: with another format it is refused, not ignored. */
+Test(cli, png_level_only_with_png)
+{
+    const char *out = qr_test_tmp("level.ppm");
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "--png-level", "9", "-o", out), 2, "%s", R.err);
+    cr_expect(strstr(R.err, "--png-level"), "%s", R.err);
+    cr_expect(!qr_test_exists(out));
+}
+
+/* -q: nothing on stderr but errors, in every command. */
+Test(cli, quiet_in_every_command)
+{
+    const char *dump = qr_test_tmp("quiet.circles");
+    const char *const runs[][8] = {
+        {"render", "rgb", "-s", "16", "-q", "-o", "-", NULL},
+        {"stats", "rgb", "-s", "64", "-q", NULL},
+        {"check", "rgb", "-s", "16", "-q", NULL},
+        {"dump", "rgb", "-q", "-o", dump, NULL},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        qr_cli_run(NULL, runs[k], &R);
+        cr_expect_eq(R.code, 0, "%s: %s", runs[k][0], R.err);
+        cr_expect_eq(R.err_len, 0, "%s -q wrote to stderr: %s", runs[k][0], R.err);
+    }
+    unlink(dump);
+}
+
+/* Output into a pipe whose reader has gone is a write error (exit 4,
+ * saying so), not a silent death by SIGPIPE (141). */
+Test(cli, closed_pipe_is_exit_4)
+{
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    /* the child holds no read end of its own (it would never see the
+     * reader go) */
+    cr_assert_eq(fcntl(p[0], F_SETFD, FD_CLOEXEC), 0);
+    cr_assert_eq(fcntl(p[1], F_SETFD, FD_CLOEXEC), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", p[1]);
+    qr_cli_proc run = qr_cli_start(&(qr_cli_opts){.stdout_to = path},
+                                   (const char *const[]){"render", "rand10k", "-s", "1024",
+                                                         "--device", "cpu", "-o", "-", NULL});
+    char head[10];
+    cr_assert_eq(read(p[0], head, sizeof head), (ssize_t)sizeof head);
+    close(p[0]);
+    close(p[1]);
+    qr_cli_wait(&run, &R);
+    cr_expect_eq(R.code, 4, "exit %d: %s", R.code, R.err);
+    cr_expect(strstr(R.err, "standard output"), "%s", R.err);
+}
+

@@ -1,5 +1,6 @@
 /* quadrender/text.h — user text (scene and file names, file content) written
- * into the formats that quote it: terminal messages, JSON, CSV, XML/SVG.
+ * into the formats that quote it: terminal messages, JSON, CSV, XML/SVG;
+ * the nearest of a list of words, for a typo's suggestion.
  *
  * A scene's name comes from its file's name or the user, so it is bytes,
  * not necessarily UTF-8, and may hold control bytes. Each writer here keeps
@@ -39,6 +40,14 @@ void qr_csv_write_field(FILE *fp, const char *s);
  * bytes XML 1.0 cannot hold (control bytes other than tab, LF and CR) and
  * bytes that are not UTF-8 as U+FFFD. */
 void qr_xml_write_text(FILE *fp, const char *s);
+
+/* The word of words[0..n) nearest to `word` by the optimal string alignment
+ * distance, ASCII case ignored (insertions, deletions, substitutions and
+ * swaps of two neighbours: "snwo" is one from "snow"), when it is close
+ * enough to be a typo: at most two edits for a word of six bytes or more,
+ * one from three, none below; else NULL. Words over 32 bytes are never
+ * near. For "did you mean" in messages (scene names, options, commands). */
+const char *qr_text_nearest(const char *word, const char *const *words, int n);
 
 #ifdef __cplusplus
 }

@@ -277,6 +277,21 @@ static cli_opt *find_any(cli_opt *opts, int nopts, const char *name, size_t len)
     return o ? o : find_opt(common_opts, COMMON_NOPTS, name, len);
 }
 
+/* "unknown option", with the nearest of the command's and the common
+ * options' names when the typed one looks like a typo of it. */
+static int unknown_option(const cli_cmd *cmd, const cli_opt *opts, int nopts, const char *typed)
+{
+    const char *names[128];
+    int n = 0;
+    for (int k = 0; k < nopts && n < 128; k++) names[n++] = opts[k].name;
+    for (int k = 0; k < COMMON_NOPTS && n < 128; k++) names[n++] = common_opts[k].name;
+    const char *near = qr_text_nearest(typed, names, n);
+    if (near)
+        return cli_usage_error(cmd, "%s: unknown option '%s': did you mean '%s'?", cmd->name,
+                               typed, near);
+    return cli_usage_error(cmd, "%s: unknown option '%s'", cmd->name, typed);
+}
+
 /* Gives option o its value (NULL for a flag); `typed` is how the user
  * spelled it. Returns CLI_PARSE_OK or the usage error's exit code. */
 static int apply_opt(const cli_cmd *cmd, cli_opt *o, const char *typed, const char *value)
@@ -373,7 +388,7 @@ int cli_parse(const cli_cmd *cmd, cli_opt *opts, int nopts, int argc, char **arg
         }
         cli_opt *o = find_any(opts, nopts, arg, len);
         if (!o)
-            return cli_usage_error(cmd, "%s: unknown option '%s'", cmd->name, typed);
+            return unknown_option(cmd, opts, nopts, typed);
         if (!o->set && eq)
             return cli_usage_error(cmd, "%s: takes no value", typed);
         const char *value = NULL;

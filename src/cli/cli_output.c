@@ -145,6 +145,12 @@ void cli_install_signal_handlers(void)
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+    /* output into a pipe whose reader has gone (`-o - | head -c 10`) fails
+     * as a write (EPIPE: exit 4, saying so) instead of killing the process
+     * silently with SIGPIPE */
+    sa.sa_handler = SIG_IGN;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
     sa.sa_handler = on_termination_signal;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);

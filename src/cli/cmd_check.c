@@ -164,13 +164,13 @@ static int check_render(const check_plan *plan, check_run *run)
     const qr_scene *scene = run->scene;
     double t1 = cli_now_ms();
     if (plan->gpu)
-        cli_message("check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d) and "
+        cli_info("check %s (%d circles) %dx%d frame %lld on the GPU (%s, sm_%d%d) and "
                     "the CPU (%d threads)",
                     scene->name, (int)scene->n, (int)so->width, (int)so->height,
                     (long long)so->frame, plan->info.name, plan->info.cc_major,
                     plan->info.cc_minor, qr_threads());
     else
-        cli_message("check %s (%d circles) %dx%d frame %lld on the CPU (%d threads); no "
+        cli_info("check %s (%d circles) %dx%d frame %lld on the CPU (%d threads); no "
                     "usable GPU (%s)",
                     scene->name, (int)scene->n, (int)so->width, (int)so->height,
                     (long long)so->frame, qr_threads(), plan->no_gpu);
@@ -193,10 +193,9 @@ static int check_render(const check_plan *plan, check_run *run)
         cpu_render(scene, &plan->params, QR_RENDER_FAST, run->img[CPU_FAST], &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_RUN);
     double t5 = cli_now_ms();
-    fprintf(stderr,
-            "quadrender:   load %.1f ms, GPU (upload, seek, both modes, downloads) %.1f ms, CPU "
-            "seek and reference %.1f ms, fast CPU both modes %.1f ms\n",
-            t1 - t0, t3 - t2, t4 - t3, t5 - t4);
+    cli_info("  load %.1f ms, GPU (upload, seek, both modes, downloads) %.1f ms, CPU seek and "
+             "reference %.1f ms, fast CPU both modes %.1f ms",
+             t1 - t0, t3 - t2, t4 - t3, t5 - t4);
     return CLI_EXIT_OK;
 }
 

@@ -64,10 +64,10 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         return cli_fail(&err, CLI_PHASE_INPUT);
     double t1 = cli_now_ms();
     if (opts[O_FRAME].given)
-        cli_message("%s (%d circles) state of frame %lld -> %s", scene->name,
+        cli_info("%s (%d circles) state of frame %lld -> %s", scene->name,
                 (int)scene->n, (long long)frame, out);
     else
-        cli_message("%s (%d circles) as generated -> %s", scene->name,
+        cli_info("%s (%d circles) as generated -> %s", scene->name,
                 (int)scene->n, out);
     if (opts[O_FRAME].given && cli_seek(scene, NULL, frame, &err) != QR_OK) {
         rc = cli_fail(&err, CLI_PHASE_RUN);
@@ -79,8 +79,7 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         rc = cli_fail(&err, CLI_PHASE_OUTPUT);
         goto done;
     }
-    fprintf(stderr, "quadrender:   load %.1f ms, seek %.1f ms, write %.1f ms\n", t1 - t0, t2 - t1,
-            cli_now_ms() - t2);
+    cli_info("  load %.1f ms, seek %.1f ms, write %.1f ms", t1 - t0, t2 - t1, cli_now_ms() - t2);
     rc = CLI_EXIT_OK;
 done:
     qr_scene_destroy(scene);

@@ -213,8 +213,10 @@ static int check_args(const cli_cmd *cmd, render_args *a)
                                "-o/--output: '%s' is not a .png, .ppm or .pfm file name "
                                "(or -, or give --format)",
                                a->out);
-    /* the writers that take a format besides the name's take no level */
-    if (a->png_level_given && qr_image_format_from_path(a->out) != a->format)
+    /* a level only for PNG, and only where the name says PNG (the writers
+     * that take a format besides the name's take no level) */
+    if (a->png_level_given &&
+        (a->format != QR_FORMAT_PNG || qr_image_format_from_path(a->out) != a->format))
         return cli_usage_error(cmd, "--png-level: only with an -o name ending in .png");
     const char *bad = cli_frame_names_init(&a->names, a->out, a->many ? &a->frames : NULL, true);
     if (bad)
@@ -533,7 +535,9 @@ const cli_cmd cli_cmd_render = {
              "with -DQR_MPI=ON), splits the work: frames are dealt to the GPUs or\n"
              "processes in turn; one image is cut into stripes of rows, each rendered\n"
              "and compressed by one of them and written in order by the first. The\n"
-             "files are the same bytes; a failing GPU or process stops them all.\n"
+             "files are the same bytes; a failing GPU or process stops them all. On a\n"
+             "machine with no usable GPU at all, --gpus renders on the CPU and says so\n"
+             "(exit 5 only with --device gpu).\n"
              "\n"
              "Exit codes: 0 success, 1 other failure (an MPI error), 2 bad command line,\n"
              "3 bad scene, 4 cannot write the image (or it exists, with -n), 5 no usable\n"

@@ -569,8 +569,8 @@ static int stats_build(const stats_plan *p, stats_run *run)
         return cli_fail(&err, CLI_PHASE_INPUT);
     qr_scene *scene = run->scene;
     if (dev->note[0])
-        fprintf(stderr, "quadrender: %s\n", dev->note);
-    cli_message("stats %s (%d circles) %dx%d frame %lld on %s", scene->name,
+        cli_info("%s", dev->note);
+    cli_info("stats %s (%d circles) %dx%d frame %lld on %s", scene->name,
             (int)scene->n, (int)so->width, (int)so->height, (long long)so->frame,
             dev->gpu ? "the GPU" : "the CPU");
     run->ctx = (qr_stats_context){
@@ -607,7 +607,7 @@ static int stats_report(const stats_plan *p, const stats_run *run)
     if (p->json && (rc = write_json(p->json, s, &run->ctx)) != CLI_EXIT_OK)
         return rc;
     if (p->picture) {
-        cli_message("picture (%s) -> %s",
+        cli_info("picture (%s) -> %s",
                 p->pmode == PICTURE_HEAT ? "circles per leaf, log scale" : "leaf boundaries",
                 p->picture);
         if (write_picture(p->picture, p->pmode, run->scene, run->gs, run->ix, &p->params, s,
@@ -615,13 +615,11 @@ static int stats_report(const stats_plan *p, const stats_run *run)
             /* the renders' errors are the run's, the writer's the output's */
             return cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
         if (p->pmode == PICTURE_HEAT)
-            fprintf(stderr,
-                    "quadrender:   heat: dark blue %d, blue, green, yellow, red %d circles per "
-                    "leaf (log scale)\n",
-                    s->min_per_leaf, s->max_per_leaf);
+            cli_info("  heat: dark blue %d, blue, green, yellow, red %d circles per leaf (log scale)",
+                     s->min_per_leaf, s->max_per_leaf);
     }
     if (p->report) {
-        cli_message("report -> %s (timing the quadtree and %s)", p->report,
+        cli_info("report -> %s (timing the quadtree and %s)", p->report,
                 p->report_tile ? "the chosen grid" : "grids of 16 to 256 px");
         if (write_report(p->report, p->report_tile, run->scene, run->gs, run->ix, &p->params, s,
                          &run->ctx, run->dev.gpu ? run->dev.info.name : NULL, &err) != QR_OK)

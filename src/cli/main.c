@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "quadrender/gpu.h"
+#include "quadrender/text.h"
 
 static const cli_cmd *const commands[] = {
     &cli_cmd_render,
@@ -25,8 +26,8 @@ static void print_usage(FILE *out)
     fputs("Usage: quadrender COMMAND [OPTIONS]\n"
           "       quadrender --help | --version\n"
           "\n"
-          "Renders scenes of semi-transparent circles, on the GPU through a quadtree\n"
-          "index or on the CPU with the reference renderer.\n"
+          "Renders scenes of semi-transparent circles through a quadtree index, on the\n"
+          "GPU or on every CPU core (the serial reference renderer: --device cpu-reference).\n"
           "\n"
           "Commands:\n",
           out);
@@ -88,9 +89,15 @@ static int dispatch(int argc, char **argv)
         return print_version();
     if (name[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s'", name);
-    for (int i = 0; i < NCOMMANDS; i++)
+    const char *names[NCOMMANDS];
+    for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(name, commands[i]->name) == 0)
             return commands[i]->run(commands[i], argc - 1, argv + 1);
+        names[i] = commands[i]->name;
+    }
+    const char *near = qr_text_nearest(name, names, NCOMMANDS);
+    if (near)
+        return cli_usage_error(NULL, "unknown command '%s': did you mean '%s'?", name, near);
     return cli_usage_error(NULL, "unknown command '%s'", name);
 }
 

@@ -155,3 +155,56 @@ void qr_xml_write_text(FILE *fp, const char *s)
         at += len;
     }
 }
+
+/* The optimal string alignment distance between a and b, ASCII case
+ * ignored: insertions, deletions, substitutions and swaps of two neighbours
+ * ("snwo" is one from "snow"). Only names up to QR_SUGGEST_MAX bytes are
+ * compared; longer ones answer a distance larger than any suggestion. */
+#define QR_SUGGEST_MAX 32
+static int edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > QR_SUGGEST_MAX || m > QR_SUGGEST_MAX)
+        return QR_SUGGEST_MAX;
+    int d[QR_SUGGEST_MAX + 1][QR_SUGGEST_MAX + 1];
+    char x[QR_SUGGEST_MAX + 1], y[QR_SUGGEST_MAX + 1];
+    for (size_t i = 0; i < n; ++i)
+        x[i] = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] - 'A' + 'a') : a[i];
+    for (size_t j = 0; j < m; ++j)
+        y[j] = b[j] >= 'A' && b[j] <= 'Z' ? (char)(b[j] - 'A' + 'a') : b[j];
+    for (size_t i = 0; i <= n; ++i)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; ++j)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j) {
+            int best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+const char *qr_text_nearest(const char *word, const char *const *words, int n)
+{
+    const size_t len = strlen(word);
+    /* at most two edits, and fewer than half the word: "ab" suggests nothing */
+    const int limit = len >= 6 ? 2 : len >= 3 ? 1 : 0;
+    int best = limit + 1;
+    const char *found = NULL;
+    for (int i = 0; i < n; ++i) {
+        const int d = edit_distance(word, words[i]);
+        if (d < best) {
+            best = d;
+            found = words[i];
+        }
+    }
+    return found;
+}

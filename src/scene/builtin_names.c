@@ -4,6 +4,7 @@
  * names are builtin.c's and builtin_clustered.c's.
  */
 #include "scene/scene_internal.h"
+#include "quadrender/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -153,59 +154,15 @@ const char *qr_builtin_find(const char *name)
     return NULL;
 }
 
-/* The optimal string alignment distance between a and b, ASCII case
- * ignored: insertions, deletions, substitutions and swaps of two neighbours
- * ("snwo" is one from "snow"). Only names up to QR_SUGGEST_MAX bytes are
- * compared; longer ones answer a distance larger than any suggestion. */
-#define QR_SUGGEST_MAX 32
-static int qr_edit_distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > QR_SUGGEST_MAX || m > QR_SUGGEST_MAX)
-        return QR_SUGGEST_MAX;
-    int d[QR_SUGGEST_MAX + 1][QR_SUGGEST_MAX + 1];
-    char x[QR_SUGGEST_MAX + 1], y[QR_SUGGEST_MAX + 1];
-    for (size_t i = 0; i < n; ++i)
-        x[i] = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] - 'A' + 'a') : a[i];
-    for (size_t j = 0; j < m; ++j)
-        y[j] = b[j] >= 'A' && b[j] <= 'Z' ? (char)(b[j] - 'A' + 'a') : b[j];
-    for (size_t i = 0; i <= n; ++i)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; ++j)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; ++i) {
-        for (size_t j = 1; j <= m; ++j) {
-            int best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[n][m];
-}
-
 const char *qr_builtin_suggest(const char *name)
 {
     /* a path is never a mistyped built-in name */
     if (strchr(name, '/'))
         return NULL;
-    size_t len = strlen(name);
-    /* at most two edits, and fewer than half the name: "ab" suggests nothing */
-    int limit = len >= 6 ? 2 : len >= 3 ? 1 : 0;
-    int count = 0, best = limit + 1;
-    const char *found = NULL;
+    int count = 0;
     const qr_builtin_info *table = qr_builtin_scenes(&count);
-    for (int i = 0; i < count; ++i) {
-        int d = qr_edit_distance(name, table[i].name);
-        if (d < best) {
-            best = d;
-            found = table[i].name;
-        }
-    }
-    return found;
+    const char *names[QR_B_COUNT];
+    for (int i = 0; i < count && i < QR_B_COUNT; ++i)
+        names[i] = table[i].name;
+    return qr_text_nearest(name, names, count < QR_B_COUNT ? count : QR_B_COUNT);
 }
