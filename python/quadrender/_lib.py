@@ -61,9 +61,6 @@ class IndexStats(Structure):
 
 
 def _candidates():
-    env = os.environ.get("QUADRENDER_LIBRARY")
-    if env:
-        yield env
     here = os.path.dirname(os.path.abspath(__file__))
     for name in sorted(os.listdir(here)):
         if name.startswith("libquadrender.so"):
@@ -72,6 +69,14 @@ def _candidates():
 
 
 def _load():
+    # a library named by QUADRENDER_LIBRARY is the one used, or none: falling
+    # back to another would hide which build runs
+    env = os.environ.get("QUADRENDER_LIBRARY")
+    if env:
+        try:
+            return ctypes.CDLL(env)
+        except OSError as e:
+            raise ImportError(f"quadrender: QUADRENDER_LIBRARY={env} cannot be loaded: {e}") from None
     tried = []
     for path in _candidates():
         try:

@@ -298,3 +298,14 @@ def test_renderer_keeps_the_scene_as_circles_grow_and_shrink():
                                                       device="reference"))
         ref = qr.render(cupy.asnumpy(circles), 256, 192, mode="exact", device="reference")
         assert np.array_equal(r.render(circles, mode="exact", output="numpy"), ref)
+
+
+def test_a_library_named_that_cannot_load_is_an_error():
+    """QUADRENDER_LIBRARY names the library used, or the import fails
+    saying so: it never falls back to another build silently."""
+    import sys
+    env = dict(os.environ, QUADRENDER_LIBRARY="/nonexistent/libquadrender.so")
+    r = subprocess.run([sys.executable, "-c", "import quadrender"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "QUADRENDER_LIBRARY=/nonexistent/libquadrender.so cannot be loaded" in r.stderr
