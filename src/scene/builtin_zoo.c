@@ -205,12 +205,17 @@ static void qr_zoo_build(qr_zoo *m, uint32_t seed)
         p->uy = sn * sigma * stretch;
         p->vx = -sn * sigma / stretch;
         p->vy = cs * sigma / stretch;
+        m2[np] = qr_zoo_law(p, &d, power_share, 0.35f);
+        /* very uneven weights take a draw of their own, after the others */
         float w = zipf == 0 ? 1.0f : zipf == 1 ? 1.0f / (float)(j + 1)
                   : zipf == 2 ? 1.0f / ((float)(j + 1) * (float)(j + 1))
-                              : v * v * v * v + 1e-3f;
+                              : 0.0f;
+        if (zipf == 3) {
+            const float e = qr_uf(&d);
+            w = e * e * e * e + 1e-3f;
+        }
         weight[np] = w;
         cw += w;
-        m2[np] = qr_zoo_law(p, &d, power_share, 0.35f);
         np++;
     }
     for (int j = 0; j < np; ++j)
