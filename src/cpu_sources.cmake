@@ -13,6 +13,7 @@ set(QR_CPU_SOURCES
   scene/builtin_names.c
   scene/builtin.c
   scene/builtin_clustered.c
+  scene/builtin_zoo.c
   scene/depth_sort.c
   scene/animate.c
   scene/io/scene_file.c

@@ -2,6 +2,8 @@
  * made-up rows, without a GPU; its command line is test_cli_bench.c's. */
 #include "test_util.h"
 
+#include <math.h>
+
 #include "cli/bench/bench.h"
 #include "json_find.h"
 
@@ -333,4 +335,67 @@ Test(bench, scaling_json_and_svg)
     cr_expect(strstr(text, "scaling &lt;test&gt;"), "the title is escaped");
     cr_expect(strstr(text, ">10k<") && strstr(text, ">1M<"), "the count axis");
     free(text);
+}
+
+static bench_row zoo_row(const char *scene, int tile, int exact, double ms)
+{
+    bench_row r = make_row(scene, tile, exact, ms);
+    snprintf(r.group, sizeof r.group, "zoo");
+    return r;
+}
+
+/* The zoo's lines from known rows: per scene the best grid after the fact
+ * (speedups 0.5, 1 and 2 in fast mode: minimum 0.5 on zoo:1, geometric
+ * mean 1, one scene behind), the best single tile by the geometric mean of
+ * its frames (grid32: 0.5 x 4 x 4 against grid16's 2 x 1 x 8) and the
+ * quadtree against it ((8 / 2)^(1/3)); a scene of another group, a zoo
+ * scene whose quadtree ran out of memory, and in exact mode a tile out of
+ * memory (no candidate for the single tile) left out. */
+Test(bench, zoo_summary_of_known_rows)
+{
+    bench_row rows[] = {
+        zoo_row("zoo:1", 0, 0, 1.0),  zoo_row("zoo:1", 16, 0, 2.0), zoo_row("zoo:1", 32, 0, 0.5),
+        zoo_row("zoo:2", 0, 0, 1.0),  zoo_row("zoo:2", 16, 0, 1.0), zoo_row("zoo:2", 32, 0, 4.0),
+        zoo_row("zoo:3", 0, 0, 2.0),  zoo_row("zoo:3", 16, 0, 8.0), zoo_row("zoo:3", 32, 0, 4.0),
+        zoo_row("zoo:4", 0, 0, 1.0),  zoo_row("zoo:4", 16, 0, 0.1), zoo_row("zoo:4", 32, 0, 0.1),
+        make_row("rand1M", 0, 0, 9.0), make_row("rand1M", 16, 0, 0.1),
+        zoo_row("zoo:1", 0, 1, 1.0),  zoo_row("zoo:1", 16, 1, 0.1), zoo_row("zoo:1", 32, 1, 2.0),
+    };
+    rows[9].oom = BENCH_OOM_GPU;
+    rows[15].oom = BENCH_OOM_GPU;
+    const int n = (int)(sizeof rows / sizeof rows[0]);
+    bench_zoo_line z[4];
+    cr_assert_eq(bench_zoo_summary(rows, n, z, 4), 2);
+    cr_assert(z[0].size == 1024 && !z[0].exact && z[0].scenes == 3);
+    cr_assert_float_eq(z[0].min, 0.5, 1e-12);
+    cr_assert_str_eq(z[0].min_scene, "zoo:1");
+    cr_assert_float_eq(z[0].geomean, 1.0, 1e-12);
+    cr_assert_eq(z[0].behind, 1);
+    cr_assert_eq(z[0].single_tile, 32);
+    cr_assert_float_eq(z[0].single, cbrt(4.0), 1e-12);
+    cr_assert(z[1].exact && z[1].scenes == 1 && z[1].behind == 0);
+    cr_assert_float_eq(z[1].min, 2.0, 1e-12);
+    cr_assert_eq(z[1].single_tile, 32);
+    cr_assert_float_eq(z[1].single, 2.0, 1e-12);
+    /* the table and the JSON say the same */
+    const char *path = qr_test_tmp("zoo.txt");
+    FILE *f = fopen(path, "w");
+    bench_print_zoo(f, rows, n);
+    fclose(f);
+    char *text = qr_test_read_file(path, NULL);
+    cr_assert(strstr(text, " 1024 fast       3    0.50x zoo:1 ") != NULL, "%s", text);
+    cr_assert(strstr(text, " 1.00x          1 (33%) grid32         1.59x\n") != NULL, "%s", text);
+    free(text);
+    qr_error err;
+    path = qr_test_tmp("zoo.json");
+    cr_assert_eq(bench_write_json(path, "{}", rows, n, 0, &err), QR_OK, "%s", err.msg);
+    text = qr_test_read_file(path, NULL);
+    cr_assert_float_eq(json_number(text, "zoo.lines.0.geomean"), 1.0, 1e-9);
+    cr_assert_float_eq(json_number(text, "zoo.lines.0.behind_share"), 1.0 / 3, 1e-4);
+    cr_assert_float_eq(json_number(text, "zoo.lines.0.best_single_tile"), 32, 0);
+    cr_assert_float_eq(json_number(text, "zoo.lines.1.min"), 2.0, 1e-9);
+    cr_assert_null(json_find(text, "zoo.lines.2"));
+    free(text);
+    /* no zoo rows, no zoo */
+    cr_assert_eq(bench_zoo_summary(rows + 12, 2, z, 4), 0);
 }

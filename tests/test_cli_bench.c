@@ -1,6 +1,8 @@
 /* test_cli_bench.c — `quadrender bench` on the command line, without a GPU:
  * bad options are usage errors, and without a GPU it says it needs one. Its
  * writers are test_bench.c's. */
+#include <math.h>
+
 #include "cli_run.h"
 #include "json_find.h"
 #include "test_util.h"
@@ -43,6 +45,50 @@ Test(cli, bench_cpu_without_gpu)
               "%s", R.out);
     cr_expect(strstr(R.out, "rand10k          48 fast mode "), "%s", R.out);
     cr_expect_eq(RUN("bench", "--cpu", "rgb", "--json", "x.json"), 2, "%s", R.err);
+}
+
+/* bench --cpu --zoo without a GPU: the zoo's rows on the fast CPU renderer,
+ * the zoo's table after them, and its JSON, whose lines agree with the
+ * per-scene speedups beside them. */
+Test(cli, bench_cpu_zoo_without_gpu, .timeout = 120)
+{
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) == QR_OK)
+        cr_skip_test("this machine has a GPU");
+    const char *json = qr_test_tmp("zoo_bench.json");
+    cr_assert_eq(RUN("bench", "--cpu", "--zoo", "2", "--zoo-first", "22", "--size", "64", "--tile",
+                     "16,32", "--cpu-frames", "1", "--threads", "2", "--json", json),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.out, "\n## zoo scenes\nzoo:22 "), "%s", R.out);
+    cr_expect(strstr(R.out, "\nzoo:23         64 exact grid32 "), "%s", R.out);
+    cr_expect(strstr(R.out, "\n## zoo: the quadtree against each scene's best grid"), "%s", R.out);
+    cr_expect(strstr(R.out, "\n   64 fast       2 ") && strstr(R.out, "\n   64 exact      2 "), "%s",
+              R.out);
+    char *text = qr_test_read_file(json, NULL);
+    cr_assert_eq(json_number(text, "results.11.size"), 64);
+    cr_assert_null(json_find(text, "results.12"));
+    for (int line = 0; line < 2; line++) {
+        char path[64];
+        snprintf(path, sizeof path, "zoo.lines.%d.scenes", line);
+        cr_assert_eq(json_number(text, path), 2);
+        /* speedups 0 and 1 are zoo:22's fast and exact, 2 and 3 zoo:23's */
+        double a = json_number(text, line ? "speedups.1.speedup" : "speedups.0.speedup");
+        double b = json_number(text, line ? "speedups.3.speedup" : "speedups.2.speedup");
+        snprintf(path, sizeof path, "zoo.lines.%d.min", line);
+        cr_expect_float_eq(json_number(text, path), a < b ? a : b, 1e-3);
+        snprintf(path, sizeof path, "zoo.lines.%d.geomean", line);
+        cr_expect_float_eq(json_number(text, path), sqrt(a * b), 2e-3);
+        snprintf(path, sizeof path, "zoo.lines.%d.behind", line);
+        cr_expect_eq(json_number(text, path), (a < 0.98) + (b < 0.98));
+        snprintf(path, sizeof path, "zoo.lines.%d.best_single_tile", line);
+        const double tile = json_number(text, path);
+        cr_expect(tile == 16 || tile == 32, "%g", tile);
+    }
+    free(text);
+    /* JSON needs a GPU but for the zoo's; so do the other files */
+    cr_expect_eq(RUN("bench", "--cpu", "--zoo", "1", "--csv", "x.csv"), 2, "%s", R.err);
+    cr_expect_eq(RUN("bench", "--cpu", "--zoo", "0"), 2, "%s", R.err);
+    cr_expect_eq(RUN("bench", "--cpu", "--zoo", "1", "--zoo-first", "x"), 2, "%s", R.err);
 }
 
 /* bench --e2e: the whole path, a table row per scene and size; a usage

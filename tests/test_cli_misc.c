@@ -65,7 +65,7 @@ Test(cli, scenes)
                                   "micro2M",  "biglittle", "littlebig",     "pattern",  "hypnosis",
                                   "fireworks", "snow",     "bouncingballs", "snowsingle",
                                   "clusters", "spiral",    "powerlaw",      "hotspot",  "roads",
-                                  "ring",     "uniform",   "clustered"};
+                                  "ring",     "uniform",   "clustered",     "zoo"};
     cr_assert_eq(RUN("scenes"), 0, "stderr: %s", R.err);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         /* a row starts with the name and a space */
@@ -73,10 +73,12 @@ Test(cli, scenes)
         snprintf(row, sizeof row, "\n%s ", names[i]);
         cr_expect(strstr(R.out, row), "scenes does not list %s:\n%s", names[i], R.out);
     }
-    cr_expect_eq(cli_count_lines(R.out), 26,
-                 "a header, 20 rows, a blank line, two lines of syntax, 2 families:\n%s", R.out);
+    cr_expect_eq(cli_count_lines(R.out), 27,
+                 "a header, 20 rows, a blank line, two lines of syntax, 3 families:\n%s", R.out);
     cr_expect(strstr(R.out, "\nrand1M ") && strstr(R.out, " 1000000 "), "%s", R.out);
     cr_expect(strstr(R.out, "FAMILY:COUNT") && strstr(R.out, "uniform:10k"), "%s", R.out);
+    cr_expect(strstr(R.out, "zoo:SEED") && strstr(R.out, "\nzoo ") && strstr(R.out, " SEED "), "%s",
+              R.out);
 }
 
 Test(cli, usage_unknown)

@@ -3,7 +3,8 @@
  * (uniform:N, clustered:N): counts, determinism over seeds and thread
  * counts, the invariants every scene keeps, that the density really varies
  * (measured on a grid of cells against a uniform scene), the FAMILY:COUNT
- * syntax and its errors, and each scene's bytes pinned by a hash. */
+ * and zoo:SEED syntax and their errors, and each scene's bytes pinned by a
+ * hash. */
 #include "test_util.h"
 
 #include <math.h>
@@ -120,10 +121,14 @@ Test(scenes_nonuniform, table_counts_and_names)
     }
     int nfam = 0;
     const qr_builtin_family *f = qr_builtin_families(&nfam);
-    cr_assert_eq(nfam, 2);
+    cr_assert_eq(nfam, 3);
     cr_assert_str_eq(f[0].name, "uniform");
     cr_assert_str_eq(f[1].name, "clustered");
-    cr_assert(strlen(f[0].description) > 10 && strlen(f[1].description) > 10);
+    cr_assert_str_eq(f[2].name, "zoo");
+    cr_assert_str_eq(f[0].param, "COUNT");
+    cr_assert_str_eq(f[2].param, "SEED");
+    for (int k = 0; k < nfam; ++k)
+        cr_assert(strlen(f[k].description) > 10);
 }
 
 /* ---- determinism ------------------------------------------------------- */
@@ -174,6 +179,7 @@ Test(scenes_nonuniform, pinned_bytes)
         {"clusters", 7, 0xb58a5142a0d647c4u},
         {"uniform:10k", 3, 0x87edc333bd4decabu},
         {"clustered:12345", 3, 0x252bbf9a0e7e97ceu},
+        {"zoo:22", 0, 0xacd0a0faa765a481u},
     };
     for (size_t k = 0; k < sizeof pins / sizeof pins[0]; ++k) {
         qr_scene *s = qr_test_builtin(pins[k].name, pins[k].seed);
@@ -286,6 +292,8 @@ Test(scenes_nonuniform, family_names)
         {"clustered:0001000", "clustered:1k"},  {"uniform:1", "uniform:1"},
         {"uniform:200m", "uniform:200M"},       {"uniform:200000000", "uniform:200M"},
         {"clustered:100M", "clustered:100M"},   {"uniform:1000001", "uniform:1000001"},
+        {"zoo:1000", "zoo:1000"},               {"ZOO:007", "zoo:7"},
+        {"zoo:0", "zoo:0"},                     {"zoo:2147483647", "zoo:2147483647"},
     };
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; ++k) {
         char out[64];
@@ -321,6 +329,15 @@ Test(scenes_nonuniform, family_errors)
         {"uniform:99999999999999999999999", "out of range"},
         {"uniform", "'uniform' is a family of scenes: give a circle count, e.g. uniform:1M"},
         {"Clustered", "e.g. clustered:1M"},
+        {"zoo:", "bad seed '' in 'zoo:': give a non-negative integer, e.g. zoo:1000"},
+        {"zoo:abc", "bad seed 'abc' in 'zoo:abc'"},
+        {"zoo:1k", "bad seed '1k'"},
+        {"zoo:-1", "bad seed '-1'"},
+        {"zoo:+1", "bad seed '+1'"},
+        {"zoo: 1", "bad seed ' 1'"},
+        {"zoo:2147483648", "seed '2147483648' in 'zoo:2147483648' is out of range: give 0 to 2147483647"},
+        {"zoo:99999999999999999999999", "out of range"},
+        {"Zoo", "'Zoo' is a family of scenes: give a seed, e.g. zoo:1000"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
         qr_scene *s = (qr_scene *)1;
@@ -417,4 +434,58 @@ Test(scenes_nonuniform, families_keep_the_coverage)
             qr_scene_destroy(s);
         }
     }
+}
+
+/* ---- the zoo ------------------------------------------------------------------ */
+
+/* Twenty seeds: 100k to 4M circles, spread over that range, every circle
+ * keeping the invariants (so finite, radius positive and at most 0.5), the
+ * density never flat (the densest tenth of the cells holds at least 15% of
+ * the centres; a uniform scene's about 10%), each scene named zoo:SEED. */
+Test(scenes_nonuniform, zoo_counts_and_invariants, .timeout = 120)
+{
+    int32_t least = INT32_MAX, most = 0;
+    for (uint32_t seed = 0; seed < 20; ++seed) {
+        char name[32];
+        snprintf(name, sizeof name, "zoo:%u", seed);
+        qr_scene *s = qr_test_builtin(name, 0);
+        cr_assert_str_eq(s->name, name);
+        cr_assert(s->n >= 100000 && s->n <= 4000000, "%s: %d circles", name, s->n);
+        least = s->n < least ? s->n : least;
+        most = s->n > most ? s->n : most;
+        assert_invariants(s);
+        double share = densest_share(s, 64, 410);
+        cr_assert(share >= 0.15, "%s: %g of the centres in the densest tenth", name, share);
+        qr_scene_destroy(s);
+    }
+    cr_assert(least < 200000 && most > 2000000, "counts %d to %d", least, most);
+}
+
+/* The same seed gives the same bytes on any thread count and whatever the
+ * scene seed (SEED is the identity); distinct seeds give distinct scenes. */
+Test(scenes_nonuniform, zoo_seeds_and_thread_counts, .timeout = 120)
+{
+    const int saved = qr_threads();
+    const char *names[] = {"zoo:1000", "zoo:3"};
+    for (int k = 0; k < 2; ++k) {
+        qr_set_threads(1);
+        qr_scene *one = qr_test_builtin(names[k], 0);
+        qr_set_threads(5);
+        qr_scene *five = qr_test_builtin(names[k], 0);
+        qr_set_threads(saved);
+        qr_test_assert_same_scene(one, five, names[k]);
+        qr_scene *other = qr_test_builtin(names[k], 12345);
+        qr_test_assert_same_scene(one, other, names[k]);
+        qr_scene_destroy(five);
+        qr_scene_destroy(other);
+        qr_scene_destroy(one);
+    }
+    qr_scene *a = qr_test_builtin("zoo:1000", 0), *b = qr_test_builtin("zoo:1001", 0);
+    int32_t n = a->n < b->n ? a->n : b->n;
+    for (int arr = 0; arr < 7; ++arr)
+        cr_assert(memcmp(a->block + (size_t)arr * (size_t)a->n, b->block + (size_t)arr * (size_t)b->n,
+                         (size_t)n * sizeof(float)) != 0,
+                  "zoo:1000 and zoo:1001 share array %d", arr);
+    qr_scene_destroy(a);
+    qr_scene_destroy(b);
 }

@@ -9,7 +9,8 @@
  *     docs/scene-definitions.md defines them, and six non-uniform ones of
  *     our own (clusters, spiral, powerlaw, hotspot, roads, ring;
  *     docs/scenes.md), all deterministic from a seed (qr_scene_builtin);
- *   - two sized families, `uniform:COUNT` and `clustered:COUNT`
+ *   - two sized families, `uniform:COUNT` and `clustered:COUNT`, and the
+ *     zoo, `zoo:SEED`: a random non-uniform scene per seed, 100k-4M circles
  *     (qr_builtin_families);
  *   - `.circles` text files (docs/scene-format.md), read and written here;
  *   - CS149 particle dumps `.par` (rendered with snow shading);
@@ -84,27 +85,31 @@ typedef struct qr_builtin_info {
  * 6 non-uniform ones), in a stable order. */
 const qr_builtin_info *qr_builtin_scenes(int *count);
 
-/* A family of built-in scenes of any size, named FAMILY:COUNT: COUNT is a
+/* A family of built-in scenes, named FAMILY:COUNT or zoo:SEED. COUNT is a
  * plain integer or one with a k (thousand) or M (million) suffix, 1 to
- * QR_SCENE_MAX_CIRCLES ("uniform:10k", "clustered:100M"). */
+ * QR_SCENE_MAX_CIRCLES ("uniform:10k", "clustered:100M"); SEED is plain
+ * digits, 0 to 2147483647 ("zoo:1000"). */
 typedef struct qr_builtin_family {
     const char *name;
+    const char *param; /* what follows the colon: "COUNT" or "SEED" */
     const char *description;
 } qr_builtin_family;
 
-/* The families (2 entries: uniform, clustered), in a stable order. */
+/* The families (3 entries: uniform, clustered, zoo), in a stable order. */
 const qr_builtin_family *qr_builtin_families(int *count);
 
 /* The built-in name `name` stands for, ASCII case ignored ("Rand10k" is
  * "rand10k"): a table entry's name; for a family spelling with a valid
- * count ("Uniform:10k") the family's name ("uniform"). NULL otherwise. */
+ * count or seed ("Uniform:10k", "ZOO:7") the family's name ("uniform",
+ * "zoo"). NULL otherwise. */
 const char *qr_builtin_find(const char *name);
 
 /* The canonical name of the family scene FAMILY:COUNT, written into out
  * (size bytes): the family in lower case, then the count with an M suffix
  * when it is a whole number of millions, k when a whole number of
  * thousands, else in digits ("uniform:10000k" -> "uniform:10M",
- * "clustered:1500" -> "clustered:1500"). QR_ERR_INVALID, with a one-line
+ * "clustered:1500" -> "clustered:1500"); a zoo scene's seed in digits
+ * ("zoo:007" -> "zoo:7"). QR_ERR_INVALID, with a one-line
  * message, when spec is not a family spelling or its count is bad. */
 qr_status qr_builtin_family_name(const char *spec, char *out, size_t size, qr_error *err);
 
@@ -114,8 +119,9 @@ qr_status qr_builtin_family_name(const char *spec, char *out, size_t size, qr_er
 const char *qr_builtin_suggest(const char *name);
 
 /* Generates built-in scene `name` (any case, or a family spelling
- * FAMILY:COUNT) for `seed` (0 behaves as 1, like srand); the scene is named
- * as the table names it, a family scene by its canonical name
+ * FAMILY:COUNT or zoo:SEED) for `seed` (0 behaves as 1, like srand; a zoo
+ * scene ignores it: its name's SEED is its identity); the scene is named as
+ * the table names it, a family scene by its canonical name
  * (qr_builtin_family_name). */
 qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_error *err);
 

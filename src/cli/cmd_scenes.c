@@ -35,10 +35,10 @@ static int run_scenes(const cli_cmd *cmd, int argc, char **argv)
 
     int nfam;
     const qr_builtin_family *fam = qr_builtin_families(&nfam);
-    printf("\nFamilies of any size, named FAMILY:COUNT (COUNT 1 to 200M, digits with an optional\n"
-           "k or M suffix, e.g. uniform:10k, clustered:100M):\n");
+    printf("\nFamilies, named FAMILY:COUNT (COUNT 1 to 200M, digits with an optional k or M\n"
+           "suffix, e.g. uniform:10k, clustered:100M) or zoo:SEED (SEED 0 to 2147483647):\n");
     for (int i = 0; i < nfam; i++)
-        printf("%-*s  %*s  %-8s  %s\n", name_w, fam[i].name, count_w, "COUNT", "no",
+        printf("%-*s  %*s  %-8s  %s\n", name_w, fam[i].name, count_w, fam[i].param, "no",
                fam[i].description);
     return CLI_EXIT_OK;
 }
@@ -49,7 +49,8 @@ const cli_cmd cli_cmd_scenes = {
     .args = "",
     .about = "Lists the built-in scenes: name, circle count, whether they are animated,\n"
              "and what they show; then the families of scenes of any size, named\n"
-             "FAMILY:COUNT (uniform:10k, clustered:1M). Any of the names can be given\n"
+             "FAMILY:COUNT (uniform:10k, clustered:1M), and the zoo of random non-uniform\n"
+             "scenes, zoo:SEED (zoo:1000). Any of the names can be given\n"
              "wherever a scene is read ('render', 'dump', 'bench', ...).\n",
     .notes = "Exit codes: 0 success, 2 bad command line.\n",
     .run = run_scenes,

@@ -262,31 +262,6 @@ static qr_index_params tile_params(const qr_index_params *p, int tile)
     return c;
 }
 
-/* The fast CPU renderer's frames (its own host build, then the render). */
-static qr_status time_cpu(const qr_scene *scene, int32_t w, int32_t h, const qr_index_params *c,
-                          bench_row *row, qr_error *err)
-{
-    enum { N = REPORT_CPU_FRAMES };
-    double frame[N], build[N], render[N];
-    qr_image *img = NULL;
-    qr_status st = qr_image_create(w, h, &img, err);
-    for (int f = 0; f < N && st == QR_OK; f++) {
-        qr_cpu_timing t = {0, 0};
-        st = qr_render_cpu_fast(scene, c, QR_RENDER_FAST, 0, img, &t, err);
-        frame[f] = t.build_ms + t.render_ms;
-        build[f] = t.build_ms;
-        render[f] = t.render_ms;
-    }
-    qr_image_destroy(img);
-    if (st == QR_OK) {
-        row->frames = N;
-        row->frame = bench_stats_of(frame, N);
-        row->build = bench_stats_of(build, N);
-        row->stage[BENCH_RENDER] = bench_stats_of(render, N).median;
-    }
-    return st;
-}
-
 /* Fast-mode frames of each row's index: as bench times them on the GPU,
  * else the fast CPU renderer's. */
 static qr_status time_rows(const qr_scene *scene, qr_gpu_scene *gs, int32_t w, int32_t h,
@@ -296,7 +271,7 @@ static qr_status time_rows(const qr_scene *scene, qr_gpu_scene *gs, int32_t w, i
     for (int i = 0; i < n && st == QR_OK; i++) {
         qr_index_params c = tile_params(p, rows[i].grid_tile);
         if (!gs) {
-            st = time_cpu(scene, w, h, &c, &rows[i], err);
+            st = bench_measure_cpu(scene, w, h, &c, QR_RENDER_FAST, 0, REPORT_CPU_FRAMES, &rows[i], err);
             continue;
         }
         qr_gpu_renderer *r = NULL;

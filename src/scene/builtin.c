@@ -2,7 +2,7 @@
  * builtin_names.c): the fourteen
  * CS149 scenes, generated exactly as docs/scene-definitions.md defines them,
  * and the uniform:N family (the non-uniform scenes and clustered:N are
- * builtin_clustered.c's).
+ * builtin_clustered.c's, zoo:SEED builtin_zoo.c's).
  *
  * Every float expression below is written in the spec's left-to-right order
  * with float constants, and the build forbids contraction, so each value is
@@ -324,12 +324,14 @@ static qr_anim qr_builtin_anim(int id)
     }
 }
 
-/* A family scene: uniform:N or clustered:N. */
+/* A family scene: uniform:N, clustered:N, or zoo:SEED (n is SEED; the
+ * scene seed plays no part). */
 static qr_status qr_scene_family(const char *spec, int family, int32_t n, uint32_t seed,
                                  qr_scene **out, qr_error *err)
 {
     qr_scene *s;
-    qr_status st = qr_scene_create(n, QR_ANIM_NONE, &s, err);
+    qr_status st = qr_scene_create(family == QR_FAMILY_ZOO ? qr_zoo_circles((uint32_t)n) : n,
+                                   QR_ANIM_NONE, &s, err);
     if (st != QR_OK)
         return st;
     char name[sizeof s->name];
@@ -339,6 +341,8 @@ static qr_status qr_scene_family(const char *spec, int family, int32_t n, uint32
         s->shading = QR_SHADE_FLAT;
         if (family == QR_FAMILY_UNIFORM)
             st = qr_gen_uniform(s, seed, err);
+        else if (family == QR_FAMILY_ZOO)
+            st = qr_gen_zoo(s, (uint32_t)n, err);
         else /* exactly 1 at 1M: clustered:1M is the clusters scene */
             st = qr_gen_nonuniform(s, QR_NU_CLUSTERS, seed, sqrtf(1000000.0f / (float)n), err);
     }

@@ -1,7 +1,7 @@
 /* builtin_names.c — the names of the built-in scenes and families: the
  * table `quadrender scenes` lists, FAMILY:COUNT spellings, lookup in any
  * case, and the suggestion for a mistyped name. The generators behind the
- * names are builtin.c's and builtin_clustered.c's.
+ * names are builtin.c's, builtin_clustered.c's and builtin_zoo.c's.
  */
 #include "scene/scene_internal.h"
 #include "quadrender/text.h"
@@ -40,8 +40,9 @@ const qr_builtin_info *qr_builtin_scenes(int *count)
 }
 
 static const qr_builtin_family qr_family_table[QR_FAMILY_COUNT] = {
-    {"uniform", "uniform random circles, radius shrinking as 1/sqrt(COUNT) (uniform:1M is rand1M)"},
-    {"clustered", "the clusters scene at COUNT circles, radius shrinking as 1/sqrt(COUNT)"},
+    {"uniform", "COUNT", "uniform random circles, radius shrinking as 1/sqrt(COUNT) (uniform:1M is rand1M)"},
+    {"clustered", "COUNT", "the clusters scene at COUNT circles, radius shrinking as 1/sqrt(COUNT)"},
+    {"zoo", "SEED", "a random non-uniform scene per SEED, 100k-4M circles (report on 1000-1049)"},
 };
 
 const qr_builtin_family *qr_builtin_families(int *count)
@@ -56,6 +57,33 @@ const qr_builtin_family *qr_builtin_families(int *count)
 static int qr_lower(int c)
 {
     return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* zoo:SEED, colon (NULL: none) after "zoo": plain digits, 0 to
+ * QR_ZOO_MAX_SEED. As qr_builtin_family_parse. */
+static int qr_zoo_parse(const char *spec, const char *colon, int32_t *seed, qr_error *err)
+{
+    if (!colon) {
+        qr_fail(err, QR_ERR_INVALID, "'%s' is a family of scenes: give a seed, e.g. zoo:1000", spec);
+        return -1;
+    }
+    uint64_t v = 0;
+    const char *p = colon + 1;
+    for (; *p >= '0' && *p <= '9'; ++p)
+        if (v <= QR_ZOO_MAX_SEED)
+            v = v * 10 + (uint64_t)(*p - '0');
+    if (p == colon + 1 || *p) {
+        qr_fail(err, QR_ERR_INVALID,
+                "bad seed '%s' in '%s': give a non-negative integer, e.g. zoo:1000", colon + 1, spec);
+        return -1;
+    }
+    if (v > QR_ZOO_MAX_SEED) {
+        qr_fail(err, QR_ERR_INVALID, "seed '%s' in '%s' is out of range: give 0 to %d", colon + 1,
+                spec, QR_ZOO_MAX_SEED);
+        return -1;
+    }
+    *seed = (int32_t)v;
+    return 1;
 }
 
 int qr_builtin_family_parse(const char *spec, int *family, int32_t *count, qr_error *err)
@@ -75,6 +103,10 @@ int qr_builtin_family_parse(const char *spec, int *family, int32_t *count, qr_er
     }
     if (f < 0)
         return 0;
+    if (f == QR_FAMILY_ZOO) {
+        *family = f;
+        return qr_zoo_parse(spec, colon, count, err);
+    }
     if (!colon) {
         qr_fail(err, QR_ERR_INVALID, "'%s' is a family of scenes: give a circle count, e.g. %s:1M",
                 spec, qr_family_table[f].name);
@@ -119,7 +151,9 @@ qr_status qr_builtin_family_name(const char *spec, char *out, size_t size, qr_er
         return qr_fail(err, QR_ERR_INVALID, "'%s' is not a family scene (FAMILY:COUNT)", spec);
     if (parsed < 0)
         return QR_ERR_INVALID;
-    if (n % 1000000 == 0)
+    if (f == QR_FAMILY_ZOO)
+        snprintf(out, size, "%s:%d", qr_family_table[f].name, (int)n);
+    else if (n % 1000000 == 0)
         snprintf(out, size, "%s:%dM", qr_family_table[f].name, (int)(n / 1000000));
     else if (n % 1000 == 0)
         snprintf(out, size, "%s:%dk", qr_family_table[f].name, (int)(n / 1000));

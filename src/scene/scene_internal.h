@@ -33,6 +33,11 @@ typedef enum qr_nonuniform {
 qr_status qr_gen_nonuniform(qr_scene *s, qr_nonuniform kind, uint32_t seed, float radius_scale,
                             qr_error *err);
 
+/* zoo:SEED (builtin_zoo.c): its circle count, 100k to 4M, and its circles
+ * (s->n must be that count); the same bytes whatever the thread count. */
+int32_t qr_zoo_circles(uint32_t seed);
+qr_status qr_gen_zoo(qr_scene *s, uint32_t seed, qr_error *err);
+
 /* The built-in scenes, in qr_builtin_scenes order (builtin_names.c). */
 enum qr_builtin_id {
     QR_B_RGB,
@@ -58,12 +63,16 @@ enum qr_builtin_id {
     QR_B_COUNT
 };
 
-/* The sized families, in qr_builtin_families order. */
-enum { QR_FAMILY_UNIFORM, QR_FAMILY_CLUSTERED, QR_FAMILY_COUNT };
+/* The families, in qr_builtin_families order. */
+enum { QR_FAMILY_UNIFORM, QR_FAMILY_CLUSTERED, QR_FAMILY_ZOO, QR_FAMILY_COUNT };
 
-/* Reads spec as FAMILY:COUNT (builtin_names.c). Returns 1 with *family and *count
- * set; 0 when spec does not start with a family's name and a ':' (it is
- * some other name); -1 when it does but the count is bad, err saying why. */
+/* The largest zoo seed. */
+#define QR_ZOO_MAX_SEED 2147483647
+
+/* Reads spec as FAMILY:COUNT, or zoo:SEED (builtin_names.c). Returns 1 with
+ * *family and *count (the seed for the zoo) set; 0 when spec does not start
+ * with a family's name and a ':' (it is some other name); -1 when it does
+ * but the count is bad, err saying why. */
 int qr_builtin_family_parse(const char *spec, int *family, int32_t *count, qr_error *err);
 
 #endif

@@ -16,6 +16,7 @@
 #include "quadrender/error.h"
 #include "quadrender/gpu.h"
 #include "quadrender/index.h"
+#include "quadrender/render_mode.h"
 
 /* Stages of one frame, in pipeline order; "other" is what the frame took
  * beyond the sum of the stages (launch gaps, the scalar read-back). */
@@ -35,7 +36,7 @@ enum { BENCH_FITS = 0, BENCH_OOM_GPU = 1, BENCH_OOM_HOST = 2 };
 
 typedef struct bench_row {
     char scene[64];
-    char group[16];      /* "CS149", "non-uniform" or "" (a scene of neither family) */
+    char group[16];      /* "CS149", "non-uniform", "zoo" or "" (a scene of none) */
     long long circles;   /* the scene's circle count */
     int oom;             /* BENCH_FITS, else nothing below `frames` is measured */
     int size;
@@ -65,6 +66,14 @@ qr_status bench_measure(qr_gpu_renderer *r, const qr_gpu_scene *gs,
                         const qr_index_params *p, int exact, int warmup, int frames,
                         bench_row *row, qr_error *err);
 
+/* The same on the fast CPU renderer (bench_cpu.c), on qr_threads() threads:
+ * `warmup` untimed frames of a w x h image, then `frames` timed ones (the
+ * renderer's own build and render times); the frame, build and render
+ * stats. */
+qr_status bench_measure_cpu(const qr_scene *scene, int w, int h, const qr_index_params *p,
+                            qr_render_mode mode, int warmup, int frames, bench_row *row,
+                            qr_error *err);
+
 /* ---- rows (bench_rows.c) ---------------------------------------------------- */
 
 /* "quadtree" or "grid16" */
@@ -78,6 +87,29 @@ const char *bench_oom_text(int oom);
  * there is none. */
 const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *like);
 
+/* The zoo (`bench --zoo`) in one size and mode: the quadtree against the best
+ * grid of each scene (its speedup, best grid ms / quadtree ms) over the zoo's
+ * scenes (rows of group "zoo" whose quadtree and best grid were measured),
+ * and against the best single tile, the one whose frames' geometric mean
+ * over those scenes is least (what one grid for the whole zoo gives; a tile
+ * that ran out of memory on any of them is not a candidate). */
+typedef struct bench_zoo_line {
+    int size, exact;
+    int scenes;
+    double min;          /* the least speedup */
+    char min_scene[64];  /* the scene it was on */
+    double geomean;      /* the geometric mean of the speedups */
+    int behind;          /* scenes whose speedup is below BENCH_BEHIND */
+    int single_tile;     /* the best single tile; 0: none */
+    double single;       /* its frames' geometric mean / the quadtree's */
+} bench_zoo_line;
+
+#define BENCH_BEHIND 0.98
+
+/* The zoo's lines, one per size and mode in the rows' first-seen order, at
+ * most max; returns how many. */
+int bench_zoo_summary(const bench_row *rows, int n, bench_zoo_line *out, int max);
+
 /* ---- tables and files (bench_report.c) --------------------------------------- */
 
 /* Tables of rows in order; a heading line starts each family of scenes
@@ -86,9 +118,13 @@ void bench_print_table(FILE *out, const bench_row *rows, int n);
 /* Per scene, size and mode: the quadtree against the best grid tile. */
 void bench_print_speedups(FILE *out, const bench_row *rows, int n);
 
+/* The zoo's lines as a table (nothing without zoo rows). */
+void bench_print_zoo(FILE *out, const bench_row *rows, int n);
+
 /* All rows, and per scene, size and mode the quadtree against the best
- * grid ("speedups"); with `scaling`, also the points of the scaling report
- * ("scaling", as bench_print_scaling). */
+ * grid ("speedups"); with zoo rows, the zoo's lines ("zoo"); with
+ * `scaling`, also the points of the scaling report ("scaling", as
+ * bench_print_scaling). */
 qr_status bench_write_json(const char *path, const char *header_json, const bench_row *rows, int n,
                            int scaling, qr_error *err);
 /* The same object to a stream (no error of the stream's own is checked). */

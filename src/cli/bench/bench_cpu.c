@@ -4,7 +4,8 @@
  * Per scene and size: `warmup` untimed frames, then `frames` timed ones per
  * mode on qr_threads() threads (wall clock); medians and quartiles of the
  * frame, medians of its build and render; the reference once (it takes
- * seconds). Runs with or without a GPU.
+ * seconds). Runs with or without a GPU. Also one measurement as a bench
+ * row (bench_measure_cpu: `bench --zoo` and `stats --report` without a GPU).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,34 @@ static double quartile(double *v, int n, double q)
     double pos = q * (n - 1);
     int i = (int)pos;
     return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+qr_status bench_measure_cpu(const qr_scene *scene, int w, int h, const qr_index_params *p,
+                            qr_render_mode mode, int warmup, int frames, bench_row *row,
+                            qr_error *err)
+{
+    double *v = malloc(sizeof(double) * (size_t)frames * 3);
+    qr_image *img = NULL;
+    if (!v) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    qr_status st = qr_image_create(w, h, &img, err);
+    double *frame = v, *build = v + frames, *render = v + 2 * frames;
+    for (int f = -warmup; f < frames && st == QR_OK; f++) {
+        qr_cpu_timing t = {0, 0};
+        st = qr_render_cpu_fast(scene, p, mode, 0, img, &t, err);
+        if (f < 0) continue;
+        frame[f] = t.build_ms + t.render_ms;
+        build[f] = t.build_ms;
+        render[f] = t.render_ms;
+    }
+    qr_image_destroy(img);
+    if (st == QR_OK) {
+        row->frames = frames;
+        row->frame = bench_stats_of(frame, frames);
+        row->build = bench_stats_of(build, frames);
+        row->stage[BENCH_RENDER] = bench_stats_of(render, frames).median;
+    }
+    free(v);
+    return st;
 }
 
 /* The CPU's model name, from /proc/cpuinfo where there is one. */

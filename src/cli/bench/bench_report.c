@@ -75,6 +75,59 @@ void bench_print_speedups(FILE *out, const bench_row *rows, int n)
         }
 }
 
+/* The zoo's lines, at most one per size and mode (of which a run has at most
+ * 16 x 2). */
+#define MAX_ZOO_LINES 32
+
+void bench_print_zoo(FILE *out, const bench_row *rows, int n)
+{
+    bench_zoo_line z[MAX_ZOO_LINES];
+    const int lines = bench_zoo_summary(rows, n, z, MAX_ZOO_LINES);
+    if (!lines) return;
+    fprintf(out, "\n## zoo: the quadtree against each scene's best grid (speedup: best grid ms / "
+                 "quadtree ms),\n## and against the one tile best over the whole zoo\n");
+    fprintf(out, "%5s %-5s %6s %8s %-16s %8s %16s %-11s %8s\n", "size", "mode", "scenes", "min",
+            "on", "geomean", "behind (<0.98x)", "single tile", "vs it");
+    for (int k = 0; k < lines; k++) {
+        char esc[4 * sizeof z[k].min_scene], behind[32], tile[16];
+        qr_escape_terminal(esc, sizeof esc, z[k].min_scene);
+        snprintf(behind, sizeof behind, "%d (%.0f%%)", z[k].behind,
+                 100.0 * z[k].behind / z[k].scenes);
+        snprintf(tile, sizeof tile, "grid%d", z[k].single_tile);
+        fprintf(out, "%5d %-5s %6d %7.2fx %-16s %7.2fx %16s %-11s", z[k].size,
+                z[k].exact ? "exact" : "fast", z[k].scenes, z[k].min, esc, z[k].geomean, behind,
+                z[k].single_tile ? tile : "none");
+        if (z[k].single_tile)
+            fprintf(out, " %7.2fx\n", z[k].single);
+        else
+            fputs("        -\n", out);
+    }
+}
+
+/* The zoo's lines as the JSON key "zoo" (after a comma), when there are
+ * any. */
+static void json_zoo(FILE *f, const bench_row *rows, int n)
+{
+    bench_zoo_line z[MAX_ZOO_LINES];
+    const int lines = bench_zoo_summary(rows, n, z, MAX_ZOO_LINES);
+    if (!lines) return;
+    fprintf(f, ",\n  \"zoo\": {\"behind_below\": %.2f, \"lines\": [", BENCH_BEHIND);
+    for (int k = 0; k < lines; k++) {
+        fprintf(f, "%s\n    {\"size\": %d, \"mode\": \"%s\", \"scenes\": %d, \"min\": %.4f, "
+                   "\"min_scene\": ",
+                k ? "," : "", z[k].size, z[k].exact ? "exact" : "fast", z[k].scenes, z[k].min);
+        qr_json_write_string(f, z[k].min_scene);
+        fprintf(f, ", \"geomean\": %.4f, \"behind\": %d, \"behind_share\": %.4f", z[k].geomean,
+                z[k].behind, (double)z[k].behind / z[k].scenes);
+        if (z[k].single_tile)
+            fprintf(f, ", \"best_single_tile\": %d, \"vs_best_single_tile\": %.4f}",
+                    z[k].single_tile, z[k].single);
+        else
+            fputs(", \"best_single_tile\": null, \"vs_best_single_tile\": null}", f);
+    }
+    fputs("\n  ]}", f);
+}
+
 /* Opens path for writing into *fp; "-" is stdout (*out NULL). */
 static qr_status open_out(const char *path, qr_file **out, FILE **fp, qr_error *err)
 {
@@ -159,6 +212,7 @@ qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row 
                 best->frame.median, best->frame.median / q->frame.median);
     }
     fputs(k ? "\n  ]" : "]", f);
+    json_zoo(f, rows, n);
     if (scaling) {
         fputs(",\n  \"scaling\": ", f);
         bench_write_scaling_json(f, pts, npts);

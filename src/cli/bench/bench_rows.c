@@ -1,8 +1,9 @@
 /* bench_rows.c — what the bench's writers share about its rows: the stage
- * and index names, the best grid of a scene, what a row out of memory
- * says, and the scaling report's points (bench.h). The table and file
+ * and index names, the best grid of a scene, the zoo's summary, what a
+ * row out of memory says, and the scaling report's points (bench.h). The table and file
  * writers (bench_report.c) and the scaling report's (bench_scaling.c) call
  * these; these call neither. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,88 @@ const bench_row *bench_best_grid(const bench_row *rows, int n, const bench_row *
             best = g;
     }
     return best;
+}
+
+/* The measured row of `tile` of q's scene, size and mode, or NULL. */
+static const bench_row *tile_row(const bench_row *rows, int n, const bench_row *q, int tile)
+{
+    for (int j = 0; j < n; j++)
+        if (rows[j].grid_tile == tile && !rows[j].oom && rows[j].size == q->size &&
+            rows[j].exact == q->exact && !strcmp(rows[j].scene, q->scene))
+            return &rows[j];
+    return NULL;
+}
+
+/* Whether row q counts in the zoo's line of its size and mode: a zoo
+ * scene's quadtree, measured, with a measured best grid. */
+static int zoo_counts(const bench_row *rows, int n, const bench_row *q)
+{
+    if (q->grid_tile || q->oom || strcmp(q->group, "zoo")) return 0;
+    const bench_row *best = bench_best_grid(rows, n, q);
+    return best && !best->oom;
+}
+
+static int in_line(const bench_row *r, const bench_zoo_line *z)
+{
+    return r->size == z->size && r->exact == z->exact;
+}
+
+/* z's best single tile: the least geometric mean frame over z's scenes,
+ * among the tiles measured on all of them. */
+static void zoo_single_tile(const bench_row *rows, int n, bench_zoo_line *z)
+{
+    double best = 0;
+    for (int t = 0; t < n; t++) {
+        const int tile = rows[t].grid_tile;
+        int seen = 0;
+        for (int u = 0; u < t && !seen; u++) seen = rows[u].grid_tile == tile;
+        if (!tile || seen) continue;
+        double log_g = 0, log_q = 0;
+        int all = 1;
+        for (int i = 0; i < n && all; i++) {
+            if (!in_line(&rows[i], z) || !zoo_counts(rows, n, &rows[i])) continue;
+            const bench_row *g = tile_row(rows, n, &rows[i], tile);
+            all = g != NULL;
+            if (g) {
+                log_g += log(g->frame.median);
+                log_q += log(rows[i].frame.median);
+            }
+        }
+        if (all && (!z->single_tile || log_g < best)) {
+            best = log_g;
+            z->single_tile = tile;
+            z->single = exp((log_g - log_q) / z->scenes);
+        }
+    }
+}
+
+int bench_zoo_summary(const bench_row *rows, int n, bench_zoo_line *out, int max)
+{
+    int lines = 0;
+    for (int i = 0; i < n; i++) {
+        const bench_row *q = &rows[i];
+        if (!zoo_counts(rows, n, q)) continue;
+        int k;
+        for (k = 0; k < lines && !in_line(q, &out[k]); k++) {}
+        if (k == lines) {
+            if (lines == max) continue;
+            out[lines++] = (bench_zoo_line){.size = q->size, .exact = q->exact};
+        }
+        bench_zoo_line *z = &out[k];
+        const double speedup = bench_best_grid(rows, n, q)->frame.median / q->frame.median;
+        if (!z->scenes || speedup < z->min) {
+            z->min = speedup;
+            snprintf(z->min_scene, sizeof z->min_scene, "%s", q->scene);
+        }
+        z->geomean += log(speedup); /* the sum of the logs until the end */
+        z->behind += speedup < BENCH_BEHIND;
+        z->scenes++;
+    }
+    for (int k = 0; k < lines; k++) {
+        out[k].geomean = exp(out[k].geomean / out[k].scenes);
+        zoo_single_tile(rows, n, &out[k]);
+    }
+    return lines;
 }
 
 const char *bench_oom_text(int oom)

@@ -19,6 +19,7 @@
 #include "quadrender/image.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/scene.h"
+#include "quadrender/threads.h"
 
 #ifndef QR_BUILD_TYPE
 #define QR_BUILD_TYPE "unknown"
@@ -105,6 +106,25 @@ static const char *set_count(const char *text, void *dest)
     return NULL;
 }
 
+/* --zoo: at most this many scenes */
+#define MAX_ZOO 1000
+
+static const char *set_zoo(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, MAX_ZOO, &v) || v < 1) return "an integer from 1 to 1000";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+static const char *set_zoo_first(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 2147482647, &v)) return "a seed from 0 to 2147482647";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
 static const char *set_count0(const char *text, void *dest)
 {
     uint64_t v;
@@ -138,6 +158,7 @@ static const char *const scaling_scenes[] = {
 
 static const char *scene_group(const char *name)
 {
+    if (!strncasecmp(name, "zoo:", 4)) return "zoo";
     for (int i = 0; i < NSCORED; i++)
         if (!strcasecmp(scored[i].name, name)) return scored[i].group;
     return "";
@@ -346,12 +367,15 @@ typedef struct bench_args {
     word_list indexes, modes;
     int_list sizes, tiles;
     int frames, warmup, cpu, direct, cpu_frames, e2e;
+    int zoo, zoo_first; /* --zoo N: zoo:zoo_first .. zoo:zoo_first+N-1 */
     uint32_t seed;
     const char *json, *csv, *plot, *scaling, *report;
     qr_index_params qp;
     char *pos[64];
     const char *scored_names[NSCORED];
-    const char *const *scenes; /* the scenes named, else the scored or the scaling set */
+    char zoo_names[MAX_ZOO][16];
+    const char *listed[64 + MAX_ZOO]; /* the scenes named, then the zoo's */
+    const char *const *scenes; /* the scenes named and the zoo's, else the scored or the scaling set */
     int nscenes;
     int want_exact, want_fast, want_q, want_g;
 } bench_args;
@@ -397,7 +421,15 @@ static int bench_check_args(const cli_cmd *cmd, bench_args *a, int npos)
     for (int i = 0; i < NSCORED; i++) a->scored_names[i] = scored[i].name;
     a->scenes = (const char *const *)a->pos;
     a->nscenes = npos;
-    if (!npos && a->scaling) {
+    if (a->zoo) {
+        for (int i = 0; i < npos; i++) a->listed[i] = a->pos[i];
+        for (int i = 0; i < a->zoo; i++) {
+            snprintf(a->zoo_names[i], sizeof a->zoo_names[i], "zoo:%d", a->zoo_first + i);
+            a->listed[npos + i] = a->zoo_names[i];
+        }
+        a->scenes = a->listed;
+        a->nscenes = npos + a->zoo;
+    } else if (!npos && a->scaling) {
         a->scenes = scaling_scenes;
         a->nscenes = (int)(sizeof scaling_scenes / sizeof scaling_scenes[0]);
     } else if (!npos) {
@@ -429,7 +461,7 @@ static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
     a->tiles = (int_list){{16, 32, 64, 128, 256}, 5};
     set_index_list("quadtree,grid", &a->indexes);
     set_mode_list("fast,exact", &a->modes);
-    a->frames = 20, a->warmup = 5, a->cpu_frames = 5;
+    a->frames = 20, a->warmup = 5, a->cpu_frames = 5, a->zoo_first = 1000;
     qr_index_params_default(&a->qp);
     qr_index_params *qp = &a->qp;
     static char help[NHELP][96];
@@ -444,6 +476,10 @@ static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
         {"--frames", NULL, "N", set_count, &a->frames, "timed frames per measurement (default 20)", 0},
         {"--warmup", NULL, "N", set_count0, &a->warmup, "untimed frames first (default 5)", 0},
         {"--seed", NULL, "N", cli_set_seed, &a->seed, "seed of the built-in scenes (default 0)", 0},
+        {"--zoo", NULL, "N", set_zoo, &a->zoo,
+         "also the zoo scenes zoo:S to zoo:S+N-1, summed up after the rows", 0},
+        {"--zoo-first", NULL, "S", set_zoo_first, &a->zoo_first,
+         "the first zoo seed S (default 1000; tune on seeds below 1000 only)", 0},
         {"--cpu", NULL, NULL, NULL, &a->cpu,
          "also time the fast CPU renderer beside the reference (alone without a GPU)", 0},
         {"--cpu-frames", NULL, "N", set_count, &a->cpu_frames,
@@ -473,8 +509,65 @@ static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
     return bench_check_args(cmd, a, npos);
 }
 
+/* Without a GPU, the zoo's rows (the last a->zoo scenes) on the fast CPU
+ * renderer, every size, index and mode as the GPU bench's; then their table,
+ * the zoo's lines and, with --json, the JSON. An exit code. */
+static int bench_zoo_cpu(const bench_args *a, qr_error *err)
+{
+    const int configs = a->want_q + (a->want_g ? a->tiles.n : 0);
+    bench_plan b = {.sizes = &a->sizes, .tiles = &a->tiles, .modes = &a->modes, .qp = &a->qp,
+                    .want_q = a->want_q, .configs = configs};
+    b.rows = calloc((size_t)a->zoo * a->sizes.n * configs * a->modes.n + 1, sizeof *b.rows);
+    if (!b.rows) {
+        qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+        return cli_fail(err, CLI_PHASE_RUN);
+    }
+    int rc = CLI_EXIT_OK;
+    for (int s = a->nscenes - a->zoo; s < a->nscenes && rc == CLI_EXIT_OK; s++) {
+        qr_scene *scene = NULL;
+        if (qr_scene_load(a->scenes[s], a->seed, &scene, err) != QR_OK) {
+            rc = cli_fail(err, CLI_PHASE_INPUT);
+            break;
+        }
+        for (int z = 0; z < a->sizes.n && rc == CLI_EXIT_OK; z++)
+            for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++)
+                for (int m = 0; m < a->modes.n && rc == CLI_EXIT_OK; m++) {
+                    bench_row *row = start_row(&b, scene->name, "zoo", scene->n, 0,
+                                               a->sizes.item[z], c, m);
+                    qr_index_params p = a->qp;
+                    if (row->grid_tile) {
+                        p.uniform = 1;
+                        p.min_leaf = row->grid_tile;
+                    }
+                    if (bench_measure_cpu(scene, row->size, row->size, &p,
+                                          row->exact ? QR_RENDER_EXACT : QR_RENDER_FAST, 1,
+                                          a->cpu_frames, row, err) != QR_OK)
+                        rc = cli_fail(err, CLI_PHASE_RUN);
+                    b.nrows++;
+                }
+        qr_scene_destroy(scene);
+    }
+    if (rc == CLI_EXIT_OK) {
+        printf("# the zoo on the fast CPU renderer: %d threads, 1 warm-up + %d timed frames "
+               "(--cpu-frames) per row\n",
+               qr_threads(), a->cpu_frames);
+        bench_print_table(stdout, b.rows, b.nrows);
+        bench_print_speedups(stdout, b.rows, b.nrows);
+        bench_print_zoo(stdout, b.rows, b.nrows);
+        char header[256];
+        snprintf(header, sizeof header,
+                 "{\"device\": \"cpu\", \"threads\": %d, \"warmup\": 1, \"frames\": %d, "
+                 "\"seed\": %u}",
+                 qr_threads(), a->cpu_frames, a->seed);
+        if (a->json && bench_write_json(a->json, header, b.rows, b.nrows, 0, err) != QR_OK)
+            rc = cli_fail(err, CLI_PHASE_OUTPUT);
+    }
+    free(b.rows);
+    return rc;
+}
+
 /* Without a usable GPU (why: the probe's error): the CPU renderers alone
- * with --cpu, else why not. An exit code. */
+ * with --cpu (the zoo's rows too with --zoo), else why not. An exit code. */
 static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_error *why)
 {
     if (a->e2e) {
@@ -485,17 +578,18 @@ static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_e
         fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", why->msg);
         return CLI_EXIT_NO_GPU;
     }
-    if (a->json || a->csv || a->plot || a->scaling || a->report)
+    if ((a->json && !a->zoo) || a->csv || a->plot || a->scaling || a->report)
         return cli_usage_error(cmd,
-                               "--json, --csv, --plot, --scaling-plot and --report need a GPU "
-                               "(no usable one: %s)",
+                               "--json (but with --zoo), --csv, --plot, --scaling-plot and --report "
+                               "need a GPU (no usable one: %s)",
                                why->msg);
     fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", why->msg);
     qr_error err;
-    if (bench_cpu(stdout, a->scenes, a->nscenes, a->sizes.item, a->sizes.n, a->want_exact,
-                  a->want_fast, 1, a->cpu_frames, a->seed, &a->qp, &err) != QR_OK)
+    const int named = a->nscenes - a->zoo;
+    if (named && bench_cpu(stdout, a->scenes, named, a->sizes.item, a->sizes.n, a->want_exact,
+                           a->want_fast, 1, a->cpu_frames, a->seed, &a->qp, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_RUN);
-    return CLI_EXIT_OK;
+    return a->zoo ? bench_zoo_cpu(a, &err) : CLI_EXIT_OK;
 }
 
 /* The run's header: comment lines on stdout, and the same as a JSON object
@@ -567,6 +661,7 @@ static int bench_report(const bench_args *a, const bench_env *env, const bench_p
     int rc = CLI_EXIT_OK;
     bench_print_table(stdout, rows, nrows);
     bench_print_speedups(stdout, rows, nrows);
+    bench_print_zoo(stdout, rows, nrows);
     if (a->scaling && bench_print_scaling(stdout, rows, nrows, err) != QR_OK)
         rc = cli_fail(err, CLI_PHASE_RUN);
     if (a->cpu && bench_cpu(stdout, a->scenes, a->nscenes, a->sizes.item, a->sizes.n,
