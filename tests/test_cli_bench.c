@@ -44,7 +44,23 @@ Test(cli, bench_cpu_without_gpu)
     cr_expect(strstr(R.out, "\nrand10k          48 exact ") && strstr(R.out, "\nrand10k          48 fast "),
               "%s", R.out);
     cr_expect(strstr(R.out, "rand10k          48 fast mode "), "%s", R.out);
-    cr_expect_eq(RUN("bench", "--cpu", "rgb", "--json", "x.json"), 2, "%s", R.err);
+    /* a missing GPU is exit 5 (the exit-code table), not a usage error */
+    cr_expect_eq(RUN("bench", "--cpu", "rgb", "--json", "x.json"), 5, "%s", R.err);
+    cr_expect(strstr(R.err, "need a GPU"), "%s", R.err);
+}
+
+/* A scene that cannot load is exit 3 before any work, as in render, on the
+ * CPU path too (it used to bench the scenes before it, then exit 1). */
+Test(cli, bench_bad_scene_before_any_work)
+{
+    cr_expect_eq(RUN("bench", "rgb", "missing.circles", "--cpu", "--size", "16", "--cpu-frames",
+                     "1"),
+                 3, "%s", R.err);
+    cr_expect(strstr(R.err, "missing.circles"), "%s", R.err);
+    cr_expect(!strstr(R.out, "rgb"), "benched before failing: %s", R.out);
+    cr_expect_eq(RUN("bench", "rgb", "snwo", "--cpu"), 3, "%s", R.err);
+    cr_expect(strstr(R.err, "did you mean 'snow'"), "%s", R.err);
+    cr_expect_eq(RUN("bench", "uniform:0", "--cpu"), 3, "%s", R.err);
 }
 
 /* bench --cpu --zoo without a GPU: the zoo's rows on the fast CPU renderer,
@@ -86,7 +102,7 @@ Test(cli, bench_cpu_zoo_without_gpu, .timeout = 120)
     }
     free(text);
     /* JSON needs a GPU but for the zoo's; so do the other files */
-    cr_expect_eq(RUN("bench", "--cpu", "--zoo", "1", "--csv", "x.csv"), 2, "%s", R.err);
+    cr_expect_eq(RUN("bench", "--cpu", "--zoo", "1", "--csv", "x.csv"), 5, "%s", R.err);
     cr_expect_eq(RUN("bench", "--cpu", "--zoo", "0"), 2, "%s", R.err);
     cr_expect_eq(RUN("bench", "--cpu", "--zoo", "1", "--zoo-first", "x"), 2, "%s", R.err);
 }
@@ -163,14 +179,14 @@ Test(bench, tiles_up_to_256, .timeout = 300)
     cr_expect(strstr(R.out, "best grid ms"), "%s", R.out);
 }
 
-/* The scaling report without a GPU: exit 5, or a usage error beside --cpu
- * (like the other files the GPU bench writes). */
+/* The scaling report without a GPU: exit 5, beside --cpu too (like the
+ * other files the GPU bench writes). */
 Test(bench, scaling_plot_needs_a_gpu)
 {
     qr_error err;
     if (qr_gpu_probe(NULL, &err) == QR_OK) cr_skip_test("this machine has a GPU");
     cr_expect_eq(RUN("bench", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 5, "%s", R.err);
-    cr_expect_eq(RUN("bench", "--cpu", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 2, "%s",
+    cr_expect_eq(RUN("bench", "--cpu", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 5, "%s",
                  R.err);
     cr_expect(strstr(R.err, "--scaling-plot"), "%s", R.err);
     cr_expect_eq(RUN("bench", "--e2e", "--scaling-plot", qr_test_tmp("s.svg"), "rand10k"), 2, "%s",

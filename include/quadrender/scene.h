@@ -130,6 +130,14 @@ qr_status qr_scene_builtin(const char *name, uint32_t seed, qr_scene **out, qr_e
  * `seed` only matters for built-ins. */
 qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err);
 
+/* Whether qr_scene_load could start on `spec`, without loading it: a
+ * built-in name or family spelling (with a valid count or seed), or an
+ * existing readable file (not a directory) of a known extension; else the
+ * error qr_scene_load would give (the file's contents are not read: a
+ * malformed file still fails to load). For a program that checks all its
+ * scenes before any work. */
+qr_status qr_scene_check_spec(const char *spec, qr_error *err);
+
 /* ---- animation ----------------------------------------------------------- */
 
 /* Applies one animation step (dt = 1/60); a no-op for static scenes.

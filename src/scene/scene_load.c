@@ -5,6 +5,30 @@
  */
 #include "scene/scene_internal.h"
 
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A spec that names no built-in scene and no file of a known extension:
+ * what is wrong with it. */
+static qr_status unknown_scene(const char *spec, qr_error *err)
+{
+    /* a family's name with a bad count or none: say what is wrong with it */
+    int family;
+    int32_t n;
+    if (qr_builtin_family_parse(spec, &family, &n, err) < 0)
+        return QR_ERR_INVALID;
+    const char *near = qr_builtin_suggest(spec);
+    if (near)
+        return qr_fail(err, QR_ERR_INVALID, "unknown scene '%s': did you mean '%s'? (try 'quadrender scenes')",
+                       spec, near);
+    return qr_fail(err, QR_ERR_INVALID,
+                   "unknown scene '%s' (not a built-in name, not a .circles, .par or .npy file); "
+                   "try 'quadrender scenes'",
+                   spec);
+}
+
 qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_error *err)
 {
     *out = NULL;
@@ -20,17 +44,25 @@ qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_erro
         return qr_scene_read_par(spec, out, err);
     if (qr_path_has_ext(spec, ".npy"))
         return qr_scene_read_npy(spec, out, err);
-    /* a family's name with a bad count or none: say what is wrong with it */
+    return unknown_scene(spec, err);
+}
+
+qr_status qr_scene_check_spec(const char *spec, qr_error *err)
+{
     int family;
     int32_t n;
     if (qr_builtin_family_parse(spec, &family, &n, err) < 0)
         return QR_ERR_INVALID;
-    const char *near = qr_builtin_suggest(spec);
-    if (near)
-        return qr_fail(err, QR_ERR_INVALID, "unknown scene '%s': did you mean '%s'? (try 'quadrender scenes')",
-                       spec, near);
-    return qr_fail(err, QR_ERR_INVALID,
-                   "unknown scene '%s' (not a built-in name, not a .circles, .par or .npy file); "
-                   "try 'quadrender scenes'",
-                   spec);
+    if (qr_builtin_find(spec))
+        return QR_OK;
+    if (!qr_path_has_ext(spec, ".circles") && !qr_path_has_ext(spec, ".par") &&
+        !qr_path_has_ext(spec, ".npy"))
+        return unknown_scene(spec, err);
+    /* not opened: a FIFO's open would wait for its writer */
+    struct stat sb;
+    if (stat(spec, &sb) != 0 || access(spec, R_OK) != 0)
+        return qr_fail(err, QR_ERR_IO, "%s: %s", spec, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return qr_fail(err, QR_ERR_IO, "%s: is a directory", spec);
+    return QR_OK;
 }

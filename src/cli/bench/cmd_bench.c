@@ -450,6 +450,11 @@ static int bench_check_args(const cli_cmd *cmd, bench_args *a, int npos)
     if (a->e2e && (a->cpu || a->json || a->csv || a->plot || a->scaling || a->report))
         return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot, "
                                     "--scaling-plot or --report");
+    /* every named scene before any work (exit 3), as render does */
+    qr_error err;
+    for (int i = 0; i < npos; i++)
+        if (qr_scene_check_spec(a->pos[i], &err) != QR_OK)
+            return cli_fail(&err, CLI_PHASE_INPUT);
     return CLI_EXIT_OK;
 }
 
@@ -578,17 +583,18 @@ static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_e
         fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", why->msg);
         return CLI_EXIT_NO_GPU;
     }
-    if ((a->json && !a->zoo) || a->csv || a->plot || a->scaling || a->report)
-        return cli_usage_error(cmd,
-                               "--json (but with --zoo), --csv, --plot, --scaling-plot and --report "
-                               "need a GPU (no usable one: %s)",
-                               why->msg);
-    fprintf(stderr, "quadrender: no usable GPU (%s): timing the CPU renderers only\n", why->msg);
+    if ((a->json && !a->zoo) || a->csv || a->plot || a->scaling || a->report) {
+        cli_message("--json (but with --zoo), --csv, --plot, --scaling-plot and --report need a "
+                    "GPU (no usable one: %s)",
+                    why->msg);
+        return CLI_EXIT_NO_GPU;
+    }
+    cli_info("no usable GPU (%s): timing the CPU renderers only", why->msg);
     qr_error err;
     const int named = a->nscenes - a->zoo;
     if (named && bench_cpu(stdout, a->scenes, named, a->sizes.item, a->sizes.n, a->want_exact,
                            a->want_fast, 1, a->cpu_frames, a->seed, &a->qp, &err) != QR_OK)
-        return cli_fail(&err, CLI_PHASE_RUN);
+        return cli_fail(&err, CLI_PHASE_INPUT); /* a scene that does not load: exit 3 */
     return a->zoo ? bench_zoo_cpu(a, &err) : CLI_EXIT_OK;
 }
 
