@@ -505,8 +505,9 @@ const cli_cmd cli_cmd_render = {
     .name = "render",
     .summary = "render a scene to an image file (PNG, PPM or PFM)",
     .args = "SCENE [options]",
-    .about = "Renders SCENE, a built-in scene name (see 'quadrender scenes') or a\n"
-             ".circles or .par file, and writes the image.\n",
+    .about = "Renders SCENE, a built-in scene name or family (FAMILY:COUNT, zoo:SEED;\n"
+             "see 'quadrender scenes') or a .circles, .par or .npy file, and writes the\n"
+             "image.\n",
     .notes = "Frame K of an animated scene is rendered after K+1 animation steps; static\n"
              "scenes look the same in every frame. With --frames A:B the frames go to\n"
              "NAME_%04d.EXT for NAME.EXT given by -o (more digits when B needs them),\n"
