@@ -49,6 +49,18 @@ typedef enum qr_image_format {
     QR_FORMAT_PFM
 } qr_image_format;
 
+/* An image side given as text (quadrender/text.h): 1 to
+ * QR_IMAGE_BANDS_MAX_DIM; else QR_ERR_INVALID, "<name>: expected an integer
+ * from 1 to 131072, got '<text>'". */
+qr_status qr_image_check_side(const char *name, const char *text, int32_t *out, qr_error *err);
+
+/* Sides 1..QR_IMAGE_BANDS_MAX_DIM that `who` holds whole, at most max each
+ * (QR_IMAGE_MAX_DIM for a qr_image); else QR_ERR_INVALID, "<name>: <who>
+ * takes images up to <max> pixels a side (<w>x<h> asked); <streamer>
+ * streams larger ones in bands". */
+qr_status qr_image_check_whole(const char *name, const char *who, const char *streamer,
+                               int32_t width, int32_t height, int32_t max, qr_error *err);
+
 /* Allocates a width x height image (1..QR_IMAGE_MAX_DIM each); contents undefined. */
 qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_error *err);
 void qr_image_destroy(qr_image *img);

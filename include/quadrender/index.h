@@ -120,6 +120,43 @@ typedef struct qr_index_params {
 void qr_index_params_default(qr_index_params *p);
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err);
 
+/* The index options as a user gives them (the CLI's --index, --tile, ...;
+ * Python's index=, tile=, ...), checked here so that every front end
+ * refuses the same (messages: quadrender/text.h). */
+
+/* The index kind named by text: "quadtree" (*uniform = 0) or "grid" (1);
+ * else QR_ERR_INVALID, "<name>: expected 'quadtree' or 'grid', got '<text>'". */
+qr_status qr_index_check_kind(const char *name, const char *text, int32_t *uniform, qr_error *err);
+
+/* A grid's tile side given as text: a power of two from QR_TILE to 32768
+ * (a grid's tiles are render tiles); else QR_ERR_INVALID, "<name>: expected
+ * a power of two from 16 to 32768, got '<text>'". */
+qr_status qr_index_check_tile(const char *name, const char *text, int32_t *out, qr_error *err);
+
+/* The index options, in the order of the CLI's table (cli.h). */
+enum {
+    QR_IXO_CAPACITY,
+    QR_IXO_MIN_LEAF,
+    QR_IXO_MAX_DEPTH,
+    QR_IXO_INDEX,
+    QR_IXO_TILE,
+    QR_IXO_MAX_LEAF,
+    QR_IXO_SPLIT_COST,
+    QR_IXO_DEEP_LEAF,
+    QR_IXO_COUNT
+};
+
+/* Whether the options a user gave (bit 1 << QR_IXO_k for each option k
+ * given) go together for the index kind chosen (uniform: the grid): a tile
+ * only with the grid, and with the grid none of the quadtree's capacity,
+ * min_leaf, max_leaf, split_cost and deep_leaf. names[k] is how the front
+ * end spells option k ("--tile", "tile"), names[QR_IXO_INDEX] how it
+ * spells choosing the grid ("--index grid", "index='grid'"). Else
+ * QR_ERR_INVALID, "<tile>: only with <grid>" or "<option>: not with <grid>
+ * (its tiles are set by <tile>)". */
+qr_status qr_index_check_options(int32_t uniform, unsigned given, const char *const *names,
+                                 qr_error *err);
+
 /* Half-open pixel rectangle [x0,x1) x [y0,y1); y = 0 is the bottom row. */
 typedef struct qr_rect {
     int32_t x0, y0, x1, y1;

@@ -138,6 +138,19 @@ qr_status qr_scene_load(const char *spec, uint32_t seed, qr_scene **out, qr_erro
  * scenes before any work. */
 qr_status qr_scene_check_spec(const char *spec, qr_error *err);
 
+/* A built-in scene's seed given as text (quadrender/text.h): 0 to
+ * 4294967295; else QR_ERR_INVALID, "<name>: expected an integer from 0 to
+ * 4294967295, got '<text>'". */
+qr_status qr_scene_check_seed(const char *name, const char *text, uint32_t *out, qr_error *err);
+
+/* Whether every circle of `scene` is one the scene readers take: finite
+ * numbers and a radius that is not negative. Else, for the first circle
+ * that is not, QR_ERR_INVALID with the message the .npy reader gives
+ * ("<where>: row 3: negative radius -0.5", "<where>: row 3: x: nan is not
+ * a finite number"; `where` names the scene: a path, "circles"). For scenes
+ * filled by a program rather than read from a file. */
+qr_status qr_scene_check_circles(const qr_scene *scene, const char *where, qr_error *err);
+
 /* ---- animation ----------------------------------------------------------- */
 
 /* Applies one animation step (dt = 1/60); a no-op for static scenes.

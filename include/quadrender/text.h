@@ -12,7 +12,10 @@
 #define QUADRENDER_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "quadrender/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +51,39 @@ void qr_xml_write_text(FILE *fp, const char *s);
  * one from three, none below; else NULL. Words over 32 bytes are never
  * near. For "did you mean" in messages (scene names, options, commands). */
 const char *qr_text_nearest(const char *word, const char *const *words, int n);
+
+/* ---- a user's values, checked --------------------------------------------
+ *
+ * The values a front end takes from its user (the CLI's options, Python's
+ * arguments) are checked by the library, so that every front end refuses
+ * the same values with the same one-line message:
+ *
+ *     <name>: expected <what is expected>, got '<text>'
+ *
+ * `name` is the value's name as the front end spells it ("--width" in the
+ * CLI, "width" in Python), `text` what the user gave (Python writes an int
+ * in decimal and anything else as its repr, so that True or 8.0 is refused
+ * as "got 'True'"). The qr_*_check_* functions next to what they check
+ * (image.h, scene.h, index.h, threads.h) rest on these. */
+
+/* Whether text is an unsigned decimal integer of at most max: digits only
+ * (no sign, no blank, no "0x"), any length; *out then holds it. */
+int qr_text_parse_u64(const char *text, uint64_t max, uint64_t *out);
+
+/* QR_ERR_INVALID with "<name>: expected <expected>, got '<text>'". */
+qr_status qr_text_refuse(const char *name, const char *text, const char *expected, qr_error *err);
+
+/* How qr_text_check_uint takes lo..hi. */
+enum {
+    QR_UINT_RANGE = 0, /* any integer from lo to hi */
+    QR_UINT_POW2 = 1,  /* a power of two from lo to hi */
+    QR_UINT_OR_0 = 2   /* also 0 (with QR_UINT_POW2: "0, or a power of two") */
+};
+
+/* An integer value `text` of `name` from lo to hi (as `how` says): QR_OK
+ * and *out, or qr_text_refuse's QR_ERR_INVALID saying `expected`. */
+qr_status qr_text_check_uint(const char *name, const char *text, uint64_t lo, uint64_t hi,
+                             int how, const char *expected, uint64_t *out, qr_error *err);
 
 #ifdef __cplusplus
 }

@@ -11,12 +11,20 @@
 #ifndef QUADRENDER_THREADS_H
 #define QUADRENDER_THREADS_H
 
+#include "quadrender/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Largest thread count accepted; larger requests are clamped to it. */
 #define QR_MAX_THREADS 1024
+
+/* A thread count given as text (quadrender/text.h): 0 (all cores) to
+ * QR_MAX_THREADS; else QR_ERR_INVALID, "<name>: expected a thread count
+ * from 1 to 1024, or 0 for all cores, got '<text>'". qr_set_threads clamps
+ * what it is given; this is what the CLI and Python refuse instead. */
+qr_status qr_threads_check(const char *name, const char *text, int *out, qr_error *err);
 
 /* Sets the thread count of every parallel part: n >= 1, or 0 for all the
  * cores this process may run on (the default). Meant to be called once, at

@@ -115,8 +115,18 @@ extern const cli_cmd cli_cmd_bench;
 
 /* Parses `text` into *dest. Returns NULL on success, else what was expected
  * ("an integer from 1 to 32768"), which cli_parse turns into
- * "quadrender: --width: expected <that>, got 'abc'". */
+ * "quadrender: --width: expected <that>, got 'abc'" (qr_text_refuse), or
+ * cli_checked's answer. */
 typedef const char *(*cli_setter)(const char *text, void *dest);
+
+/* For the setters whose values the library checks (qr_image_check_side,
+ * qr_scene_check_seed, qr_threads_check, qr_index_check_*: the checks
+ * Python makes too): the option being set, as typed ("--width", "-s"), to
+ * name in the library's message, and a setter's answer from the library's
+ * status: NULL for QR_OK, else the library's whole message, which cli_parse
+ * prints as it is. */
+const char *cli_setting(void);
+const char *cli_checked(qr_status status, const qr_error *err);
 
 typedef struct cli_opt {
     const char *name;    /* long form, "--width" */

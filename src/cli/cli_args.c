@@ -2,7 +2,6 @@
  * helpers every command shares (see cli.h). */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,17 +96,25 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 
 bool cli_parse_u64(const char *text, uint64_t max, uint64_t *out)
 {
-    /* strtoull alone would accept " 12", "+12", "-1" (as a huge value) and
-     * stop silently at "12abc": insist on digits only. */
-    if (text[0] < '0' || text[0] > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v > max)
-        return false;
-    *out = v;
-    return true;
+    return qr_text_parse_u64(text, max, out) != 0;
+}
+
+/* The option cli_parse is setting, as typed, and the message of a setter
+ * the library checked (cli_checked). */
+static _Thread_local const char *setting = "";
+static _Thread_local char checked_msg[QR_ERROR_MSG_MAX];
+
+const char *cli_setting(void)
+{
+    return setting;
+}
+
+const char *cli_checked(qr_status status, const qr_error *err)
+{
+    if (status == QR_OK)
+        return NULL;
+    snprintf(checked_msg, sizeof checked_msg, "%s", err->msg);
+    return checked_msg;
 }
 
 const char *cli_set_string(const char *text, void *dest)
@@ -120,11 +127,8 @@ const char *cli_set_string(const char *text, void *dest)
 
 const char *cli_set_dim(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, QR_IMAGE_BANDS_MAX_DIM, &v) || v == 0)
-        return "an integer from 1 to 131072";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_image_check_side(setting, text, dest, &err), &err);
 }
 
 const char *cli_set_bytes(const char *text, void *dest)
@@ -151,11 +155,8 @@ const char *cli_set_bytes(const char *text, void *dest)
 
 const char *cli_set_seed(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, UINT32_MAX, &v))
-        return "an integer from 0 to 4294967295";
-    *(uint32_t *)dest = (uint32_t)v;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_scene_check_seed(setting, text, dest, &err), &err);
 }
 
 const char *cli_set_frame(const char *text, void *dest)
@@ -207,11 +208,8 @@ const char *cli_set_device(const char *text, void *dest)
 
 const char *cli_set_threads(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, QR_MAX_THREADS, &v))
-        return "a thread count from 1 to 1024, or 0 for all cores";
-    *(int *)dest = (int)v;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_threads_check(setting, text, dest, &err), &err);
 }
 
 const char *cli_set_gpu_device(const char *text, void *dest)
@@ -301,9 +299,15 @@ static int apply_opt(const cli_cmd *cmd, cli_opt *o, const char *typed, const ch
         o->given++;
         return CLI_PARSE_OK;
     }
+    setting = typed;
     const char *expected = o->set(value, o->dest);
-    if (expected)
-        return cli_usage_error(cmd, "%s: expected %s, got '%s'", typed, expected, value);
+    if (expected == checked_msg)
+        return cli_usage_error(cmd, "%s", checked_msg);
+    if (expected) {
+        qr_error err;
+        qr_text_refuse(typed, value, expected, &err);
+        return cli_usage_error(cmd, "%s", err.msg);
+    }
     o->given++;
     if (o == &common_opts[COMMON_THREADS])
         qr_set_threads(threads_opt);

@@ -7,6 +7,7 @@
 
 #include "quadrender/image.h"
 #include "quadrender/threads.h"
+#include "quadrender/text.h"
 
 /* ---- scene options ------------------------------------------------------------- */
 
@@ -37,10 +38,10 @@ int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opt
     if (opts[CLI_SO_SIZE].given)
         s->width = s->height = s->size;
     const int32_t max = cmd->max_side ? cmd->max_side : QR_IMAGE_MAX_DIM;
-    if (s->width > max || s->height > max)
-        return cli_usage_error(cmd, "-s/--width/--height: %s takes images up to %d pixels a side "
-                               "(%dx%d asked); 'render' streams larger ones in bands",
-                               cmd->name, (int)max, (int)s->width, (int)s->height);
+    qr_error err;
+    if (qr_image_check_whole("-s/--width/--height", cmd->name, "'render'", s->width, s->height,
+                             max, &err) != QR_OK)
+        return cli_usage_error(cmd, "%s", err.msg);
     return CLI_EXIT_OK;
 }
 
@@ -56,15 +57,18 @@ const char *cli_set_capacity(const char *text, void *dest)
 }
 
 /* A power of two from lo to 32768 into an int32_t (or 0, with zero_ok);
- * else the expected-value text. */
+ * else the library's message saying `expected`. */
 static const char *set_pow2(const char *text, void *dest, uint64_t lo, int zero_ok,
                             const char *expected)
 {
     uint64_t v;
-    if (!cli_parse_u64(text, 32768, &v) || (v == 0 ? !zero_ok : v < lo || (v & (v - 1))))
-        return expected;
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    qr_error err;
+    qr_status st = qr_text_check_uint(cli_setting(), text, lo, 32768,
+                                      QR_UINT_POW2 | (zero_ok ? QR_UINT_OR_0 : 0), expected, &v,
+                                      &err);
+    if (st == QR_OK)
+        *(int32_t *)dest = (int32_t)v;
+    return cli_checked(st, &err);
 }
 
 const char *cli_set_min_leaf(const char *text, void *dest)
@@ -80,7 +84,8 @@ const char *cli_set_deep_leaf(const char *text, void *dest)
 /* --tile: a grid's tiles are render tiles, at least QR_TILE */
 const char *cli_set_tile(const char *text, void *dest)
 {
-    return set_pow2(text, dest, QR_TILE, 0, "a power of two from 16 to 32768");
+    qr_error err;
+    return cli_checked(qr_index_check_tile(cli_setting(), text, dest, &err), &err);
 }
 
 const char *cli_set_max_depth(const char *text, void *dest)
@@ -95,10 +100,8 @@ const char *cli_set_max_depth(const char *text, void *dest)
 /* --index: "quadtree" or "grid" into qr_index_params.uniform */
 static const char *set_index_kind(const char *text, void *dest)
 {
-    if (!strcmp(text, "quadtree")) *(int32_t *)dest = 0;
-    else if (!strcmp(text, "grid")) *(int32_t *)dest = 1;
-    else return "'quadtree' or 'grid'";
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_index_check_kind(cli_setting(), text, dest, &err), &err);
 }
 
 /* --tile: the grid's tile side, applied by cli_index_opts_finish (one
@@ -160,19 +163,21 @@ void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
 
 int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_params *p)
 {
-    if (!p->uniform) {
-        if (opts[4].given)
-            return cli_usage_error(cmd, "--tile: only with --index grid");
-        return CLI_EXIT_OK;
+    /* the table's order is the library's (QR_IXO_*) */
+    _Static_assert(CLI_INDEX_NOPTS == QR_IXO_COUNT, "one entry per index option");
+    const char *names[QR_IXO_COUNT];
+    unsigned given = 0;
+    for (int k = 0; k < QR_IXO_COUNT; k++) {
+        names[k] = opts[k].name;
+        if (opts[k].given)
+            given |= 1u << k;
     }
-    if (opts[0].given || opts[1].given || opts[5].given || opts[6].given || opts[7].given)
-        return cli_usage_error(cmd, "%s: not with --index grid (its tiles are set by --tile)",
-                               opts[0].given   ? "--capacity"
-                               : opts[1].given ? "--min-leaf"
-                               : opts[5].given ? "--max-leaf"
-                               : opts[6].given ? "--split-cost"
-                                               : "--deep-leaf");
-    p->min_leaf = grid_tile;
+    names[QR_IXO_INDEX] = "--index grid";
+    qr_error err;
+    if (qr_index_check_options(p->uniform, given, names, &err) != QR_OK)
+        return cli_usage_error(cmd, "%s", err.msg);
+    if (p->uniform)
+        p->min_leaf = grid_tile;
     return CLI_EXIT_OK;
 }
 

@@ -1,6 +1,8 @@
 /* text.c — user text into terminal messages, JSON, CSV and XML (text.h). */
 #include "common/text.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t qr_utf8_char_len(const char *s, size_t n)
@@ -207,4 +209,40 @@ const char *qr_text_nearest(const char *word, const char *const *words, int n)
         }
     }
     return found;
+}
+
+int qr_text_parse_u64(const char *text, uint64_t max, uint64_t *out)
+{
+    /* strtoull alone would accept " 12", "+12", "-1" (as a huge value) and
+     * stop silently at "12abc": insist on digits only. */
+    if (!text || text[0] < '0' || text[0] > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+qr_status qr_text_refuse(const char *name, const char *text, const char *expected, qr_error *err)
+{
+    return qr_fail(err, QR_ERR_INVALID, "%s: expected %s, got '%s'", name, expected,
+                   text ? text : "");
+}
+
+qr_status qr_text_check_uint(const char *name, const char *text, uint64_t lo, uint64_t hi,
+                             int how, const char *expected, uint64_t *out, qr_error *err)
+{
+    uint64_t v;
+    int ok = qr_text_parse_u64(text, hi, &v);
+    if (ok && v == 0 && (how & QR_UINT_OR_0)) {
+        *out = 0;
+        return QR_OK;
+    }
+    if (!ok || v < lo || ((how & QR_UINT_POW2) && (v & (v - 1))))
+        return qr_text_refuse(name, text, expected, err);
+    *out = v;
+    return QR_OK;
 }

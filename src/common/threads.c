@@ -16,6 +16,8 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "quadrender/text.h"
+
 static atomic_int requested_threads; /* 0: all cores */
 static _Thread_local int inside_task;
 
@@ -30,6 +32,16 @@ int qr_cpu_count(void)
 #endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n >= 1 ? (int)(n < QR_MAX_THREADS ? n : QR_MAX_THREADS) : 1;
+}
+
+qr_status qr_threads_check(const char *name, const char *text, int *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, 0, QR_MAX_THREADS, QR_UINT_RANGE,
+                                      "a thread count from 1 to 1024, or 0 for all cores", &v, err);
+    if (st == QR_OK)
+        *out = (int)v;
+    return st;
 }
 
 void qr_set_threads(int n)

@@ -11,6 +11,28 @@
 #include <strings.h>
 
 #include "common/circle_math.h"
+#include "quadrender/text.h"
+
+qr_status qr_image_check_side(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, 1, QR_IMAGE_BANDS_MAX_DIM, QR_UINT_RANGE,
+                                      "an integer from 1 to 131072", &v, err);
+    if (st == QR_OK)
+        *out = (int32_t)v;
+    return st;
+}
+
+qr_status qr_image_check_whole(const char *name, const char *who, const char *streamer,
+                               int32_t width, int32_t height, int32_t max, qr_error *err)
+{
+    if (width > max || height > max)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "%s: %s takes images up to %d pixels a side (%dx%d asked); %s streams "
+                       "larger ones in bands",
+                       name, who, (int)max, (int)width, (int)height, streamer);
+    return QR_OK;
+}
 
 qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_error *err)
 {

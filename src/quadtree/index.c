@@ -6,8 +6,10 @@
  */
 #include "quadrender/index.h"
 #include "quadtree/quadtree_geom.h"
+#include "quadrender/text.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Chosen by measurement (docs/benchmarks.md, dev/sweep.sh): leaves of at
  * least 64 pixels holding up to 1024 circles keep the pair count (build
@@ -54,6 +56,46 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err)
     if (p->max_depth < 0 || p->max_depth > QR_MAX_DEPTH_LIMIT)
         return qr_fail(err, QR_ERR_INVALID, "maximum depth must be from 0 to %d (got %d)",
                        QR_MAX_DEPTH_LIMIT, p->max_depth);
+    return QR_OK;
+}
+
+qr_status qr_index_check_kind(const char *name, const char *text, int32_t *uniform, qr_error *err)
+{
+    if (text && !strcmp(text, "quadtree"))
+        *uniform = 0;
+    else if (text && !strcmp(text, "grid"))
+        *uniform = 1;
+    else
+        return qr_text_refuse(name, text, "'quadtree' or 'grid'", err);
+    return QR_OK;
+}
+
+qr_status qr_index_check_tile(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, QR_TILE, 32768, QR_UINT_POW2,
+                                      "a power of two from 16 to 32768", &v, err);
+    if (st == QR_OK)
+        *out = (int32_t)v;
+    return st;
+}
+
+qr_status qr_index_check_options(int32_t uniform, unsigned given, const char *const *names,
+                                 qr_error *err)
+{
+    if (!uniform) {
+        if (given & (1u << QR_IXO_TILE))
+            return qr_fail(err, QR_ERR_INVALID, "%s: only with %s", names[QR_IXO_TILE],
+                           names[QR_IXO_INDEX]);
+        return QR_OK;
+    }
+    /* the quadtree's own options, in the order the CLI has named them */
+    static const int quadtree_only[] = {QR_IXO_CAPACITY, QR_IXO_MIN_LEAF, QR_IXO_MAX_LEAF,
+                                        QR_IXO_SPLIT_COST, QR_IXO_DEEP_LEAF};
+    for (size_t k = 0; k < sizeof quadtree_only / sizeof quadtree_only[0]; k++)
+        if (given & (1u << quadtree_only[k]))
+            return qr_fail(err, QR_ERR_INVALID, "%s: not with %s (its tiles are set by %s)",
+                           names[quadtree_only[k]], names[QR_IXO_INDEX], names[QR_IXO_TILE]);
     return QR_OK;
 }
 

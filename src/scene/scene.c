@@ -8,6 +8,8 @@
 #include "scene/scene_internal.h"
 #include "common/text.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,34 @@ static size_t qr_floats_per_circle(qr_anim anim)
     if (anim == QR_ANIM_FIREWORKS)
         k += 4; /* x0 y0 vx0 vy0 */
     return k;
+}
+
+qr_status qr_scene_check_seed(const char *name, const char *text, uint32_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, 0, UINT32_MAX, QR_UINT_RANGE,
+                                      "an integer from 0 to 4294967295", &v, err);
+    if (st == QR_OK)
+        *out = (uint32_t)v;
+    return st;
+}
+
+qr_status qr_scene_check_circles(const qr_scene *scene, const char *where, qr_error *err)
+{
+    static const char *const fields[7] = {"x", "y", "z", "r", "R", "G", "B"};
+    for (int32_t i = 0; i < scene->n; ++i) {
+        const float v[7] = {scene->x[i],   scene->y[i],     scene->z[i],   scene->r[i],
+                            scene->red[i], scene->green[i], scene->blue[i]};
+        for (int k = 0; k < 7; ++k)
+            if (!isfinite(v[k]))
+                return qr_fail(err, QR_ERR_INVALID,
+                               "%s: row %" PRId32 ": %s: %g is not a finite number", where, i,
+                               fields[k], (double)v[k]);
+        if (v[3] < 0.0f)
+            return qr_fail(err, QR_ERR_INVALID, "%s: row %" PRId32 ": negative radius %.9g", where,
+                           i, (double)v[3]);
+    }
+    return QR_OK;
 }
 
 qr_status qr_scene_create(int32_t n, qr_anim anim, qr_scene **out, qr_error *err)

@@ -224,16 +224,14 @@ static void qr_npy_task(void *ctx, int t)
     }
 }
 
-static qr_status qr_bad_row(const char *path, const qr_scene *s, int64_t i, qr_error *err)
+/* The message of the first bad row (qr_scene_check_circles'), as a
+ * malformed file's. */
+static qr_status qr_bad_rows(const char *path, const qr_scene *s, qr_error *err)
 {
-    float v[QR_NPY_COLS] = {s->x[i], s->y[i], s->z[i], s->r[i], s->red[i], s->green[i],
-                            s->blue[i]};
-    for (int k = 0; k < QR_NPY_COLS; ++k)
-        if (!isfinite(v[k]))
-            return qr_fail(err, QR_ERR_PARSE, "%s: row %" PRId64 ": %s: %g is not a finite number",
-                           path, i, qr_npy_fields[k], (double)v[k]);
-    return qr_fail(err, QR_ERR_PARSE, "%s: row %" PRId64 ": negative radius %.9g", path, i,
-                   (double)v[3]);
+    qr_scene_check_circles(s, path, err);
+    if (err)
+        err->status = QR_ERR_PARSE;
+    return QR_ERR_PARSE;
 }
 
 /* Checks the header of the file's first `size` bytes at `map`; on success
@@ -356,7 +354,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
     qr_parallel_for(tasks, qr_threads(), qr_npy_task, &job);
     for (int t = 0; t < tasks; ++t)
         if (job.bad[t] >= 0) {
-            st = qr_bad_row(path, job.scene, job.bad[t], err);
+            st = qr_bad_rows(path, job.scene, err); /* the first, job.bad[t] */
             goto done;
         }
     qr_scene_name_from_path(job.scene, path);
