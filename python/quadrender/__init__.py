@@ -13,7 +13,11 @@ back-to-front blend over a white background. Images come back with the top
 row first, as image files and `matplotlib.pyplot.imshow` expect.
 
 Errors raise `quadrender.Error` with the library's one-line message; the
-library runs with the GIL released.
+library runs with the GIL released. Arguments are checked by the library's
+own checks, those of the quadrender command's options: a value it refuses
+raises `quadrender.InvalidArgument` (an Error and a ValueError) with the
+message the command prints for the same value ("seed: expected an integer
+from 0 to 4294967295, got '4294967296'").
 """
 import contextlib
 import ctypes
@@ -25,7 +29,7 @@ import numpy as np
 
 from . import _dlpack, _lib
 
-__all__ = ["Error", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
+__all__ = ["Error", "InvalidArgument", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
@@ -40,24 +44,64 @@ class Error(RuntimeError):
         self.status = status
 
 
+_QR_ERR_INVALID = 1
+
+
+class InvalidArgument(Error, ValueError):
+    """A value the library refuses (status QR_ERR_INVALID): an argument out of
+    range or of the wrong kind, with the message the quadrender command
+    prints for the same value of its option."""
+
+
 def _check(status, err):
     if status != 0:
-        raise Error(status, err.msg.decode("utf-8", "replace") or f"quadrender error {status}")
+        cls = InvalidArgument if status == _QR_ERR_INVALID else Error
+        raise cls(status, err.msg.decode("utf-8", "replace") or f"quadrender error {status}")
+
+
+def _text(value):
+    """A value as the library's checks read it: an int (not a bool) in
+    decimal, anything else as its repr, which no check takes (so that
+    width=True is refused as "got 'True'", not taken as 1)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value)).encode()
+    return repr(value).encode()
+
+
+def _checked(check, name, value, ctype):
+    """value, checked by the library's check(name, text, out, err) (the
+    quadrender command's check of the same option), as ctype's value."""
+    out, err = ctype(), _lib.Error()
+    _check(check(name.encode(), _text(value), ctypes.byref(out), ctypes.byref(err)), err)
+    return out.value
+
+
+# how Python spells the index options, for qr_index_check_options' messages
+_INDEX_OPTION_NAMES = (ctypes.c_char_p * _lib.QR_IXO_COUNT)(
+    b"capacity", b"min_leaf", b"max_depth", b"index='grid'", b"tile", b"max_leaf",
+    b"split_cost", b"deep_leaf")
+_GRID_TILE = 64  # tile's default with index="grid"
 
 
 def _params(index, tile, capacity, min_leaf):
     p = _lib.IndexParams()
     _lib.qr_index_params_default(ctypes.byref(p))
-    if index == "grid":
+    err = _lib.Error()
+    kind = index.encode() if isinstance(index, str) else repr(index).encode()
+    uniform = ctypes.c_int32()
+    _check(_lib.qr_index_check_kind(b"index", kind, ctypes.byref(uniform), ctypes.byref(err)),
+           err)
+    given = ((tile is not None) << _lib.QR_IXO_TILE | (capacity is not None) << _lib.QR_IXO_CAPACITY
+             | (min_leaf is not None) << _lib.QR_IXO_MIN_LEAF)
+    _check(_lib.qr_index_check_options(uniform, given, _INDEX_OPTION_NAMES, ctypes.byref(err)), err)
+    if uniform.value:
         p.uniform = 1
-        p.min_leaf = tile
-    elif index != "quadtree":
-        raise ValueError(f"index must be 'quadtree' or 'grid', not {index!r}")
+        p.min_leaf = _checked(_lib.qr_index_check_tile, "tile",
+                              _GRID_TILE if tile is None else tile, ctypes.c_int32)
     if capacity is not None:
         p.capacity = capacity
     if min_leaf is not None:
         p.min_leaf = min_leaf
-    err = _lib.Error()
     _check(_lib.qr_index_params_check(ctypes.byref(p), ctypes.byref(err)), err)
     return p
 
@@ -80,14 +124,13 @@ def _as_circles(circles):
         raise ValueError("circles must be C-contiguous (use np.ascontiguousarray)")
     if circles.shape[0] > MAX_CIRCLES:
         raise ValueError(f"{circles.shape[0]} circles: at most {MAX_CIRCLES}")
-    if not np.isfinite(circles).all():
-        bad = int(np.argwhere(~np.isfinite(circles))[0][0])
-        raise ValueError(f"circles: row {bad} holds a NaN or an infinity")
     return circles
 
 
 class _Scene:
-    """A library scene filled from an N x 7 array (freed on exit)."""
+    """A library scene filled from an N x 7 array (freed on exit), checked
+    as the scene readers check a file's circles: finite numbers and no
+    negative radius (qr_scene_check_circles)."""
 
     def __init__(self, circles):
         n = circles.shape[0]
@@ -98,6 +141,9 @@ class _Scene:
             # the block holds x y z r red green blue, n floats each
             block = np.ctypeslib.as_array(self.ptr.contents.block, shape=(7, n))
             block[:] = circles.T
+        if _lib.qr_scene_check_circles(self.ptr, b"circles", ctypes.byref(err)) != 0:
+            _lib.qr_scene_destroy(self.ptr)
+            _check(_QR_ERR_INVALID, err)
 
     def __enter__(self):
         return self.ptr
@@ -124,10 +170,17 @@ def _top_first(rgba):
     return rgba[::-1, :, :3].copy()
 
 
-def _check_size(width, height):
-    for name, v in (("width", width), ("height", height)):
-        if not isinstance(v, (int, np.integer)) or not 1 <= v <= MAX_SIDE:
-            raise ValueError(f"{name} must be an integer from 1 to {MAX_SIDE}, not {v!r}")
+def _check_size(width, height, who=None):
+    """(width, height) as ints, checked as the command's --width and
+    --height are; with `who` (what holds the image whole), at most
+    MAX_SIDE a side."""
+    w = _checked(_lib.qr_image_check_side, "width", width, ctypes.c_int32)
+    h = _checked(_lib.qr_image_check_side, "height", height, ctypes.c_int32)
+    if who is not None:
+        err = _lib.Error()
+        _check(_lib.qr_image_check_whole(b"width/height", who.encode(), b"render_file", w, h,
+                                         MAX_SIDE, ctypes.byref(err)), err)
+    return w, h
 
 
 _QR_ERR_NO_GPU = 5
@@ -199,7 +252,7 @@ class Renderer:
 
     def __init__(self, width, height=None):
         height = width if height is None else height
-        _check_size(width, height)
+        width, height = _check_size(width, height, "Renderer")
         ok, why = gpu_available()
         if not ok:
             raise Error(_QR_ERR_NO_GPU, why)
@@ -243,7 +296,7 @@ class Renderer:
             _check(status, err)
         return self._gs
 
-    def render(self, circles, *, mode="fast", index="quadtree", tile=64, capacity=None,
+    def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
                min_leaf=None, output=None):
         """The image of circles, float32 height x width x 3, top row first:
         a NumPy array, or for CUDA input a CuPy array left on the GPU
@@ -284,7 +337,7 @@ class Renderer:
 
 
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
-           tile=64, capacity=None, min_leaf=None, threads=0):
+           tile=None, capacity=None, min_leaf=None, threads=0):
     """Renders circles (float32 N x 7) into a float32 height x width x 3
     image, top row first.
 
@@ -297,11 +350,13 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
     the CPU), "gpu", "cpu" (the fast CPU renderer, on `threads` threads, 0
     for all) or "reference" (the serial reference). index: "quadtree"
     (capacity, min_leaf as the CLI's options) or "grid" (a uniform grid of
-    `tile`-pixel tiles); the index changes the speed, never the picture.
-    Renderer keeps the GPU's buffers across calls.
+    `tile`-pixel tiles, 64 unless given; tile only with the grid); the
+    index changes the speed, never the picture. Renderer keeps the GPU's
+    buffers across calls.
     """
     height = width if height is None else height
-    _check_size(width, height)
+    width, height = _check_size(width, height, "render")
+    threads = _checked(_lib.qr_threads_check, "threads", threads, ctypes.c_int)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
     if device not in ("auto", "gpu", "cpu", "reference"):
@@ -331,6 +386,7 @@ def scene(name, seed=0, frame=None):
     """A built-in scene (see `quadrender scenes`; "uniform:1M" and the other
     families too) as a float32 N x 7 array; animated scenes at frame `frame`
     (after frame + 1 steps), static ones as generated."""
+    seed = _checked(_lib.qr_scene_check_seed, "seed", seed, ctypes.c_uint32)
     err = _lib.Error()
     ptr = ctypes.POINTER(_lib.Scene)()
     _check(_lib.qr_scene_builtin(name.encode(), seed, ctypes.byref(ptr), ctypes.byref(err)), err)
@@ -362,7 +418,7 @@ def save(image, path):
     if image.ndim != 3 or image.shape[2] not in (3, 4):
         raise ValueError(f"image must have shape (H, W, 3) or (H, W, 4), not {image.shape}")
     height, width = image.shape[:2]
-    _check_size(width, height)
+    _check_size(width, height, "save")
     err = _lib.Error()
     with _image(width, height) as (img, rgba):
         rgba[..., 3] = 1.0
@@ -370,14 +426,14 @@ def save(image, path):
         _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)
 
 
-def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
+def leaves(circles, width, height=None, *, index="quadtree", tile=None, capacity=None,
            min_leaf=None):
     """The index's leaves (fast mode's, built on the host) as an int64 array of rows
     x0 y0 x1 y1 depth count: each leaf's pixel rectangle [x0, x1) x [y0, y1)
     (y = 0 is the bottom row, as the library counts; an image's row is
     height - 1 - y), its depth and its circles, in depth-first order."""
     height = width if height is None else height
-    _check_size(width, height)
+    width, height = _check_size(width, height, "leaves")
     circles = _as_circles(circles)
     params = _params(index, tile, capacity, min_leaf)
     err = _lib.Error()
@@ -398,13 +454,13 @@ def leaves(circles, width, height=None, *, index="quadtree", tile=64, capacity=N
         _lib.qr_index_destroy(ix)
 
 
-def stats(circles, width, height=None, *, index="quadtree", tile=64, capacity=None,
+def stats(circles, width, height=None, *, index="quadtree", tile=None, capacity=None,
           min_leaf=None):
     """The index's statistics (fast mode's, built on the host) as a dict with the keys of
     `quadrender stats --json` (leaves per depth and side, circles per leaf,
     pairs, replication, ...)."""
     height = width if height is None else height
-    _check_size(width, height)
+    width, height = _check_size(width, height, "stats")
     circles = _as_circles(circles)
     params = _params(index, tile, capacity, min_leaf)
     err = _lib.Error()

@@ -76,11 +76,12 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
             device="auto", gpus=None, format=None, png_level=1, progress=None,
             scene_ptr=None):
     """The job behind render_frames and render_file; returns the frames done."""
-    from . import Error, _check, _check_size, _params  # the package's helpers
+    from . import Error, _check, _check_size, _checked, _params  # the package's helpers
 
     height = width if height is None else height
-    if callable(out):  # a whole image in memory (files: the library checks, up to 131072)
-        _check_size(width, height)
+    # a whole image in memory for a function; files are streamed, up to 131072
+    width, height = _check_size(width, height, "render_frames" if callable(out) else None)
+    seed = _checked(_lib.qr_scene_check_seed, "seed", seed, c_uint32)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
     if device not in _DEVICES:
@@ -100,7 +101,7 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     p.width, p.height = width, height
     p.first, p.last = _frame_range(frames)
     p.mode = 1 if mode == "exact" else 0
-    p.index = _params("quadtree", 64, None, None)
+    p.index = _params("quadtree", None, None, None)
     p.device = _DEVICES[device]
     p.ngpus = len(gpus)
     for i, g in enumerate(gpus):

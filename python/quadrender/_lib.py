@@ -107,6 +107,26 @@ qr_scene_builtin = _fn("qr_scene_builtin", _S, ctypes.c_char_p, c_uint32,
 qr_scene_seek_frame = _fn("qr_scene_seek_frame", _S, POINTER(Scene), c_int64, POINTER(Error))
 qr_index_params_default = _fn("qr_index_params_default", None, POINTER(IndexParams))
 qr_index_params_check = _fn("qr_index_params_check", _S, POINTER(IndexParams), POINTER(Error))
+# the checks of a user's values (quadrender/text.h): name, text, out, error
+qr_image_check_side = _fn("qr_image_check_side", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int32), POINTER(Error))
+qr_image_check_whole = _fn("qr_image_check_whole", _S, ctypes.c_char_p, ctypes.c_char_p,
+                           ctypes.c_char_p, c_int32, c_int32, c_int32, POINTER(Error))
+qr_scene_check_seed = _fn("qr_scene_check_seed", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_uint32), POINTER(Error))
+qr_threads_check = _fn("qr_threads_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_int),
+                       POINTER(Error))
+qr_index_check_kind = _fn("qr_index_check_kind", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int32), POINTER(Error))
+qr_index_check_tile = _fn("qr_index_check_tile", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int32), POINTER(Error))
+qr_index_check_options = _fn("qr_index_check_options", _S, c_int32, ctypes.c_uint,
+                             POINTER(ctypes.c_char_p), POINTER(Error))
+# QR_IXO_*: the index options in the order qr_index_check_options numbers them
+QR_IXO_CAPACITY, QR_IXO_MIN_LEAF, QR_IXO_INDEX, QR_IXO_TILE = 0, 1, 3, 4
+QR_IXO_COUNT = 8
+qr_scene_check_circles = _fn("qr_scene_check_circles", _S, POINTER(Scene), ctypes.c_char_p,
+                             POINTER(Error))
 qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(Image)),
                       POINTER(Error))
 qr_image_destroy = _fn("qr_image_destroy", None, POINTER(Image))
