@@ -223,7 +223,8 @@ Test(job, invalid_params_give_one_line_errors)
 {
     const char *dir = qr_test_tmp_dir("job_invalid");
     char *out = dup_path(qr_test_join(dir, "x_%d.png"));
-    for (int c = 0; c < 8; c++) {
+    char *ppm = dup_path(qr_test_join(dir, "x_%d.ppm"));
+    for (int c = 0; c < 9; c++) {
         qr_job_params p = cpu_job("rgb", 0, 2, out);
         switch (c) {
         case 0: p.width = 0; break;
@@ -234,6 +235,7 @@ Test(job, invalid_params_give_one_line_errors)
         case 5: p.ngpus = 2; break;                /* several GPUs on the CPU */
         case 6: p.png_level = 10; break;
         case 7: p.scene_name = NULL; break;
+        case 8: p.output = ppm, p.png_level = 9; break; /* a PNG level, not PNG */
         }
         qr_error err;
         qr_job_result res;
@@ -249,6 +251,7 @@ Test(job, invalid_params_give_one_line_errors)
     cr_expect_eq(res.stage, QR_JOB_STAGE_INPUT, "%s", err.msg);
     cr_expect_eq(qr_test_count_temp_files(dir), 0);
     free(out);
+    free(ppm);
 }
 
 /* Two lanes on GPUs (the same one where there is one): one image and a

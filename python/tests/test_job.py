@@ -79,3 +79,11 @@ def test_gpu_list_equals_one_gpu(tmp_path):
                      out=str(tmp_path / "b_%d.png"))
     for k in range(4):
         assert (tmp_path / f"a_{k}.png").read_bytes() == (tmp_path / f"b_{k}.png").read_bytes()
+
+
+def test_png_level_only_with_png(tmp_path):
+    """A PNG level asked of another format is refused, as the CLI refuses
+    --png-level with a .ppm name, and nothing is written."""
+    with pytest.raises(qr.Error, match="only with PNG output"):
+        qr.render_file("rgb", 16, 16, device="cpu", png_level=9, out=str(tmp_path / "x.ppm"))
+    assert not list(tmp_path.iterdir())

@@ -65,6 +65,12 @@ static qr_status check_params(const qr_job_params *p, qr_error *err)
     char path[JOB_PATH_MAX];
     if (p->output && job_frame_path(p->output, p->first, path, sizeof path, err) != QR_OK)
         return err ? err->status : QR_ERR_INVALID;
+    /* a level is PNG's: asked of another format it is refused, not ignored */
+    const qr_image_format f = p->format != QR_FORMAT_UNKNOWN ? p->format
+                              : p->output ? qr_image_format_from_path(path) : QR_FORMAT_UNKNOWN;
+    if (p->png_level != QR_PNG_LEVEL_DEFAULT && p->output && f != QR_FORMAT_PNG &&
+        f != QR_FORMAT_UNKNOWN)
+        return qr_fail(err, QR_ERR_INVALID, "PNG level %d: only with PNG output", p->png_level);
     return qr_index_params_check(&p->index, err);
 }
 
