@@ -36,6 +36,7 @@ set(QR_CPU_SOURCES
   quadtree/host/host_grid.c
   quadtree/host/host_subtree.c
   quadtree/index_stats.c
+  quadtree/index_plan.c
   job/frame_pool.c
   job/job_ctx.c
   job/job_mpi.c

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "cli_run.h"
+#include "files.h"
 #include "json_find.h"
 #include "test_util.h"
 
@@ -12,7 +13,8 @@ Test(bench, bad_options_are_usage_errors)
     const char *bad[][2] = {{"--index", "quadtree,octree"}, {"--mode", "slow"}, {"--tile", "24"},
                             {"--tile", "8"},  {"--tile", "512"}, {"--tile", "16,256,512"},
                             {"--frames", "0"}, {"--size", "0"}, {"--plot", "out.png"},
-                            {"--scaling-plot", "out.png"}, {"--warmup", "x"}};
+                            {"--scaling-plot", "out.png"}, {"--warmup", "x"}, {"--plan", "65"},
+                            {"--plan", "-1"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         RUN("bench", "rgb", bad[i][0], bad[i][1]);
         cr_assert_eq(R.code, 2, "'bench rgb %s %s' should exit 2", bad[i][0], bad[i][1]);
@@ -252,4 +254,45 @@ Test(bench, scaling_run_goes_on_out_of_memory, .timeout = 300)
     char *text = qr_test_read_file(svg, NULL);
     cr_expect(strstr(text, "out of memory</title>"), "no cross in the plot");
     free(text);
+}
+
+/* bench --plan: not with --e2e or --direct (usage errors, GPU or not); on a
+ * GPU the quadtree rows' JSON carries their plan, whose first frame is the
+ * planning plus the steady frame, and whose chosen settings are valid. */
+Test(bench, plan, .timeout = 300)
+{
+    cr_assert_eq(RUN("bench", "rgb", "--plan", "2", "--e2e"), 2, "%s", R.err);
+    cr_assert(strstr(R.err, "--plan") != NULL, "%s", R.err);
+    cr_assert_eq(RUN("bench", "rgb", "--plan", "2", "--direct"), 2, "%s", R.err);
+    qr_error err;
+    if (qr_gpu_probe(NULL, &err) != QR_OK) cr_skip_test("needs a GPU: %s", err.msg);
+    char json[64];
+    snprintf(json, sizeof json, "plan_%d.json", (int)getpid());
+    cr_assert_eq(RUN("bench", "zoo:3", "-s", "256", "--tile", "32", "--plan", "2", "--frames", "2",
+                     "--warmup", "1", "--json", json), 0, "%s", R.err);
+    cr_assert(strstr(R.out, "planned") != NULL, "%s", R.out);
+    char *text = qr_test_read_file(json, NULL);
+    cr_assert(text, "no %s", json);
+    /* rows: the quadtree fast and exact, then grid32's */
+    for (int row = 0; row < 4; row++) {
+        char path[64];
+        snprintf(path, sizeof path, "results.%d.plan", row);
+        if (row >= 2) {
+            cr_assert_null(json_find(text, path), "a grid row has a plan:\n%s", text);
+            continue;
+        }
+        cr_assert(json_find(text, path), "row %d has no plan:\n%s", row, text);
+        double v[7];
+        const char *keys[] = {"planning_ms", "first_frame_ms", "base_ms", "candidates",
+                              "chosen.capacity", "chosen.min_leaf", "frame_ms.median"};
+        for (int k = 0; k < 7; k++) {
+            snprintf(path, sizeof path, k < 6 ? "results.%d.plan.%s" : "results.%d.%s", row, keys[k]);
+            v[k] = json_number(text, path);
+        }
+        cr_assert(v[0] > 0 && v[2] > 0 && v[3] >= 2 && v[4] >= 1 && v[5] >= 4, "row %d", row);
+        cr_assert(fabs(v[1] - (v[0] + v[6])) < 0.01, "first frame %g != planning %g + frame %g", v[1],
+                  v[0], v[6]);
+    }
+    free(text);
+    remove(json);
 }

@@ -68,6 +68,52 @@ Test(gpu_render, circles_larger_than_nodes, .timeout = 600)
     compare_default(qr_test_large_circles(12000, 2.0f, 2.0f, 0, 33), 200, 200, "image-sized");
 }
 
+/* A plan (qr_gpu_renderer_plan) on a zoo scene, each mode: it times the
+ * candidates of qr_index_plan_candidates in order and chooses the least
+ * median; the renderer's timing stays off; the chosen settings' image, on
+ * the planning renderer, is the CPU's (exact to the bit, fast within the
+ * bound); bad trials are refused. */
+Test(gpu_render, plan, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    qr_scene *s = gpu_test_scene("zoo:7", 0);
+    const int w = 320, h = 256;
+    qr_image *cpu = cpu_render_image(s, w, h);
+    gpu_session g = gpu_open(s, w, h);
+    qr_index_params base, c[QR_PLAN_MAX];
+    qr_index_params_default(&base);
+    const int n = qr_index_plan_candidates(&base, c, QR_PLAN_MAX);
+    qr_error err;
+    for (int m = 0; m < 2; m++) {
+        const qr_render_mode mode = m ? QR_RENDER_FAST : QR_RENDER_EXACT;
+        qr_plan plan;
+        QR_CHECK(err, qr_gpu_renderer_plan(g.r, g.gs, &base, mode, 3, &plan, &err));
+        cr_assert_eq(plan.candidates, n);
+        cr_assert(plan.plan_ms > 0);
+        for (int i = 0; i < n; i++) {
+            cr_assert(!memcmp(&plan.params[i], &c[i], sizeof c[i]), "candidate %d", i);
+            cr_assert(plan.median_ms[i] > 0, "candidate %d: %g ms", i, plan.median_ms[i]);
+            cr_assert(plan.median_ms[plan.chosen] <= plan.median_ms[i]);
+        }
+        qr_frame_timing t;
+        cr_assert_eq(qr_gpu_renderer_timing(g.r, &t, &err), QR_ERR_INVALID, "timing left on");
+        QR_CHECK(err, qr_gpu_render(g.r, g.gs, &plan.params[plan.chosen], mode, &err));
+        QR_CHECK(err, qr_gpu_renderer_download(g.r, g.img, &err));
+        long long bad;
+        const double d = image_max_diff(g.img, cpu, 0, &bad);
+        if (mode == QR_RENDER_EXACT)
+            cr_assert(bad < 0, "planned exact frame differs from the CPU at pixel %lld", bad);
+        else
+            cr_assert(d <= QR_FAST_TOLERANCE, "planned fast frame differs from the CPU by %g", d);
+    }
+    qr_plan plan;
+    cr_assert_eq(qr_gpu_renderer_plan(g.r, g.gs, &base, QR_RENDER_FAST, 0, &plan, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_renderer_plan(g.r, g.gs, &base, QR_RENDER_FAST, 65, &plan, &err), QR_ERR_INVALID);
+    gpu_close(&g);
+    qr_image_destroy(cpu);
+    qr_scene_destroy(s);
+}
+
 Test(gpu_render, rgb, .timeout = 600) { check_builtin("rgb"); }
 Test(gpu_render, rgby, .timeout = 600) { check_builtin("rgby"); }
 Test(gpu_render, rand10k, .timeout = 600) { check_builtin("rand10k"); }

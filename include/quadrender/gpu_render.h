@@ -121,6 +121,31 @@ size_t qr_gpu_renderer_device_bytes(const qr_gpu_renderer *r);
  * render rebuilds it. */
 qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
 
+/* ---- plans: index settings timed on the scene --------------------------------
+ * For many frames of one scene (a sequence, a Python Renderer, bench):
+ * renders the scene with each candidate of qr_index_plan_candidates(base)
+ * (quadrender/index.h), one untimed frame then `trials` frames timed whole
+ * with CUDA events (as bench times them), and chooses the fastest by median
+ * (the earlier on a tie). Later frames built with
+ * plan->params[plan->chosen] cost about plan->median_ms[plan->chosen]; the
+ * planning itself (plan->plan_ms: the wall time of all those frames, the
+ * untimed ones and each candidate's first graph capture included) is what
+ * the first frame costs beyond one frame. Images do not depend on the
+ * choice: exact mode's bytes are the same with every index, fast mode's
+ * within its tolerance. The renderer's timing level is kept; its image is
+ * the last candidate's render. For a whole-image renderer. */
+typedef struct qr_plan {
+    int32_t candidates;                  /* how many were timed */
+    int32_t chosen;                      /* the fastest's number */
+    qr_index_params params[QR_PLAN_MAX]; /* each candidate's settings */
+    float median_ms[QR_PLAN_MAX];        /* each candidate's median frame */
+    double plan_ms;                      /* wall time of the planning */
+} qr_plan;
+
+qr_status qr_gpu_renderer_plan(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *base, qr_render_mode mode, int32_t trials,
+                               qr_plan *plan, qr_error *err);
+
 /* How frames are launched: on (the default), once a first frame has sized
  * the lists, a frame (build and render, a dozen short kernels) is queued as
  * one CUDA graph; off, its kernels are launched one by one, for comparison

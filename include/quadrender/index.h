@@ -120,6 +120,24 @@ typedef struct qr_index_params {
 void qr_index_params_default(qr_index_params *p);
 qr_status qr_index_params_check(const qr_index_params *p, qr_error *err);
 
+/* ---- plans: settings a renderer times on the scene itself ------------------
+ * A renderer that draws many frames of one scene (a sequence, a Python
+ * Renderer, bench) may time a few settings of the quadtree on the scene
+ * and keep the fastest (qr_gpu_renderer_plan, quadrender/gpu_render.h):
+ * where the split rule's cost model misjudges a scene, one of them finds
+ * what a sweep of the options finds. The candidates are the base settings
+ * first, then variants of them (smaller or larger minimum leaves, no
+ * weighing by split_cost, no or shallower splits where circles crowd), a
+ * table of data (src/quadtree/index_plan.c) chosen on the zoo's tuning
+ * seeds (docs/benchmarks.md, "Plans"). */
+#define QR_PLAN_MAX 8
+
+/* The candidate settings for base, base itself first, each a valid
+ * qr_index_params (variants that base's own values make invalid or equal
+ * to an earlier one are left out; a uniform grid has none but itself).
+ * Writes at most max into out; returns how many. */
+int qr_index_plan_candidates(const qr_index_params *base, qr_index_params *out, int max);
+
 /* The index options as a user gives them (the CLI's --index, --tile, ...;
  * Python's index=, tile=, ...), checked here so that every front end
  * refuses the same (messages: quadrender/text.h). */

@@ -148,6 +148,14 @@ void qr_gpu_renderer_set_exact_window(qr_gpu_renderer *r, int window) {}
 
 void qr_gpu_renderer_set_graph(qr_gpu_renderer *r, int on) {}
 
+qr_status qr_gpu_renderer_plan(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *base, qr_render_mode mode, int32_t trials,
+                               qr_plan *plan, qr_error *err)
+{
+    if (plan) memset(plan, 0, sizeof *plan);
+    return no_gpu(err);
+}
+
 int qr_gpu_renderer_uses_graph(const qr_gpu_renderer *r)
 {
     return 0;

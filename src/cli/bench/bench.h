@@ -53,6 +53,13 @@ typedef struct bench_row {
     size_t index_bytes;  /* the index's share of device_bytes */
     size_t scene_bytes;  /* the scene on the GPU, beside device_bytes */
     double cpu_ms;       /* CPU reference, one frame; < 0 when not measured */
+    /* --plan: the quadtree's settings chosen by qr_gpu_renderer_plan (its
+     * frames are those settings'), the planning's wall time, and the
+     * median frame of the base settings among the candidates */
+    int planned;
+    qr_index_params chosen;
+    double plan_ms, default_ms;
+    int plan_candidates;
 } bench_row;
 
 /* Medians, quartiles and extremes of v[0..n-1] (sorts v). */

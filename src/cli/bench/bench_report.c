@@ -195,6 +195,12 @@ qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row 
                 r->leaves, r->pairs, r->visible, r->visible ? (double)r->pairs / r->visible : 0.0,
                 r->device_bytes, r->index_bytes, r->scene_bytes);
         if (r->cpu_ms >= 0) fprintf(f, ", \"cpu_ms\": %.3f", r->cpu_ms);
+        if (r->planned)
+            fprintf(f, ", \"plan\": {\"candidates\": %d, \"planning_ms\": %.3f, "
+                       "\"first_frame_ms\": %.3f, \"base_ms\": %.6f, \"chosen\": {\"capacity\": %d, "
+                       "\"min_leaf\": %d, \"split_cost\": %d, \"deep_leaf\": %d}}",
+                    r->plan_candidates, r->plan_ms, r->plan_ms + r->frame.median, r->default_ms,
+                    r->chosen.capacity, r->chosen.min_leaf, r->chosen.split_cost, r->chosen.deep_leaf);
         fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
     fputs("  ],\n  \"speedups\": [", f);

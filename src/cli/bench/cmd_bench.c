@@ -178,6 +178,7 @@ typedef struct bench_plan {
     const word_list *modes;
     const qr_index_params *qp;
     int want_q, configs, warmup, frames, direct, cpu, progress, total;
+    int plan_trials; /* --plan N: the quadtree rows planned, N frames a candidate */
     int scaling; /* a measurement out of memory is a row saying so, not the end */
     bench_row *rows;
     int nrows;
@@ -230,6 +231,25 @@ static void scene_out_of_memory(bench_plan *b, const char *scene, const char *gr
     b->nrows += b->sizes->n * b->configs * b->modes->n;
 }
 
+/* With --plan, a quadtree row's settings timed on the scene
+ * (qr_gpu_renderer_plan) into the row: it is then measured with the
+ * chosen ones. */
+static qr_status plan_row(const bench_plan *b, qr_gpu_renderer *r, const qr_gpu_scene *gs,
+                          const qr_index_params *p, bench_row *row, qr_error *err)
+{
+    if (row->grid_tile || !b->plan_trials) return QR_OK;
+    qr_plan plan;
+    qr_status st = qr_gpu_renderer_plan(r, gs, p, row->exact ? QR_RENDER_EXACT : QR_RENDER_FAST,
+                                        b->plan_trials, &plan, err);
+    if (st) return st;
+    row->planned = 1;
+    row->chosen = plan.params[plan.chosen];
+    row->plan_ms = plan.plan_ms;
+    row->default_ms = plan.median_ms[0];
+    row->plan_candidates = plan.candidates;
+    return QR_OK;
+}
+
 /* Every mode of index configuration c of one scene at one size into b's
  * rows, on a renderer of the configuration's own. An exit code. */
 static int bench_config(bench_plan *b, const qr_scene *scene, const qr_gpu_scene *gs,
@@ -253,7 +273,9 @@ static int bench_config(bench_plan *b, const qr_scene *scene, const qr_gpu_scene
         qr_status st = r ? QR_OK : qr_gpu_renderer_create(size, size, &r, err);
         if (st == QR_OK) {
             qr_gpu_renderer_set_graph(r, !b->direct);
-            st = bench_measure(r, gs, &p, row->exact, b->warmup, b->frames, row, err);
+            st = plan_row(b, r, gs, &p, row, err);
+            if (!st) st = bench_measure(r, gs, row->planned ? &row->chosen : &p, row->exact, b->warmup,
+                                        b->frames, row, err);
         }
         if (st != QR_OK) {
             if (!goes_on(b, scene->name, err)) {
@@ -367,6 +389,7 @@ typedef struct bench_args {
     word_list indexes, modes;
     int_list sizes, tiles;
     int frames, warmup, cpu, direct, cpu_frames, e2e;
+    int plan; /* --plan N */
     int zoo, zoo_first; /* --zoo N: zoo:zoo_first .. zoo:zoo_first+N-1 */
     uint32_t seed;
     const char *json, *csv, *plot, *scaling, *report;
@@ -447,6 +470,10 @@ static int bench_check_args(const cli_cmd *cmd, bench_args *a, int npos)
         a->want_q |= !strcmp(a->indexes.item[i], "quadtree");
         a->want_g |= !strcmp(a->indexes.item[i], "grid");
     }
+    if (a->plan > 64) return cli_usage_error(cmd, "--plan: expected 0 to 64 frames, got %d", a->plan);
+    if (a->plan && (a->e2e || a->direct))
+        return cli_usage_error(cmd, "--plan: not with %s (a plan times graph frames)",
+                               a->e2e ? "--e2e" : "--direct");
     if (a->e2e && (a->cpu || a->json || a->csv || a->plot || a->scaling || a->report))
         return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot, "
                                     "--scaling-plot or --report");
@@ -490,6 +517,9 @@ static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
         {"--cpu-frames", NULL, "N", set_count, &a->cpu_frames,
          "timed frames per mode on the CPU with --cpu (default 5)", 0},
         {"--direct", NULL, NULL, NULL, &a->direct, "launch build stages one by one, not as a CUDA graph", 0},
+        {"--plan", NULL, "N", set_count0, &a->plan,
+         "plan the quadtree rows: time its candidate settings N frames each on the scene and "
+         "measure the fastest (0: the settings as given, the default)", 0},
         {"--e2e", NULL, NULL, NULL, &a->e2e,
          "time the whole path of a render instead (load, upload, GPU, PNG out; RSS, GPU memory)", 0},
         {"--json", NULL, "FILE", cli_set_string, &a->json, "write all results as JSON, or - for stdout", 0},
@@ -619,6 +649,9 @@ static void bench_header(const bench_args *a, bench_env *env)
     printf("# quadtree: capacity %d, min leaf %d px, max leaf %d px (0: none), split cost %d, "
            "max depth %d, deep leaf %d px (0: none)\n",
            qp->capacity, qp->min_leaf, qp->max_leaf, qp->split_cost, qp->max_depth, qp->deep_leaf);
+    if (a->plan)
+        printf("# quadtree rows planned: its candidate settings timed %d frames each after one, "
+               "the fastest measured (JSON: each row's plan)\n", a->plan);
     snprintf(env->header_json, sizeof env->header_json,
              "{\"date\": \"%s\", \"gpu\": \"%s\", \"gpu_memory_bytes\": %zu, \"sm_clock_mhz\": %d, "
              "\"mem_clock_mhz\": %d, "
@@ -641,6 +674,7 @@ static int bench_measure_all(const bench_args *a, bench_plan *plan, qr_error *er
     *plan = (bench_plan){.sizes = &a->sizes, .tiles = &a->tiles, .modes = &a->modes,
                          .qp = &a->qp, .want_q = a->want_q, .configs = configs,
                          .warmup = a->warmup, .frames = a->frames, .direct = a->direct,
+                         .plan_trials = a->plan,
                          .cpu = a->cpu, .progress = isatty(STDERR_FILENO), .total = total,
                          .scaling = a->scaling != NULL};
     plan->rows = calloc(total ? total : 1, sizeof *plan->rows);

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_t tile_h,
                            qr_gpu_renderer **out, qr_error *err)
@@ -66,6 +67,44 @@ extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
     cudaFree(r->ro);
     qr_gpu_index_destroy(r->index);
     free(r);
+}
+
+extern "C" qr_status qr_gpu_renderer_plan(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                          const qr_index_params *base, qr_render_mode mode,
+                                          int32_t trials, qr_plan *plan, qr_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (trials < 1 || trials > 64)
+        return qr_fail(err, QR_ERR_INVALID, "plan trials must be from 1 to 64 (got %d)", trials);
+    qr_status st = qr_index_params_check(base, err);
+    if (st) return st;
+    plan->candidates = qr_index_plan_candidates(base, plan->params, QR_PLAN_MAX);
+    const qr_timing level = r->timing;
+    qr_gpu_renderer_set_timing(r, QR_TIMING_FRAME);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    float ms[64];
+    for (int c = 0; c < plan->candidates && !st; c++) {
+        for (int f = -1; f < trials && !st; f++) {
+            st = qr_gpu_render(r, scene, &plan->params[c], mode, err);
+            /* with timing on, the render has finished and set r->last */
+            if (!st && f >= 0) ms[f] = r->last.frame_ms;
+        }
+        if (st) break;
+        /* the median: insertion sort of at most 64 */
+        for (int i = 1; i < trials; i++)
+            for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+                const float t = ms[j];
+                ms[j] = ms[j - 1];
+                ms[j - 1] = t;
+            }
+        plan->median_ms[c] = trials % 2 ? ms[trials / 2] : 0.5f * (ms[trials / 2 - 1] + ms[trials / 2]);
+        if (plan->median_ms[c] < plan->median_ms[plan->chosen]) plan->chosen = c;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    plan->plan_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    qr_gpu_renderer_set_timing(r, level);
+    return st;
 }
 
 extern "C" void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level)

@@ -1,0 +1,56 @@
+#!/bin/bash
+# One device call that measures the zoo for tuning: builds this tree,
+# optionally runs its test suite, then `quadrender bench --zoo` on the
+# tuning seeds (below 1000) with every grid, and the quadtree alone under
+# a few option settings (JSON under $OUT; the settings' files come back as
+# one $OUT/sweep.tar.gz).
+# Usage (on the device): bash dev/device_zoo_sweep.sh FIRST COUNT SIZES [test|notest] [nodefault]
+#   e.g. bash dev/device_zoo_sweep.sh 100 24 1024,4096 test
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/.criterion/lib
+OUT=${OUT:-/tmp/out}
+first=${1:-100} count=${2:-24} sizes=${3:-1024,4096}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+t0=$(date +%s)
+cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DQR_BUILD_DEV=ON \
+      -DCMAKE_PREFIX_PATH="$PWD/.criterion" > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; exit 1; }
+cmake --build build-dev -j16 > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
+echo "built in $(( $(date +%s) - t0 )) s"
+if [ "${4:-}" = test ]; then
+    (cd build-dev && timeout 240 ctest -j16 --timeout 120 > "$OUT/ctest.log" 2>&1)
+    grep -E "tests passed|tests failed" "$OUT/ctest.log"; grep -E "\(Failed\)|Timeout|Exception" "$OUT/ctest.log"
+    echo "tested at $(( $(date +%s) - t0 )) s"
+fi
+q=./build-dev/quadrender
+if [ "${5:-}" != nodefault ]; then
+    $q bench --zoo "$count" --zoo-first "$first" --size "$sizes" --frames 8 --warmup 3 \
+       --json "$OUT/zoo_default.json" > "$OUT/zoo_default.txt" 2>&1 || tail -3 "$OUT/zoo_default.txt"
+    grep -A8 -i "## zoo" "$OUT/zoo_default.txt"
+    echo "default at $(( $(date +%s) - t0 )) s"
+fi
+i=0
+mkdir -p "$OUT/sweep"
+while read -r opts; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086
+    $q bench --zoo "$count" --zoo-first "$first" --size "$sizes" --index quadtree \
+       --frames 6 --warmup 2 $opts --json "$OUT/sweep/zoo_s$i.json" > /dev/null 2>&1 || echo "setting $i failed"
+    echo "$i $opts" >> "$OUT/sweep/settings.txt"
+    echo "setting $i ($opts) at $(( $(date +%s) - t0 )) s"
+done <<'EOF'
+--min-leaf 32
+--min-leaf 16
+--capacity 4096 --min-leaf 16 --split-cost 0
+--split-cost 0
+--capacity 256
+--deep-leaf 0
+--deep-leaf 16
+--min-leaf 128
+--min-leaf 32 --split-cost 0
+--capacity 4096
+--min-leaf 32 --deep-leaf 0
+--capacity 256 --min-leaf 32
+--min-leaf 16 --split-cost 0
+EOF
+tar -C "$OUT" -czf "$OUT/sweep.tar.gz" sweep && rm -rf "$OUT/sweep"
