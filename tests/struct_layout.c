@@ -68,12 +68,15 @@ static const field index_f[] = {
     F(qr_index, visible),   F(qr_index, culled),     F(qr_index, num_pairs),
     F(qr_index, leaves),    F(qr_index, lists)};
 
+static const field plan_f[] = {F(qr_plan, candidates), F(qr_plan, chosen), F(qr_plan, params),
+                               F(qr_plan, median_ms), F(qr_plan, plan_ms)};
+
 static const layout layouts[] = {
     L("Error", qr_error, error_f),          L("Scene", qr_scene, scene_f),
     L("Image", qr_image, image_f),          L("IndexParams", qr_index_params, params_f),
     L("GpuInfo", qr_gpu_info, info_f),      L("IndexStats", qr_index_stats, stats_f),
     L("Rect", qr_rect, rect_f),             L("Leaf", qr_leaf, leaf_f),
-    L("Index", qr_index, index_f)};
+    L("Index", qr_index, index_f),          L("Plan", qr_plan, plan_f)};
 
 static size_t align_up(size_t v, size_t a)
 {

@@ -383,3 +383,29 @@ Test(cli, gpu_sequence_files_equal_single_frames, .timeout = 300)
     }
     cr_expect_eq(qr_test_count_temp_files(dir), 0);
 }
+
+/* --plan N: out of range is a usage error; a GPU sequence plans before its
+ * first frame, says what it chose, and writes the bytes the same run writes
+ * without it (exact mode); elsewhere it is ignored. */
+Test(cli, render_plan, .timeout = 300)
+{
+    cr_assert_eq(RUN("render", "rgb", "--plan", "65"), 2, "%s", R.err);
+    cr_assert(strstr(R.err, "--plan") != NULL, "%s", R.err);
+    const char *dir = qr_test_tmp_dir("plan");
+    qr_error err;
+    const bool gpu = qr_gpu_probe(NULL, &err) == QR_OK;
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "96", "--exact", "--frames", "0:2", "-o",
+                     qr_test_join(dir, "a.ppm")), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "96", "--exact", "--frames", "0:2", "--plan", "2",
+                     "-o", qr_test_join(dir, "b.ppm")), 0, "%s", R.err);
+    cr_expect_eq(strstr(R.err, "plan:") != NULL, gpu, "plan line %s on the %s: %s",
+                 gpu ? "missing" : "printed", gpu ? "GPU" : "CPU", R.err);
+    for (int k = 0; k < 3; k++) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "a_%04d.ppm", k);
+        snprintf(b, sizeof b, "b_%04d.ppm", k);
+        char *pa = strdup(qr_test_join(dir, a));
+        cr_expect(qr_test_same_bytes(pa, qr_test_join(dir, b)), "frame %d differs with --plan", k);
+        free(pa);
+    }
+}

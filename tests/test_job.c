@@ -224,7 +224,7 @@ Test(job, invalid_params_give_one_line_errors)
     const char *dir = qr_test_tmp_dir("job_invalid");
     char *out = dup_path(qr_test_join(dir, "x_%d.png"));
     char *ppm = dup_path(qr_test_join(dir, "x_%d.ppm"));
-    for (int c = 0; c < 9; c++) {
+    for (int c = 0; c < 11; c++) {
         qr_job_params p = cpu_job("rgb", 0, 2, out);
         switch (c) {
         case 0: p.width = 0; break;
@@ -236,6 +236,8 @@ Test(job, invalid_params_give_one_line_errors)
         case 6: p.png_level = 10; break;
         case 7: p.scene_name = NULL; break;
         case 8: p.output = ppm, p.png_level = 9; break; /* a PNG level, not PNG */
+        case 9: p.plan_trials = 65; break;
+        case 10: p.plan_trials = -1; break;
         }
         qr_error err;
         qr_job_result res;
@@ -284,4 +286,48 @@ Test(job, gpus_equal_one_gpu, .timeout = 300)
     }
     free(one);
     free(two);
+}
+
+/* plan_trials: on the CPU ignored (no plan, the same images); on one GPU a
+ * plan of valid settings runs before the first frame, and in exact mode
+ * every frame's bytes equal those of the job without it. */
+static void plan_job(bool gpu)
+{
+    qr_error err;
+    frames_seen a = {0}, b = {0};
+    qr_job_params p = cpu_job("snow", 1, 3, NULL);
+    p.width = 160;
+    p.height = 128;
+    p.mode = QR_RENDER_EXACT;
+    p.device = gpu ? QR_JOB_GPU : QR_JOB_CPU;
+    p.on_frame = keep_frame;
+    p.user = &a;
+    qr_job_result res;
+    QR_CHECK(err, qr_job_run(&p, &res, &err));
+    cr_assert(!res.planned);
+    p.plan_trials = 2;
+    p.user = &b;
+    QR_CHECK(err, qr_job_run(&p, &res, &err));
+    cr_assert_eq(res.frames, 3);
+    cr_assert_eq(res.planned, gpu, "planned on the %s", gpu ? "GPU" : "CPU");
+    if (gpu) {
+        cr_assert(res.plan_ms > 0 && res.plan_frame_ms > 0);
+        cr_assert_eq(qr_index_params_check(&res.plan_chosen, &err), QR_OK, "%s", err.msg);
+    }
+    cr_assert_eq(a.n, 3);
+    cr_assert_eq(b.n, 3);
+    for (int i = 0; i < 3; i++) {
+        cr_expect(!memcmp(a.rgba[i], b.rgba[i], (size_t)p.width * p.height * 4 * sizeof(float)),
+                  "%s frame %d differs with the plan", gpu ? "GPU" : "CPU", 1 + i);
+        free(a.rgba[i]);
+        free(b.rgba[i]);
+    }
+}
+
+Test(job, plan_is_ignored_on_the_cpu) { plan_job(false); }
+
+Test(job, plan_on_one_gpu_keeps_the_bytes, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    plan_job(true);
 }

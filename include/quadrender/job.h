@@ -158,6 +158,12 @@ typedef struct qr_job_params {
     qr_job_progress_fn on_progress; /* NULL: no reports, no cancellation */
     qr_progress_fn on_seek; /* a seek's steps done of total (a long one: snow) */
     void *user;             /* passed to on_frame, on_progress and on_seek */
+    /* one GPU, whole images: before the first frame, time the quadtree's
+     * candidate settings plan_trials frames each on the first frame's scene
+     * (qr_gpu_renderer_plan) and render every frame with the fastest; for
+     * sequences long enough to pay for it. 0 (default): the index as given;
+     * elsewhere (the CPU, bands, several GPUs) ignored. 0..64 */
+    int32_t plan_trials;
 } qr_job_params;
 
 /* The defaults above; every other field zero. */
@@ -178,6 +184,11 @@ typedef struct qr_job_result {
                                reports it (err then says only that) */
     double ms;              /* from the first frame to the end */
     double gpu_ms;          /* one GPU: the index and render of every frame */
+    /* plan_trials: whether a plan ran, the settings it chose, its wall time
+     * (in ms and gpu_ms neither) and the chosen settings' median frame */
+    bool planned;
+    qr_index_params plan_chosen;
+    double plan_ms, plan_frame_ms;
 } qr_job_result;
 
 /* How a job with these params would run, decided before any work: the

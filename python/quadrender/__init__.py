@@ -259,6 +259,7 @@ class Renderer:
         self.width, self.height = width, height
         self._r = ctypes.c_void_p()
         self._gs = ctypes.c_void_p()  # the scene of the last CUDA input, kept
+        self._plans = {}  # mode -> the IndexParams a plan chose
         err = _lib.Error()
         _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(self._r),
                                            ctypes.byref(err)), err)
@@ -296,31 +297,77 @@ class Renderer:
             _check(status, err)
         return self._gs
 
-    def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
-               min_leaf=None, output=None):
-        """The image of circles, float32 height x width x 3, top row first:
-        a NumPy array, or for CUDA input a CuPy array left on the GPU
-        (output="numpy" or "cupy" chooses). Each call returns a new array."""
-        if mode not in ("fast", "exact"):
-            raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
-        if not self._r:
-            raise ValueError("the Renderer is closed")
-        params = _params(index, tile, capacity, min_leaf)
+    @contextlib.contextmanager
+    def _scene(self, circles):
+        """The GPU scene of circles: the kept one refilled for CUDA input
+        (yielded with True), else a new one freed afterwards."""
         err = _lib.Error()
         host_gs = ctypes.c_void_p()
         dev = _device_rows(circles)  # holds the CUDA array's memory till the end
         try:
             if dev is not None:
-                gs = self._device_scene(dev[0], dev[1])
+                yield self._device_scene(dev[0], dev[1]), True
             else:
                 with _Scene(_as_circles(circles)) as sc:
                     _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(host_gs),
                                                     ctypes.byref(err)), err)
-                gs = host_gs
+                yield host_gs, False
+        finally:
+            _lib.qr_gpu_scene_destroy(host_gs)
+
+    def plan(self, circles, *, mode="fast", trials=3):
+        """Times the quadtree's candidate settings on these circles, `trials`
+        frames each after one (medians, CUDA events), and keeps the fastest
+        for this mode: later render() calls in that mode with the index
+        options left at their defaults use it. For many frames of one scene,
+        where it pays back what it costs before the first frame. Returns
+        {"chosen": settings, "plan_ms": wall time of the planning,
+        "candidates": [settings with "median_ms", ...]}; settings are dicts
+        of capacity, min_leaf, split_cost, deep_leaf."""
+        if mode not in ("fast", "exact"):
+            raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
+        if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 64:
+            raise InvalidArgument(_QR_ERR_INVALID,
+                                  f"trials: expected 1 to 64 frames a candidate, got {trials!r}")
+        if not self._r:
+            raise ValueError("the Renderer is closed")
+        base = _params("quadtree", None, None, None)
+        plan = _lib.Plan()
+        err = _lib.Error()
+        with self._scene(circles) as (gs, _):
+            _check(_lib.qr_gpu_renderer_plan(self._r, gs, ctypes.byref(base), mode == "exact",
+                                             trials, ctypes.byref(plan), ctypes.byref(err)), err)
+
+        def settings(p):
+            return {k: getattr(p, k) for k in ("capacity", "min_leaf", "split_cost", "deep_leaf")}
+
+        chosen = _lib.IndexParams.from_buffer_copy(plan.params[plan.chosen])
+        self._plans[mode] = chosen
+        return {"chosen": settings(chosen), "plan_ms": plan.plan_ms,
+                "candidates": [dict(settings(plan.params[i]), median_ms=plan.median_ms[i])
+                               for i in range(plan.candidates)]}
+
+    def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
+               min_leaf=None, output=None):
+        """The image of circles, float32 height x width x 3, top row first:
+        a NumPy array, or for CUDA input a CuPy array left on the GPU
+        (output="numpy" or "cupy" chooses). Each call returns a new array.
+        After plan(), the quadtree's settings are the plan's for its mode
+        unless capacity or min_leaf is given."""
+        if mode not in ("fast", "exact"):
+            raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
+        if not self._r:
+            raise ValueError("the Renderer is closed")
+        params = _params(index, tile, capacity, min_leaf)
+        if (index == "quadtree" and capacity is None and min_leaf is None
+                and mode in self._plans):
+            params = self._plans[mode]
+        err = _lib.Error()
+        with self._scene(circles) as (gs, on_gpu):
             _check(_lib.qr_gpu_render(self._r, gs, ctypes.byref(params), mode == "exact",
                                       ctypes.byref(err)), err)
             if output is None:
-                output = "cupy" if dev is not None else "numpy"
+                output = "cupy" if on_gpu else "numpy"
             if output == "cupy":
                 import cupy
                 rgba = cupy.empty((self.height, self.width, 4), cupy.float32)
@@ -332,8 +379,6 @@ class Renderer:
             with _image(self.width, self.height) as (img, rgba):
                 _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
                 return _top_first(rgba)
-        finally:
-            _lib.qr_gpu_scene_destroy(host_gs)
 
 
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",

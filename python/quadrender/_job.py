@@ -47,12 +47,14 @@ class JobParams(Structure):
                 ("gpu_memory", c_size_t), ("output", c_char_p), ("format", c_int),
                 ("png_level", c_int), ("software", c_char_p), ("stage_timing", c_bool),
                 ("on_frame", _FrameFn), ("on_progress", _ProgressFn), ("on_seek", _SeekFn),
-                ("user", c_void_p)]
+                ("user", c_void_p), ("plan_trials", c_int32)]
 
 
 class JobResult(Structure):
     _fields_ = [("frames", c_int64), ("stage", c_int), ("elsewhere", c_bool),
-                ("ms", ctypes.c_double), ("gpu_ms", ctypes.c_double)]
+                ("ms", ctypes.c_double), ("gpu_ms", ctypes.c_double), ("planned", c_bool),
+                ("plan_chosen", _lib.IndexParams), ("plan_ms", ctypes.c_double),
+                ("plan_frame_ms", ctypes.c_double)]
 
 
 qr_job_params_init = _lib._fn("qr_job_params_init", None, POINTER(JobParams))

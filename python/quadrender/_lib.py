@@ -39,6 +39,15 @@ class IndexParams(Structure):
                  "deep_leaf")]
 
 
+QR_PLAN_MAX = 8
+
+
+class Plan(Structure):
+    _fields_ = [("candidates", c_int32), ("chosen", c_int32),
+                ("params", IndexParams * QR_PLAN_MAX), ("median_ms", ctypes.c_float * QR_PLAN_MAX),
+                ("plan_ms", ctypes.c_double)]
+
+
 class GpuInfo(Structure):
     _fields_ = [("device", c_int), ("name", c_char * 256), ("cc_major", c_int),
                 ("cc_minor", c_int), ("sm_count", c_int), ("mem_total", c_size_t),
@@ -141,6 +150,8 @@ qr_gpu_renderer_create = _fn("qr_gpu_renderer_create", _S, c_int32, c_int32, POI
                              POINTER(Error))
 qr_gpu_renderer_destroy = _fn("qr_gpu_renderer_destroy", None, _P)
 qr_gpu_render = _fn("qr_gpu_render", _S, _P, _P, POINTER(IndexParams), c_int, POINTER(Error))
+qr_gpu_renderer_plan = _fn("qr_gpu_renderer_plan", _S, _P, _P, POINTER(IndexParams), c_int,
+                           c_int32, POINTER(Plan), POINTER(Error))
 qr_gpu_renderer_download = _fn("qr_gpu_renderer_download", _S, _P, POINTER(Image), POINTER(Error))
 QR_RENDER_FAST = 0  # qr_render_mode
 qr_index_build_host = _fn("qr_index_build_host", _S, POINTER(Scene), c_int32, c_int32, _P,

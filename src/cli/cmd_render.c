@@ -34,6 +34,7 @@ typedef struct render_args {
     int exact, fast, reference, no_clobber, force, keep;
     qr_image_format format;
     int png_level;
+    int plan; /* --plan N */
     qr_index_params params;
     size_t gpu_memory;
     int gpus[QR_JOB_MAX_GPUS + 1]; /* count (-1: all), devices */
@@ -68,6 +69,16 @@ static const char *set_png_level(const char *text, void *dest)
     uint64_t v;
     if (!cli_parse_u64(text, 9, &v))
         return "a PNG level from 0 to 9";
+    *(int *)dest = (int)v;
+    return NULL;
+}
+
+/* --plan N: frames a candidate, 0 to 64. */
+static const char *set_plan(const char *text, void *dest)
+{
+    uint64_t v;
+    if (!cli_parse_u64(text, 64, &v))
+        return "frames a candidate from 0 to 64";
     *(int *)dest = (int)v;
     return NULL;
 }
@@ -132,7 +143,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         O_SCENE,
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
         O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
-        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_INDEX,
+        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_INDEX,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
     cli_opt opts[O_COUNT] = {
@@ -153,6 +164,9 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_GPUS] = {"--gpus", NULL, "LIST", set_gpus, a->gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
                     "stripes of rows, over these GPUs"},
+        [O_PLAN] = {"--plan", NULL, "N", set_plan, &a->plan,
+                    "one GPU: time the quadtree's candidate settings N frames each on the first "
+                    "frame and render with the fastest (for long --frames runs; default 0: off)"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &a->force,
                      "allow --frames ranges of more than 100000 frames"},
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &a->device,
@@ -249,6 +263,7 @@ static void job_params(const render_args *a, qr_job_params *p)
     p->png_level = a->png_level;
     p->software = "quadrender " QR_VERSION " (git " QR_GIT_REV ")";
     p->stage_timing = cli_verbose();
+    p->plan_trials = a->plan;
     p->output = "-"; /* a stand-in until the names are known */
     int n = a->gpus[0];
     if (n < 0) /* all */
@@ -439,6 +454,12 @@ static void report_end(render_report *r, const qr_job_result *res)
                      r->gpu_ms / (double)n);
         cli_info("%lld frames in %.1f ms%s", (long long)n, cli_now_ms() - r->wall0, per);
     }
+    if (res->planned)
+        cli_info("plan: %.1f ms before the first frame, chose capacity %d, min leaf %d, split cost "
+                 "%d, deep leaf %d (%.3f ms a frame)",
+                 res->plan_ms, (int)res->plan_chosen.capacity, (int)res->plan_chosen.min_leaf,
+                 (int)res->plan_chosen.split_cost, (int)res->plan_chosen.deep_leaf,
+                 res->plan_frame_ms);
 }
 
 /* ---- run --------------------------------------------------------------------------- */

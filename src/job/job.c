@@ -62,6 +62,9 @@ static qr_status check_params(const qr_job_params *p, qr_error *err)
                        (int)p->format);
     if (p->png_level < 0 || p->png_level > 9)
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d: expected 0 to 9", p->png_level);
+    if (p->plan_trials < 0 || p->plan_trials > 64)
+        return qr_fail(err, QR_ERR_INVALID, "plan of %d frames a candidate: expected 0 to 64",
+                       (int)p->plan_trials);
     char path[JOB_PATH_MAX];
     if (p->output && job_frame_path(p->output, p->first, path, sizeof path, err) != QR_OK)
         return err ? err->status : QR_ERR_INVALID;
@@ -130,6 +133,8 @@ typedef struct single {
     qr_image *img, *square; /* the host image (not streamed), the square (crop) */
     bool crop, stream;
     qr_job_stage stage;     /* of a failure */
+    qr_plan plan;           /* plan_trials: the plan of the first frame */
+    bool planned;
 } single;
 
 /* The renderer and the host images; the START report. */
@@ -197,6 +202,14 @@ static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *er
     const double t1 = job_now_ms();
     if ((st = job_seek(ctx, s->st->scene, k, err)) != QR_OK)
         return st;
+    /* a plan, on the first frame's scene: its settings for every frame */
+    if (k == p->first && p->plan_trials && ctx->dev.gpu && !ctx->band_rows) {
+        if ((st = qr_gpu_renderer_plan(ctx->r, ctx->gs, &ctx->params, ctx->mode, p->plan_trials,
+                                       &s->plan, err)) != QR_OK)
+            return st;
+        s->planned = true;
+        ctx->params = s->plan.params[s->plan.chosen];
+    }
     const double t2 = job_now_ms();
     if ((st = job_render(ctx, s->st->scene, s->crop ? s->square : s->img, err)) != QR_OK)
         return st;
@@ -253,6 +266,13 @@ static qr_status run_single(job_state *js, const qr_job_plan *plan, qr_job_resul
     }
     res->ms = job_now_ms() - t0;
     res->stage = s.stage;
+    if (s.planned) {
+        res->planned = true;
+        res->plan_chosen = s.plan.params[s.plan.chosen];
+        res->plan_ms = s.plan.plan_ms;
+        res->plan_frame_ms = s.plan.median_ms[s.plan.chosen];
+        res->ms -= s.plan.plan_ms;
+    }
     job_ctx_free(&s.ctx);
     qr_image_destroy(s.img);
     qr_image_destroy(s.square);
