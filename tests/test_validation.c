@@ -1,15 +1,19 @@
 /* test_validation.c — the checks of a user's values that every front end
  * shares (the CLI's options, Python's arguments): image sides, seeds,
- * threads, index kinds and tiles, which index options go together, and
+ * frames and frame ranges, PNG levels, devices, threads, index kinds,
+ * tiles and the other index values, which index options go together, and
  * the circles of a scene a program filled. Each refusal is QR_ERR_INVALID
  * with the one-line message the CLI prints after "quadrender: ".
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "quadrender/image.h"
 #include "quadrender/index.h"
+#include "quadrender/job.h"
 #include "quadrender/scene.h"
 #include "quadrender/text.h"
 #include "quadrender/threads.h"
@@ -96,6 +100,74 @@ Test(validation, seeds)
                    "--seed: expected an integer from 0 to 4294967295, got '-1'");
 }
 
+Test(validation, frames)
+{
+    qr_error err;
+    int64_t v = -1;
+    cr_assert_eq(qr_scene_check_frame("--frame", "0", &v, &err), QR_OK);
+    cr_assert_eq(v, 0);
+    cr_assert_eq(qr_scene_check_frame("--frame", "2147483647", &v, &err), QR_OK);
+    cr_assert_eq(v, QR_SCENE_MAX_FRAME);
+    expect_refused(qr_scene_check_frame("frame", "-1", &v, &err), &err,
+                   "frame: expected a frame number from 0 to 2147483647, got '-1'");
+    expect_refused(qr_scene_check_frame("--frame", "2147483648", &v, &err), &err,
+                   "--frame: expected a frame number from 0 to 2147483647, got '2147483648'");
+
+    int64_t a = -1, b = -1;
+    cr_assert_eq(qr_job_check_frames("--frames", "3:7", &a, &b, &err), QR_OK);
+    cr_assert(a == 3 && b == 7);
+    cr_assert_eq(qr_job_check_frames("--frames", "5:5", &a, &b, &err), QR_OK);
+    cr_assert(a == 5 && b == 5);
+    cr_assert_eq(qr_job_check_frames("--frames", "0:2147483647", &a, &b, &err), QR_OK);
+    cr_assert(a == 0 && b == QR_SCENE_MAX_FRAME);
+    a = b = 9;
+    const char *bad[] = {"5:4", "x", "3", ":3", "3:", "-1:2", "1:2147483648", "1:2:3", " 1:2",
+                         "00000000000000000000000000000001:2", ""};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "frames: expected A:B with frame numbers 0 <= A <= B <= 2147483647, got '%s'",
+                 bad[k]);
+        expect_refused(qr_job_check_frames("frames", bad[k], &a, &b, &err), &err, msg);
+    }
+    cr_assert(a == 9 && b == 9, "a refused range is not stored");
+}
+
+Test(validation, png_levels_and_devices)
+{
+    qr_error err;
+    int level = -1;
+    for (int k = 0; k <= 9; k++) {
+        char text[4];
+        snprintf(text, sizeof text, "%d", k);
+        cr_assert_eq(qr_image_check_png_level("--png-level", text, &level, &err), QR_OK);
+        cr_assert_eq(level, k);
+    }
+    expect_refused(qr_image_check_png_level("png_level", "10", &level, &err), &err,
+                   "png_level: expected a PNG level from 0 to 9, got '10'");
+    expect_refused(qr_image_check_png_level("--png-level", "-1", &level, &err), &err,
+                   "--png-level: expected a PNG level from 0 to 9, got '-1'");
+
+    static const struct {
+        const char *text;
+        qr_job_device device;
+    } names[] = {{"auto", QR_JOB_AUTO},
+                 {"gpu", QR_JOB_GPU},
+                 {"cpu", QR_JOB_CPU},
+                 {"cpu-reference", QR_JOB_CPU_REFERENCE}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        qr_job_device d = (qr_job_device)-1;
+        cr_assert_eq(qr_job_check_device("--device", names[k].text, &d, &err), QR_OK);
+        cr_assert_eq(d, names[k].device);
+    }
+    qr_job_device d = QR_JOB_GPU;
+    expect_refused(qr_job_check_device("device", "tpu", &d, &err), &err,
+                   "device: expected auto, gpu, cpu or cpu-reference, got 'tpu'");
+    expect_refused(qr_job_check_device("--device", "CPU", &d, &err), &err,
+                   "--device: expected auto, gpu, cpu or cpu-reference, got 'CPU'");
+    cr_assert_eq(d, QR_JOB_GPU, "a refused device is not stored");
+}
+
 Test(validation, threads)
 {
     qr_error err;
@@ -137,6 +209,63 @@ Test(validation, index_kind_and_tile)
                  bad[k]);
         expect_refused(qr_index_check_tile("tile", bad[k], &t, &err), &err, msg);
     }
+}
+
+Test(validation, index_values)
+{
+    static const struct {
+        int option;
+        const char *good[4];
+        const char *bad[4];
+        const char *expected;
+    } cases[] = {
+        {QR_IXO_CAPACITY, {"1", "1024", "1073741824"}, {"0", "1073741825", "-1"},
+         "an integer from 1 to 1073741824"},
+        {QR_IXO_MIN_LEAF, {"4", "64", "32768"}, {"2", "48", "65536", "0"},
+         "a power of two from 4 to 32768"},
+        {QR_IXO_MAX_DEPTH, {"0", "15"}, {"16", "-1"}, "an integer from 0 to 15"},
+        {QR_IXO_TILE, {"16", "32768"}, {"8", "0"}, "a power of two from 16 to 32768"},
+        {QR_IXO_MAX_LEAF, {"0", "16", "32768"}, {"8", "24", "65536"},
+         "0, or a power of two from 16 to 32768"},
+        {QR_IXO_SPLIT_COST, {"0", "5", "1000"}, {"1001", "-5", "5.0"},
+         "an integer from 0 to 1000"},
+        {QR_IXO_DEEP_LEAF, {"0", "4", "32768"}, {"2", "12", "65536"},
+         "0, or a power of two from 4 to 32768"},
+    };
+    qr_error err;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int k = 0; k < 4 && cases[c].good[k]; k++) {
+            int32_t v = -1;
+            cr_assert_eq(qr_index_check_value(cases[c].option, "x", cases[c].good[k], &v, &err),
+                         QR_OK, "option %d: '%s'", cases[c].option, cases[c].good[k]);
+            cr_assert_eq(v, atoi(cases[c].good[k]));
+        }
+        for (int k = 0; k < 4 && cases[c].bad[k]; k++) {
+            int32_t v = 7;
+            char msg[160];
+            snprintf(msg, sizeof msg, "opt: expected %s, got '%s'", cases[c].expected,
+                     cases[c].bad[k]);
+            expect_refused(qr_index_check_value(cases[c].option, "opt", cases[c].bad[k], &v, &err),
+                           &err, msg);
+            cr_assert_eq(v, 7, "a refused value is not stored");
+        }
+    }
+    int32_t v;
+    expect_refused(qr_index_check_value(QR_IXO_INDEX, "index", "grid", &v, &err), &err,
+                   "index option 3: not a number");
+    expect_refused(qr_index_check_value(QR_IXO_COUNT, "x", "1", &v, &err), &err,
+                   "index option 8: not a number");
+
+    /* every value these take, qr_index_params_check takes */
+    qr_index_params p;
+    qr_index_params_default(&p);
+    cr_assert_eq(qr_index_check_value(QR_IXO_CAPACITY, "c", "1", &p.capacity, &err), QR_OK);
+    cr_assert_eq(qr_index_check_value(QR_IXO_MIN_LEAF, "m", "4", &p.min_leaf, &err), QR_OK);
+    cr_assert_eq(qr_index_check_value(QR_IXO_MAX_DEPTH, "d", "15", &p.max_depth, &err), QR_OK);
+    cr_assert_eq(qr_index_check_value(QR_IXO_MAX_LEAF, "l", "32768", &p.max_leaf, &err), QR_OK);
+    cr_assert_eq(qr_index_check_value(QR_IXO_SPLIT_COST, "s", "1000", &p.split_cost, &err), QR_OK);
+    cr_assert_eq(qr_index_check_value(QR_IXO_DEEP_LEAF, "e", "0", &p.deep_leaf, &err), QR_OK);
+    cr_assert_eq(qr_index_params_check(&p, &err), QR_OK, "%s", err.msg);
 }
 
 Test(validation, index_options_that_go_together)

@@ -82,6 +82,10 @@ qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *er
 
 /* zlib's levels: 0 stores, 1 is the fastest that compresses, 9 the smallest. */
 #define QR_PNG_LEVEL_DEFAULT 1
+
+/* A PNG level given as text (quadrender/text.h): 0 to 9; else
+ * QR_ERR_INVALID, "<name>: expected a PNG level from 0 to 9, got '<text>'". */
+qr_status qr_image_check_png_level(const char *name, const char *text, int *out, qr_error *err);
 /* The widest and tallest image the streaming writer takes (PNG allows
  * 2^31 - 1; a row of this width is 48 MiB of RGB bytes). */
 #define QR_IMAGE_WRITER_MAX_DIM (1 << 24)

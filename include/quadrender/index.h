@@ -148,7 +148,8 @@ qr_status qr_index_check_kind(const char *name, const char *text, int32_t *unifo
 
 /* A grid's tile side given as text: a power of two from QR_TILE to 32768
  * (a grid's tiles are render tiles); else QR_ERR_INVALID, "<name>: expected
- * a power of two from 16 to 32768, got '<text>'". */
+ * a power of two from 16 to 32768, got '<text>'". The same as
+ * qr_index_check_value(QR_IXO_TILE, ...). */
 qr_status qr_index_check_tile(const char *name, const char *text, int32_t *out, qr_error *err);
 
 /* The index options, in the order of the CLI's table (cli.h). */
@@ -163,6 +164,21 @@ enum {
     QR_IXO_DEEP_LEAF,
     QR_IXO_COUNT
 };
+
+/* The value of index option `option` (a QR_IXO_* other than QR_IXO_INDEX,
+ * whose text qr_index_check_kind reads) given as text; else QR_ERR_INVALID,
+ * "<name>: expected <what>, got '<text>'", where <what> is
+ *   capacity    "an integer from 1 to 1073741824"
+ *   min_leaf    "a power of two from 4 to 32768"
+ *   max_depth   "an integer from 0 to 15"
+ *   tile        "a power of two from 16 to 32768" (the grid's min_leaf)
+ *   max_leaf    "0, or a power of two from 16 to 32768"
+ *   split_cost  "an integer from 0 to 1000"
+ *   deep_leaf   "0, or a power of two from 4 to 32768"
+ * (the ranges qr_index_params_check takes). An option out of range (or
+ * QR_IXO_INDEX) is QR_ERR_INVALID, "index option <option>: not a number". */
+qr_status qr_index_check_value(int option, const char *name, const char *text, int32_t *out,
+                               qr_error *err);
 
 /* Whether the options a user gave (bit 1 << QR_IXO_k for each option k
  * given) go together for the index kind chosen (uniform: the grid): a tile

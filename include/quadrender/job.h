@@ -67,6 +67,21 @@ typedef struct qr_device_choice {
 qr_status qr_job_choose_device(qr_job_device requested, const char *doing, qr_device_choice *out,
                                qr_error *err);
 
+/* The user's values a job takes as text (quadrender/text.h), checked as
+ * the CLI's `render` checks them, so that every front end refuses the same:
+ *
+ * a device named "auto", "gpu", "cpu" or "cpu-reference"; else
+ * QR_ERR_INVALID, "<name>: expected auto, gpu, cpu or cpu-reference, got
+ * '<text>'". */
+qr_status qr_job_check_device(const char *name, const char *text, qr_job_device *out,
+                              qr_error *err);
+
+/* A frame range "A:B", frames A to B: 0 <= A <= B <= QR_SCENE_MAX_FRAME
+ * (the job's first and last); else QR_ERR_INVALID, "<name>: expected A:B
+ * with frame numbers 0 <= A <= B <= 2147483647, got '<text>'". */
+qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first, int64_t *last,
+                              qr_error *err);
+
 /* The most GPUs a device list names. */
 #define QR_JOB_MAX_GPUS 64
 

@@ -143,6 +143,15 @@ qr_status qr_scene_check_spec(const char *spec, qr_error *err);
  * 4294967295, got '<text>'". */
 qr_status qr_scene_check_seed(const char *name, const char *text, uint32_t *out, qr_error *err);
 
+/* The last frame a user may ask for (a frame number is an int32 in files'
+ * names and in the GPU's steps). */
+#define QR_SCENE_MAX_FRAME INT64_C(2147483647)
+
+/* A frame number given as text: 0 to QR_SCENE_MAX_FRAME; else
+ * QR_ERR_INVALID, "<name>: expected a frame number from 0 to 2147483647,
+ * got '<text>'". */
+qr_status qr_scene_check_frame(const char *name, const char *text, int64_t *out, qr_error *err);
+
 /* Whether every circle of `scene` is one the scene readers take: finite
  * numbers and a radius that is not negative. Else, for the first circle
  * that is not, QR_ERR_INVALID with the message the .npy reader gives

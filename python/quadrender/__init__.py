@@ -68,12 +68,32 @@ def _text(value):
     return repr(value).encode()
 
 
-def _checked(check, name, value, ctype):
+def _word(value):
+    """A value named by a word ("grid", "cpu") as the library's checks read
+    it: a str as its bytes, anything else (or a str holding a NUL, which C
+    would cut short) as its repr, which no check takes."""
+    if isinstance(value, str) and "\0" not in value:
+        return value.encode("utf-8", "surrogateescape")
+    return repr(value).encode()
+
+
+def _checked(check, name, value, ctype, text=_text):
     """value, checked by the library's check(name, text, out, err) (the
     quadrender command's check of the same option), as ctype's value."""
     out, err = ctype(), _lib.Error()
-    _check(check(name.encode(), _text(value), ctypes.byref(out), ctypes.byref(err)), err)
+    _check(check(name.encode(), text(value), ctypes.byref(out), ctypes.byref(err)), err)
     return out.value
+
+
+def _device(device):
+    """A device name checked as the command's --device (qr_job_device's
+    value): "auto", "gpu", "cpu" or "cpu-reference"; "reference" is
+    "cpu-reference" too, the name Python has always taken."""
+    return _checked(_lib.qr_job_check_device, "device",
+                    "cpu-reference" if device == "reference" else device, ctypes.c_int, _word)
+
+
+QR_JOB_AUTO, QR_JOB_GPU, QR_JOB_CPU, QR_JOB_CPU_REFERENCE = 0, 1, 2, 3  # qr_job_device
 
 
 # how Python spells the index options, for qr_index_check_options' messages
@@ -81,27 +101,41 @@ _INDEX_OPTION_NAMES = (ctypes.c_char_p * _lib.QR_IXO_COUNT)(
     b"capacity", b"min_leaf", b"max_depth", b"index='grid'", b"tile", b"max_leaf",
     b"split_cost", b"deep_leaf")
 _GRID_TILE = 64  # tile's default with index="grid"
+# the index's values: (QR_IXO_*, the argument, the IndexParams field it sets)
+_INDEX_VALUES = (
+    (_lib.QR_IXO_CAPACITY, "capacity", "capacity"), (_lib.QR_IXO_MIN_LEAF, "min_leaf", "min_leaf"),
+    (_lib.QR_IXO_MAX_DEPTH, "max_depth", "max_depth"), (_lib.QR_IXO_TILE, "tile", "min_leaf"),
+    (_lib.QR_IXO_MAX_LEAF, "max_leaf", "max_leaf"),
+    (_lib.QR_IXO_SPLIT_COST, "split_cost", "split_cost"),
+    (_lib.QR_IXO_DEEP_LEAF, "deep_leaf", "deep_leaf"))
 
 
-def _params(index, tile, capacity, min_leaf):
+def _params(index="quadtree", tile=None, capacity=None, min_leaf=None, max_depth=None,
+            max_leaf=None, split_cost=None, deep_leaf=None):
+    """The index's params from the index arguments (None: not given), each
+    checked as the command checks its option: the kind, each value given
+    (qr_index_check_value), then which go together."""
     p = _lib.IndexParams()
     _lib.qr_index_params_default(ctypes.byref(p))
+    uniform = _checked(_lib.qr_index_check_kind, "index", index, ctypes.c_int32, _word)
+    args = dict(tile=tile, capacity=capacity, min_leaf=min_leaf, max_depth=max_depth,
+                max_leaf=max_leaf, split_cost=split_cost, deep_leaf=deep_leaf)
+    given = 0
+    for option, name, field in _INDEX_VALUES:
+        if args[name] is None:
+            continue
+        given |= 1 << option
+
+        def check(name_, text, out, err, option=option):
+            return _lib.qr_index_check_value(option, name_, text, out, err)
+
+        setattr(p, field, _checked(check, name, args[name], ctypes.c_int32))
     err = _lib.Error()
-    kind = index.encode() if isinstance(index, str) else repr(index).encode()
-    uniform = ctypes.c_int32()
-    _check(_lib.qr_index_check_kind(b"index", kind, ctypes.byref(uniform), ctypes.byref(err)),
-           err)
-    given = ((tile is not None) << _lib.QR_IXO_TILE | (capacity is not None) << _lib.QR_IXO_CAPACITY
-             | (min_leaf is not None) << _lib.QR_IXO_MIN_LEAF)
     _check(_lib.qr_index_check_options(uniform, given, _INDEX_OPTION_NAMES, ctypes.byref(err)), err)
-    if uniform.value:
+    if uniform:
         p.uniform = 1
-        p.min_leaf = _checked(_lib.qr_index_check_tile, "tile",
-                              _GRID_TILE if tile is None else tile, ctypes.c_int32)
-    if capacity is not None:
-        p.capacity = capacity
-    if min_leaf is not None:
-        p.min_leaf = min_leaf
+        if tile is None:
+            p.min_leaf = _GRID_TILE
     _check(_lib.qr_index_params_check(ctypes.byref(p), ctypes.byref(err)), err)
     return p
 
@@ -331,7 +365,7 @@ class Renderer:
                                   f"trials: expected 1 to 64 frames a candidate, got {trials!r}")
         if not self._r:
             raise ValueError("the Renderer is closed")
-        base = _params("quadtree", None, None, None)
+        base = _params("quadtree")
         plan = _lib.Plan()
         err = _lib.Error()
         with self._scene(circles) as (gs, _):
@@ -348,19 +382,21 @@ class Renderer:
                                for i in range(plan.candidates)]}
 
     def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
-               min_leaf=None, output=None):
+               min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None,
+               output=None):
         """The image of circles, float32 height x width x 3, top row first:
         a NumPy array, or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
-        After plan(), the quadtree's settings are the plan's for its mode
-        unless capacity or min_leaf is given."""
+        The index arguments are render()'s. After plan(), the quadtree's
+        settings are the plan's for its mode unless one of them is given."""
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
         if not self._r:
             raise ValueError("the Renderer is closed")
-        params = _params(index, tile, capacity, min_leaf)
-        if (index == "quadtree" and capacity is None and min_leaf is None
-                and mode in self._plans):
+        params = _params(index, tile, capacity, min_leaf, max_depth, max_leaf, split_cost,
+                         deep_leaf)
+        given = (capacity, min_leaf, max_depth, max_leaf, split_cost, deep_leaf)
+        if index == "quadtree" and all(v is None for v in given) and mode in self._plans:
             params = self._plans[mode]
         err = _lib.Error()
         with self._scene(circles) as (gs, on_gpu):
@@ -382,7 +418,8 @@ class Renderer:
 
 
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
-           tile=None, capacity=None, min_leaf=None, threads=0):
+           tile=None, capacity=None, min_leaf=None, max_depth=None, max_leaf=None,
+           split_cost=None, deep_leaf=None, threads=0):
     """Renders circles (float32 N x 7) into a float32 height x width x 3
     image, top row first.
 
@@ -393,33 +430,35 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
     to back, every channel within 1e-5 of the exact image) or "exact" (bit
     for bit the CPU reference's). device: "auto" (the GPU when usable, else
     the CPU), "gpu", "cpu" (the fast CPU renderer, on `threads` threads, 0
-    for all) or "reference" (the serial reference). index: "quadtree"
-    (capacity, min_leaf as the CLI's options) or "grid" (a uniform grid of
-    `tile`-pixel tiles, 64 unless given; tile only with the grid); the
-    index changes the speed, never the picture. Renderer keeps the GPU's
-    buffers across calls.
+    for all) or "cpu-reference" (the serial reference; "reference" too).
+    index: "quadtree" (capacity, min_leaf, max_depth, max_leaf, split_cost,
+    deep_leaf as the CLI's options; None: the library's default) or "grid"
+    (a uniform grid of `tile`-pixel tiles, 64 unless given; tile only with
+    the grid); the index changes the speed, never the picture. Renderer
+    keeps the GPU's buffers across calls.
     """
     height = width if height is None else height
     width, height = _check_size(width, height, "render")
     threads = _checked(_lib.qr_threads_check, "threads", threads, ctypes.c_int)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
-    if device not in ("auto", "gpu", "cpu", "reference"):
-        raise ValueError(f"device must be 'auto', 'gpu', 'cpu' or 'reference', not {device!r}")
+    device = _device(device)
     on_gpu = _on_gpu(circles)
-    if on_gpu and device in ("cpu", "reference"):
+    if on_gpu and device in (QR_JOB_CPU, QR_JOB_CPU_REFERENCE):
         raise ValueError("circles on the GPU render on the GPU (device='auto' or 'gpu')")
-    use_gpu = on_gpu or device == "gpu" or (device == "auto" and gpu_available()[0])
+    index_args = dict(index=index, tile=tile, capacity=capacity, min_leaf=min_leaf,
+                      max_depth=max_depth, max_leaf=max_leaf, split_cost=split_cost,
+                      deep_leaf=deep_leaf)
+    params = _params(**index_args)
+    use_gpu = on_gpu or device == QR_JOB_GPU or (device == QR_JOB_AUTO and gpu_available()[0])
     if use_gpu:
         with Renderer(width, height) as r:
-            return r.render(circles, mode=mode, index=index, tile=tile, capacity=capacity,
-                            min_leaf=min_leaf)
+            return r.render(circles, mode=mode, **index_args)
     circles = _as_circles(circles)
-    params = _params(index, tile, capacity, min_leaf)
     exact = 1 if mode == "exact" else 0
     err = _lib.Error()
     with _image(width, height) as (img, rgba), _Scene(circles) as sc:
-        if device == "reference":
+        if device == QR_JOB_CPU_REFERENCE:
             _check(_lib.qr_render_cpu(sc, img, ctypes.byref(err)), err)
         else:
             _check(_lib.qr_render_cpu_fast(sc, ctypes.byref(params), exact, threads, img, None,
@@ -432,6 +471,8 @@ def scene(name, seed=0, frame=None):
     families too) as a float32 N x 7 array; animated scenes at frame `frame`
     (after frame + 1 steps), static ones as generated."""
     seed = _checked(_lib.qr_scene_check_seed, "seed", seed, ctypes.c_uint32)
+    if frame is not None:
+        frame = _checked(_lib.qr_scene_check_frame, "frame", frame, ctypes.c_int64)
     err = _lib.Error()
     ptr = ctypes.POINTER(_lib.Scene)()
     _check(_lib.qr_scene_builtin(name.encode(), seed, ctypes.byref(ptr), ctypes.byref(err)), err)
@@ -472,7 +513,7 @@ def save(image, path):
 
 
 def leaves(circles, width, height=None, *, index="quadtree", tile=None, capacity=None,
-           min_leaf=None):
+           min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None):
     """The index's leaves (fast mode's, built on the host) as an int64 array of rows
     x0 y0 x1 y1 depth count: each leaf's pixel rectangle [x0, x1) x [y0, y1)
     (y = 0 is the bottom row, as the library counts; an image's row is
@@ -480,7 +521,7 @@ def leaves(circles, width, height=None, *, index="quadtree", tile=None, capacity
     height = width if height is None else height
     width, height = _check_size(width, height, "leaves")
     circles = _as_circles(circles)
-    params = _params(index, tile, capacity, min_leaf)
+    params = _params(index, tile, capacity, min_leaf, max_depth, max_leaf, split_cost, deep_leaf)
     err = _lib.Error()
     ix = ctypes.POINTER(_lib.Index)()
     with _Scene(circles) as sc:
@@ -500,14 +541,14 @@ def leaves(circles, width, height=None, *, index="quadtree", tile=None, capacity
 
 
 def stats(circles, width, height=None, *, index="quadtree", tile=None, capacity=None,
-          min_leaf=None):
+          min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None):
     """The index's statistics (fast mode's, built on the host) as a dict with the keys of
     `quadrender stats --json` (leaves per depth and side, circles per leaf,
     pairs, replication, ...)."""
     height = width if height is None else height
     width, height = _check_size(width, height, "stats")
     circles = _as_circles(circles)
-    params = _params(index, tile, capacity, min_leaf)
+    params = _params(index, tile, capacity, min_leaf, max_depth, max_leaf, split_cost, deep_leaf)
     err = _lib.Error()
     ix = ctypes.c_void_p()
     with _Scene(circles) as sc:

@@ -22,7 +22,6 @@ from . import _lib
 
 QR_JOB_MAX_GPUS = 64
 QR_ERR_CANCELLED = 8
-_DEVICES = {"auto": 0, "gpu": 1, "cpu": 2, "reference": 3}
 _FORMATS = {None: 0, "png": 1, "ppm": 2, "pfm": 3}  # qr_image_format
 QR_JOB_FRAME = 1
 
@@ -63,22 +62,29 @@ qr_job_run = _lib._fn("qr_job_run", _lib._S, POINTER(JobParams), POINTER(JobResu
 
 
 def _frame_range(frames):
-    """(first, last) of a range of consecutive frames, or of one frame."""
-    if isinstance(frames, (int, np.integer)):
-        frames = range(frames, frames + 1)
-    if not isinstance(frames, range) or frames.step != 1 or len(frames) == 0:
-        raise ValueError(f"frames must be a frame number or a non-empty range with step 1, "
-                         f"not {frames!r}")
-    if frames.start < 0:
-        raise ValueError(f"frames must not be negative: {frames!r}")
-    return frames.start, frames.stop - 1
+    """(first, last) of a range of consecutive frames, or of one frame,
+    checked as the command checks --frames A:B (range(a, b) is "a:b-1")
+    and --frame K (an int); anything else is refused as its repr."""
+    from . import _check, _checked, _text
+
+    if isinstance(frames, (int, np.integer)) and not isinstance(frames, bool):
+        k = _checked(_lib.qr_scene_check_frame, "frames", frames, c_int64)
+        return k, k
+    if isinstance(frames, range) and frames.step == 1:
+        text = f"{frames.start}:{frames.stop - 1}".encode()
+    else:
+        text = _text(frames)
+    first, last, err = c_int64(), c_int64(), _lib.Error()
+    _check(_lib.qr_job_check_frames(b"frames", text, ctypes.byref(first), ctypes.byref(last),
+                                    ctypes.byref(err)), err)
+    return first.value, last.value
 
 
 def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast",
             device="auto", gpus=None, format=None, png_level=1, progress=None,
             scene_ptr=None):
     """The job behind render_frames and render_file; returns the frames done."""
-    from . import Error, _check, _check_size, _checked, _params  # the package's helpers
+    from . import Error, _check, _check_size, _checked, _device, _params  # the package's helpers
 
     height = width if height is None else height
     # a whole image in memory for a function; files are streamed, up to 131072
@@ -86,8 +92,9 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     seed = _checked(_lib.qr_scene_check_seed, "seed", seed, c_uint32)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
-    if device not in _DEVICES:
-        raise ValueError(f"device must be one of {sorted(_DEVICES)}, not {device!r}")
+    device = _device(device)
+    png_level = _checked(_lib.qr_image_check_png_level, "png_level", png_level, c_int)
+    first, last = _frame_range(frames)
     if format not in _FORMATS:
         raise ValueError(f"format must be 'png', 'ppm', 'pfm' or None, not {format!r}")
     gpus = list(gpus or [])
@@ -101,10 +108,10 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
         p.scene_name = os.fsencode(scene)
     p.seed = seed
     p.width, p.height = width, height
-    p.first, p.last = _frame_range(frames)
+    p.first, p.last = first, last
     p.mode = 1 if mode == "exact" else 0
-    p.index = _params("quadtree", None, None, None)
-    p.device = _DEVICES[device]
+    p.index = _params()
+    p.device = device
     p.ngpus = len(gpus)
     for i, g in enumerate(gpus):
         p.gpus[i] = g
@@ -159,7 +166,8 @@ def render_frames(scene, width, height=None, *, frames=range(1), out, seed=0, mo
     "ppm", "pfm"), or a function(frame, image) receiving each frame's
     float32 height x width x 3 image, top row first (over several GPUs,
     frames may come out of order). device: "auto", "gpu", "cpu" or
-    "reference"; gpus: CUDA devices to split the work over ([0, 1]).
+    "cpu-reference" ("reference" too); gpus: CUDA devices to split the
+    work over ([0, 1]). png_level: 0 to 9, PNG output only.
     progress: function(done, total) after each frame. A function answering
     False cancels the job (quadrender.Error, status 8); files of frames
     finished stay, no partial file is left.
@@ -178,4 +186,7 @@ def render_file(scene, width, height=None, *, out, frame=0, gpus=None, **kwargs)
     """Renders one frame of a scene (as render_frames) into the file out;
     with gpus=[0, 1, ...] its stripes of rows are split over those GPUs.
     Sides up to 131072 pixels: the image is streamed into the file."""
+    from . import _checked
+
+    frame = _checked(_lib.qr_scene_check_frame, "frame", frame, c_int64)
     return render_frames(scene, width, height, frames=frame, out=out, gpus=gpus, **kwargs)

@@ -131,9 +131,19 @@ qr_index_check_tile = _fn("qr_index_check_tile", _S, ctypes.c_char_p, ctypes.c_c
                           POINTER(c_int32), POINTER(Error))
 qr_index_check_options = _fn("qr_index_check_options", _S, c_int32, ctypes.c_uint,
                              POINTER(ctypes.c_char_p), POINTER(Error))
+qr_index_check_value = _fn("qr_index_check_value", _S, c_int, ctypes.c_char_p, ctypes.c_char_p,
+                           POINTER(c_int32), POINTER(Error))
 # QR_IXO_*: the index options in the order qr_index_check_options numbers them
-QR_IXO_CAPACITY, QR_IXO_MIN_LEAF, QR_IXO_INDEX, QR_IXO_TILE = 0, 1, 3, 4
-QR_IXO_COUNT = 8
+(QR_IXO_CAPACITY, QR_IXO_MIN_LEAF, QR_IXO_MAX_DEPTH, QR_IXO_INDEX, QR_IXO_TILE, QR_IXO_MAX_LEAF,
+ QR_IXO_SPLIT_COST, QR_IXO_DEEP_LEAF, QR_IXO_COUNT) = range(9)
+qr_scene_check_frame = _fn("qr_scene_check_frame", _S, ctypes.c_char_p, ctypes.c_char_p,
+                           POINTER(c_int64), POINTER(Error))
+qr_image_check_png_level = _fn("qr_image_check_png_level", _S, ctypes.c_char_p, ctypes.c_char_p,
+                               POINTER(c_int), POINTER(Error))
+qr_job_check_device = _fn("qr_job_check_device", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int), POINTER(Error))
+qr_job_check_frames = _fn("qr_job_check_frames", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int64), POINTER(c_int64), POINTER(Error))
 qr_scene_check_circles = _fn("qr_scene_check_circles", _S, POINTER(Scene), ctypes.c_char_p,
                              POINTER(Error))
 qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(Image)),

@@ -5,9 +5,11 @@ command must exit 2 (a bad option) or 3 (a bad scene) and the call raise
 quadrender.InvalidArgument (an Error and a ValueError) whose message is the
 command's stderr line, after "quadrender: ", with the options spelled as
 Python spells them ("--seed" as "seed"). Both come from the same checks of
-the library (qr_image_check_side, qr_scene_check_seed, qr_threads_check,
-qr_index_check_*, qr_scene_check_circles). QUADRENDER_CLI names the
-quadrender program of the same build."""
+the library (qr_image_check_side, qr_image_check_png_level,
+qr_scene_check_seed, qr_scene_check_frame, qr_job_check_frames,
+qr_job_check_device, qr_threads_check, qr_index_check_*,
+qr_scene_check_circles). QUADRENDER_CLI names the quadrender program of the
+same build."""
 import os
 import subprocess
 
@@ -73,6 +75,62 @@ CASES = [
     ("a whole image past 32768", ["stats", "rgb", "-s", "40000"], 2, None,
      lambda c: qr.stats(RGB, 40000),
      {"-s/--width/--height": "width/height", "'render'": "render_file"}),
+    # the quadtree's values
+    ("capacity 0", ["render", "rgb", "--capacity", "0"], 2, None,
+     lambda c: qr.render(RGB, 16, capacity=0, device="cpu"), {"--capacity": "capacity"}),
+    ("capacity 2**30 + 1", ["stats", "rgb", "--capacity", "1073741825"], 2, None,
+     lambda c: qr.stats(RGB, 16, capacity=2**30 + 1), {"--capacity": "capacity"}),
+    ("min_leaf 48", ["render", "rgb", "--min-leaf", "48"], 2, None,
+     lambda c: qr.render(RGB, 16, min_leaf=48, device="cpu"), {"--min-leaf": "min_leaf"}),
+    ("min_leaf 2", ["stats", "rgb", "--min-leaf", "2"], 2, None,
+     lambda c: qr.leaves(RGB, 16, min_leaf=2), {"--min-leaf": "min_leaf"}),
+    ("max_depth 16", ["render", "rgb", "--max-depth", "16"], 2, None,
+     lambda c: qr.render(RGB, 16, max_depth=16, device="cpu"), {"--max-depth": "max_depth"}),
+    ("max_depth -1", ["stats", "rgb", "--max-depth", "-1"], 2, None,
+     lambda c: qr.stats(RGB, 16, max_depth=-1), {"--max-depth": "max_depth"}),
+    ("max_leaf 8", ["render", "rgb", "--max-leaf", "8"], 2, None,
+     lambda c: qr.render(RGB, 16, max_leaf=8, device="cpu"), {"--max-leaf": "max_leaf"}),
+    ("max_leaf 24", ["stats", "rgb", "--max-leaf", "24"], 2, None,
+     lambda c: qr.leaves(RGB, 16, max_leaf=24), {"--max-leaf": "max_leaf"}),
+    ("split_cost 1001", ["render", "rgb", "--split-cost", "1001"], 2, None,
+     lambda c: qr.render(RGB, 16, split_cost=1001, device="cpu"),
+     {"--split-cost": "split_cost"}),
+    ("split_cost 5.0", ["stats", "rgb", "--split-cost", "5.0"], 2, None,
+     lambda c: qr.stats(RGB, 16, split_cost=5.0), {"--split-cost": "split_cost"}),
+    ("deep_leaf 2", ["render", "rgb", "--deep-leaf", "2"], 2, None,
+     lambda c: qr.render(RGB, 16, deep_leaf=2, device="cpu"), {"--deep-leaf": "deep_leaf"}),
+    ("deep_leaf 12", ["stats", "rgb", "--deep-leaf", "12"], 2, None,
+     lambda c: qr.stats(RGB, 16, deep_leaf=12), {"--deep-leaf": "deep_leaf"}),
+    ("max_leaf with the grid", ["render", "rgb", "--index", "grid", "--max-leaf", "64"], 2,
+     None, lambda c: qr.render(RGB, 16, index="grid", max_leaf=64, device="cpu"),
+     {"--max-leaf": "max_leaf", "--index grid": "index='grid'", "--tile": "tile"}),
+    # frames, the PNG level, the device
+    ("frames 5:4", ["render", "rgb", "--frames", "5:4"], 2, None,
+     lambda c: qr.render_frames("rgb", 16, frames=range(5, 5), device="cpu",
+                                out=lambda k, img: None), {"--frames": "frames"}),
+    ("frames -1:2", ["render", "rgb", "--frames", "-1:2"], 2, None,
+     lambda c: qr.render_frames("rgb", 16, frames=range(-1, 3), device="cpu",
+                                out=lambda k, img: None), {"--frames": "frames"}),
+    ("frames past 2**31 - 1", ["render", "rgb", "--frames", "0:2147483648"], 2, None,
+     lambda c: qr.render_frames("rgb", 16, frames=range(2**31 + 1), device="cpu",
+                                out=lambda k, img: None), {"--frames": "frames"}),
+    ("frame -1, render_file", ["render", "rgb", "--frame", "-1"], 2, None,
+     lambda c: qr.render_file("rgb", 16, frame=-1, device="cpu", out="never.png"),
+     {"--frame": "frame"}),
+    ("frame 2**31, scene", ["render", "rgb", "--frame", "2147483648"], 2, None,
+     lambda c: qr.scene("snow", frame=2**31), {"--frame": "frame"}),
+    ("frame True", ["render", "rgb", "--frame", "True"], 2, None,
+     lambda c: qr.scene("snow", frame=True), {"--frame": "frame"}),
+    ("png level 10", ["render", "rgb", "--png-level", "10"], 2, None,
+     lambda c: qr.render_file("rgb", 16, png_level=10, device="cpu", out="never.png"),
+     {"--png-level": "png_level"}),
+    ("png level -1", ["render", "rgb", "--png-level", "-1"], 2, None,
+     lambda c: qr.render_frames("rgb", 16, png_level=-1, device="cpu",
+                                out=lambda k, img: None), {"--png-level": "png_level"}),
+    ("device tpu", ["render", "rgb", "--device", "tpu"], 2, None,
+     lambda c: qr.render(RGB, 16, device="tpu"), {"--device": "device"}),
+    ("device CPU, stats", ["stats", "rgb", "--device", "CPU"], 2, None,
+     lambda c: qr.render_file("rgb", 16, device="CPU", out="never.png"), {"--device": "device"}),
 ]
 
 
@@ -105,6 +163,16 @@ def test_python_refuses_what_the_cli_refuses(tmp_path, case):
     assert str(e.value) == expected
 
 
+def test_frames_python_spells_otherwise_are_refused_as_the_command_refuses():
+    """A range with a step, or a frame range that is not a range, is no A:B:
+    refused by the same check, with its repr as what was given."""
+    expected = "frames: expected A:B with frame numbers 0 <= A <= B <= 2147483647, got '{}'"
+    for frames in (range(0, 4, 2), "3:7", [0, 1], True):
+        with pytest.raises(qr.InvalidArgument) as e:
+            qr.render_frames("rgb", 16, frames=frames, device="cpu", out=lambda k, img: None)
+        assert str(e.value) == expected.format(repr(frames))
+
+
 def test_what_both_take_still_renders(tmp_path):
     """The edges of each check are taken: seed 2**32 - 1, 1024 threads, the
     grid's tile 16, a radius of 0, numpy integers."""
@@ -113,3 +181,14 @@ def test_what_both_take_still_renders(tmp_path):
     a = qr.render(circles, np.int64(16), 8, device="cpu", threads=1024, index="grid", tile=16)
     b = qr.render(circles, 16, 8, device="cpu")
     assert a.shape == (8, 16, 3) and np.array_equal(a, b)
+    # the edges of the quadtree's values, frames and the PNG level
+    c = qr.render(circles, 16, 8, device="cpu", capacity=2**30, min_leaf=4, max_depth=0,
+                  max_leaf=0, split_cost=1000, deep_leaf=0)
+    d = qr.render(circles, 16, 8, device="cpu-reference", min_leaf=32768, max_depth=15,
+                  max_leaf=32768, split_cost=0, deep_leaf=32768, capacity=1)
+    assert np.array_equal(c, b) and np.array_equal(d, b)
+    assert qr.render_frames("rgb", 8, frames=range(2**31 - 1, 2**31), device="reference",
+                            out=lambda k, img: None) == 1
+    assert qr.render_file("rgb", 8, frame=np.int64(3), png_level=9, device="cpu",
+                          out=str(tmp_path / "r.png")) == 1
+    assert qr.render_file("rgb", 8, png_level=0, device="cpu", out=str(tmp_path / "r0.png")) == 1

@@ -172,29 +172,20 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 /* The help of one command: usage line, about, options table, notes. */
 void cli_print_help(FILE *out, const cli_cmd *cmd, const cli_opt *opts, int nopts);
 
-/* Standard setters. */
-/* cpu: the fast CPU renderer (quadtree, every core); cpu-reference: the
- * serial reference renderer, the oracle. */
-typedef enum cli_device {
-    CLI_DEVICE_AUTO,
-    CLI_DEVICE_GPU,
-    CLI_DEVICE_CPU,
-    CLI_DEVICE_CPU_REFERENCE
-} cli_device;
-
+/* Standard setters; those of a value the library checks (the
+ * qr_*_check_* functions) give its message (cli_checked). */
 typedef struct cli_range {
     int64_t first, last; /* inclusive, first <= last */
 } cli_range;
-
-#define CLI_MAX_FRAME INT64_C(2147483647)
 
 const char *cli_set_string(const char *text, void *dest); /* const char ** */
 const char *cli_set_dim(const char *text, void *dest);    /* int32_t, 1..QR_IMAGE_BANDS_MAX_DIM */
 const char *cli_set_bytes(const char *text, void *dest);  /* size_t: N, NK, NM, NG (2^10 ...) */
 const char *cli_set_seed(const char *text, void *dest);   /* uint32_t */
-const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..CLI_MAX_FRAME */
+const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..QR_SCENE_MAX_FRAME */
 const char *cli_set_frames(const char *text, void *dest); /* cli_range, "A:B" */
-const char *cli_set_device(const char *text, void *dest); /* cli_device */
+const char *cli_set_device(const char *text, void *dest); /* qr_job_device */
+const char *cli_set_png_level(const char *text, void *dest); /* int, 0..9 */
 const char *cli_set_threads(const char *text, void *dest); /* int, 0..QR_MAX_THREADS */
 const char *cli_set_gpu_device(const char *text, void *dest); /* int, 0..1023 */
 
@@ -278,7 +269,7 @@ typedef qr_device_choice cli_device_choice;
  * there ("rendering"). auto falls back to the CPU, saying why in the note;
  * gpu without a usable GPU prints "quadrender: --device gpu: <why>" and
  * answers CLI_EXIT_NO_GPU. Otherwise CLI_EXIT_OK. */
-int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c);
+int cli_choose_device(qr_job_device requested, const char *doing, cli_device_choice *c);
 
 /* Sorts v[0..n-1] ascending. */
 void cli_sort_doubles(double *v, int n);

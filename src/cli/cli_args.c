@@ -161,49 +161,27 @@ const char *cli_set_seed(const char *text, void *dest)
 
 const char *cli_set_frame(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, CLI_MAX_FRAME, &v))
-        return "a frame number from 0 to 2147483647";
-    *(int64_t *)dest = (int64_t)v;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_scene_check_frame(setting, text, dest, &err), &err);
 }
 
 const char *cli_set_frames(const char *text, void *dest)
 {
-    static const char expected[] = "A:B with frame numbers 0 <= A <= B <= 2147483647";
-    const char *colon = strchr(text, ':');
-    char first[32];
-    size_t len = colon ? (size_t)(colon - text) : 0;
-    if (!colon || len >= sizeof first)
-        return expected;
-    memcpy(first, text, len);
-    first[len] = '\0';
-    uint64_t a, b;
-    if (!cli_parse_u64(first, CLI_MAX_FRAME, &a) || !cli_parse_u64(colon + 1, CLI_MAX_FRAME, &b) ||
-        a > b)
-        return expected;
     cli_range *r = dest;
-    r->first = (int64_t)a;
-    r->last = (int64_t)b;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_job_check_frames(setting, text, &r->first, &r->last, &err), &err);
 }
 
 const char *cli_set_device(const char *text, void *dest)
 {
-    static const struct {
-        const char *name;
-        cli_device device;
-    } names[] = {{"auto", CLI_DEVICE_AUTO},
-                 {"gpu", CLI_DEVICE_GPU},
-                 {"cpu", CLI_DEVICE_CPU},
-                 {"cpu-reference", CLI_DEVICE_CPU_REFERENCE}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strcmp(text, names[i].name) == 0) {
-            *(cli_device *)dest = names[i].device;
-            return NULL;
-        }
-    }
-    return "auto, gpu, cpu or cpu-reference";
+    qr_error err;
+    return cli_checked(qr_job_check_device(setting, text, dest, &err), &err);
+}
+
+const char *cli_set_png_level(const char *text, void *dest)
+{
+    qr_error err;
+    return cli_checked(qr_image_check_png_level(setting, text, dest, &err), &err);
 }
 
 const char *cli_set_threads(const char *text, void *dest)

@@ -47,54 +47,37 @@ int cli_scene_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_scene_opt
 
 /* ---- index options ----------------------------------------------------------------- */
 
-const char *cli_set_capacity(const char *text, void *dest)
+/* An index option's value, checked by the library (qr_index_check_value). */
+static const char *set_index_value(int option, const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, UINT64_C(1) << 30, &v) || v == 0)
-        return "an integer from 1 to 1073741824";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_index_check_value(option, cli_setting(), text, dest, &err), &err);
 }
 
-/* A power of two from lo to 32768 into an int32_t (or 0, with zero_ok);
- * else the library's message saying `expected`. */
-static const char *set_pow2(const char *text, void *dest, uint64_t lo, int zero_ok,
-                            const char *expected)
+const char *cli_set_capacity(const char *text, void *dest)
 {
-    uint64_t v;
-    qr_error err;
-    qr_status st = qr_text_check_uint(cli_setting(), text, lo, 32768,
-                                      QR_UINT_POW2 | (zero_ok ? QR_UINT_OR_0 : 0), expected, &v,
-                                      &err);
-    if (st == QR_OK)
-        *(int32_t *)dest = (int32_t)v;
-    return cli_checked(st, &err);
+    return set_index_value(QR_IXO_CAPACITY, text, dest);
 }
 
 const char *cli_set_min_leaf(const char *text, void *dest)
 {
-    return set_pow2(text, dest, QR_MIN_LEAF, 0, "a power of two from 4 to 32768");
+    return set_index_value(QR_IXO_MIN_LEAF, text, dest);
 }
 
 const char *cli_set_deep_leaf(const char *text, void *dest)
 {
-    return set_pow2(text, dest, QR_MIN_LEAF, 1, "0, or a power of two from 4 to 32768");
+    return set_index_value(QR_IXO_DEEP_LEAF, text, dest);
 }
 
 /* --tile: a grid's tiles are render tiles, at least QR_TILE */
 const char *cli_set_tile(const char *text, void *dest)
 {
-    qr_error err;
-    return cli_checked(qr_index_check_tile(cli_setting(), text, dest, &err), &err);
+    return set_index_value(QR_IXO_TILE, text, dest);
 }
 
 const char *cli_set_max_depth(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, QR_MAX_DEPTH_LIMIT, &v))
-        return "an integer from 0 to 15";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    return set_index_value(QR_IXO_MAX_DEPTH, text, dest);
 }
 
 /* --index: "quadtree" or "grid" into qr_index_params.uniform */
@@ -110,16 +93,12 @@ static int32_t grid_tile = 16;
 
 const char *cli_set_max_leaf(const char *text, void *dest)
 {
-    return set_pow2(text, dest, QR_TILE, 1, "0, or a power of two from 16 to 32768");
+    return set_index_value(QR_IXO_MAX_LEAF, text, dest);
 }
 
 const char *cli_set_split_cost(const char *text, void *dest)
 {
-    uint64_t v;
-    if (!cli_parse_u64(text, 1000, &v))
-        return "an integer from 0 to 1000";
-    *(int32_t *)dest = (int32_t)v;
-    return NULL;
+    return set_index_value(QR_IXO_SPLIT_COST, text, dest);
 }
 
 void cli_index_opts_init(cli_opt *opts, qr_index_params *p)
@@ -183,13 +162,10 @@ int cli_index_opts_finish(const cli_cmd *cmd, const cli_opt *opts, qr_index_para
 
 /* ---- device ---------------------------------------------------------------------------- */
 
-int cli_choose_device(cli_device requested, const char *doing, cli_device_choice *c)
+int cli_choose_device(qr_job_device requested, const char *doing, cli_device_choice *c)
 {
-    static const qr_job_device job_device[] = {
-        [CLI_DEVICE_AUTO] = QR_JOB_AUTO, [CLI_DEVICE_GPU] = QR_JOB_GPU,
-        [CLI_DEVICE_CPU] = QR_JOB_CPU, [CLI_DEVICE_CPU_REFERENCE] = QR_JOB_CPU_REFERENCE};
     qr_error err;
-    if (qr_job_choose_device(job_device[requested], doing, c, &err) != QR_OK) {
+    if (qr_job_choose_device(requested, doing, c, &err) != QR_OK) {
         cli_message("--device gpu: %s", err.msg);
         return CLI_EXIT_NO_GPU;
     }

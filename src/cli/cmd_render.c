@@ -30,7 +30,7 @@ typedef struct render_args {
     cli_range frames;
     bool many; /* --frames */
     const char *out, *scene_arg;
-    cli_device device;
+    qr_job_device device;
     int exact, fast, reference, no_clobber, force, keep;
     qr_image_format format;
     int png_level;
@@ -61,15 +61,6 @@ static const char *set_aspect(const char *text, void *dest)
     if (!strcmp(text, "stretch")) *(int *)dest = 0;
     else if (!strcmp(text, "keep")) *(int *)dest = 1;
     else return "stretch or keep";
-    return NULL;
-}
-
-static const char *set_png_level(const char *text, void *dest)
-{
-    uint64_t v;
-    if (!cli_parse_u64(text, 9, &v))
-        return "a PNG level from 0 to 9";
-    *(int *)dest = (int)v;
     return NULL;
 }
 
@@ -136,7 +127,7 @@ static int check_outputs(const cli_frame_names *names, cli_range frames)
 static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->device = CLI_DEVICE_AUTO;
+    a->device = QR_JOB_AUTO;
     a->format = QR_FORMAT_UNKNOWN;
     a->png_level = QR_PNG_LEVEL_DEFAULT;
     enum {
@@ -175,7 +166,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
                      "bit-identical to the CPU reference (back to front)"},
         [O_FAST] = {"--fast", NULL, NULL, NULL, &a->fast,
                     "front to back with early stop, within 1e-5 (the default)"},
-        [O_PNG_LEVEL] = {"--png-level", NULL, "N", set_png_level, &a->png_level,
+        [O_PNG_LEVEL] = {"--png-level", NULL, "N", cli_set_png_level, &a->png_level,
                          "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
         [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &a->reference,
                          "the serial CPU reference renderer (= --device cpu-reference)"},
@@ -186,7 +177,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         return rc;
     if (opts[O_SCENE + CLI_SO_FRAME].given && opts[O_FRAMES].given)
         return cli_usage_error(cmd, "--frame cannot be combined with --frames");
-    if (a->reference && opts[O_DEVICE].given && a->device != CLI_DEVICE_CPU_REFERENCE)
+    if (a->reference && opts[O_DEVICE].given && a->device != QR_JOB_CPU_REFERENCE)
         return cli_usage_error(cmd, "--reference cannot be combined with --device gpu/cpu/auto");
     a->many = opts[O_FRAMES].given;
     a->gpus_given = opts[O_GPUS].given;
@@ -202,7 +193,7 @@ static int check_args(const cli_cmd *cmd, render_args *a)
     if (a->reference) {
         if (a->fast)
             return cli_usage_error(cmd, "--reference renders the exact image: not with --fast");
-        a->device = CLI_DEVICE_CPU_REFERENCE;
+        a->device = QR_JOB_CPU_REFERENCE;
     }
     if (!a->many)
         a->frames.first = a->frames.last = a->so.frame;
@@ -244,9 +235,6 @@ static int check_args(const cli_cmd *cmd, render_args *a)
  * are set once the scene is loaded). */
 static void job_params(const render_args *a, qr_job_params *p)
 {
-    static const qr_job_device devices[] = {
-        [CLI_DEVICE_AUTO] = QR_JOB_AUTO, [CLI_DEVICE_GPU] = QR_JOB_GPU,
-        [CLI_DEVICE_CPU] = QR_JOB_CPU, [CLI_DEVICE_CPU_REFERENCE] = QR_JOB_CPU_REFERENCE};
     qr_job_params_init(p);
     p->scene_name = a->scene_arg;
     p->seed = a->so.seed;
@@ -257,7 +245,7 @@ static void job_params(const render_args *a, qr_job_params *p)
     p->keep_aspect = a->keep != 0;
     p->mode = a->exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
     p->index = a->params;
-    p->device = devices[a->device];
+    p->device = a->device;
     p->gpu_memory = a->gpu_memory;
     p->format = a->format;
     p->png_level = a->png_level;
@@ -278,11 +266,11 @@ static void job_params(const render_args *a, qr_job_params *p)
 static int plan_job(const cli_cmd *cmd, const render_args *a, const qr_job_params *p,
                     qr_job_plan *plan)
 {
-    if (a->gpus_given && (a->device == CLI_DEVICE_CPU || a->device == CLI_DEVICE_CPU_REFERENCE))
+    if (a->gpus_given && (a->device == QR_JOB_CPU || a->device == QR_JOB_CPU_REFERENCE))
         return cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
     qr_error err;
     if (qr_job_plan_of(p, plan, &err) != QR_OK) {
-        if (err.status == QR_ERR_NO_GPU && a->device == CLI_DEVICE_GPU) {
+        if (err.status == QR_ERR_NO_GPU && a->device == QR_JOB_GPU) {
             cli_message("--device gpu: %s", err.msg);
             return CLI_EXIT_NO_GPU;
         }

@@ -441,7 +441,7 @@ static int write_json(const char *path, const qr_index_stats *s, const qr_stats_
 typedef struct stats_plan {
     cli_scene_opts so;
     qr_index_params params;
-    cli_device device;
+    qr_job_device device;
     const char *scene_arg, *json, *picture, *report;
     picture_mode pmode;
     int report_tile;
@@ -491,7 +491,7 @@ static int stats_check_plan(const cli_cmd *cmd, const stats_plan *p, const cli_o
 static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
 {
     memset(p, 0, sizeof *p);
-    p->device = CLI_DEVICE_AUTO;
+    p->device = QR_JOB_AUTO;
     p->pmode = PICTURE_LEAVES;
     int no_clobber = 0;
     enum {

@@ -23,6 +23,16 @@ qr_status qr_image_check_side(const char *name, const char *text, int32_t *out, 
     return st;
 }
 
+qr_status qr_image_check_png_level(const char *name, const char *text, int *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st =
+        qr_text_check_uint(name, text, 0, 9, QR_UINT_RANGE, "a PNG level from 0 to 9", &v, err);
+    if (st == QR_OK)
+        *out = (int)v;
+    return st;
+}
+
 qr_status qr_image_check_whole(const char *name, const char *who, const char *streamer,
                                int32_t width, int32_t height, int32_t max, qr_error *err)
 {

@@ -17,6 +17,7 @@
 #include "job/job_mpi.h"
 #include "job/job_split.h"
 #include "quadrender/job.h"
+#include "quadrender/text.h"
 #include "quadrender/threads.h"
 
 void qr_job_params_init(qr_job_params *p)
@@ -28,6 +29,45 @@ void qr_job_params_init(qr_job_params *p)
     p->device = QR_JOB_AUTO;
     p->format = QR_FORMAT_UNKNOWN;
     p->png_level = QR_PNG_LEVEL_DEFAULT;
+}
+
+qr_status qr_job_check_device(const char *name, const char *text, qr_job_device *out,
+                              qr_error *err)
+{
+    static const struct {
+        const char *name;
+        qr_job_device device;
+    } names[] = {{"auto", QR_JOB_AUTO},
+                 {"gpu", QR_JOB_GPU},
+                 {"cpu", QR_JOB_CPU},
+                 {"cpu-reference", QR_JOB_CPU_REFERENCE}};
+    for (size_t i = 0; text && i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(text, names[i].name) == 0) {
+            *out = names[i].device;
+            return QR_OK;
+        }
+    }
+    return qr_text_refuse(name, text, "auto, gpu, cpu or cpu-reference", err);
+}
+
+qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first, int64_t *last,
+                              qr_error *err)
+{
+    static const char expected[] = "A:B with frame numbers 0 <= A <= B <= 2147483647";
+    const char *colon = text ? strchr(text, ':') : NULL;
+    char a_text[32];
+    size_t len = colon ? (size_t)(colon - text) : 0;
+    if (!colon || len >= sizeof a_text)
+        return qr_text_refuse(name, text, expected, err);
+    memcpy(a_text, text, len);
+    a_text[len] = '\0';
+    uint64_t a, b;
+    if (!qr_text_parse_u64(a_text, QR_SCENE_MAX_FRAME, &a) ||
+        !qr_text_parse_u64(colon + 1, QR_SCENE_MAX_FRAME, &b) || a > b)
+        return qr_text_refuse(name, text, expected, err);
+    *first = (int64_t)a;
+    *last = (int64_t)b;
+    return QR_OK;
 }
 
 /* The params' own sense, before anything is touched. */

@@ -70,14 +70,41 @@ qr_status qr_index_check_kind(const char *name, const char *text, int32_t *unifo
     return QR_OK;
 }
 
-qr_status qr_index_check_tile(const char *name, const char *text, int32_t *out, qr_error *err)
+/* What qr_index_check_value takes of each option (index.h): lo..hi as
+ * qr_text_check_uint's `how` says. */
+static const struct {
+    uint64_t lo, hi;
+    int how;
+    const char *expected;
+} index_values[QR_IXO_COUNT] = {
+    [QR_IXO_CAPACITY] = {1, UINT64_C(1) << 30, QR_UINT_RANGE, "an integer from 1 to 1073741824"},
+    [QR_IXO_MIN_LEAF] = {QR_MIN_LEAF, 32768, QR_UINT_POW2, "a power of two from 4 to 32768"},
+    [QR_IXO_MAX_DEPTH] = {0, QR_MAX_DEPTH_LIMIT, QR_UINT_RANGE, "an integer from 0 to 15"},
+    [QR_IXO_TILE] = {QR_TILE, 32768, QR_UINT_POW2, "a power of two from 16 to 32768"},
+    [QR_IXO_MAX_LEAF] = {QR_TILE, 32768, QR_UINT_POW2 | QR_UINT_OR_0,
+                         "0, or a power of two from 16 to 32768"},
+    [QR_IXO_SPLIT_COST] = {0, 1000, QR_UINT_RANGE, "an integer from 0 to 1000"},
+    [QR_IXO_DEEP_LEAF] = {QR_MIN_LEAF, 32768, QR_UINT_POW2 | QR_UINT_OR_0,
+                          "0, or a power of two from 4 to 32768"},
+};
+
+qr_status qr_index_check_value(int option, const char *name, const char *text, int32_t *out,
+                               qr_error *err)
 {
+    if (option < 0 || option >= QR_IXO_COUNT || !index_values[option].expected)
+        return qr_fail(err, QR_ERR_INVALID, "index option %d: not a number", option);
     uint64_t v;
-    qr_status st = qr_text_check_uint(name, text, QR_TILE, 32768, QR_UINT_POW2,
-                                      "a power of two from 16 to 32768", &v, err);
+    qr_status st = qr_text_check_uint(name, text, index_values[option].lo, index_values[option].hi,
+                                      index_values[option].how, index_values[option].expected, &v,
+                                      err);
     if (st == QR_OK)
         *out = (int32_t)v;
     return st;
+}
+
+qr_status qr_index_check_tile(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    return qr_index_check_value(QR_IXO_TILE, name, text, out, err);
 }
 
 qr_status qr_index_check_options(int32_t uniform, unsigned given, const char *const *names,

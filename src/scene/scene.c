@@ -34,6 +34,16 @@ qr_status qr_scene_check_seed(const char *name, const char *text, uint32_t *out,
     return st;
 }
 
+qr_status qr_scene_check_frame(const char *name, const char *text, int64_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, 0, QR_SCENE_MAX_FRAME, QR_UINT_RANGE,
+                                      "a frame number from 0 to 2147483647", &v, err);
+    if (st == QR_OK)
+        *out = (int64_t)v;
+    return st;
+}
+
 qr_status qr_scene_check_circles(const qr_scene *scene, const char *where, qr_error *err)
 {
     static const char *const fields[7] = {"x", "y", "z", "r", "R", "G", "B"};
