@@ -5,6 +5,7 @@
 # a few option settings (JSON under $OUT; the settings' files come back as
 # one $OUT/sweep.tar.gz).
 # Usage (on the device): bash dev/device_zoo_sweep.sh FIRST COUNT SIZES [test|notest] [nodefault]
+# (QR_SWEEP: the settings, one line each, instead of the list below)
 #   e.g. bash dev/device_zoo_sweep.sh 100 24 1024,4096 test
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.criterion/lib
@@ -38,7 +39,8 @@ while read -r opts; do
        --frames 6 --warmup 2 $opts --json "$OUT/sweep/zoo_s$i.json" > /dev/null 2>&1 || echo "setting $i failed"
     echo "$i $opts" >> "$OUT/sweep/settings.txt"
     echo "setting $i ($opts) at $(( $(date +%s) - t0 )) s"
-done <<'EOF'
+done <<EOF
+${QR_SWEEP:-$(cat <<'LIST'
 --min-leaf 32
 --min-leaf 16
 --capacity 4096 --min-leaf 16 --split-cost 0
@@ -52,5 +54,7 @@ done <<'EOF'
 --min-leaf 32 --deep-leaf 0
 --capacity 256 --min-leaf 32
 --min-leaf 16 --split-cost 0
+LIST
+)}
 EOF
 tar -C "$OUT" -czf "$OUT/sweep.tar.gz" sweep && rm -rf "$OUT/sweep"

@@ -126,7 +126,9 @@ qr_gpu_index *qr_gpu_renderer_index(qr_gpu_renderer *r);
  * renders the scene with each candidate of qr_index_plan_candidates(base)
  * (quadrender/index.h), one untimed frame then `trials` frames timed whole
  * with CUDA events (as bench times them), and chooses the fastest by median
- * (the earlier on a tie). Later frames built with
+ * (the earlier on a tie); a candidate whose tree comes out shaped as an
+ * earlier one's (the same leaves, nodes, depth and pairs) takes that one's
+ * median without being timed again. Later frames built with
  * plan->params[plan->chosen] cost about plan->median_ms[plan->chosen]; the
  * planning itself (plan->plan_ms: the wall time of all those frames, the
  * untimed ones and each candidate's first graph capture included) is what

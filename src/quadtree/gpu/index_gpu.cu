@@ -638,6 +638,14 @@ extern "C" int qr_gpu_index_single_kernel(const qr_gpu_index *ix)
     return ix->ran_single;
 }
 
+void qr_gpu_index_shape(const qr_gpu_index *ix, long long shape[4])
+{
+    shape[0] = ix->result.num_leaves;
+    shape[1] = ix->result.num_nodes;
+    shape[2] = ix->result.max_depth;
+    shape[3] = ix->result.num_pairs;
+}
+
 extern "C" size_t qr_gpu_index_device_bytes(const qr_gpu_index *ix)
 {
     return ix->fixed_bytes + ix->pairs_bytes;

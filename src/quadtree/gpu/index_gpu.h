@@ -93,6 +93,11 @@ int qr_gpu_index_cut(qr_gpu_index *ix, const qr_build_plan *p, const qr_build_re
 void qr_gpu_index_accept(qr_gpu_index *ix, const qr_build_plan *p, const qr_build_readback *rb,
                          const int32_t *lists, int how_single, const qr_build_timing *timing);
 
+/* The last accepted build's shape, from the host's copy of its scalars:
+ * leaves, nodes, deepest level and pairs (what a plan compares to skip a
+ * candidate whose tree came out as an earlier one's). */
+void qr_gpu_index_shape(const qr_gpu_index *ix, long long shape[4]);
+
 /* What the render kernels read of a queued build (device pointers). */
 qr_index_view qr_gpu_index_view(const qr_gpu_index *ix, const qr_build_plan *p,
                                 const int32_t *lists);
