@@ -5,6 +5,7 @@
 # `quadrender bench` of both, alternated twice (JSON under $OUT); first the
 # kernels' SASS of both builds compared (dev/sass_diff.sh; SASS_RENAMES).
 # Usage (on the device): bash dev/device_ab.sh [ctest-regex]
+# (BENCH_ARGS: bench's arguments instead of --size 1024,2048)
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.criterion/lib
 OUT=${OUT:-/tmp/out}
@@ -26,7 +27,8 @@ RENAMES="${SASS_RENAMES:-}" bash dev/sass_diff.sh build-base build-dev > "$OUT/s
 grep -E "tests passed|tests failed" "$OUT/ctest.log"; grep -E "\(Failed\)|Timeout|Exception" "$OUT/ctest.log"
 for round in 1 2; do
     for t in base dev; do
-        ./build-$t/quadrender bench --size 1024,2048 --json "$OUT/bench_${t}_$round.json" > "$OUT/bench_${t}_$round.txt" 2>&1 || echo "bench $t failed: $(tail -2 "$OUT/bench_${t}_$round.txt")"
+        # shellcheck disable=SC2086
+        ./build-$t/quadrender bench ${BENCH_ARGS:---size 1024,2048} --json "$OUT/bench_${t}_$round.json" > "$OUT/bench_${t}_$round.txt" 2>&1 || echo "bench $t failed: $(tail -2 "$OUT/bench_${t}_$round.txt")"
     done
 done
 echo "benched"

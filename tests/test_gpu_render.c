@@ -114,6 +114,17 @@ Test(gpu_render, plan, .timeout = 600)
     qr_scene_destroy(s);
 }
 
+/* Regions of more tiles than the tree kernel fills itself (k_fill_tiles
+ * fills their tile map, a warp a leaf): dense clusters, so that leaves
+ * go below a tile too, and a random mix, against the CPU. */
+Test(gpu_render, tile_map_of_large_regions, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    compare_default(gpu_test_scene("clustered:300000", 3), 4100, 1100, "clustered 4100x1100");
+    compare_default(qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 11, 20000), 2100, 2300,
+                    "random 2100x2300");
+}
+
 Test(gpu_render, rgb, .timeout = 600) { check_builtin("rgb"); }
 Test(gpu_render, rgby, .timeout = 600) { check_builtin("rgby"); }
 Test(gpu_render, rand10k, .timeout = 600) { check_builtin("rand10k"); }

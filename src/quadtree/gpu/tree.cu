@@ -175,7 +175,7 @@ __device__ __forceinline__ void fill_tiles(int32_t *tile_leaf, const qr_tree_geo
 __global__ void __launch_bounds__(QR_TREE_THREADS)
 k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t *nleaves,
        int32_t *nfirst, qr_leaf *leaves, int32_t *tile_leaf, int32_t *extra, int32_t *small,
-       qr_build_scalars *scalars, int summed, int smem_hist, int smem_nodes)
+       qr_build_scalars *scalars, int summed, int smem_hist, int smem_nodes, int fill_apart)
 {
     __shared__ union {
         typename tree_scan_int::TempStorage i;
@@ -383,7 +383,9 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         /* its tiles in the tile -> leaf map: plain stores, no walk down the
          * tree. A big leaf is left to the whole block (below). */
         int slot = QR_BIG_LEAVES;
-        if (leaf_tiles(lf.rect, g) > 64 && (slot = atomicAdd(&nbig, 1)) < QR_BIG_LEAVES) {
+        if (fill_apart) {
+            /* k_fill_tiles, after this kernel */
+        } else if (leaf_tiles(lf.rect, g) > 64 && (slot = atomicAdd(&nbig, 1)) < QR_BIG_LEAVES) {
             big[slot] = id;
             big_rect[slot] = lf.rect;
         } else {
@@ -425,6 +427,27 @@ k_tree(qr_tree_geom g, uint32_t *hist, qr_dnode *nodes, int32_t *ncount, int32_t
         scalars->num_pairs = carry;
     }
 }
+
+/* The tile map of a large region, apart from k_tree: a warp a leaf, its
+ * lanes over the leaf's tiles in row order, so that a store instruction
+ * writes a few runs of neighbouring words (k_tree's loop gives each thread
+ * a leaf of its own, so there every store of a warp lands on 32 lines).
+ * Many blocks, where the tree is one. */
+__global__ void __launch_bounds__(256) k_fill_tiles(qr_tree_geom g, const qr_leaf *leaves,
+                                                    const qr_build_scalars *scalars,
+                                                    int32_t *tile_leaf)
+{
+    qr_pdl_release();
+    qr_pdl_wait(); /* the tree */
+    if (scalars->overflow) return;
+    const int32_t n = scalars->num_leaves;
+    const int lane = threadIdx.x % 32, warps = gridDim.x * blockDim.x / 32;
+    for (int32_t id = (blockIdx.x * blockDim.x + threadIdx.x) / 32; id < n; id += warps)
+        fill_tiles(tile_leaf, g, leaves[id].rect, id, lane, 32);
+}
+
+/* Regions of more tiles than this fill their tile map in k_fill_tiles. */
+#define QR_FILL_APART_TILES 16384
 
 /* k_tree may take the opt-in maximum of shared memory per block (227 KiB on
  * sm_90) less its static part. */
@@ -471,9 +494,13 @@ cudaError_t qr_launch_tree(const qr_tree_args *a, cudaStream_t st, int pdl)
         if (e != cudaSuccess) return e;
         pdl = 1;
     }
-    return qr_launch(k_tree, 1, QR_TREE_THREADS, smem, st, pdl, *g, hist, nodes, node_count,
-                     node_nleaves, node_first, leaves, tile_leaf, extra, small, scalars, summed,
-                     smem_hist, smem_nodes);
+    const int fill_apart = (long long)g->tiles_x * g->tiles_y > QR_FILL_APART_TILES;
+    e = qr_launch(k_tree, 1, QR_TREE_THREADS, smem, st, pdl, *g, hist, nodes, node_count,
+                  node_nleaves, node_first, leaves, tile_leaf, extra, small, scalars, summed,
+                  smem_hist, smem_nodes, fill_apart);
+    if (e != cudaSuccess || !fill_apart) return e;
+    return qr_launch(k_fill_tiles, 2 * qr_device_sms(), 256, 0, st, 1, *g, (const qr_leaf *)leaves,
+                     (const qr_build_scalars *)scalars, tile_leaf);
 }
 
 int32_t qr_tree_max_nodes(const qr_tree_geom *g)
