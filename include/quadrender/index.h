@@ -127,7 +127,8 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err);
  * where the split rule's cost model misjudges a scene, one of them finds
  * what a sweep of the options finds. The candidates are the base settings
  * first, then variants of them (smaller or larger minimum leaves, no
- * weighing by split_cost, no or shallower splits where circles crowd), a
+ * weighing by split_cost, no or shallower splits where circles crowd, no
+ * leaf above 256 pixels), a
  * table of data (src/quadtree/index_plan.c) chosen on the zoo's tuning
  * seeds (docs/benchmarks.md, "Plans"). */
 #define QR_PLAN_MAX 8

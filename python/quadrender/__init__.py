@@ -357,7 +357,7 @@ class Renderer:
         where it pays back what it costs before the first frame. Returns
         {"chosen": settings, "plan_ms": wall time of the planning,
         "candidates": [settings with "median_ms", ...]}; settings are dicts
-        of capacity, min_leaf, split_cost, deep_leaf."""
+        of capacity, min_leaf, split_cost, deep_leaf, max_leaf."""
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
         if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 64:
@@ -373,7 +373,8 @@ class Renderer:
                                              trials, ctypes.byref(plan), ctypes.byref(err)), err)
 
         def settings(p):
-            return {k: getattr(p, k) for k in ("capacity", "min_leaf", "split_cost", "deep_leaf")}
+            return {k: getattr(p, k)
+                    for k in ("capacity", "min_leaf", "split_cost", "deep_leaf", "max_leaf")}
 
         chosen = _lib.IndexParams.from_buffer_copy(plan.params[plan.chosen])
         self._plans[mode] = chosen

@@ -444,10 +444,10 @@ static void report_end(render_report *r, const qr_job_result *res)
     }
     if (res->planned)
         cli_info("plan: %.1f ms before the first frame, chose capacity %d, min leaf %d, split cost "
-                 "%d, deep leaf %d (%.3f ms a frame)",
+                 "%d, deep leaf %d, max leaf %d (%.3f ms a frame)",
                  res->plan_ms, (int)res->plan_chosen.capacity, (int)res->plan_chosen.min_leaf,
                  (int)res->plan_chosen.split_cost, (int)res->plan_chosen.deep_leaf,
-                 res->plan_frame_ms);
+                 (int)res->plan_chosen.max_leaf, res->plan_frame_ms);
 }
 
 /* ---- run --------------------------------------------------------------------------- */

@@ -14,21 +14,27 @@
 #define KEEP (-1)
 
 static const struct plan_change {
-    int32_t capacity, min_leaf, split_cost, deep_leaf;
+    int32_t capacity, min_leaf, split_cost, deep_leaf, max_leaf;
 } plan_table[] = {
     /* the base settings themselves */
-    {KEEP, KEEP, KEEP, KEEP},
+    {KEEP, KEEP, KEEP, KEEP, KEEP},
     /* small leaves by capacity alone: clusters too sparse to crowd */
-    {4096, 16, 0, KEEP},
+    {4096, 16, 0, KEEP, KEEP},
     /* 32-pixel leaves, unweighed: long lists of small circles */
-    {KEEP, 32, 0, KEEP},
+    {KEEP, 32, 0, KEEP, KEEP},
     /* no splits below min_leaf: crowds whose deep splits cost the build more
      * than they save the render */
-    {KEEP, KEEP, KEEP, 0},
+    {KEEP, KEEP, KEEP, 0, KEEP},
     /* crowds split down to 16 pixels only */
-    {KEEP, KEEP, KEEP, 16},
+    {KEEP, KEEP, KEEP, 16, KEEP},
     /* 128-pixel leaves: big circles on large images */
-    {KEEP, 128, KEEP, KEEP},
+    {KEEP, 128, KEEP, KEEP, KEEP},
+    /* no leaf above 256 pixels: every 32-pixel block of a leaf reads its
+     * whole list, so on large images a few circles over a wide leaf cost
+     * more than the pairs of splitting it (not chosen by the sweep: added
+     * for large images, where the grids of 256-pixel tiles beat wide
+     * leaves) */
+    {KEEP, KEEP, KEEP, KEEP, 256},
 };
 
 static int same_params(const qr_index_params *a, const qr_index_params *b)
@@ -50,6 +56,7 @@ int qr_index_plan_candidates(const qr_index_params *base, qr_index_params *out, 
         if (c->min_leaf != KEEP) p.min_leaf = c->min_leaf;
         if (c->split_cost != KEEP) p.split_cost = c->split_cost;
         if (c->deep_leaf != KEEP) p.deep_leaf = c->deep_leaf;
+        if (c->max_leaf != KEEP && (!p.max_leaf || c->max_leaf < p.max_leaf)) p.max_leaf = c->max_leaf;
         if (p.max_leaf && p.max_leaf < p.min_leaf) continue;
         if (qr_index_params_check(&p, NULL)) continue;
         int dup = 0;

@@ -198,9 +198,10 @@ qr_status bench_write_json_to(FILE *f, const char *header_json, const bench_row 
         if (r->planned)
             fprintf(f, ", \"plan\": {\"candidates\": %d, \"planning_ms\": %.3f, "
                        "\"first_frame_ms\": %.3f, \"base_ms\": %.6f, \"chosen\": {\"capacity\": %d, "
-                       "\"min_leaf\": %d, \"split_cost\": %d, \"deep_leaf\": %d}}",
+                       "\"min_leaf\": %d, \"split_cost\": %d, \"deep_leaf\": %d, \"max_leaf\": %d}}",
                     r->plan_candidates, r->plan_ms, r->plan_ms + r->frame.median, r->default_ms,
-                    r->chosen.capacity, r->chosen.min_leaf, r->chosen.split_cost, r->chosen.deep_leaf);
+                    r->chosen.capacity, r->chosen.min_leaf, r->chosen.split_cost, r->chosen.deep_leaf,
+                    r->chosen.max_leaf);
         fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
     fputs("  ],\n  \"speedups\": [", f);
