@@ -37,7 +37,9 @@ options CLI SRC_CLI_DIR CLI_MD [DOC...]
     the common options of cli_args.c): the same options, long and short
     forms. docs/cli.md's options of each command (its section's option
     tables, an "Options:" sentence, the index options where the section
-    links them, the common options at the top) against --help, both ways.
+    links them, the common options at the top) against --help, both ways,
+    and the tables' Default column against --help's "(default V)" where V is
+    one word.
     Each option --help lists is one the command takes (not refused as
     unknown). The commands of `quadrender --help` against cli.md's command
     table and src/cli's commands. And
@@ -305,21 +307,69 @@ def md_sections(path):
     return sections
 
 
-def table_options(body):
-    """Options of the first column of the '| Option |' tables in body, and
-    whether a row links the index options."""
-    opts, index, inside = set(), False, False
+def table_rows(body):
+    """The rows of the '| Option | Default | ... |' tables in body: the
+    options of the first column, and the cells."""
+    rows, inside = [], False
     for line in body:
         if re.match(r"^\|\s*Option\s*\|", line):
             inside = True
         elif inside and line.startswith("|"):
-            cells = re.split(r"(?<!\\)\|", line)
-            for span in re.findall(r"`([^`]*)`", cells[1]):
-                opts.update(OPTION.findall(span))
-            index = index or "(#index-options)" in line
+            if not re.match(r"^\|[-: |]+\|$", line):
+                cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+                opts = set()
+                for span in re.findall(r"`([^`]*)`", cells[0]):
+                    opts.update(OPTION.findall(span))
+                rows.append((opts, cells))
         else:
             inside = False
+    return rows
+
+
+def table_options(body):
+    """Options of the first column of the option tables in body, and
+    whether a row links the index options."""
+    opts, index = set(), False
+    for o, cells in table_rows(body):
+        opts |= o
+        index = index or any("(#index-options)" in c for c in cells)
     return opts, index
+
+
+def help_defaults(text):
+    """{long option: its default} where a --help line says "(default V)" of
+    one word."""
+    found = {}
+    for line in text.split("\n"):
+        m = re.match(r"^  (?:-[A-Za-z], )?\s*(--[A-Za-z0-9-]+)\s.*?\(default:? ([^);]*)", line)
+        if m:
+            value = re.split(r"[:,] |;", m.group(2))[0].strip()
+            if value and " " not in value:
+                found[m.group(1)] = value
+    return found
+
+
+def doc_defaults(cli_md):
+    """(command, option, the Default cell) of every row of one long option
+    in the option tables of cli.md's command sections and the index options
+    (for each command that links them)."""
+    sections = md_sections(cli_md)
+    index = [b for t, b in sections if t == "Index options"]
+    index_rows = table_rows(index[0]) if index else []
+    found = []
+    for title, body in sections:
+        m = re.match(r"^`quadrender (\w+)\b", title)
+        if not m or m.group(1) not in COMMANDS:
+            continue
+        rows = table_rows(body)
+        para = " ".join(l.strip() for l in body)
+        if table_options(body)[1] or re.search(r"Options: [^.]*\(#index-options\)", para):
+            rows = rows + index_rows
+        for opts, cells in rows:
+            longs = [o for o in opts if o.startswith("--")]
+            if len(longs) == 1 and len(cells) >= 3:
+                found.append((m.group(1), longs[0], cells[1]))
+    return found
 
 
 def doc_options(cli_md):
@@ -425,6 +475,12 @@ def check_options(cli, src, cli_md, docs):
         for o in sorted(h - documented.get(c, set())):
             bad.append("%s: --help lists %s, which docs/cli.md's tables for %s do not"
                        % (c, o, c))
+    defaults = {c: help_defaults(help_text(cli, c, "--help")) for c in COMMANDS}
+    for c, o, cell in doc_defaults(cli_md):
+        want = defaults[c].get(o)
+        said = cell.replace("`", "").split(" ")[0] if cell else ""
+        if want is not None and said != want:
+            bad.append("%s: %s: docs/cli.md's default is %r, --help's %r" % (c, o, cell, want))
     lines = 0
     for doc in [cli_md] + docs:
         for n, c, opts in command_lines(doc):
