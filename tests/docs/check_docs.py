@@ -235,31 +235,28 @@ def help_text(cli, *args):
     return r.stdout
 
 
+def help_list(text, heading):
+    """The lines of a --help's list under heading ("Options:"), up to the
+    blank line that ends it."""
+    lines = text.split("\n")
+    if heading not in lines:
+        return []
+    rest = lines[lines.index(heading) + 1:]
+    return rest[:rest.index("")] if "" in rest else rest
+
+
 def help_options(text):
     """The options of a --help's "Options:" list: long and short forms."""
-    found, inside = set(), False
-    for line in text.split("\n"):
-        if line == "Options:":
-            inside = True
-        elif inside and not line.strip():
-            break
-        elif inside:
-            m = re.match(r"^  (?:(-[A-Za-z]), )?\s*(--[A-Za-z0-9-]+)", line)
-            if m:
-                found.update(x for x in m.groups() if x)
+    found = set()
+    for line in help_list(text, "Options:"):
+        m = re.match(r"^  (?:(-[A-Za-z]), )?\s*(--[A-Za-z0-9-]+)", line)
+        if m:
+            found.update(x for x in m.groups() if x)
     return found
 
 
 def help_commands(text):
-    found, inside = set(), False
-    for line in text.split("\n"):
-        if line == "Commands:":
-            inside = True
-        elif inside and not line.strip():
-            break
-        elif inside:
-            found.add(line.split()[0])
-    return found
+    return {line.split()[0] for line in help_list(text, "Commands:") if line.strip()}
 
 
 C_OPT = re.compile(r'\{\s*"(--[A-Za-z0-9-]+)",\s*(?:NULL|"(-[A-Za-z])")\s*,')
@@ -340,7 +337,7 @@ def help_defaults(text):
     """{long option: its default} where a --help line says "(default V)" of
     one word."""
     found = {}
-    for line in text.split("\n"):
+    for line in help_list(text, "Options:"):
         m = re.match(r"^  (?:-[A-Za-z], )?\s*(--[A-Za-z0-9-]+)\s.*?\(default:? ([^);]*)", line)
         if m:
             value = re.split(r"[:,] |;", m.group(2))[0].strip()
