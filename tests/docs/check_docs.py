@@ -447,6 +447,31 @@ def accepted(cli, command, option):
     return "unknown option" not in r.stderr
 
 
+def check_exit_codes(main_help, cli_md, docs):
+    """`quadrender --help`'s "Exit codes: ..." sentence is in each DOC that
+    has such a sentence (README.md), and its codes are the rows of cli.md's
+    table of codes."""
+    bad = []
+    flat = " ".join(main_help.split())
+    m = re.search(r"Exit codes: (.*?\d+ [^.]*)\.", flat)
+    if not m:
+        return ["quadrender --help gives no 'Exit codes: ...' sentence"]
+    codes = set(re.findall(r"(?:^|, )(\d+) ", m.group(1)))
+    for doc in docs:
+        with open(doc, encoding="utf-8") as f:
+            text = " ".join(f.read().split())
+        said = re.search(r"Exit codes: (.*?)\.", text)
+        if said and said.group(1) != m.group(1):
+            bad.append("%s: 'Exit codes: %s.', quadrender --help: 'Exit codes: %s.'"
+                       % (doc, said.group(1), m.group(1)))
+    with open(cli_md, encoding="utf-8") as f:
+        rows = set(re.findall(r"^\| (\d) \|", f.read(), re.M))
+    if rows != codes:
+        bad.append("%s: the exit-code table has %s, quadrender --help %s"
+                   % (cli_md, sorted(rows), sorted(codes)))
+    return bad
+
+
 def check_options(cli, src, cli_md, docs):
     bad = []
     helps = {c: help_options(help_text(cli, c, "--help")) for c in COMMANDS}
@@ -478,6 +503,7 @@ def check_options(cli, src, cli_md, docs):
         said = cell.replace("`", "").split(" ")[0] if cell else ""
         if want is not None and said != want:
             bad.append("%s: %s: docs/cli.md's default is %r, --help's %r" % (c, o, cell, want))
+    bad += check_exit_codes(help_text(cli, "--help"), cli_md, docs)
     lines = 0
     for doc in [cli_md] + docs:
         for n, c, opts in command_lines(doc):
