@@ -199,10 +199,10 @@ def check_samples(cli, docs):
                 continue
             ran += 1
             r = run_block(cli_dir, attrs, commands, tmp)
-            out = r.stdout.decode("utf-8", "replace").split("\n")
-            err = r.stderr.decode("utf-8", "replace").split("\n")
+            out = r.stdout.decode("utf-8", "replace").splitlines()
+            err = r.stderr.decode("utf-8", "replace").splitlines()
             stream = attrs.get("stream", "both")
-            actual = {"stdout": out, "stderr": err, "both": err[:-1] + out}.get(stream)
+            actual = {"stdout": out, "stderr": err, "both": err + out}.get(stream)
             if actual is None:
                 bad.append("%s: marker: stream=%s is not stdout, stderr or both" % (where, stream))
                 continue
