@@ -73,7 +73,8 @@ typedef struct grid_build {
     qr_rect region;
     int S, L, T;                       /* root side, log2 of it, deepest level counted */
     int floor;                         /* the smallest leaf (qr_leaf_floor) */
-    int crowded;                       /* the tree is crowded (qr_node_crowds) */
+    int crowded;                       /* the tree is crowded (qr_node_crowds); -1: to be
+                                          decided from the counts (decide_crowding) */
     int share;                         /* the share of a list a region reads (qr_read_share) */
     int nx[TOP_DEPTH + 1], ny[TOP_DEPTH + 1];
     int32_t off[TOP_DEPTH + 2];        /* first cell of level d; off[T + 1] = all cells */
@@ -463,6 +464,43 @@ static void release(grid_build *g)
 }
 
 /* Steps 1 to 3; on success g->lists holds the leaves' lists. */
+/* Plans the top of the tree. With g->crowded at -1, whether it is crowded
+ * is decided here, from the counts alone, where the nodes of min_leaf lie
+ * within the grid (depth <= T): the tree without splits below min_leaf is
+ * planned, and if one of its leaves of min_leaf crowds (qr_node_crowds)
+ * it is planned again, crowded; the circles are counted and listed once.
+ * Deeper, g->crowded stays -1 and the build is the tree without splits
+ * below min_leaf, for the caller to check and redo. */
+static int decide_crowding(grid_build *g)
+{
+    const int ask = g->crowded < 0;
+    if (ask) g->crowded = 0;
+    if (plan(g, 0, 0, 0)) return -1;
+    if (!ask) return 0;
+    const int dmin = g->L - (bit_length((unsigned)g->p->min_leaf) - 1);
+    if (dmin > g->T) {
+        g->crowded = -1;
+        return 0;
+    }
+    int32_t visible = 0;
+    for (int32_t k = 0; k < g->nchunks; k++) visible += g->visible[k];
+    const long long area = (long long)(g->region.x1 - g->region.x0) * (g->region.y1 - g->region.y0);
+    int crowded = 0;
+    for (int32_t i = 0; i < g->nitems && !crowded; i++) {
+        const item *it = &g->items[i];
+        crowded = it->d == dmin && qr_node_crowds(g->S >> it->d, it->d, it->count, g->floor,
+                                                  visible, area, g->p);
+    }
+    if (!crowded) return 0;
+    /* the crowded tree's plan, from the same counts */
+    g->crowded = 1;
+    g->nitems = g->nsub = 0;
+    g->leaf_pairs = g->sub_pairs = 0;
+    g->num_nodes = g->max_depth = 0;
+    for (int32_t c = 0; c < g->off[g->T + 1]; c++) g->node[c] = NONE;
+    return plan(g, 0, 0, 0);
+}
+
 static int top_of_tree(grid_build *g, int threads)
 {
     const int32_t n = g->s->n, cells = g->off[g->T + 1];
@@ -488,7 +526,7 @@ static int top_of_tree(grid_build *g, int threads)
     g->share = qr_read_share(box_area, (long long)(g->region.x1 - g->region.x0) *
                                            (g->region.y1 - g->region.y0),
                              qr_mode_stops_early(g->mode));
-    if (plan(g, 0, 0, 0)) return -1;
+    if (decide_crowding(g)) return -1;
     /* the level-T cells each item covers */
     const int T = g->T, nx = g->nx[T], ny = g->ny[T];
     for (int32_t i = 0; i < g->nitems; i++) {
@@ -521,7 +559,7 @@ static int finish(grid_build *g, int threads, qr_index *ix)
         for (int32_t i = 0; i < g->nitems; i++) {
             g->subs[i].p = g->p;
             g->subs[i].floor = g->floor;
-            g->subs[i].crowded = g->crowded;
+            g->subs[i].crowded = g->crowded > 0;
             g->subs[i].share = g->share;
             g->subs[i].region = g->region;
         }
@@ -576,7 +614,7 @@ static int finish(grid_build *g, int threads, qr_index *ix)
 /* One build, the tree crowded or not (qr_node_crowds). */
 static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height, qr_rect reg,
                             const qr_index_params *params, qr_render_mode mode, int threads,
-                            int crowded, qr_index **out, qr_error *err)
+                            int *crowded, qr_index **out, qr_error *err)
 {
     grid_build g;
     memset(&g, 0, sizeof g);
@@ -586,7 +624,7 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
     g.p = params;
     g.mode = mode;
     g.region = reg;
-    g.crowded = crowded;
+    g.crowded = *crowded;
     atomic_init(&g.oom, 0);
     shape(&g, params);
     qr_index *ix = calloc(1, sizeof *ix);
@@ -599,6 +637,7 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
     }
     int32_t visible = 0;
     for (int32_t k = 0; k < g.nchunks; k++) visible += g.visible[k];
+    *crowded = g.crowded;
     release(&g);
     ix->width = width;
     ix->height = height;
@@ -627,12 +666,19 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     if (threads <= 0) threads = qr_threads();
     /* The tree without splits below min_leaf is the crowded tree's down to
      * min_leaf: whether one of its leaves of min_leaf crowds decides which
-     * tree this is (the GPU build decides alike, tree.cu). */
+     * tree this is (the GPU build decides alike, tree.cu). Where the nodes
+     * of min_leaf lie in the counted grid the build decides it before any
+     * list is made (decide_crowding); else that tree is built, its leaves
+     * checked, and the crowded one built when one crowds. */
     qr_index *ix = NULL;
-    st = build_once(scene, width, height, reg, params, mode, threads, 0, &ix, err);
-    if (st) return st;
+    int crowded = -1;
+    st = build_once(scene, width, height, reg, params, mode, threads, &crowded, &ix, err);
+    if (st || crowded >= 0) {
+        if (!st) *out = ix;
+        return st;
+    }
     const int floor = qr_leaf_floor(ix->root_size, params);
-    int crowded = 0;
+    crowded = 0;
     for (int32_t k = 0; k < ix->num_leaves && !crowded; k++) {
         const qr_leaf *l = &ix->leaves[k];
         crowded = qr_node_crowds(ix->root_size >> l->depth, l->depth, l->count, floor, ix->visible,
@@ -641,7 +687,7 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     if (crowded) {
         qr_index_destroy(ix);
         ix = NULL;
-        st = build_once(scene, width, height, reg, params, mode, threads, 1, &ix, err);
+        st = build_once(scene, width, height, reg, params, mode, threads, &crowded, &ix, err);
         if (st) return st;
     }
     *out = ix;
