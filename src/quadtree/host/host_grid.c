@@ -72,6 +72,10 @@ typedef struct grid_build {
     qr_render_mode mode;               /* the render the lists feed (qr_mode_stops_early) */
     qr_rect region;
     int S, L, T;                       /* root side, log2 of it, deepest level counted */
+    int T_full;                        /* the deepest a crowded tree needs counted (T is
+                                          min_leaf's level while crowding is undecided) */
+    int TL;                            /* the level the lists find items at: the deepest
+                                          item's (<= T; coarser cells, fewer per box) */
     int floor;                         /* the smallest leaf (qr_leaf_floor) */
     int crowded;                       /* the tree is crowded (qr_node_crowds); -1: to be
                                           decided from the counts (decide_crowding) */
@@ -312,7 +316,7 @@ static inline void put(grid_build *g, int64_t *cur, int32_t it, int32_t i, const
 }
 
 /* Every item under the node of depth d at cell (cx, cy) that the box (cell
- * coordinates of level T, inclusive) meets. */
+ * coordinates of level TL, inclusive) meets. */
 static void put_below(grid_build *g, int64_t *cur, int d, int cx, int cy, int32_t i, const box *b,
                       const int c[4])
 {
@@ -321,7 +325,7 @@ static void put_below(grid_build *g, int64_t *cur, int d, int cx, int cy, int32_
         put(g, cur, v, i, b);
         return;
     }
-    const int k = g->T - (d + 1);
+    const int k = g->TL - (d + 1);
     for (int q = 0; q < 4; q++) {
         const int x = 2 * cx + (q & 1), y = 2 * cy + (q >> 1);
         if (exists(g, d + 1, x, y) && (c[0] >> k) <= x && x <= (c[1] >> k) && (c[2] >> k) <= y &&
@@ -334,7 +338,7 @@ static void list_chunk(void *ctx, int task)
 {
     grid_build *g = ctx;
     const int32_t i0 = task * g->chunk, i1 = g->s->n - i0 < g->chunk ? g->s->n : i0 + g->chunk;
-    const int T = g->T, k = g->L - g->T, rx = g->region.x0, ry = g->region.y0, nx = g->nx[T];
+    const int T = g->TL, k = g->L - T, rx = g->region.x0, ry = g->region.y0, nx = g->nx[T];
     int64_t *cur = g->cursors + (size_t)task * (size_t)g->nitems;
     for (int32_t i = i0; i < i1; i++) {
         const box *b = &g->boxes[i];
@@ -426,7 +430,11 @@ static void shape(grid_build *g, const qr_index_params *p)
     g->floor = qr_leaf_floor(g->S, p);
     int deepest = g->L - (bit_length((unsigned)g->floor) - 1);
     if (deepest > p->max_depth) deepest = p->max_depth;
-    g->T = deepest < TOP_DEPTH ? deepest : TOP_DEPTH;
+    g->T = g->T_full = deepest < TOP_DEPTH ? deepest : TOP_DEPTH;
+    /* undecided (decide_crowding): down to min_leaf's level only, all a tree
+     * without deep splits reads; a crowded one is counted again, deeper */
+    const int dmin = g->L - (bit_length((unsigned)p->min_leaf) - 1);
+    if (g->crowded < 0 && dmin < g->T) g->T = dmin;
     const int w = g->region.x1 - g->region.x0, h = g->region.y1 - g->region.y0;
     g->off[0] = g->doff[0] = 0;
     for (int d = 0; d <= g->T; d++) {
@@ -468,9 +476,12 @@ static void release(grid_build *g)
  * is decided here, from the counts alone, where the nodes of min_leaf lie
  * within the grid (depth <= T): the tree without splits below min_leaf is
  * planned, and if one of its leaves of min_leaf crowds (qr_node_crowds)
- * it is planned again, crowded; the circles are counted and listed once.
- * Deeper, g->crowded stays -1 and the build is the tree without splits
- * below min_leaf, for the caller to check and redo. */
+ * it is planned again, crowded, from the same counts, or, where they stop
+ * at min_leaf's level (shape), g->crowded is 2: the build stops before any
+ * list, for the caller to build the crowded tree, counted deeper. Where
+ * min_leaf lies deeper than the grid, g->crowded stays -1 and the build is
+ * the tree without splits below min_leaf, for the caller to check and
+ * redo. */
 static int decide_crowding(grid_build *g)
 {
     const int ask = g->crowded < 0;
@@ -492,6 +503,10 @@ static int decide_crowding(grid_build *g)
                                                   visible, area, g->p);
     }
     if (!crowded) return 0;
+    if (g->T < g->T_full) {
+        g->crowded = 2;
+        return 0;
+    }
     /* the crowded tree's plan, from the same counts */
     g->crowded = 1;
     g->nitems = g->nsub = 0;
@@ -501,6 +516,8 @@ static int decide_crowding(grid_build *g)
     return plan(g, 0, 0, 0);
 }
 
+/* Steps 1 to 3; 1 (nothing listed) where the tree turned out crowded and
+ * must be counted deeper, -1 when out of memory. */
 static int top_of_tree(grid_build *g, int threads)
 {
     const int32_t n = g->s->n, cells = g->off[g->T + 1];
@@ -527,8 +544,12 @@ static int top_of_tree(grid_build *g, int threads)
                                            (g->region.y1 - g->region.y0),
                              qr_mode_stops_early(g->mode));
     if (decide_crowding(g)) return -1;
-    /* the level-T cells each item covers */
-    const int T = g->T, nx = g->nx[T], ny = g->ny[T];
+    if (g->crowded == 2) return 1; /* crowded: to be counted deeper (decide_crowding) */
+    /* the level-TL cells each item covers (TL: the deepest item's level) */
+    g->TL = 0;
+    for (int32_t i = 0; i < g->nitems; i++)
+        if (g->items[i].d > g->TL) g->TL = g->items[i].d;
+    const int T = g->TL, nx = g->nx[T], ny = g->ny[T];
     for (int32_t i = 0; i < g->nitems; i++) {
         const item *it = &g->items[i];
         const int sh = T - it->d;
@@ -611,7 +632,11 @@ static int finish(grid_build *g, int threads, qr_index *ix)
     return 0;
 }
 
-/* One build, the tree crowded or not (qr_node_crowds). */
+/* One build: *crowded 0 or 1, the tree crowded or not (qr_node_crowds), or
+ * -1, decided by the build (decide_crowding), which says in *crowded what
+ * it built (-1: the tree without deep splits, undecided); *out NULL (and
+ * *crowded 1) when the tree turned out crowded before any list: build it
+ * again, crowded. */
 static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height, qr_rect reg,
                             const qr_index_params *params, qr_render_mode mode, int threads,
                             int *crowded, qr_index **out, qr_error *err)
@@ -628,7 +653,16 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
     atomic_init(&g.oom, 0);
     shape(&g, params);
     qr_index *ix = calloc(1, sizeof *ix);
-    if (!ix || top_of_tree(&g, threads) || finish(&g, threads, ix)) {
+    const int top = ix ? top_of_tree(&g, threads) : -1;
+    if (top == 1) {
+        /* crowded, and counted too shallow for it: nothing to keep */
+        *crowded = 1;
+        release(&g);
+        free(ix);
+        *out = NULL;
+        return QR_OK;
+    }
+    if (top || finish(&g, threads, ix)) {
         free(g.lists);
         release(&g);
         free(ix);
@@ -673,6 +707,8 @@ qr_status qr_index_build_host_threads(const qr_scene *scene, int32_t width, int3
     qr_index *ix = NULL;
     int crowded = -1;
     st = build_once(scene, width, height, reg, params, mode, threads, &crowded, &ix, err);
+    if (!st && !ix) /* crowded: counted again, deeper */
+        st = build_once(scene, width, height, reg, params, mode, threads, &crowded, &ix, err);
     if (st || crowded >= 0) {
         if (!st) *out = ix;
         return st;
