@@ -7,6 +7,7 @@ set(QR_CPU_SOURCES
   common/file.c
   common/text.c
   common/threads.c
+  common/memory.c
   scene/rng.c
   scene/scene.c
   scene/scene_load.c

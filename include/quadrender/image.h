@@ -61,7 +61,20 @@ qr_status qr_image_check_side(const char *name, const char *text, int32_t *out, 
 qr_status qr_image_check_whole(const char *name, const char *who, const char *streamer,
                                int32_t width, int32_t height, int32_t max, qr_error *err);
 
-/* Allocates a width x height image (1..QR_IMAGE_MAX_DIM each); contents undefined. */
+/* Whether a width x height image, and `extra` bytes a pixel more (a copy
+ * the caller makes of it), fit in the host memory this process can still
+ * take (qr_host_memory_available, quadrender/memory.h): QR_OK, else
+ * QR_ERR_NOMEM, "a <w>x<h> image needs <bytes> bytes (<GiB>) of host
+ * memory; this process can take <n> bytes (<GiB>)". For a front end that
+ * refuses before it allocates. */
+qr_status qr_image_check_fits(int32_t width, int32_t height, uint32_t extra, qr_error *err);
+
+/* Allocates a width x height image (1..QR_IMAGE_MAX_DIM each); contents
+ * undefined. An image of QR_IMAGE_CHECKED_BYTES or more is first checked
+ * by qr_image_check_fits: what the process cannot take is QR_ERR_NOMEM
+ * before any allocation (on Linux a large malloc succeeds and the kernel
+ * kills the process when the pages are used). */
+#define QR_IMAGE_CHECKED_BYTES ((size_t)64 << 20)
 qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_error *err);
 void qr_image_destroy(qr_image *img);
 

@@ -17,7 +17,11 @@ library runs with the GIL released. Arguments are checked by the library's
 own checks, those of the quadrender command's options: a value it refuses
 raises `quadrender.InvalidArgument` (an Error and a ValueError) with the
 message the command prints for the same value ("seed: expected an integer
-from 0 to 4294967295, got '4294967296'").
+from 0 to 4294967295, got '4294967296'"). Memory is checked before it is
+spent: an image the process cannot hold (what the machine, its cgroup and
+its address-space limit leave) raises `quadrender.OutOfMemory` (an Error
+and a MemoryError) naming the bytes, before anything is allocated, as does
+the GPU running out of memory.
 """
 import contextlib
 import ctypes
@@ -29,7 +33,7 @@ import numpy as np
 
 from . import _dlpack, _lib
 
-__all__ = ["Error", "InvalidArgument", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
+__all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
@@ -53,9 +57,19 @@ class InvalidArgument(Error, ValueError):
     prints for the same value of its option."""
 
 
+_QR_ERR_NOMEM, _QR_ERR_GPU_NOMEM = 4, 6
+
+
+class OutOfMemory(Error, MemoryError):
+    """Memory that is not there (status QR_ERR_NOMEM, host memory, or
+    QR_ERR_GPU_NOMEM, the GPU's): an image larger than the process can
+    hold, refused before it is allocated, with the bytes it needs."""
+
+
 def _check(status, err):
     if status != 0:
-        cls = InvalidArgument if status == _QR_ERR_INVALID else Error
+        cls = {_QR_ERR_INVALID: InvalidArgument, _QR_ERR_NOMEM: OutOfMemory,
+               _QR_ERR_GPU_NOMEM: OutOfMemory}.get(status, Error)
         raise cls(status, err.msg.decode("utf-8", "replace") or f"quadrender error {status}")
 
 
@@ -215,6 +229,19 @@ def _check_size(width, height, who=None):
         _check(_lib.qr_image_check_whole(b"width/height", who.encode(), b"render_file", w, h,
                                          MAX_SIDE, ctypes.byref(err)), err)
     return w, h
+
+
+# bytes a pixel of the top-first RGB copy an image is returned as, beside
+# the library's float RGBA image (16 bytes a pixel)
+_RGB_COPY = 12
+
+
+def _check_fits(width, height, extra=_RGB_COPY):
+    """Refuses (OutOfMemory, naming the bytes) a width x height image, plus
+    `extra` bytes a pixel, that the process cannot hold: before any of it
+    is allocated, rather than being killed when it is used."""
+    err = _lib.Error()
+    _check(_lib.qr_image_check_fits(width, height, extra, ctypes.byref(err)), err)
 
 
 _QR_ERR_NO_GPU = 5
@@ -399,6 +426,10 @@ class Renderer:
         given = (capacity, min_leaf, max_depth, max_leaf, split_cost, deep_leaf)
         if index == "quadtree" and all(v is None for v in given) and mode in self._plans:
             params = self._plans[mode]
+        if output not in (None, "numpy", "cupy"):
+            raise ValueError(f"output must be 'numpy' or 'cupy', not {output!r}")
+        if output == "numpy" or (output is None and not _on_gpu(circles)):
+            _check_fits(self.width, self.height)
         err = _lib.Error()
         with self._scene(circles) as (gs, on_gpu):
             _check(_lib.qr_gpu_render(self._r, gs, ctypes.byref(params), mode == "exact",
@@ -411,8 +442,6 @@ class Renderer:
                 _check(_lib.qr_gpu_renderer_copy_image(self._r, rgba.data.ptr, ctypes.byref(err)),
                        err)
                 return _top_first(rgba)
-            if output != "numpy":
-                raise ValueError(f"output must be 'numpy' or 'cupy', not {output!r}")
             with _image(self.width, self.height) as (img, rgba):
                 _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
                 return _top_first(rgba)
@@ -456,6 +485,7 @@ def render(circles, width, height=None, *, mode="fast", device="auto", index="qu
         with Renderer(width, height) as r:
             return r.render(circles, mode=mode, **index_args)
     circles = _as_circles(circles)
+    _check_fits(width, height)
     exact = 1 if mode == "exact" else 0
     err = _lib.Error()
     with _image(width, height) as (img, rgba), _Scene(circles) as sc:

@@ -84,11 +84,15 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
             device="auto", gpus=None, format=None, png_level=1, progress=None,
             scene_ptr=None):
     """The job behind render_frames and render_file; returns the frames done."""
-    from . import Error, _check, _check_size, _checked, _device, _params  # the package's helpers
+    from . import (Error, _check, _check_fits, _check_size, _checked, _device,  # the package's
+                   _params)  # helpers
 
     height = width if height is None else height
-    # a whole image in memory for a function; files are streamed, up to 131072
+    # a whole image in memory for a function, and its copy for each frame;
+    # files are streamed, up to 131072
     width, height = _check_size(width, height, "render_frames" if callable(out) else None)
+    if callable(out):
+        _check_fits(width, height)
     seed = _checked(_lib.qr_scene_check_seed, "seed", seed, c_uint32)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")

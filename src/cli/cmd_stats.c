@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
+#include "quadrender/memory.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "cli/bench/report.h"
@@ -112,45 +114,61 @@ static qr_status build_cpu(qr_scene *scene, int64_t frame, int32_t w, int32_t h,
 
 /* ---- the picture ------------------------------------------------------------------------ */
 
-static void blend(qr_image *img, int x, int y, const float rgb[3], float a)
+/* A band of the picture: rows [y0, y0 + img->height) of an image of
+ * img->width x full_h pixels (the whole picture when y0 is 0 and img is
+ * full_h rows tall). */
+typedef struct canvas {
+    qr_image *img;
+    int32_t y0, full_h;
+} canvas;
+
+static void blend(const canvas *c, int x, int y, const float rgb[3], float a)
 {
-    float *p = img->rgba + 4 * ((size_t)y * (size_t)img->width + (size_t)x);
-    for (int c = 0; c < 3; c++)
-        p[c] = (1.0f - a) * p[c] + a * rgb[c];
+    if (y < c->y0 || y >= c->y0 + c->img->height)
+        return;
+    float *p = c->img->rgba + 4 * ((size_t)(y - c->y0) * (size_t)c->img->width + (size_t)x);
+    for (int k = 0; k < 3; k++)
+        p[k] = (1.0f - a) * p[k] + a * rgb[k];
 }
 
 /* A leaf's rectangle, clipped to the image (it always lies inside; this
- * only keeps a bad index from writing out of bounds). */
-static qr_rect leaf_rect(const qr_image *img, const qr_leaf *l)
+ * only keeps a bad index from writing out of bounds), and whether any of
+ * it lies in the canvas's band. */
+static bool leaf_rect(const canvas *c, const qr_leaf *l, qr_rect *out)
 {
     qr_rect r = l->rect;
     r.x0 = r.x0 < 0 ? 0 : r.x0;
     r.y0 = r.y0 < 0 ? 0 : r.y0;
-    r.x1 = r.x1 > img->width ? img->width : r.x1;
-    r.y1 = r.y1 > img->height ? img->height : r.y1;
-    return r;
+    r.x1 = r.x1 > c->img->width ? c->img->width : r.x1;
+    r.y1 = r.y1 > c->full_h ? c->full_h : r.y1;
+    *out = r;
+    return r.x0 < r.x1 && r.y0 < r.y1 && r.y1 > c->y0 && r.y0 < c->y0 + c->img->height;
 }
 
 /* Every leaf boundary as a 1-pixel line: each leaf draws its bottom row and
  * left column, and its top row and right column only on the image's edge,
  * so that a boundary two leaves share is drawn once and no pixel is blended
  * twice. */
-static void draw_edges(qr_image *img, const qr_index *ix, const float rgb[3], float a)
+static void draw_edges(const canvas *c, const qr_index *ix, const float rgb[3], float a)
 {
+    const int32_t band_end = c->y0 + c->img->height;
     for (int32_t i = 0; i < ix->num_leaves; i++) {
-        qr_rect r = leaf_rect(img, &ix->leaves[i]);
-        if (r.x0 >= r.x1 || r.y0 >= r.y1)
+        qr_rect r;
+        if (!leaf_rect(c, &ix->leaves[i], &r))
             continue;
-        bool top = r.y1 == img->height, right = r.x1 == img->width;
-        for (int x = r.x0; x < r.x1; x++)
-            blend(img, x, r.y0, rgb, a);
-        if (top && r.y1 - 1 > r.y0)
+        bool top = r.y1 == c->full_h, right = r.x1 == c->img->width;
+        if (r.y0 >= c->y0)
             for (int x = r.x0; x < r.x1; x++)
-                blend(img, x, r.y1 - 1, rgb, a);
-        for (int y = r.y0 + 1; y < (top ? r.y1 - 1 : r.y1); y++) {
-            blend(img, r.x0, y, rgb, a);
+                blend(c, x, r.y0, rgb, a);
+        if (top && r.y1 - 1 > r.y0 && r.y1 - 1 >= c->y0)
+            for (int x = r.x0; x < r.x1; x++)
+                blend(c, x, r.y1 - 1, rgb, a);
+        int y_end = top ? r.y1 - 1 : r.y1;
+        y_end = y_end < band_end ? y_end : band_end;
+        for (int y = r.y0 + 1 > c->y0 ? r.y0 + 1 : c->y0; y < y_end; y++) {
+            blend(c, r.x0, y, rgb, a);
             if (right && r.x1 - 1 > r.x0)
-                blend(img, r.x1 - 1, y, rgb, a);
+                blend(c, r.x1 - 1, y, rgb, a);
         }
     }
 }
@@ -174,20 +192,23 @@ static void heat_colour(float t, float rgb[3])
  * leaf (dark blue) to the fullest (red): log(1 + count), so that a few heavy
  * leaves do not wash out the differences among the many light ones, and
  * from the scene's own minimum, since a busy scene may have no light leaf. */
-static void draw_heat(qr_image *img, const qr_index *ix, int32_t min_count, int32_t max_count)
+static void draw_heat(const canvas *c, const qr_index *ix, int32_t min_count, int32_t max_count)
 {
+    const int32_t band_end = c->y0 + c->img->height;
     double lo = log1p((double)min_count), span = log1p((double)max_count) - lo;
     for (int32_t i = 0; i < ix->num_leaves; i++) {
-        qr_rect r = leaf_rect(img, &ix->leaves[i]);
+        qr_rect r;
+        if (!leaf_rect(c, &ix->leaves[i], &r))
+            continue;
         float rgb[3];
         double t = span > 0 ? (log1p((double)ix->leaves[i].count) - lo) / span : 0.0;
         heat_colour((float)t, rgb);
-        for (int y = r.y0; y < r.y1; y++)
+        for (int y = r.y0 > c->y0 ? r.y0 : c->y0; y < (r.y1 < band_end ? r.y1 : band_end); y++)
             for (int x = r.x0; x < r.x1; x++)
-                blend(img, x, y, rgb, 0.8f);
+                blend(c, x, y, rgb, 0.8f);
     }
     static const float black[3] = {0, 0, 0};
-    draw_edges(img, ix, black, 0.35f);
+    draw_edges(c, ix, black, 0.35f);
 }
 
 /* The scene as `render` draws it in fast mode, on the GPU when gs is
@@ -210,22 +231,108 @@ static qr_status draw_scene(const qr_scene *scene, qr_gpu_scene *gs, int32_t w, 
     return st;
 }
 
-/* The scene as `render` draws it (fast mode), with the index over it. */
+/* Where the picture's rows come from: the GPU renderer r when gs is there
+ * (whole, or banded with rgb holding a band's float RGB), else the fast
+ * CPU renderer. */
+typedef struct picture_src {
+    const qr_scene *scene;
+    qr_gpu_scene *gs;
+    qr_gpu_renderer *r;
+    const qr_index_params *p;
+    int32_t width, height;
+    float *rgb;
+} picture_src;
+
+/* A band of the picture at most 256 MiB of float pixels, less when the host
+ * memory left is small (qr_host_band_rows). */
+#define PICTURE_BAND_BYTES ((uint64_t)256 << 20)
+
+/* Rows of the picture's bands (the whole image when it takes at most a
+ * QR_HOST_BAND_SHARE-th of the host memory left and fits QR_IMAGE_MAX_DIM),
+ * and its GPU renderer when gs is there. */
+static qr_status picture_open(picture_src *src, int32_t *rows, qr_error *err)
+{
+    const int32_t w = src->width, h = src->height;
+    const bool whole = w <= QR_IMAGE_MAX_DIM && h <= QR_IMAGE_MAX_DIM &&
+                       qr_host_band_rows((uint64_t)w * 4 * sizeof(float), h, 1, UINT64_MAX) == h;
+    /* banded on the GPU: a band's float RGB comes back beside its RGBA */
+    const uint64_t row_bytes = (uint64_t)w * (src->gs ? 7 : 4) * sizeof(float);
+    *rows = whole ? h : qr_host_band_rows(row_bytes, h, QR_REGION, PICTURE_BAND_BYTES);
+    if (!src->gs)
+        return QR_OK;
+    if (whole)
+        return qr_gpu_renderer_create(w, h, &src->r, err);
+    qr_status st = qr_host_malloc("a band of the picture's float rows",
+                                  (size_t)*rows * (size_t)w * 3 * sizeof(float),
+                                  (void **)&src->rgb, err);
+    if (st == QR_OK)
+        st = qr_gpu_renderer_create_budget(w, h, src->gs, QR_FORMAT_PFM, 0, src->p, &src->r, err);
+    return st;
+}
+
+/* Rows [y0, y0 + band->height) of the scene as `render` draws them in
+ * fast mode. */
+static qr_status picture_rows(const picture_src *src, int32_t y0, qr_image *band, qr_error *err)
+{
+    const int32_t w = src->width, n = band->height;
+    if (!src->gs)
+        return qr_render_cpu_fast_band(src->scene, src->p, QR_RENDER_FAST, 0, w, src->height, y0,
+                                       y0 + n, band, NULL, err);
+    qr_status st;
+    if (!src->rgb) {
+        st = qr_gpu_render(src->r, src->gs, src->p, QR_RENDER_FAST, err);
+        return st == QR_OK ? qr_gpu_renderer_download(src->r, band, err) : st;
+    }
+    /* PFM's file rows are float RGB from the bottom row: image rows */
+    st = qr_gpu_render_rows(src->r, src->gs, src->p, QR_RENDER_FAST, QR_FORMAT_PFM, y0, y0 + n,
+                            src->rgb, err);
+    for (size_t i = 0; st == QR_OK && i < (size_t)w * (size_t)n; i++) {
+        memcpy(band->rgba + 4 * i, src->rgb + 3 * i, 3 * sizeof(float));
+        band->rgba[4 * i + 3] = 1.0f;
+    }
+    return st;
+}
+
+/* The scene as `render` draws it (fast mode), with the index over it,
+ * rendered, drawn over and written a band of rows at a time (the whole
+ * picture as one band when picture_open allows): the same bytes however
+ * it is banded. */
 static qr_status write_picture(const char *path, picture_mode mode, const qr_scene *scene,
                                qr_gpu_scene *gs, const qr_index *ix, const qr_index_params *p,
                                const qr_index_stats *s, qr_error *err)
 {
-    qr_image *img = NULL;
-    qr_status st = draw_scene(scene, gs, ix->width, ix->height, p, &img, err);
-    if (st == QR_OK) {
+    picture_src src = {scene, gs, NULL, p, ix->width, ix->height, NULL};
+    const int32_t H = ix->height;
+    int32_t rows = 0;
+    qr_image band = {ix->width, 0, NULL};
+    qr_image_writer *w = NULL;
+    qr_status st = picture_open(&src, &rows, err);
+    if (st == QR_OK)
+        st = qr_host_malloc("a band of the picture", (size_t)rows * (size_t)ix->width * 16,
+                            (void **)&band.rgba, err);
+    const qr_image_format format = qr_image_format_from_path(path);
+    if (st == QR_OK)
+        st = qr_image_writer_open(path, format, ix->width, H, NULL, &w, err);
+    for (int32_t done = 0; st == QR_OK && done < H; done += rows) {
+        band.height = H - done < rows ? H - done : rows;
+        /* PNG and PPM from the top row down, PFM from the bottom up */
+        canvas c = {&band, format == QR_FORMAT_PFM ? done : H - done - band.height, H};
+        st = picture_rows(&src, c.y0, &band, err);
         static const float dark_red[3] = {0.55f, 0.0f, 0.0f};
-        if (mode == PICTURE_HEAT)
-            draw_heat(img, ix, s->min_per_leaf, s->max_per_leaf);
-        else
-            draw_edges(img, ix, dark_red, 0.7f);
-        st = qr_image_write(img, path, err);
+        if (st == QR_OK && mode == PICTURE_HEAT)
+            draw_heat(&c, ix, s->min_per_leaf, s->max_per_leaf);
+        else if (st == QR_OK)
+            draw_edges(&c, ix, dark_red, 0.7f);
+        if (st == QR_OK)
+            st = qr_image_writer_append_image(w, &band, err);
     }
-    qr_image_destroy(img);
+    if (st == QR_OK)
+        st = qr_image_writer_close(w, err);
+    else
+        qr_image_writer_abort(w);
+    free(band.rgba);
+    free(src.rgb);
+    qr_gpu_renderer_destroy(src.r);
     return st;
 }
 

@@ -6,11 +6,13 @@
 #include "quadrender/image.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/circle_math.h"
+#include "quadrender/memory.h"
 #include "quadrender/text.h"
 
 qr_status qr_image_check_side(const char *name, const char *text, int32_t *out, qr_error *err)
@@ -44,6 +46,14 @@ qr_status qr_image_check_whole(const char *name, const char *who, const char *st
     return QR_OK;
 }
 
+qr_status qr_image_check_fits(int32_t width, int32_t height, uint32_t extra, qr_error *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "a %ldx%ld image", (long)width, (long)height);
+    const uint64_t per_pixel = 4 * sizeof(float) + (uint64_t)extra;
+    return qr_host_memory_check(what, (uint64_t)width * (uint64_t)height * per_pixel, err);
+}
+
 qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_error *err)
 {
     if (!out)
@@ -64,6 +74,9 @@ qr_status qr_image_create(int32_t width, int32_t height, qr_image **out, qr_erro
         return qr_fail(err, QR_ERR_NOMEM, "a %ldx%ld image needs more memory than can be addressed",
                        (long)width, (long)height);
     size_t bytes = pixels * per_pixel;
+    qr_status st;
+    if (bytes >= QR_IMAGE_CHECKED_BYTES && (st = qr_image_check_fits(width, height, 0, err)) != QR_OK)
+        return st;
 
     qr_image *img = malloc(sizeof *img);
     if (!img)

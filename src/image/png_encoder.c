@@ -558,8 +558,10 @@ static qr_status encoder_new(const char *name, int32_t width, int32_t height,
         for (int i = 0; i < threads; i++) {
             if (pthread_create(&e->workers[i].tid, NULL, worker_main, &e->workers[i]) != 0) {
                 qr_png_encoder_free(e);
-                return qr_fail(err, QR_ERR_NOMEM, "%s: cannot start %d encoding threads", name,
-                               threads);
+                return qr_fail(err, QR_ERR_NOMEM,
+                               "%s: cannot start %d encoding threads: out of memory for their "
+                               "stacks",
+                               name, threads);
             }
             e->started++;
         }

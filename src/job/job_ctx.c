@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "job/job_ctx.h"
+#include "quadrender/memory.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/threads.h"
@@ -207,11 +208,12 @@ void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_writ
     opts->ntext = n;
 }
 
-/* Bytes of float pixels a band of the CPU's streamed render holds. */
+/* Bytes of float pixels a band of the CPU's streamed render holds at most
+ * (less when the host memory left is small: qr_host_band_rows). */
 #define CPU_BAND_BYTES ((size_t)256 << 20)
 
 /* The CPU's streamed render: bands of rows in the file's order, each
- * rendered into one band image (of CPU_BAND_BYTES, made by hand: wider
+ * rendered into one band image (of qr_host_band_rows, made by hand: wider
  * than QR_IMAGE_MAX_DIM is allowed) and appended to w. A band's rows equal
  * the whole image's (qr_render_cpu_fast_band). */
 static qr_status write_cpu_bands(job_ctx *ctx, const qr_scene *scene, qr_image_writer *w,
@@ -219,15 +221,15 @@ static qr_status write_cpu_bands(job_ctx *ctx, const qr_scene *scene, qr_image_w
 {
     const int32_t W = ctx->width, H = ctx->height;
     const bool pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
-    size_t rows = CPU_BAND_BYTES / ((size_t)W * 4 * sizeof(float));
-    if (rows < QR_REGION)
-        rows = QR_REGION;
-    if (rows > (size_t)H)
-        rows = (size_t)H;
-    qr_image band = {W, (int32_t)rows, malloc((size_t)W * rows * 4 * sizeof(float))};
-    if (!band.rgba)
-        return qr_fail(err, QR_ERR_NOMEM, "out of memory: a band of %zu rows of %d pixels", rows,
-                       (int)W);
+    const size_t rows = (size_t)qr_host_band_rows((uint64_t)W * 4 * sizeof(float), H, QR_REGION,
+                                                  CPU_BAND_BYTES);
+    char what[96];
+    snprintf(what, sizeof what, "a band of %zu rows of %d pixels", rows, (int)W);
+    qr_image band = {W, (int32_t)rows, NULL};
+    qr_status check = qr_host_malloc(what, (size_t)W * rows * 4 * sizeof(float),
+                                     (void **)&band.rgba, err);
+    if (check != QR_OK)
+        return check;
     qr_status st = QR_OK;
     qr_cpu_timing sum = {0, 0};
     for (int32_t done = 0; st == QR_OK && done < H; done += (int32_t)rows) {
