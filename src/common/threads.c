@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "quadrender/text.h"
+#include "common/thread_start.h"
 
 static atomic_int requested_threads; /* 0: all cores */
 static _Thread_local int inside_task;
@@ -96,10 +97,21 @@ int qr_parallel_for(int ntasks, int threads, qr_task_fn fn, void *ctx)
     pthread_t ids[QR_MAX_THREADS];
     int started = 0;
     for (int i = 1; i < threads; i++) {
-        if (pthread_create(&ids[started], NULL, worker, &t) != 0) break;
+        if (qr_thread_start(&ids[started], worker, &t) != 0) break;
         started++;
     }
     run_tasks(&t);
     for (int i = 0; i < started; i++) pthread_join(ids[i], NULL);
     return started > 0 ? 0 : -1;
+}
+
+int qr_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    int e = pthread_attr_init(&attr);
+    if (e) return e;
+    e = pthread_attr_setstacksize(&attr, QR_THREAD_STACK);
+    if (!e) e = pthread_create(tid, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return e;
 }

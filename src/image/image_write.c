@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/thread_start.h"
 #include "image/image_bytes.h"
 #include "image/png_encoder.h"
 
@@ -94,7 +95,7 @@ static void convert_band(const qr_image *img, int pfm, int32_t band_first, int32
     for (int t = 0; t < threads; t++) {
         int32_t a = (int32_t)((int64_t)n * t / threads), b = (int32_t)((int64_t)n * (t + 1) / threads);
         jobs[t] = (convert_job){img, pfm, band_first, a, b - a, row_bytes, buf};
-        if (t == threads - 1 || pthread_create(&tids[started], NULL, convert_rows, &jobs[t]) != 0) {
+        if (t == threads - 1 || qr_thread_start(&tids[started], convert_rows, &jobs[t]) != 0) {
             /* the last part, and any a thread refused, is done here */
             convert_rows(&jobs[t]);
         } else {

@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "image/png_encoder.h"
+#include "common/thread_start.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -556,7 +557,7 @@ static qr_status encoder_new(const char *name, int32_t width, int32_t height,
         pthread_cond_init(&e->done_cv, NULL);
         e->sync_ready = 1;
         for (int i = 0; i < threads; i++) {
-            if (pthread_create(&e->workers[i].tid, NULL, worker_main, &e->workers[i]) != 0) {
+            if (qr_thread_start(&e->workers[i].tid, worker_main, &e->workers[i]) != 0) {
                 qr_png_encoder_free(e);
                 return qr_fail(err, QR_ERR_NOMEM,
                                "%s: cannot start %d encoding threads: out of memory for their "

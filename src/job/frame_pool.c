@@ -10,6 +10,7 @@
  * appear differs, so the pool serves named files, never a stream.
  */
 #include "job/frame_pool.h"
+#include "common/thread_start.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -149,7 +150,7 @@ qr_status job_frame_pool_start(qr_image_format format, int32_t width, int32_t he
         p->free_list[p->nfree++] = j;
     }
     for (int t = 0; ok && t < workers; t++) {
-        ok = pthread_create(&p->threads[t], NULL, worker, p) == 0;
+        ok = qr_thread_start(&p->threads[t], worker, p) == 0;
         if (ok)
             p->nthreads++;
     }
