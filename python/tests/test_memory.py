@@ -16,6 +16,8 @@ import quadrender as qr
 _CHILD = textwrap.dedent("""
     import json, os, resource, sys
     import quadrender as qr
+    if len(sys.argv) > 2:
+        exec(sys.argv[2])  # before the limit: CUDA reserves address space as it starts
     with open("/proc/self/statm") as f:
         mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     limit = mapped + (2 << 30)
@@ -30,11 +32,12 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def limited(expr):
-    """What evaluating expr does in a child under the limit: its value's
-    repr, or the exception it raised."""
-    done = subprocess.run([sys.executable, "-c", _CHILD, expr], capture_output=True, text=True,
-                          timeout=300)
+def limited(expr, before=None):
+    """What evaluating expr does in a child under the limit (after running
+    the statements `before` without it): its value's repr, or the
+    exception it raised."""
+    done = subprocess.run([sys.executable, "-c", _CHILD, expr] + ([before] if before else []),
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, (done.returncode, done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -71,6 +74,6 @@ def test_what_fits_still_renders():
 
 @pytest.mark.skipif(not qr.gpu_available()[0], reason="no usable GPU")
 def test_renderer_download_too_large():
-    got = limited("qr.Renderer(32768).render(qr.scene('rgb'))")
+    got = limited("r.render(qr.scene('rgb'))", before="r = qr.Renderer(32768)")
     assert got.get("type") == "OutOfMemory" and got["memory"], got
     assert "30064771072 bytes" in got["message"], got
