@@ -34,10 +34,12 @@
  * thread count or the chunking.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "quadrender/index.h"
+#include "quadrender/memory.h"
 #include "quadrender/threads.h"
 #include "quadtree/host/host_build.h"
 #include "quadtree/quadtree_geom.h"
@@ -100,6 +102,7 @@ typedef struct grid_build {
     int64_t leaf_pairs, sub_pairs;
     int32_t num_nodes, max_depth;
     qr_host_subtree *subs; /* per item (subtrees only used) */
+    uint64_t refused;  /* bytes a step asked that the host could not give (memory.h) */
     atomic_int oom;
 } grid_build;
 
@@ -518,9 +521,22 @@ static int decide_crowding(grid_build *g)
 
 /* Steps 1 to 3; 1 (nothing listed) where the tree turned out crowded and
  * must be counted deeper, -1 when out of memory. */
+/* Whether `bytes` more fit in what the host can give (qr_host_memory_check),
+ * checked before a step allocates them; else they are kept in g->refused. */
+static int fits(grid_build *g, uint64_t bytes)
+{
+    if (qr_host_memory_check("", bytes, NULL) == QR_OK) return 1;
+    g->refused = bytes;
+    return 0;
+}
+
 static int top_of_tree(grid_build *g, int threads)
 {
     const int32_t n = g->s->n, cells = g->off[g->T + 1];
+    if (!fits(g, (uint64_t)n * sizeof *g->boxes +
+                     (uint64_t)g->nchunks * (uint64_t)cells * sizeof *g->counts +
+                     (uint64_t)cells * (sizeof *g->totals + sizeof *g->node)))
+        return -1;
     g->boxes = alloc((size_t)n, sizeof *g->boxes);
     g->counts = alloc((size_t)g->nchunks * (size_t)cells, sizeof *g->counts);
     g->visible = alloc((size_t)g->nchunks, sizeof *g->visible);
@@ -557,6 +573,10 @@ static int top_of_tree(grid_build *g, int threads)
             for (int x = it->cx << sh; x < ((it->cx + 1) << sh) && x < nx; x++)
                 g->item_of[y * nx + x] = i;
     }
+    if (!fits(g, (uint64_t)g->nchunks * (uint64_t)g->nitems * sizeof *g->cursors +
+                     (uint64_t)g->leaf_pairs * sizeof *g->lists +
+                     (uint64_t)g->sub_pairs * sizeof *g->entries))
+        return -1;
     g->cursors = alloc((size_t)g->nchunks * (size_t)g->nitems, sizeof *g->cursors);
     g->lists = alloc((size_t)g->leaf_pairs, sizeof *g->lists);
     g->entries = g->nsub ? alloc((size_t)g->sub_pairs, sizeof *g->entries) : NULL;
@@ -606,6 +626,10 @@ static int finish(grid_build *g, int threads, qr_index *ix)
             g->num_nodes += st->num_nodes;
             if (st->max_depth > g->max_depth) g->max_depth = st->max_depth;
         }
+        if (!fits(g, (uint64_t)pairs * sizeof *j.lists + (uint64_t)leaves * sizeof *j.leaves)) {
+            free(bases);
+            return -1;
+        }
         j.lists = alloc((size_t)pairs, sizeof *j.lists);
     } else {
         for (int32_t i = 0; i < g->nitems; i++) {
@@ -613,7 +637,8 @@ static int finish(grid_build *g, int threads, qr_index *ix)
             j.pair_base[i] = g->items[i].base;
         }
     }
-    j.leaves = alloc((size_t)leaves, sizeof *j.leaves);
+    j.leaves = g->nsub || fits(g, (uint64_t)leaves * sizeof *j.leaves)
+                   ? alloc((size_t)leaves, sizeof *j.leaves) : NULL;
     if (!j.leaves || !j.lists || leaves > INT32_MAX) {
         free(j.leaves);
         if (j.lists != g->lists) free(j.lists);
@@ -663,9 +688,17 @@ static qr_status build_once(const qr_scene *scene, int32_t width, int32_t height
         return QR_OK;
     }
     if (top || finish(&g, threads, ix)) {
+        const uint64_t refused = g.refused;
         free(g.lists);
         release(&g);
         free(ix);
+        if (refused) {
+            /* the message of the check that refused it, with what it was for */
+            char what[96];
+            snprintf(what, sizeof what, "the index of %d circles", scene->n);
+            qr_host_memory_check(what, refused, err);
+            if (err && err->status == QR_ERR_NOMEM) return QR_ERR_NOMEM;
+        }
         return qr_fail(err, QR_ERR_NOMEM, "out of host memory building the index of %d circles",
                        scene->n);
     }
