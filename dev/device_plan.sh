@@ -5,16 +5,9 @@
 # in the same run (JSON and tables under $OUT).
 # Usage (on the device): bash dev/device_plan.sh [zoo-count] [sizes]
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/.criterion/lib
-OUT=${OUT:-/tmp/out}
 count=${1:-50} sizes=${2:-1024,4096}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-t0=$(date +%s)
-cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DQR_BUILD_DEV=ON \
-      -DCMAKE_PREFIX_PATH="$PWD/.criterion" > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; exit 1; }
-cmake --build build-dev -j16 > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
-echo "built in $(( $(date +%s) - t0 )) s"
+# shellcheck source=dev/device_build.sh
+source dev/device_build.sh
 (cd build-dev && ctest -j8 --timeout 300 -R "${QR_PLAN_TESTS:-plan}" --output-on-failure > "$OUT/ctest.log" 2>&1)
 grep -E "tests passed|tests failed|\(Failed\)|Skipped" "$OUT/ctest.log"
 q=./build-dev/quadrender

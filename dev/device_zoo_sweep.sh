@@ -8,16 +8,9 @@
 # (QR_SWEEP: the settings, one line each, instead of the list below)
 #   e.g. bash dev/device_zoo_sweep.sh 100 24 1024,4096 test
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/.criterion/lib
-OUT=${OUT:-/tmp/out}
 first=${1:-100} count=${2:-24} sizes=${3:-1024,4096}
-mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-t0=$(date +%s)
-cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DQR_BUILD_DEV=ON \
-      -DCMAKE_PREFIX_PATH="$PWD/.criterion" > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; exit 1; }
-cmake --build build-dev -j16 > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
-echo "built in $(( $(date +%s) - t0 )) s"
+# shellcheck source=dev/device_build.sh
+source dev/device_build.sh
 if [ "${4:-}" = test ]; then
     (cd build-dev && timeout 240 ctest -j16 --timeout 120 > "$OUT/ctest.log" 2>&1)
     grep -E "tests passed|tests failed" "$OUT/ctest.log"; grep -E "\(Failed\)|Timeout|Exception" "$OUT/ctest.log"
