@@ -143,3 +143,24 @@ Test(cli_memory, stats_picture_in_bands, .timeout = 300)
                              "--device", "cpu", "--threads", "2", "-q", "--picture-mode", "heat",
                              "--picture", "OUT"));
 }
+
+/* --memory SIZE: a budget the command keeps to as under a smaller machine:
+ * the CPU's streamed render takes smaller bands (same bytes), and an index
+ * that cannot fit is refused with exit 6 naming the bytes; a bad size is
+ * a usage error. */
+Test(cli_memory, memory_option_budget, .timeout = 300)
+{
+    const char *dir = qr_test_tmp_dir("mem-budget");
+    char free_png[1024], kept_png[1024];
+    snprintf(free_png, sizeof free_png, "%s/free.png", dir);
+    snprintf(kept_png, sizeof kept_png, "%s/kept.png", dir);
+    cr_assert_eq(RUN("render", "rand10k", "--width", "65536", "--height", "256", "--device", "cpu",
+                     "--threads", "2", "-q", "-o", free_png), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "--width", "65536", "--height", "256", "--device", "cpu",
+                     "--threads", "2", "--memory", "120M", "-q", "-o", kept_png), 0, "%s", R.err);
+    cr_assert(qr_test_same_bytes(free_png, kept_png), "the budget changed the bytes");
+    cr_assert_eq(RUN("stats", "rand1M", "--device", "cpu", "--memory", "20M", "-q"), 6, "%s", R.err);
+    cr_assert(strstr(R.err, "needs") && strstr(R.err, "bytes"), "%s", R.err);
+    cr_assert_eq(RUN("stats", "rgb", "--memory", "lots"), 2, "%s", R.err);
+    cr_assert(strstr(R.err, "--memory"), "%s", R.err);
+}

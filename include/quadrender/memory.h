@@ -33,6 +33,16 @@ extern "C" {
  * (not Linux). */
 uint64_t qr_host_memory_available(void);
 
+/* A budget of host memory for this process, 0 (the default) for none: from
+ * then on qr_host_memory_available() is also at most the budget less what
+ * the process holds resident now (/proc/self/statm), so that work done in
+ * bands takes smaller bands and a request past it is refused, as under a
+ * smaller machine (the CLI's --memory, Python's set_memory_budget). Not a
+ * hard limit on what the process can map: memory taken outside these
+ * checks (the CUDA driver's, a caller's) counts only once resident. */
+void qr_host_memory_set_budget(uint64_t bytes);
+uint64_t qr_host_memory_budget(void);
+
 /* QR_OK when `bytes` more fit in qr_host_memory_available(); else
  * QR_ERR_NOMEM, "<what> needs <bytes> bytes (<GiB>) of host memory; this
  * process can take <n> bytes (<GiB>)". */

@@ -247,6 +247,21 @@ def _check_fits(width, height, extra=_RGB_COPY):
 _QR_ERR_NO_GPU = 5
 
 
+def set_memory_budget(nbytes):
+    """Host memory this process's renders may use, in bytes (0 or None:
+    what the machine, its memory cgroup and its address-space limit leave;
+    the default), as the CLI's --memory: an image that cannot fit then
+    raises OutOfMemory naming the bytes, and files written in bands of rows
+    take smaller bands. It counts what the process holds resident (NumPy's
+    arrays included), not a hard limit on it."""
+    if nbytes is None:
+        nbytes = 0
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+        raise InvalidArgument(_QR_ERR_INVALID,
+                              f"memory budget: expected a number of bytes >= 0, got {nbytes!r}")
+    _lib.qr_host_memory_set_budget(int(nbytes))
+
+
 def gpu_available():
     """Whether a usable GPU is there (and why not, as a string, if not)."""
     info, err = _lib.GpuInfo(), _lib.Error()

@@ -148,6 +148,7 @@ qr_scene_check_circles = _fn("qr_scene_check_circles", _S, POINTER(Scene), ctype
                              POINTER(Error))
 qr_image_check_fits = _fn("qr_image_check_fits", _S, c_int32, c_int32, c_uint32, POINTER(Error))
 qr_host_memory_available = _fn("qr_host_memory_available", ctypes.c_uint64)
+qr_host_memory_set_budget = _fn("qr_host_memory_set_budget", None, ctypes.c_uint64)
 qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(Image)),
                       POINTER(Error))
 qr_image_destroy = _fn("qr_image_destroy", None, POINTER(Image))

@@ -77,3 +77,15 @@ def test_renderer_download_too_large():
     got = limited("r.render(qr.scene('rgb'))", before="r = qr.Renderer(32768)")
     assert got.get("type") == "OutOfMemory" and got["memory"], got
     assert "30064771072 bytes" in got["message"], got
+
+
+def test_a_budget_refuses_what_it_cannot_hold():
+    # 4096^2 needs 28 bytes a pixel, 448 MiB: past a 64 MiB budget, inside none
+    got = limited("(qr.set_memory_budget(64 << 20), qr.render(qr.scene('rgb'), 4096, device='cpu'))")
+    assert got.get("type") == "OutOfMemory" and got["memory"], got
+    assert "469762048 bytes" in got["message"], got
+    got = limited("(qr.set_memory_budget(64 << 20), qr.set_memory_budget(0),"
+                  " qr.render(qr.scene('rgb'), 1024, device='cpu').shape)[-1]")
+    assert got == {"value": "(1024, 1024, 3)"}, got
+    with pytest.raises(qr.InvalidArgument, match="memory budget"):
+        qr.set_memory_budget(-1)

@@ -10,6 +10,7 @@
 #include "quadrender/text.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
+#include "quadrender/memory.h"
 #include "quadrender/threads.h"
 
 /* ---- exit codes -------------------------------------------------------------- */
@@ -201,12 +202,16 @@ const char *cli_set_gpu_device(const char *text, void *dest)
 
 /* The options every command takes (cli.h), applied as soon as parsed. */
 static int threads_opt, gpu_device_opt, verbose_opt, quiet_opt;
-enum { COMMON_THREADS, COMMON_GPU_DEVICE, COMMON_VERBOSE, COMMON_QUIET, COMMON_NOPTS };
+static size_t memory_opt;
+enum { COMMON_THREADS, COMMON_GPU_DEVICE, COMMON_MEMORY, COMMON_VERBOSE, COMMON_QUIET, COMMON_NOPTS };
 static cli_opt common_opts[COMMON_NOPTS] = {
     [COMMON_THREADS] = {"--threads", NULL, "N", cli_set_threads, &threads_opt,
                         "CPU threads of every parallel part (default 0: all cores)", 0},
     [COMMON_GPU_DEVICE] = {"--gpu-device", NULL, "N", cli_set_gpu_device, &gpu_device_opt,
                            "the CUDA device to run on, 0, 1, ... as CUDA numbers them (default 0)", 0},
+    [COMMON_MEMORY] = {"--memory", NULL, "SIZE", cli_set_bytes, &memory_opt,
+                       "host memory the command may use, e.g. 8G: bands get smaller, and what "
+                       "cannot fit is refused (exit 6) (default: what the machine has)", 0},
     [COMMON_VERBOSE] = {"--verbose", "-v", NULL, NULL, &verbose_opt,
                         "say more on stderr: the settings in effect and per-stage times", 0},
     [COMMON_QUIET] = {"--quiet", "-q", NULL, NULL, &quiet_opt,
@@ -291,6 +296,8 @@ static int apply_opt(const cli_cmd *cmd, cli_opt *o, const char *typed, const ch
         qr_set_threads(threads_opt);
     if (o == &common_opts[COMMON_GPU_DEVICE])
         qr_gpu_select(gpu_device_opt, NULL);
+    if (o == &common_opts[COMMON_MEMORY])
+        qr_host_memory_set_budget(memory_opt);
     return CLI_PARSE_OK;
 }
 

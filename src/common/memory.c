@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "quadrender/memory.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +155,39 @@ static uint64_t address_space_available(void)
     return mapped < (uint64_t)rl.rlim_cur ? (uint64_t)rl.rlim_cur - mapped : 0;
 }
 
+static _Atomic uint64_t budget;
+
+void qr_host_memory_set_budget(uint64_t bytes)
+{
+    budget = bytes;
+}
+
+uint64_t qr_host_memory_budget(void)
+{
+    return budget;
+}
+
+/* The budget less what the process holds resident now. */
+static uint64_t budget_available(void)
+{
+    const uint64_t b = budget;
+    if (!b)
+        return UINT64_MAX;
+    uint64_t resident = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/self/statm", "re");
+    if (f) {
+        unsigned long long s = 0, r = 0;
+        if (fscanf(f, "%llu %llu", &s, &r) == 2 && page > 0) resident = (uint64_t)r * (uint64_t)page;
+        fclose(f);
+    }
+    return resident < b ? b - resident : 0;
+}
+
 uint64_t qr_host_memory_available(void)
 {
-    return least(least(machine_available(), cgroup_available()), address_space_available());
+    return least(least(least(machine_available(), cgroup_available()), address_space_available()),
+                 budget_available());
 }
 
 qr_status qr_host_memory_check(const char *what, uint64_t bytes, qr_error *err)
