@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "common/circle_math.h"
+#include "quadrender/memory.h"
 #include "quadrender/threads.h"
 #include "render/cpu/cpu_tile.h"
 
@@ -390,6 +391,10 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
     if (threads <= 0) threads = qr_threads();
 
     const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
+    /* its per-circle copy, checked first (quadrender/memory.h) */
+    qr_status fit = qr_host_memory_check("the CPU renderer's circles",
+                                         (uint64_t)scene->n * sizeof(cpu_circle), err);
+    if (fit) return fit;
     cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
     chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
     int oom = !circles || !sums;
