@@ -6,9 +6,12 @@ every CPU core, from NumPy arrays.
     image = qr.render(circles, 1024, 1024)        # float32, H x W x 3, top row first
     qr.save(image, "rand10k.png")
 
-Circles are rows of x y z r R G B (float32, C order), the columns of a
-`.circles` file: centre in the unit square (y up), depth, radius (unit
-square), colour. They are drawn in row order, the reference renderer's
+Circles are rows of x y z r R G B, the columns of a `.circles` file:
+centre in the unit square (y up), depth, radius (unit square), colour; any
+array of numbers of shape (N, 7) (float32 in C order, as `scene` returns,
+or float64, integers, lists, slices, Fortran order), or a table by column
+name (a pandas DataFrame, a NumPy structured array, a dict of columns: x,
+y, r; z, red green blue or R G B optional). They are drawn in row order, the reference renderer's
 back-to-front blend over a white background. Images come back with the top
 row first, as image files and `matplotlib.pyplot.imshow` expect.
 
@@ -28,6 +31,7 @@ import ctypes
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -154,7 +158,97 @@ def _params(index="quadtree", tile=None, capacity=None, min_leaf=None, max_depth
     return p
 
 
+# the columns of a circle, in the library's order (x y z r R G B), and the
+# names a table's columns may have for each
+_COLUMNS = ("x", "y", "z", "r", "red", "green", "blue")
+_COLOUR_NAMES = {"red": ("red", "R"), "green": ("green", "G"), "blue": ("blue", "B")}
+# columns a table may hold that are meant for the picture but not drawn yet
+_NOT_YET = ("alpha", "value")
+
+
+def _invalid(message: str) -> "InvalidArgument":
+    return InvalidArgument(_QR_ERR_INVALID, message)
+
+
+def _numbers(a, what: str) -> np.ndarray:
+    """a as a NumPy array of numbers (integers or floats, any byte order
+    and strides; object arrays of numbers as float64), without a copy when
+    it already is one."""
+    try:
+        a = np.asarray(a)
+    except ValueError as e:  # ragged lists
+        raise _invalid(f"{what} must be N x 7 numbers: {e}") from None
+    if a.dtype.kind == "O":
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{what} must be numbers, not {a.dtype} holding "
+                            f"{type(a.flat[0]).__name__ if a.size else 'nothing'}") from None
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{what} must be numbers (integers or floats), not {a.dtype}")
+    return a
+
+
+def _table_columns(table, names) -> list:
+    """The 7 columns (1-D arrays of numbers, views where the table allows)
+    of a table whose columns have names: x, y, r required; z (0 if absent);
+    red, green, blue (or R, G, B), all three or none (black)."""
+    names = [str(n) for n in names]
+    have = set(names)
+
+    def column(name):
+        col = table[name]
+        if hasattr(col, "to_numpy") and not isinstance(col, np.ndarray):
+            a = np.asarray(col)
+            if a.dtype.kind == "O":  # pandas' nullable columns: a missing value is NaN
+                a = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            a = col
+        a = _numbers(a, f"circles column {name!r}")
+        if a.ndim != 1:
+            raise _invalid(f"circles column {name!r} must be one number a row, "
+                           f"not of shape {a.shape}")
+        return a
+
+    for name in _NOT_YET:
+        if name in have:
+            raise _invalid(f"circles: column {name!r} is not drawn yet (colour and alpha are "
+                           "the red, green, blue columns and 0.5); drop it or rename it")
+    missing = [n for n in ("x", "y", "r") if n not in have]
+    if missing:
+        raise _invalid(f"circles: no column {', '.join(map(repr, missing))}: columns x, y, r "
+                       f"are required (z, red, green, blue optional); the table has "
+                       f"{', '.join(map(repr, names)) or 'none'}")
+    colours = {}
+    for colour, spellings in _COLOUR_NAMES.items():
+        given = [s for s in spellings if s in have]
+        if len(given) > 1:
+            raise _invalid(f"circles: columns {given[0]!r} and {given[1]!r} are both the "
+                           f"{colour} column; keep one")
+        if given:
+            colours[colour] = given[0]
+    if colours and len(colours) != 3:
+        absent = [c for c in _COLOUR_NAMES if c not in colours]
+        raise _invalid(f"circles: colour columns {', '.join(colours.values())} without "
+                       f"{', '.join(absent)}: give red, green and blue, or none (black)")
+    cols = {n: column(n) for n in ("x", "y", "r")}
+    n = cols["x"].shape[0]
+    cols["z"] = column("z") if "z" in have else np.zeros(n, np.float32)
+    for colour in _COLOUR_NAMES:
+        cols[colour] = column(colours[colour]) if colours else np.zeros(n, np.float32)
+    for name, a in cols.items():
+        if a.shape[0] != n:
+            raise _invalid(f"circles column {name!r} has {a.shape[0]} rows, column 'x' {n}")
+    return [cols[c] for c in _COLUMNS]
+
+
 def _as_circles(circles):
+    """Host circles as the library's scene is filled from them: a 2-D
+    array of numbers of shape (N, 7), any dtype, order or strides (a view
+    of the caller's array where it is one), or a list of 7 columns (1-D
+    arrays of N numbers) from a table with named columns. Nothing is
+    copied here but what must be (lists, DLPack host arrays NumPy cannot
+    view, object arrays); _Scene converts to float32 as it fills the scene."""
     if not isinstance(circles, np.ndarray) and hasattr(circles, "__dlpack__"):
         # a host array of another library (a PyTorch CPU tensor, ...): read in place
         device = _dlpack.device_type(circles)
@@ -162,33 +256,59 @@ def _as_circles(circles):
             raise TypeError(f"circles on DLPack device type {device}: quadrender reads host "
                             "arrays and CUDA arrays")
         circles = np.from_dlpack(circles)
-    if not isinstance(circles, np.ndarray):
-        raise TypeError(f"circles must be a NumPy array, not {type(circles).__name__}")
-    if circles.dtype != np.float32:
-        raise TypeError(f"circles must be float32, not {circles.dtype} (use .astype(np.float32))")
-    if circles.ndim != 2 or circles.shape[1] != 7:
-        raise ValueError(f"circles must have shape (N, 7): x y z r R G B; got {circles.shape}")
-    if not circles.flags.c_contiguous:
-        raise ValueError("circles must be C-contiguous (use np.ascontiguousarray)")
-    if circles.shape[0] > MAX_CIRCLES:
-        raise ValueError(f"{circles.shape[0]} circles: at most {MAX_CIRCLES}")
-    return circles
+    if isinstance(circles, np.ndarray) and circles.dtype.names is not None:
+        if circles.ndim != 1:
+            raise _invalid(f"circles: a structured array must have one dimension (a row a "
+                           f"circle), not shape {circles.shape}")
+        columns = _table_columns(circles, circles.dtype.names)
+    elif hasattr(circles, "columns") and hasattr(circles, "__getitem__") \
+            and not isinstance(circles, np.ndarray):
+        columns = _table_columns(circles, list(circles.columns))  # pandas, polars, ...
+    elif isinstance(circles, Mapping):
+        columns = _table_columns(circles, list(circles.keys()))
+    else:
+        if circles is None or isinstance(circles, (str, bytes)):
+            raise TypeError(f"circles must be an array of numbers, not {type(circles).__name__} "
+                            "(a built-in scene's circles: quadrender.scene(name))")
+        circles = _numbers(circles, "circles")
+        if circles.ndim != 2 or circles.shape[1] != 7:
+            raise _invalid(f"circles must have shape (N, 7): x y z r R G B; "
+                           f"got {circles.shape}")
+        columns = circles
+    n = _count(columns)
+    if n > MAX_CIRCLES:
+        raise _invalid(f"{n} circles: at most {MAX_CIRCLES}")
+    return columns
+
+
+def _count(columns) -> int:
+    """The number of circles of what _as_circles returned."""
+    return columns.shape[0] if isinstance(columns, np.ndarray) else columns[0].shape[0]
 
 
 class _Scene:
-    """A library scene filled from an N x 7 array (freed on exit), checked
+    """A library scene filled from what _as_circles returns (an N x 7
+    array of numbers or 7 columns; the one copy, converting to float32 as
+    it goes, is this fill: freed on exit), checked
     as the scene readers check a file's circles: finite numbers and no
     negative radius (qr_scene_check_circles)."""
 
     def __init__(self, circles):
-        n = circles.shape[0]
+        n = _count(circles)
         self.ptr = ctypes.POINTER(_lib.Scene)()
         err = _lib.Error()
         _check(_lib.qr_scene_create(n, 0, ctypes.byref(self.ptr), ctypes.byref(err)), err)
         if n:
             # the block holds x y z r red green blue, n floats each
             block = np.ctypeslib.as_array(self.ptr.contents.block, shape=(7, n))
-            block[:] = circles.T
+            # converted to float32 as it is copied: a float64 past float32's
+            # range becomes inf, which the check below refuses
+            with np.errstate(over="ignore"):
+                if isinstance(circles, np.ndarray):
+                    block[:] = circles.T
+                else:
+                    for k, column in enumerate(circles):
+                        block[k] = column
         if _lib.qr_scene_check_circles(self.ptr, b"circles", ctypes.byref(err)) != 0:
             _lib.qr_scene_destroy(self.ptr)
             _check(_QR_ERR_INVALID, err)
@@ -465,10 +585,16 @@ class Renderer:
 def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
            tile=None, capacity=None, min_leaf=None, max_depth=None, max_leaf=None,
            split_cost=None, deep_leaf=None, threads=0):
-    """Renders circles (float32 N x 7) into a float32 height x width x 3
-    image, top row first.
+    """Renders circles into a float32 height x width x 3 image, top row
+    first.
 
-    circles: a NumPy array (or a host array with DLPack), or a CUDA array
+    circles: rows of x y z r R G B: an array-like of numbers of shape
+    (N, 7) (any dtype of integers or floats, any order or strides: read
+    where it lies and converted to float32 as the library's scene is
+    filled, the one copy made; lists are made an array first), a NumPy
+    structured array, a pandas DataFrame or a mapping of columns by name
+    (x, y, r; z, red green blue or R G B optional: 0 and black), a host
+    array with DLPack, or a CUDA array
     (CuPy, PyTorch: anything with __cuda_array_interface__ or a CUDA DLPack
     capsule), read in place on the GPU with no host copy; the image then
     stays on the GPU too (a CuPy array). mode: "fast" (front
@@ -603,7 +729,7 @@ def stats(circles, width, height=None, *, index="quadtree", tile=None, capacity=
                err)
     try:
         st = _lib.IndexStats()
-        _check(_lib.qr_index_stats_compute(ix, circles.shape[0], ctypes.byref(st),
+        _check(_lib.qr_index_stats_compute(ix, _count(circles), ctypes.byref(st),
                                            ctypes.byref(err)), err)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "stats.json")
