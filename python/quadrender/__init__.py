@@ -4,7 +4,7 @@ every CPU core, from NumPy arrays.
     import numpy as np, quadrender as qr
     circles = qr.scene("rand10k")                 # float32, N x 7: x y z r R G B
     image = qr.render(circles, 1024, 1024)        # float32, H x W x 3, top row first
-    qr.save(image, "rand10k.png")
+    qr.save(image, "rand10k.png")                 # or image.save(...); shown in Jupyter
 
 Circles are rows of x y z r R G B, the columns of a `.circles` file:
 centre in the unit square (y up), depth, radius (unit square), colour; any
@@ -26,19 +26,27 @@ its address-space limit leave) raises `quadrender.OutOfMemory` (an Error
 and a MemoryError) naming the bytes, before anything is allocated, as does
 the GPU running out of memory.
 """
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import json
 import os
 import tempfile
 from collections.abc import Mapping
+from typing import Any, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _dlpack, _lib
 
-__all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
+__all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "Image", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
+
+# What circles may be: an N x 7 array-like of numbers (a CuPy or PyTorch
+# array too), a structured array, a DataFrame, a mapping of columns.
+CirclesLike = Union[npt.ArrayLike, Mapping[str, npt.ArrayLike]]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
 MAX_SIDE = 32768           # QR_IMAGE_MAX_DIM: a whole image in memory
@@ -334,8 +342,10 @@ def _image(width, height):
 
 
 def _top_first(rgba):
-    """RGB of an RGBA image (row 0 = bottom), top row first, in new memory."""
-    return rgba[::-1, :, :3].copy()
+    """RGB of an RGBA image (row 0 = bottom), top row first, in new memory:
+    an Image for a NumPy array (a CuPy one stays CuPy's)."""
+    rgb = rgba[::-1, :, :3].copy()
+    return rgb.view(Image) if isinstance(rgb, np.ndarray) else rgb
 
 
 def _check_size(width, height, who=None):
@@ -548,7 +558,7 @@ class Renderer:
                min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None,
                output=None):
         """The image of circles, float32 height x width x 3, top row first:
-        a NumPy array, or for CUDA input a CuPy array left on the GPU
+        a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
         The index arguments are render()'s. After plan(), the quadtree's
         settings are the plan's for its mode unless one of them is given."""
@@ -582,11 +592,15 @@ class Renderer:
                 return _top_first(rgba)
 
 
-def render(circles, width, height=None, *, mode="fast", device="auto", index="quadtree",
-           tile=None, capacity=None, min_leaf=None, max_depth=None, max_leaf=None,
-           split_cost=None, deep_leaf=None, threads=0):
+def render(circles: CirclesLike, width: int, height: int | None = None, *, mode: str = "fast",
+           device: str = "auto", index: str = "quadtree", tile: int | None = None,
+           capacity: int | None = None, min_leaf: int | None = None,
+           max_depth: int | None = None, max_leaf: int | None = None,
+           split_cost: int | None = None, deep_leaf: int | None = None,
+           threads: int = 0) -> Image | Any:  # Any: a CuPy array for CUDA circles
     """Renders circles into a float32 height x width x 3 image, top row
-    first.
+    first: a quadrender.Image, the NumPy array (an ndarray subclass) that
+    also shows itself in Jupyter and has save() and to_pil().
 
     circles: rows of x y z r R G B: an array-like of numbers of shape
     (N, 7) (any dtype of integers or floats, any order or strides: read
@@ -660,32 +674,139 @@ def scene(name, seed=0, frame=None):
         _lib.qr_scene_destroy(ptr)
 
 
-def to_uint8(image):
+_NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+
+
+class Image(np.ndarray):
+    """A rendered image: the NumPy array `render` has always returned
+    (float32, height x width x 3, top row first; a subclass of
+    numpy.ndarray, so every NumPy function and operator takes it, and
+    numpy.asarray(image) is the plain array, no copy), which also shows
+    and saves itself:
+
+        image = qr.render(circles, 512)
+        image                  # in Jupyter: the picture (_repr_png_)
+        image.save("a.png")    # quadrender.save(image, "a.png")
+        image.to_pil()         # a Pillow image (needs Pillow)
+
+    Arithmetic and slicing keep the class (the result is an Image too), as
+    with any ndarray subclass; what is not an image (a row, a channel)
+    just shows as an array."""
+
+    def __new__(cls, array: npt.ArrayLike) -> Image:
+        return np.asarray(array).view(cls)
+
+    def __array_wrap__(self, obj, context=None, return_scalar=False):
+        # a reduction to one number (image.max(), image.sum()) is a NumPy
+        # scalar, as for a plain array, not a 0-d Image
+        if obj.ndim == 0:
+            return obj[()]
+        if _NUMPY2:
+            return super().__array_wrap__(obj, context, return_scalar)
+        return super().__array_wrap__(obj, context)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """quadrender.save(self, path): .png, .ppm or .pfm by the extension."""
+        save(self, path)
+
+    def to_uint8(self) -> np.ndarray:
+        """quadrender.to_uint8(self): the 8-bit values a PNG stores."""
+        return to_uint8(self)
+
+    def to_pil(self):
+        """The image as a Pillow image (mode RGB, or RGBA for 4 channels),
+        8 bits a channel as quadrender.save writes them. Needs Pillow
+        (pip install pillow)."""
+        try:
+            from PIL import Image as PILImage
+        except ImportError:
+            raise ImportError("Image.to_pil needs Pillow: pip install pillow") from None
+        pixels = to_uint8(_float_image(self))
+        return PILImage.fromarray(np.ascontiguousarray(pixels),
+                                  "RGBA" if pixels.shape[2] == 4 else "RGB")
+
+    def _repr_png_(self):
+        """The PNG bytes quadrender.save would write (for Jupyter's display),
+        or None (shown as an array) when this is no image: not height x
+        width x 3 or 4 numbers, or sides past MAX_SIDE."""
+        if self.ndim != 3 or self.shape[2] not in (3, 4) or 0 in self.shape[:2] \
+                or max(self.shape[:2]) > MAX_SIDE or self.dtype.kind not in "uif":
+            return None
+        return _encode_png(_float_image(self))
+
+
+def _float_image(image: npt.ArrayLike) -> np.ndarray:
+    """An image as float32 values of 0..1, as the library's writers take
+    them: floats as they are; uint8 as value / 255 and uint16 as
+    value / 65535 (so that a saved uint8 image keeps its bytes); a plain
+    ndarray."""
+    image = np.asarray(image)
+    if image.dtype == np.uint8:
+        return image.astype(np.float32) / np.float32(255)
+    if image.dtype == np.uint16:
+        return (image / 65535.0).astype(np.float32)
+    if image.dtype.kind == "f":
+        return image.astype(np.float32, copy=False)
+    raise TypeError(f"an image of {image.dtype}: quadrender takes float images (0 to 1) "
+                    "and uint8 or uint16 ones")
+
+
+def _library_image(image: np.ndarray, width: int, height: int):
+    """A context of a library image holding a float H x W x 3 or 4 image,
+    top row first (alpha 1 where not given)."""
+    @contextlib.contextmanager
+    def filled():
+        with _image(width, height) as (img, rgba):
+            rgba[..., 3] = 1.0
+            rgba[..., : image.shape[2]] = image[::-1]
+            yield img
+    return filled()
+
+
+def _encode_png(image: np.ndarray) -> bytes:
+    """The PNG file save() would write for a float image, in memory
+    (qr_image_encode_png)."""
+    height, width = image.shape[:2]
+    png, size, err = ctypes.POINTER(ctypes.c_ubyte)(), ctypes.c_size_t(), _lib.Error()
+    with _library_image(image, width, height) as img:
+        _check(_lib.qr_image_encode_png(img, None, ctypes.byref(png), ctypes.byref(size),
+                                        ctypes.byref(err)), err)
+    try:
+        return ctypes.string_at(png, size.value)
+    finally:
+        _lib.free(png)
+
+
+def to_uint8(image: npt.ArrayLike) -> np.ndarray:
     """The 8-bit values image files store: each channel clamped to [0, 1]
-    (NaN as 0), times 255, truncated, as the library's writers do."""
-    image = np.asarray(image, dtype=np.float32)
+    (NaN as 0), times 255, truncated, as the library's writers do. A uint8
+    image comes back as it is (a copy), a uint16 one scaled down."""
+    image = _float_image(image)
     c = np.clip(np.nan_to_num(image, nan=0.0), np.float32(0), np.float32(1))
     return (np.float32(255) * c).astype(np.uint8)
 
 
-def save(image, path):
-    """Writes a float H x W x 3 (or x 4) image, top row first, by the
+def save(image: npt.ArrayLike, path: str | os.PathLike[str]) -> None:
+    """Writes an H x W x 3 (or x 4) image, top row first, by the
     extension: .png, .ppm or .pfm, through the library's writers (whole or
-    not at all)."""
-    image = np.asarray(image, dtype=np.float32)
+    not at all). Float images hold 0 to 1 (clamped, as render returns
+    them); uint8 images (to_uint8's, Pillow's, imageio's) are written with
+    their bytes, uint16 ones as value / 65535."""
+    image = _float_image(image)
     if image.ndim != 3 or image.shape[2] not in (3, 4):
         raise ValueError(f"image must have shape (H, W, 3) or (H, W, 4), not {image.shape}")
     height, width = image.shape[:2]
     _check_size(width, height, "save")
     err = _lib.Error()
-    with _image(width, height) as (img, rgba):
-        rgba[..., 3] = 1.0
-        rgba[..., : image.shape[2]] = image[::-1]
+    with _library_image(image, width, height) as img:
         _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)
 
 
-def leaves(circles, width, height=None, *, index="quadtree", tile=None, capacity=None,
-           min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None):
+def leaves(circles: CirclesLike, width: int, height: int | None = None, *,
+           index: str = "quadtree", tile: int | None = None, capacity: int | None = None,
+           min_leaf: int | None = None, max_depth: int | None = None,
+           max_leaf: int | None = None, split_cost: int | None = None,
+           deep_leaf: int | None = None) -> np.ndarray:
     """The index's leaves (fast mode's, built on the host) as an int64 array of rows
     x0 y0 x1 y1 depth count: each leaf's pixel rectangle [x0, x1) x [y0, y1)
     (y = 0 is the bottom row, as the library counts; an image's row is
@@ -712,8 +833,11 @@ def leaves(circles, width, height=None, *, index="quadtree", tile=None, capacity
         _lib.qr_index_destroy(ix)
 
 
-def stats(circles, width, height=None, *, index="quadtree", tile=None, capacity=None,
-          min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None):
+def stats(circles: CirclesLike, width: int, height: int | None = None, *,
+          index: str = "quadtree", tile: int | None = None, capacity: int | None = None,
+          min_leaf: int | None = None, max_depth: int | None = None,
+          max_leaf: int | None = None, split_cost: int | None = None,
+          deep_leaf: int | None = None) -> dict:
     """The index's statistics (fast mode's, built on the host) as a dict with the keys of
     `quadrender stats --json` (leaves per depth and side, circles per leaf,
     pairs, replication, ...)."""

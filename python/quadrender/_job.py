@@ -122,12 +122,13 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     p.format = _FORMATS[format]
     p.png_level = png_level
     raised = []
+    from . import _top_first
 
     def on_frame(_user, k, img):
         try:
             h, w = img.contents.height, img.contents.width
             rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(h, w, 4))
-            return 1 if out(k, rgba[::-1, :, :3].copy()) is False else 0
+            return 1 if out(k, _top_first(rgba)) is False else 0
         except BaseException as e:  # noqa: BLE001 - raised again below
             raised.append(e)
             return 1

@@ -182,6 +182,12 @@ fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
 fclose = _libc.fclose
 fclose.restype = c_int
 fclose.argtypes = [_P]
+free = _libc.free
+free.restype = None
+free.argtypes = [_P]
+qr_image_encode_png = _fn("qr_image_encode_png", _S, POINTER(Image), _P,
+                          POINTER(POINTER(ctypes.c_ubyte)), POINTER(ctypes.c_size_t),
+                          POINTER(Error))
 qr_gpu_scene_create_device = _fn("qr_gpu_scene_create_device", _S, _P, c_int32, POINTER(_P),
                                  POINTER(Error))
 qr_gpu_scene_update_device = _fn("qr_gpu_scene_update_device", _S, _P, _P, c_int32,
