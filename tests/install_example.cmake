@@ -46,11 +46,20 @@ set(prefix "${QR_WORK}/prefix")
 file(REMOVE_RECURSE "${QR_WORK}")
 file(MAKE_DIRECTORY "${QR_WORK}")
 run("cmake --install" COMMAND "${CMAKE_COMMAND}" --install "${QR_BUILD_DIR}" --prefix "${prefix}")
-foreach(f include/quadrender/scene.h ${QR_LIBDIR}/libquadrender.a ${QR_LIBDIR}/libquadrender.so
+foreach(f include/quadrender/scene.h include/quadrender/quadrender.h
+          ${QR_LIBDIR}/libquadrender.a ${QR_LIBDIR}/libquadrender.so
           ${QR_LIBDIR}/cmake/quadrender/quadrenderConfig.cmake
           ${QR_LIBDIR}/pkgconfig/quadrender.pc bin/quadrender)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "cmake --install did not install ${f}")
+  endif()
+endforeach()
+# The umbrella header includes every public header (the example includes it alone).
+file(READ "${prefix}/include/quadrender/quadrender.h" umbrella)
+file(GLOB headers RELATIVE "${prefix}/include" "${prefix}/include/quadrender/*.h")
+foreach(h IN LISTS headers)
+  if(NOT h STREQUAL "quadrender/quadrender.h" AND NOT umbrella MATCHES "#include \"${h}\"")
+    message(FATAL_ERROR "quadrender/quadrender.h does not include ${h}")
   endif()
 endforeach()
 

@@ -11,13 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <quadrender/error.h>
-#include <quadrender/gpu.h>
-#include <quadrender/image.h>
-#include <quadrender/index.h>
-#include <quadrender/render_cpu_fast.h>
-#include <quadrender/scene.h>
-#include <quadrender/stats.h>
+#include <quadrender/quadrender.h> /* the whole API; or the headers it includes, one by one */
 
 /* Renders the scene on the GPU into img (same size as the renderer's). */
 static qr_status render_gpu(const qr_scene *scene, const qr_index_params *params,
