@@ -88,6 +88,58 @@ foreach(kind shared static)
   list(APPEND programs "${kind}=${bin}/render_stats")
 endforeach()
 
+# The shared library needs nothing found for it: with zlib, MPI and the CUDA
+# toolkit hidden from find_package, the package is found and the example
+# builds; so it does against a copy of the package that says the library
+# was built with CUDA and MPI (what a CPU-only build cannot show otherwise),
+# while asking for the static component there fails, naming what is missing.
+set(pkgdir "${prefix}/${QR_LIBDIR}/cmake/quadrender")
+# A copy of the installed package in ${prefix}/${QR_LIBDIR}/cmake/NAME whose
+# config says the library was built with CUDA (and MPI, when mpi is ON).
+function(package_copy name mpi)
+  set(dir "${prefix}/${QR_LIBDIR}/cmake/${name}")
+  file(COPY "${pkgdir}/" DESTINATION "${dir}")
+  file(READ "${dir}/quadrenderConfig.cmake" config)
+  string(REGEX REPLACE "set\\(quadrender_HAS_CUDA [A-Za-z0-9]*\\)" "set(quadrender_HAS_CUDA ON)"
+         config "${config}")
+  string(REGEX REPLACE "set\\(quadrender_HAS_MPI [A-Za-z0-9]*\\)" "set(quadrender_HAS_MPI ${mpi})"
+         config "${config}")
+  if(NOT config MATCHES "quadrender_HAS_CUDA ON" OR NOT config MATCHES "quadrender_HAS_MPI ${mpi}")
+    message(FATAL_ERROR "no quadrender_HAS_CUDA or quadrender_HAS_MPI in quadrenderConfig.cmake")
+  endif()
+  file(WRITE "${dir}/quadrenderConfig.cmake" "${config}")
+endfunction()
+package_copy(quadrender-with-cuda-mpi ON)
+package_copy(quadrender-with-cuda OFF)
+set(cudadir "${prefix}/${QR_LIBDIR}/cmake/quadrender-with-cuda-mpi")
+set(hidden -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON
+           -DCMAKE_DISABLE_FIND_PACKAGE_ZLIB=ON)
+foreach(kind no-deps with-cuda)
+  set(bin "${QR_WORK}/build-shared-${kind}")
+  set(dir "${pkgdir}")
+  if(kind STREQUAL "with-cuda")
+    set(dir "${cudadir}")
+  endif()
+  run("example (shared, ${kind}): configure" COMMAND "${CMAKE_COMMAND}"
+      -S "${QR_SOURCE_DIR}/examples/c" -B "${bin}" -G "${QR_GENERATOR}"
+      -DCMAKE_C_COMPILER=${QR_C_COMPILER} "-DCMAKE_BUILD_TYPE=${QR_BUILD_TYPE}"
+      -DCMAKE_COMPILE_WARNING_AS_ERROR=ON "-DCMAKE_C_FLAGS=${QR_C_FLAGS}"
+      "-DCMAKE_EXE_LINKER_FLAGS=${QR_EXE_LINKER_FLAGS}" "-Dquadrender_DIR=${dir}" ${hidden})
+  run("example (shared, ${kind}): build" COMMAND "${CMAKE_COMMAND}" --build "${bin}")
+  list(APPEND programs "shared-${kind}=${bin}/render_stats")
+endforeach()
+execute_process(COMMAND "${CMAKE_COMMAND}" -S "${QR_SOURCE_DIR}/examples/c"
+                        -B "${QR_WORK}/build-static-with-cuda" -G "${QR_GENERATOR}"
+                        -DCMAKE_C_COMPILER=${QR_C_COMPILER} -DQUADRENDER_STATIC=ON
+                        "-Dquadrender_DIR=${prefix}/${QR_LIBDIR}/cmake/quadrender-with-cuda"
+                        -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "CUDAToolkit")
+  message(FATAL_ERROR "example (static, with-cuda): the static component was found without the "
+                      "CUDA toolkit, or the failure does not name it (${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "example (static, with-cuda): refused without the CUDA toolkit: ok")
+
 find_program(pkg_config NAMES pkg-config)
 if(QR_PKG_CONFIG)
   set(pkg_config "${QR_PKG_CONFIG}")
