@@ -42,7 +42,7 @@ import numpy.typing as npt
 from . import _dlpack, _lib
 
 __all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "Image", "render", "scene", "save", "stats", "leaves", "to_uint8",
-           "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
+           "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file", "CirclesLike"]
 
 # What circles may be: an N x 7 array-like of numbers (a CuPy or PyTorch
 # array too), a structured array, a DataFrame, a mapping of columns.
@@ -66,7 +66,9 @@ _QR_ERR_INVALID = 1
 class InvalidArgument(Error, ValueError):
     """A value the library refuses (status QR_ERR_INVALID): an argument out of
     range or of the wrong kind, with the message the quadrender command
-    prints for the same value of its option."""
+    prints for the same value of its option; also circles of a shape or
+    columns no circles have (not (N, 7), a missing column), which only
+    Python is given, with a message of its own."""
 
 
 _QR_ERR_NOMEM, _QR_ERR_GPU_NOMEM = 4, 6
