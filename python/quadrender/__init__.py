@@ -41,8 +41,9 @@ import numpy.typing as npt
 
 from . import _dlpack, _lib
 
-__all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "Image", "render", "scene", "save", "stats", "leaves", "to_uint8",
-           "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file", "CirclesLike"]
+__all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
+           "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
+__all__ += ["Image", "CirclesLike"]
 
 # What circles may be: an N x 7 array-like of numbers (a CuPy or PyTorch
 # array too), a structured array, a DataFrame, a mapping of columns.
