@@ -8,8 +8,8 @@ Python spells them ("--seed" as "seed"). Both come from the same checks of
 the library (qr_image_check_side, qr_image_check_png_level,
 qr_scene_check_seed, qr_scene_check_frame, qr_job_check_frames,
 qr_job_check_device, qr_threads_check, qr_index_check_*,
-qr_scene_check_circles). QUADRENDER_CLI names the quadrender program of the
-same build."""
+qr_scene_check_circles, whatever form the circles come in). QUADRENDER_CLI
+names the quadrender program of the same build."""
 import os
 import subprocess
 
@@ -192,3 +192,33 @@ def test_what_both_take_still_renders(tmp_path):
     assert qr.render_file("rgb", 8, frame=np.int64(3), png_level=9, device="cpu",
                           out=str(tmp_path / "r.png")) == 1
     assert qr.render_file("rgb", 8, png_level=0, device="cpu", out=str(tmp_path / "r0.png")) == 1
+
+
+def _forms(circles):
+    """The same circles in the other forms Python takes them in."""
+    names = ("x", "y", "z", "r", "red", "green", "blue")
+    forms = {"float64": circles.astype(np.float64), "fortran": np.asfortranarray(circles),
+             "list": circles.tolist(),
+             "structured": np.rec.fromarrays(list(circles.T),
+                                             names=",".join(names)).view(np.ndarray),
+             "dict": {n: circles[:, k] for k, n in enumerate(names)}}
+    try:
+        import pandas as pd
+        forms["DataFrame"] = pd.DataFrame(circles, columns=names)
+    except ImportError:
+        pass
+    return forms
+
+
+@pytest.mark.parametrize("circles", [NEGATIVE, NAN], ids=["negative radius", "NaN"])
+def test_circles_in_any_form_are_refused_as_the_command_refuses_the_file(tmp_path, circles):
+    """The command reads float32 .npy files; Python takes the same circles
+    as float64, Fortran order, lists, structured arrays, dicts and
+    DataFrames, and refuses each with the command's message for the file."""
+    code, message, npy = cli_refusal(tmp_path, ["render", "{npy}"], circles)
+    assert code == 3
+    expected = message.replace(npy, "circles")
+    for form, value in _forms(circles).items():
+        with pytest.raises(qr.InvalidArgument) as e:
+            qr.render(value, 16, device="cpu")
+        assert str(e.value) == expected, form
