@@ -188,7 +188,7 @@ def _numbers(a, what: str) -> np.ndarray:
     try:
         a = np.asarray(a)
     except ValueError as e:  # ragged lists
-        raise _invalid(f"{what} must be N x 7 numbers: {e}") from None
+        raise _invalid(f"{what} must be an array of numbers: {e}") from None
     if a.dtype.kind == "O":
         try:
             a = a.astype(np.float64)
@@ -212,7 +212,10 @@ def _table_columns(table, names) -> list:
         if hasattr(col, "to_numpy") and not isinstance(col, np.ndarray):
             a = np.asarray(col)
             if a.dtype.kind == "O":  # pandas' nullable columns: a missing value is NaN
-                a = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                try:
+                    a = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                except (TypeError, ValueError):
+                    pass  # not numbers: _numbers says so
         else:
             a = col
         a = _numbers(a, f"circles column {name!r}")

@@ -163,6 +163,9 @@ def test_dataframe_missing_columns_raise():
         draw(df.drop(columns="r"))
     with pytest.raises(qr.InvalidArgument, match="no column 'x', 'y', 'r'"):
         draw(pd.DataFrame(CIRCLES))  # columns 0..6: no names
+    words = pd.DataFrame({"x": [0.5], "y": [0.5], "r": pd.array(["big"], dtype="string")})
+    with pytest.raises(TypeError, match="column 'r' must be numbers"):
+        draw(words)
 
 
 @pytest.mark.parametrize("shape", [(4, 6), (4, 7, 1), (7,), (), (7, 4)])
@@ -177,7 +180,7 @@ def test_what_is_not_numbers_raises_type_error():
                   [[object()] * 7], "rand10k", None):
         with pytest.raises(TypeError):
             draw(thing)
-    with pytest.raises(qr.InvalidArgument, match="N x 7 numbers"):
+    with pytest.raises(qr.InvalidArgument, match="must be an array of numbers"):
         draw([[0.0] * 7, [0.0] * 6])  # ragged
 
 
