@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _dlpack, _lib
+from ._version import __version__
 
 __all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
