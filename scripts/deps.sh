@@ -61,9 +61,17 @@ qr_deps() {
 # qr_python_deps gives the python3 on PATH NumPy and pytest for the Python
 # package's tests (python/tests): from PyPI with pip, else Debian's packages
 # for the system python3. Without them the tests are skipped, saying so.
+# scikit-build-core (pip only: python.wheel builds the package's wheel with
+# it) likewise.
 qr_python_deps() {
     if [ -d .criterion ] || ! command -v python3 >/dev/null 2>&1; then
         return 0
+    fi
+    if ! python3 -c "import scikit_build_core.build" >/dev/null 2>&1 &&
+        python3 -m pip --version >/dev/null 2>&1; then
+        echo "deps: installing scikit-build-core for python3"
+        python3 -m pip install --quiet --disable-pip-version-check "scikit-build-core>=1.0" ||
+            echo "deps: pip could not install scikit-build-core: the wheel's test is skipped" >&2
     fi
     python3 -c "import numpy, pytest" >/dev/null 2>&1 && return 0
     echo "deps: installing numpy and pytest for python3"
