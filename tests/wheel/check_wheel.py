@@ -6,7 +6,8 @@ environment with no compiler reachable and nothing fetched. There, with
 neither QUADRENDER_LIBRARY nor QUADRENDER_CLI set: `import quadrender`
 comes from the environment, renders on the CPU, has the C project's
 version; the `quadrender` command runs; and the package's own tests
-(python/tests) pass.
+(python/tests) pass. Where auditwheel and patchelf are installed, the wheel
+is first repaired to its manylinux tag, and that one is installed.
 
     check_wheel.py PYTHON_DIR VERSION WORK_DIR
 
@@ -70,6 +71,17 @@ def main():
     for name in ("quadrender/libquadrender.so.0", "quadrender/bin/quadrender",
                  "quadrender/_version.py", "quadrender/py.typed"):
         assert name in names, f"{name} not in {wheels[0]}"
+    # auditwheel, where it is installed (scripts/deps.sh): the manylinux
+    # tag this machine's build earns, and the repaired wheel is the one tested
+    if shutil.which("patchelf") and subprocess.run(
+            [sys.executable, "-m", "auditwheel", "--version"], capture_output=True).returncode == 0:
+        repaired = os.path.join(dist, "repaired")
+        run([sys.executable, "-m", "auditwheel", "repair", "-w", repaired, wheel])
+        (name,) = os.listdir(repaired)
+        assert "-manylinux_" in name, name
+        wheel = os.path.join(repaired, name)
+    else:
+        print("check_wheel: no auditwheel and patchelf: the wheel is tested unrepaired")
 
     # a fresh environment; the install finds no compiler and fetches nothing
     run([sys.executable, "-m", "venv", "--system-site-packages", env_dir], env=clean_env())
@@ -95,7 +107,7 @@ def main():
     # the package's tests, against the installed package
     run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", os.path.join(python_dir, "tests")],
         cwd=work, env=user_env)
-    print(f"check_wheel: {wheels[0]} built from {sdists[0]}, installed and tested")
+    print(f"check_wheel: {os.path.basename(wheel)} built from {sdists[0]}, installed and tested")
     return 0
 
 
