@@ -132,6 +132,13 @@ qr_status qr_index_params_check(const qr_index_params *p, qr_error *err);
  * table of data (src/quadtree/index_plan.c) chosen on the zoo's tuning
  * seeds (docs/benchmarks.md, "Plans"). */
 #define QR_PLAN_MAX 8
+/* The most frames a plan times each candidate. */
+#define QR_PLAN_TRIALS_MAX 64
+
+/* A plan's frames a candidate given as text (the CLI's --plan, Python's
+ * trials=): 0 (no plan) to QR_PLAN_TRIALS_MAX; else QR_ERR_INVALID,
+ * "<name>: expected 0 (no plan) to 64 frames a candidate, got '<text>'". */
+qr_status qr_index_check_plan(const char *name, const char *text, int32_t *out, qr_error *err);
 
 /* The candidate settings for base, base itself first, each a valid
  * qr_index_params (variants that base's own values make invalid or equal

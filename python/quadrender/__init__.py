@@ -539,9 +539,11 @@ class Renderer:
         of capacity, min_leaf, split_cost, deep_leaf, max_leaf."""
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
-        if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= 64:
+        # the command's check of --plan; 0, which there means no plan, plans nothing here
+        trials = _checked(_lib.qr_index_check_plan, "trials", trials, ctypes.c_int32)
+        if trials == 0:
             raise InvalidArgument(_QR_ERR_INVALID,
-                                  f"trials: expected 1 to 64 frames a candidate, got {trials!r}")
+                                  "trials: expected 1 to 64 frames a candidate, got '0'")
         if not self._r:
             raise ValueError("the Renderer is closed")
         base = _params("quadtree")

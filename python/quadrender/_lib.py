@@ -148,6 +148,8 @@ qr_scene_check_circles = _fn("qr_scene_check_circles", _S, POINTER(Scene), ctype
                              POINTER(Error))
 qr_image_check_fits = _fn("qr_image_check_fits", _S, c_int32, c_int32, c_uint32, POINTER(Error))
 qr_host_memory_available = _fn("qr_host_memory_available", ctypes.c_uint64)
+qr_index_check_plan = _fn("qr_index_check_plan", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int32), POINTER(Error))
 qr_host_memory_set_budget = _fn("qr_host_memory_set_budget", None, ctypes.c_uint64)
 qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(Image)),
                       POINTER(Error))

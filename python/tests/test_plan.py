@@ -31,3 +31,16 @@ def test_plan_refuses_bad_trials(trials):
     with qr.Renderer(64, 64) as r:
         with pytest.raises(qr.InvalidArgument, match="trials"):
             r.plan(qr.scene("rgb"), trials=trials)
+
+
+@needs_gpu
+def test_plan_trials_refused_as_the_command_refuses_plan():
+    import subprocess, os
+    cli = os.environ.get("QUADRENDER_CLI", "quadrender")
+    done = subprocess.run([cli, "render", "rgb", "--plan", "65"], capture_output=True, text=True)
+    assert done.returncode == 2
+    line = done.stderr.splitlines()[0].removeprefix("quadrender: ").replace("--plan", "trials")
+    with qr.Renderer(64, 64) as r:
+        with pytest.raises(qr.InvalidArgument) as e:
+            r.plan(qr.scene("rgb"), trials=65)
+    assert str(e.value) == line

@@ -191,6 +191,15 @@ const char *cli_set_threads(const char *text, void *dest)
     return cli_checked(qr_threads_check(setting, text, dest, &err), &err);
 }
 
+const char *cli_set_plan(const char *text, void *dest)
+{
+    qr_error err;
+    int32_t v = 0;
+    const char *bad = cli_checked(qr_index_check_plan(setting, text, &v, &err), &err);
+    if (!bad) *(int *)dest = (int)v;
+    return bad;
+}
+
 const char *cli_set_gpu_device(const char *text, void *dest)
 {
     uint64_t v;

@@ -64,16 +64,6 @@ static const char *set_aspect(const char *text, void *dest)
     return NULL;
 }
 
-/* --plan N: frames a candidate, 0 to 64. */
-static const char *set_plan(const char *text, void *dest)
-{
-    uint64_t v;
-    if (!cli_parse_u64(text, 64, &v))
-        return "frames a candidate from 0 to 64";
-    *(int *)dest = (int)v;
-    return NULL;
-}
-
 /* --gpus all|LIST into an int[QR_JOB_MAX_GPUS + 1] whose first entry is
  * the count, -1 for all. */
 static const char *set_gpus(const char *text, void *dest)
@@ -155,7 +145,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_GPUS] = {"--gpus", NULL, "LIST", set_gpus, a->gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
                     "stripes of rows, over these GPUs"},
-        [O_PLAN] = {"--plan", NULL, "N", set_plan, &a->plan,
+        [O_PLAN] = {"--plan", NULL, "N", cli_set_plan, &a->plan,
                     "one GPU: time the quadtree's candidate settings N frames each on the first "
                     "frame and render with the fastest (for long --frames runs; default 0: off)"},
         [O_FORCE] = {"--force", NULL, NULL, NULL, &a->force,

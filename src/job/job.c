@@ -102,7 +102,7 @@ static qr_status check_params(const qr_job_params *p, qr_error *err)
                        (int)p->format);
     if (p->png_level < 0 || p->png_level > 9)
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d: expected 0 to 9", p->png_level);
-    if (p->plan_trials < 0 || p->plan_trials > 64)
+    if (p->plan_trials < 0 || p->plan_trials > QR_PLAN_TRIALS_MAX)
         return qr_fail(err, QR_ERR_INVALID, "plan of %d frames a candidate: expected 0 to 64",
                        (int)p->plan_trials);
     char path[JOB_PATH_MAX];

@@ -10,6 +10,7 @@
  * docs/benchmarks.md, "Plans", has the method and the numbers).
  */
 #include "quadrender/index.h"
+#include "quadrender/text.h"
 
 #define KEEP (-1)
 
@@ -64,4 +65,14 @@ int qr_index_plan_candidates(const qr_index_params *base, qr_index_params *out, 
         if (!dup) out[n++] = p;
     }
     return n;
+}
+
+qr_status qr_index_check_plan(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, 0, QR_PLAN_TRIALS_MAX, QR_UINT_RANGE,
+                                      "0 (no plan) to 64 frames a candidate", &v, err);
+    if (st == QR_OK)
+        *out = (int32_t)v;
+    return st;
 }

@@ -75,8 +75,9 @@ extern "C" qr_status qr_gpu_renderer_plan(qr_gpu_renderer *r, const qr_gpu_scene
                                           int32_t trials, qr_plan *plan, qr_error *err)
 {
     memset(plan, 0, sizeof *plan);
-    if (trials < 1 || trials > 64)
-        return qr_fail(err, QR_ERR_INVALID, "plan trials must be from 1 to 64 (got %d)", trials);
+    if (trials < 1 || trials > QR_PLAN_TRIALS_MAX)
+        return qr_fail(err, QR_ERR_INVALID, "plan trials must be from 1 to %d (got %d)",
+                       QR_PLAN_TRIALS_MAX, trials);
     qr_status st = qr_index_params_check(base, err);
     if (st) return st;
     plan->candidates = qr_index_plan_candidates(base, plan->params, QR_PLAN_MAX);
@@ -84,7 +85,7 @@ extern "C" qr_status qr_gpu_renderer_plan(qr_gpu_renderer *r, const qr_gpu_scene
     qr_gpu_renderer_set_timing(r, QR_TIMING_FRAME);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    float ms[64];
+    float ms[QR_PLAN_TRIALS_MAX];
     long long shape[QR_PLAN_MAX][4];
     for (int c = 0; c < plan->candidates && !st; c++) {
         /* the untimed frame; a tree shaped as an earlier candidate's (the
