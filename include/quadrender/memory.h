@@ -48,6 +48,13 @@ uint64_t qr_host_memory_budget(void);
  * process can take <n> bytes (<GiB>)". */
 qr_status qr_host_memory_check(const char *what, uint64_t bytes, qr_error *err);
 
+/* The least request the library's own builders check (the host index, the
+ * CPU renderer): asking what is available reads several files of /proc,
+ * which a frame of a few circles would spend more on than on its work;
+ * smaller requests are left to malloc. (Whole images have their own,
+ * QR_IMAGE_CHECKED_BYTES.) */
+#define QR_HOST_CHECKED_BYTES ((uint64_t)1 << 20)
+
 /* malloc(bytes) into *out, after qr_host_memory_check(what, bytes): a
  * request that cannot fit, or that malloc refuses, is QR_ERR_NOMEM naming
  * what and the bytes, with *out NULL. Free it with free(). */

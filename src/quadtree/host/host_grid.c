@@ -525,7 +525,7 @@ static int decide_crowding(grid_build *g)
  * checked before a step allocates them; else they are kept in g->refused. */
 static int fits(grid_build *g, uint64_t bytes)
 {
-    if (qr_host_memory_check("", bytes, NULL) == QR_OK) return 1;
+    if (bytes < QR_HOST_CHECKED_BYTES || qr_host_memory_check("", bytes, NULL) == QR_OK) return 1;
     g->refused = bytes;
     return 0;
 }

@@ -392,9 +392,11 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
 
     const int nchunks = (int)((scene->n + CIRCLE_CHUNK - 1) / CIRCLE_CHUNK);
     /* its per-circle copy, checked first (quadrender/memory.h) */
-    qr_status fit = qr_host_memory_check("the CPU renderer's circles",
-                                         (uint64_t)scene->n * sizeof(cpu_circle), err);
-    if (fit) return fit;
+    const uint64_t copy = (uint64_t)scene->n * sizeof(cpu_circle);
+    if (copy >= QR_HOST_CHECKED_BYTES) {
+        qr_status fit = qr_host_memory_check("the CPU renderer's circles", copy, err);
+        if (fit) return fit;
+    }
     cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
     chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
     int oom = !circles || !sums;
