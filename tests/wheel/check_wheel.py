@@ -17,6 +17,7 @@ saying why) without scikit-build-core or the venv module.
 """
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -87,6 +88,14 @@ def main():
     run([sys.executable, "-m", "venv", "--system-site-packages", env_dir], env=clean_env())
     bin_dir = os.path.join(env_dir, "bin")
     py = os.path.join(bin_dir, "python")
+    # --system-site-packages reaches the base interpreter's packages only;
+    # where this Python is itself a virtual environment (the device's is),
+    # numpy and pytest live in its own site-packages: the new one sees them
+    # too, as it would see a system's
+    purelib = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                  env=clean_env(), capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(purelib, "_parent_site.pth"), "w") as f:
+        f.write("\n".join(site.getsitepackages()) + "\n")
     run([py, "-m", "pip", "install", "--no-index", "--only-binary=:all:", "--no-cache-dir",
          "--disable-pip-version-check", wheel + "[test]"],
         cwd=work, env=clean_env(PATH=bin_dir, CC="false", CXX="false", CUDACXX="false"))
