@@ -38,6 +38,7 @@ set(QR_CPU_SOURCES
   quadtree/host/host_subtree.c
   quadtree/index_stats.c
   quadtree/index_plan.c
+  query/query.c
   job/frame_pool.c
   job/job_ctx.c
   job/job_mpi.c

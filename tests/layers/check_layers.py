@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 # lowest first; a file may include its own layer and those before it
-LAYERS = ["common", "gpu", "scene", "quadtree", "image", "render", "job", "cli"]
+LAYERS = ["common", "gpu", "scene", "quadtree", "query", "image", "render", "job", "cli"]
 FRONT_ENDS = {"cli"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

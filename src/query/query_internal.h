@@ -1,0 +1,23 @@
+/* query_internal.h — what the host query index (query.c) shares with the
+ * GPU's (gpu/query_gpu.cu): the scene the tree is built over, and the
+ * message of a bad box.
+ */
+#ifndef QR_QUERY_INTERNAL_H
+#define QR_QUERY_INTERNAL_H
+
+#include "quadrender/query.h"
+
+/* A scene of the circles' centres and widened radii (qr_query_widen) at
+ * resolution res: what both builders index. */
+qr_status qr_query_widened_scene(const qr_scene *scene, int32_t res, qr_scene **out,
+                                 qr_error *err);
+
+/* The resolution asked for (0: chosen) and the params (NULL: the default),
+ * checked: *res_out and *p_out are what the build uses. */
+qr_status qr_query_setup(const qr_scene *scene, int32_t resolution, const qr_index_params *params,
+                         int32_t *res_out, qr_index_params *p_out, qr_error *err);
+
+/* QR_OK, or QR_ERR_INVALID "box <q>: ..." for box b (4 floats), the q-th. */
+qr_status qr_query_check_box(const float *b, int64_t q, qr_error *err);
+
+#endif
