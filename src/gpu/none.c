@@ -5,6 +5,7 @@
  * take one are never reached with a valid one; they still answer sanely. */
 #include "gpu/tuning.h"
 #include "quadrender/gpu.h"
+#include "quadrender/gpu_query.h"
 
 #include <string.h>
 
@@ -256,4 +257,70 @@ qr_status qr_gpu_host_alloc(size_t bytes, void **out, qr_error *err)
 void qr_gpu_host_free(void *p)
 {
     (void)p;
+}
+
+/* ---- quadrender/gpu_query.h ---- */
+
+qr_status qr_gpu_query_create(const qr_scene *scene, int32_t resolution,
+                              const qr_index_params *params, qr_gpu_query **out, qr_error *err)
+{
+    (void)scene, (void)resolution, (void)params;
+    *out = NULL;
+    return no_gpu(err);
+}
+
+void qr_gpu_query_destroy(qr_gpu_query *q)
+{
+    (void)q;
+}
+
+qr_status qr_gpu_query_rebuild(qr_gpu_query *q, qr_error *err)
+{
+    (void)q;
+    return no_gpu(err);
+}
+
+int32_t qr_gpu_query_resolution(const qr_gpu_query *q)
+{
+    (void)q;
+    return 0;
+}
+
+qr_status qr_gpu_query_points(qr_gpu_query *q, const float *d_xy, int64_t n, qr_query_mode mode,
+                              qr_query_result *out, qr_error *err)
+{
+    (void)q, (void)d_xy, (void)n, (void)mode;
+    memset(out, 0, sizeof *out);
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_query_boxes(qr_gpu_query *q, const float *d_boxes, int64_t n, qr_query_mode mode,
+                             qr_query_result *out, qr_error *err)
+{
+    return qr_gpu_query_points(q, d_boxes, n, mode, out, err);
+}
+
+qr_status qr_gpu_query_points_host(qr_gpu_query *q, const float *xy, int64_t n,
+                                   qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    return qr_gpu_query_points(q, xy, n, mode, out, err);
+}
+
+qr_status qr_gpu_query_boxes_host(qr_gpu_query *q, const float *boxes, int64_t n,
+                                  qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    return qr_gpu_query_points(q, boxes, n, mode, out, err);
+}
+
+qr_status qr_gpu_query_points_brute(qr_gpu_query *q, const float *d_xy, int64_t n,
+                                    qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    return qr_gpu_query_points(q, d_xy, n, mode, out, err);
+}
+
+qr_status qr_gpu_query_last_ms(const qr_gpu_query *q, float *ms, qr_error *err)
+{
+    (void)q;
+    *ms = 0.0f;
+    return no_gpu(err);
 }
