@@ -7,6 +7,10 @@
 
 #include "quadrender/query.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A scene of the circles' centres and widened radii (qr_query_widen) at
  * resolution res: what both builders index. */
 qr_status qr_query_widened_scene(const qr_scene *scene, int32_t res, qr_scene **out,
@@ -19,5 +23,9 @@ qr_status qr_query_setup(const qr_scene *scene, int32_t resolution, const qr_ind
 
 /* QR_OK, or QR_ERR_INVALID "box <q>: ..." for box b (4 floats), the q-th. */
 qr_status qr_query_check_box(const float *b, int64_t q, qr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -605,6 +605,23 @@ qr_index_view qr_gpu_index_view(const qr_gpu_index *ix, const qr_build_plan *p, 
     return v;
 }
 
+qr_index_view qr_gpu_index_last_view(const qr_gpu_index *ix, int32_t *num_leaves, long long *num_pairs)
+{
+    qr_index_view v;
+    memset(&v, 0, sizeof v);
+    v.geom = ix->geom;
+    v.leaves = ix->leaves;
+    v.lists = ix->lists;
+    v.tile_leaf = ix->tile_leaf;
+    v.extra = ix->extra;
+    v.small = ix->small;
+    v.scalars = ix->scalars;
+    v.capacity = ix->items;
+    *num_leaves = ix->built ? ix->result.num_leaves : 0;
+    *num_pairs = ix->built ? ix->result.num_pairs : 0;
+    return v;
+}
+
 qr_timing qr_gpu_index_timing_level(const qr_gpu_index *ix)
 {
     return ix->timing;

@@ -102,6 +102,12 @@ void qr_gpu_index_shape(const qr_gpu_index *ix, long long shape[4]);
 qr_index_view qr_gpu_index_view(const qr_gpu_index *ix, const qr_build_plan *p,
                                 const int32_t *lists);
 
+/* The last accepted build as the render kernels see it (what other layers
+ * read of a finished index: the query kernels), with its leaf and pair
+ * counts. Only after qr_gpu_index_build or a checked frame. */
+qr_index_view qr_gpu_index_last_view(const qr_gpu_index *ix, int32_t *num_leaves,
+                                     long long *num_pairs);
+
 /* Caps the device bytes the index's buffers may take (0: no cap): a build
  * that would need more fails with QR_ERR_GPU_NOMEM, allocating nothing. */
 void qr_gpu_index_set_limit(qr_gpu_index *ix, size_t bytes);

@@ -1,0 +1,590 @@
+/* query_gpu.cu — point and box queries on the GPU (quadrender/gpu_query.h).
+ *
+ * The index is the GPU quadtree (quadtree/gpu) built over the widened
+ * scene (query_internal.h), the same tree as the host query index's; the
+ * kernels read it through its view: leaves, lists and the tile map.
+ *
+ *   points  k_point_leaf: each point's leaf (tile map; a tile cut into
+ *           smaller leaves holds the depth-first run between its first
+ *           and last, tested by rectangle), or "none" for points outside
+ *           the square; CUB's radix sort of (leaf, point) so that a warp's
+ *           threads mostly read the same list entries (one load serves
+ *           them all); k_point_test: a thread a point over its leaf's list
+ *           (TOP from the end, stopping at the first hit), answering at
+ *           the point's own place. ALL counts into offsets[1..n], scans
+ *           them (CUB, 64-bit) and tests again, writing.
+ *   boxes   k_box: a thread a box over the tiles under it, each leaf once
+ *           (from the tile holding the bottom-left cell of its overlap
+ *           with the box), each circle once (from the leaf holding the
+ *           bottom-left cell of its widened box's overlap with the box's
+ *           cells), as query.c does. ALL counts, scans, writes, then sorts
+ *           each box's circles (CUB's segmented sort) into drawing order.
+ *   brute   k_point_brute: every circle against every point, circles
+ *           staged through shared memory a block-load at a time.
+ */
+#include <cub/cub.cuh>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda_check.h"
+#include "quadrender/gpu.h"
+#include "quadrender/gpu_query.h"
+#include "quadrender/memory.h"
+#include "quadrender/gpu_index.h"
+#include "quadrender/gpu_scene.h"
+#include "quadtree/gpu/index_gpu.h"
+#include "quadtree/gpu/quadtree_gpu.h"
+#include "query/query_internal.h"
+#include "query/query_math.h"
+
+#define QT_THREADS 256
+
+struct qr_gpu_query {
+    int32_t res, n;
+    qr_index_params params;
+    qr_gpu_scene *widened;   /* what the tree is built over */
+    qr_gpu_index *ix;
+    float4 *circles;         /* (x, y, r, 0) a circle: what the queries test */
+    qr_index_view view;      /* the last build's */
+    int32_t num_leaves;
+    cudaStream_t stream;
+    cudaEvent_t t0, t1;
+    /* buffers, grown as queries need */
+    void *buf[8];
+    size_t cap[8];
+};
+
+enum { B_KEYS, B_VALS, B_SORT_TMP, B_VALUES, B_OFFSETS, B_IDS, B_IDS2, B_BAD };
+
+static qr_status grow(qr_gpu_query *q, int which, size_t bytes, qr_error *err)
+{
+    if (bytes <= q->cap[which]) return QR_OK;
+    cudaFree(q->buf[which]);
+    q->buf[which] = NULL;
+    q->cap[which] = 0;
+    bytes += bytes / 8;
+    cudaError_t e = cudaMalloc(&q->buf[which], bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return qr_fail(err, qr_cuda_status(e), "out of GPU memory: the queries need %zu bytes more",
+                       bytes);
+    }
+    q->cap[which] = bytes;
+    return QR_OK;
+}
+
+/* ---- kernels ----------------------------------------------------------------- */
+
+/* The leaf holding cell (cx, cy), through the tile map. */
+__device__ __forceinline__ int32_t cell_leaf(const qr_index_view &v, int32_t num_leaves, int cx, int cy)
+{
+    if (num_leaves == 1) return 0;
+    const qr_tree_geom &g = v.geom;
+    const size_t t = (size_t)(cy / QR_TILE) * g.tiles_x + cx / QR_TILE;
+    int32_t a = v.tile_leaf[t];
+    const int32_t b = v.tile_leaf[(size_t)g.tiles_x * g.tiles_y + t];
+    for (; a < b; a++) {
+        const qr_rect r = v.leaves[a].rect;
+        if (cx >= r.x0 && cx < r.x1 && cy >= r.y0 && cy < r.y1) break;
+    }
+    return a;
+}
+
+__global__ void k_point_leaf(qr_index_view v, int32_t num_leaves, int res, const float *__restrict__ xy,
+                             int64_t n, int32_t *__restrict__ keys, int32_t *__restrict__ vals)
+{
+    const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    const float x = xy[2 * p], y = xy[2 * p + 1];
+    keys[p] = qr_query_in_square(x, y) && num_leaves > 0
+                  ? cell_leaf(v, num_leaves, qr_query_cell(x, res), qr_query_cell(y, res))
+                  : num_leaves;
+    vals[p] = (int32_t)p;
+}
+
+/* MODE: TOP, COUNT, ALL (count into offsets[p + 1]) or ALL + 1 (write ids). */
+template <int MODE>
+__global__ void k_point_test(qr_index_view v, int32_t num_leaves, const float4 *__restrict__ circles,
+                             const float *__restrict__ xy, int64_t n, const int32_t *__restrict__ keys,
+                             const int32_t *__restrict__ vals, int32_t *__restrict__ values,
+                             long long *__restrict__ offsets, int32_t *__restrict__ ids)
+{
+    const int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= n) return;
+    const int32_t leaf = keys[s], p = vals[s];
+    const float x = xy[2 * (int64_t)p], y = xy[2 * (int64_t)p + 1];
+    int32_t count = 0, top = -1;
+    if (leaf < num_leaves) {
+        const qr_leaf L = v.leaves[leaf];
+        const int32_t *list = v.lists + L.offset;
+        if (MODE == QR_QUERY_TOP) {
+            for (int32_t k = L.count - 1; k >= 0; k--) {
+                const int32_t i = list[k];
+                const float4 c = circles[i];
+                if (qr_query_covers(c.x, c.y, c.z, x, y)) {
+                    top = i;
+                    break;
+                }
+            }
+        } else {
+            int32_t *out = MODE == QR_QUERY_ALL + 1 ? ids + offsets[p] : NULL;
+            for (int32_t k = 0; k < L.count; k++) {
+                const int32_t i = list[k];
+                const float4 c = circles[i];
+                if (qr_query_covers(c.x, c.y, c.z, x, y)) {
+                    if (MODE == QR_QUERY_ALL + 1) out[count] = i;
+                    count++;
+                }
+            }
+        }
+    }
+    if (MODE == QR_QUERY_TOP) values[p] = top;
+    if (MODE == QR_QUERY_COUNT) values[p] = count;
+    if (MODE == QR_QUERY_ALL) offsets[p + 1] = count;
+}
+
+/* The lowest index of a bad box (query_internal.h's rules) into *bad. */
+__global__ void k_box_check(const float *__restrict__ boxes, int64_t n, unsigned long long *bad)
+{
+    const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    const float *b = boxes + 4 * q;
+    if (!(b[0] <= b[2]) || !(b[1] <= b[3]) || b[0] != b[0] || b[1] != b[1] || b[2] != b[2] || b[3] != b[3])
+        atomicMin(bad, (unsigned long long)q);
+}
+
+template <int MODE>
+__global__ void k_box(qr_index_view v, int32_t num_leaves, int res, const float4 *__restrict__ circles,
+                      const float *__restrict__ boxes, int64_t n, int32_t *__restrict__ values,
+                      long long *__restrict__ offsets, int32_t *__restrict__ ids)
+{
+    const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= n) return;
+    float c[4];
+    int32_t count = 0, top = -1;
+    int32_t *out = MODE == QR_QUERY_ALL + 1 ? ids + offsets[q] : NULL;
+    if (qr_query_clip_box(boxes + 4 * q, c) && num_leaves > 0) {
+        const int cx0 = qr_query_cell(c[0], res), cx1 = qr_query_cell(c[2], res);
+        const int cy0 = qr_query_cell(c[1], res), cy1 = qr_query_cell(c[3], res);
+        const qr_tree_geom &g = v.geom;
+        for (int ty = cy0 / QR_TILE; ty <= cy1 / QR_TILE; ty++)
+            for (int tx = cx0 / QR_TILE; tx <= cx1 / QR_TILE; tx++) {
+                const size_t t = (size_t)ty * g.tiles_x + tx;
+                const int32_t a = num_leaves == 1 ? 0 : v.tile_leaf[t];
+                const int32_t b = num_leaves == 1 ? 0 : v.tile_leaf[(size_t)g.tiles_x * g.tiles_y + t];
+                for (int32_t l = a; l <= b; l++) {
+                    const qr_leaf L = v.leaves[l];
+                    if (L.rect.x0 > cx1 || L.rect.x1 <= cx0 || L.rect.y0 > cy1 || L.rect.y1 <= cy0)
+                        continue; /* a small leaf of the tile outside the box */
+                    const int ox = L.rect.x0 > cx0 ? L.rect.x0 : cx0;
+                    const int oy = L.rect.y0 > cy0 ? L.rect.y0 : cy0;
+                    if (ox / QR_TILE != tx || oy / QR_TILE != ty) continue; /* another tile's */
+                    const int32_t *list = v.lists + L.offset;
+                    for (int32_t k = 0; k < L.count; k++) {
+                        const int32_t i = list[k];
+                        const float4 ci = circles[i];
+                        const qr_pixbox bx = qr_circle_pixbox(ci.x, ci.y, qr_query_widen(ci.z, res), res, res);
+                        const int px = bx.x0 > cx0 ? bx.x0 : cx0, py = bx.y0 > cy0 ? bx.y0 : cy0;
+                        if (px < L.rect.x0 || px >= L.rect.x1 || py < L.rect.y0 || py >= L.rect.y1)
+                            continue; /* another leaf reports it */
+                        if (qr_query_touches(ci.x, ci.y, ci.z, c)) {
+                            if (MODE == QR_QUERY_ALL + 1) out[count] = i;
+                            count++;
+                            top = i > top ? i : top;
+                        }
+                    }
+                }
+            }
+    }
+    if (MODE == QR_QUERY_TOP) values[q] = top;
+    if (MODE == QR_QUERY_COUNT) values[q] = count;
+    if (MODE == QR_QUERY_ALL) offsets[q + 1] = count;
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(QT_THREADS) k_point_brute(const float4 *__restrict__ circles, int32_t nc,
+                                                           const float *__restrict__ xy, int64_t n,
+                                                           int32_t *__restrict__ values)
+{
+    __shared__ float4 sc[QT_THREADS];
+    const int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float x = 2.0f, y = 2.0f;
+    if (p < n) x = xy[2 * p], y = xy[2 * p + 1];
+    const int in = qr_query_in_square(x, y);
+    int32_t count = 0, top = -1;
+    for (int32_t base = 0; base < nc; base += QT_THREADS) {
+        __syncthreads();
+        if (base + (int)threadIdx.x < nc) sc[threadIdx.x] = circles[base + threadIdx.x];
+        __syncthreads();
+        const int m = nc - base < QT_THREADS ? nc - base : QT_THREADS;
+        if (!in) continue;
+        for (int k = 0; k < m; k++) {
+            const float4 c = sc[k];
+            if (qr_query_covers(c.x, c.y, c.z, x, y)) {
+                count++;
+                top = base + k;
+            }
+        }
+    }
+    if (p < n) values[p] = MODE == QR_QUERY_TOP ? top : count;
+}
+
+__global__ void k_pack_circles(const float *__restrict__ x, const float *__restrict__ y,
+                               const float *__restrict__ r, int32_t n, float4 *__restrict__ out)
+{
+    const int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = make_float4(x[i], y[i], r[i], 0.0f);
+}
+
+/* ---- the object ---------------------------------------------------------------- */
+
+static unsigned blocks_for(int64_t n)
+{
+    return (unsigned)((n + QT_THREADS - 1) / QT_THREADS);
+}
+
+extern "C" qr_status qr_gpu_query_rebuild(qr_gpu_query *q, qr_error *err)
+{
+    qr_status st = qr_gpu_index_build(q->ix, q->widened, q->res, q->res, NULL, &q->params,
+                                      QR_RENDER_EXACT, err);
+    if (st != QR_OK) return st;
+    long long pairs;
+    q->view = qr_gpu_index_last_view(q->ix, &q->num_leaves, &pairs);
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_query_create(const qr_scene *scene, int32_t resolution,
+                                         const qr_index_params *params, qr_gpu_query **out,
+                                         qr_error *err)
+{
+    *out = NULL;
+    int32_t res;
+    qr_index_params p;
+    qr_status st = qr_query_setup(scene, resolution, params, &res, &p, err);
+    if (st != QR_OK) return st;
+    if ((st = qr_gpu_probe(NULL, err)) != QR_OK) return st;
+    qr_gpu_query *q = (qr_gpu_query *)calloc(1, sizeof *q);
+    if (!q) return qr_fail(err, QR_ERR_NOMEM, "out of memory: the GPU query object");
+    q->res = res;
+    q->n = scene->n;
+    q->params = p;
+    qr_scene *w = NULL;
+    QR_CUDA_GOTO(err, st, fail, cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking));
+    QR_CUDA_GOTO(err, st, fail, cudaEventCreate(&q->t0));
+    QR_CUDA_GOTO(err, st, fail, cudaEventCreate(&q->t1));
+    if ((st = qr_query_widened_scene(scene, res, &w, err)) != QR_OK) goto fail;
+    st = qr_gpu_scene_create(w, &q->widened, err);
+    qr_scene_destroy(w);
+    if (st != QR_OK) goto fail;
+    if ((st = qr_gpu_index_create(&q->ix, err)) != QR_OK) goto fail;
+    QR_CUDA_GOTO(err, st, fail, cudaMalloc(&q->circles, (size_t)(scene->n > 0 ? scene->n : 1) * sizeof(float4)));
+    if (scene->n > 0) {
+        /* the real radii: the widened scene's centres, the scene's radii */
+        float *r = NULL;
+        QR_CUDA_GOTO(err, st, fail, cudaMalloc(&r, (size_t)scene->n * sizeof(float)));
+        cudaError_t e = cudaMemcpy(r, scene->r, (size_t)scene->n * sizeof(float), cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) {
+            k_pack_circles<<<blocks_for(scene->n), QT_THREADS, 0, q->stream>>>(q->widened->x, q->widened->y, r,
+                                                                scene->n, q->circles);
+            e = cudaGetLastError();
+        }
+        if (e == cudaSuccess) e = cudaStreamSynchronize(q->stream);
+        cudaFree(r);
+        QR_CUDA_GOTO(err, st, fail, e);
+    }
+    if ((st = qr_gpu_query_rebuild(q, err)) != QR_OK) goto fail;
+    *out = q;
+    return QR_OK;
+fail:
+    qr_gpu_query_destroy(q);
+    return st;
+}
+
+extern "C" void qr_gpu_query_destroy(qr_gpu_query *q)
+{
+    if (!q) return;
+    for (int k = 0; k < 8; k++) cudaFree(q->buf[k]);
+    cudaFree(q->circles);
+    qr_gpu_index_destroy(q->ix);
+    qr_gpu_scene_destroy(q->widened);
+    if (q->t0) cudaEventDestroy(q->t0);
+    if (q->t1) cudaEventDestroy(q->t1);
+    if (q->stream) cudaStreamDestroy(q->stream);
+    free(q);
+}
+
+extern "C" int32_t qr_gpu_query_resolution(const qr_gpu_query *q)
+{
+    return q->res;
+}
+
+/* ALL's second half: offsets[0] = 0, offsets[1..n] summed in place; the
+ * ids buffer sized to the total (read back). */
+static qr_status scan_offsets(qr_gpu_query *q, int64_t n, long long *total, qr_error *err)
+{
+    long long *off = (long long *)q->buf[B_OFFSETS];
+    size_t tmp = 0;
+    QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(NULL, tmp, off + 1, off + 1, n, q->stream));
+    qr_status st = grow(q, B_SORT_TMP, tmp, err);
+    if (st != QR_OK) return st;
+    tmp = q->cap[B_SORT_TMP];
+    QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(q->buf[B_SORT_TMP], tmp, off + 1, off + 1, n, q->stream));
+    QR_CUDA_TRY(err, cudaMemcpyAsync(total, off + n, sizeof *total, cudaMemcpyDeviceToHost, q->stream));
+    QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+    return grow(q, B_IDS, (size_t)(*total > 0 ? *total : 1) * sizeof(int32_t), err);
+}
+
+static qr_status finish(qr_gpu_query *q, int64_t n, qr_query_mode mode, qr_query_result *out,
+                        qr_error *err)
+{
+    QR_CUDA_TRY(err, cudaEventRecord(q->t1, q->stream));
+    QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+    memset(out, 0, sizeof *out);
+    out->queries = n;
+    out->mode = mode;
+    if (mode == QR_QUERY_ALL) {
+        out->offsets = (int64_t *)q->buf[B_OFFSETS];
+        out->ids = (int32_t *)q->buf[B_IDS];
+    } else {
+        out->values = (int32_t *)q->buf[B_VALUES];
+    }
+    return QR_OK;
+}
+
+static qr_status check_args(qr_gpu_query *q, const void *in, int64_t n, qr_query_mode mode, qr_error *err)
+{
+    if (!q) return qr_fail(err, QR_ERR_INVALID, "queries: no GPU query object");
+    if (n < 0 || (n > 0 && !in) || n > INT32_MAX)
+        return qr_fail(err, QR_ERR_INVALID, "queries: %lld at %p (at most %d a batch on the GPU)",
+                       (long long)n, in, INT32_MAX);
+    if (mode < QR_QUERY_TOP || mode > QR_QUERY_ALL)
+        return qr_fail(err, QR_ERR_INVALID, "query mode %d: expected top, count or all", (int)mode);
+    return QR_OK;
+}
+
+/* Room for the answers of n queries in mode. */
+static qr_status answers_room(qr_gpu_query *q, int64_t n, qr_query_mode mode, qr_error *err)
+{
+    if (mode == QR_QUERY_ALL) {
+        qr_status st = grow(q, B_OFFSETS, (size_t)(n + 1) * sizeof(long long), err);
+        if (st != QR_OK) return st;
+        QR_CUDA_TRY(err, cudaMemsetAsync(q->buf[B_OFFSETS], 0, sizeof(long long), q->stream));
+        return grow(q, B_IDS, sizeof(int32_t), err);
+    }
+    return grow(q, B_VALUES, (size_t)(n > 0 ? n : 1) * sizeof(int32_t), err);
+}
+
+extern "C" qr_status qr_gpu_query_points(qr_gpu_query *q, const float *d_xy, int64_t n,
+                                         qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    qr_status st = check_args(q, d_xy, n, mode, err);
+    if (st != QR_OK) return st;
+    const size_t words = (size_t)(n > 0 ? n : 1) * sizeof(int32_t);
+    if ((st = grow(q, B_KEYS, 2 * words, err)) != QR_OK) return st;
+    if ((st = grow(q, B_VALS, 2 * words, err)) != QR_OK) return st;
+    if ((st = answers_room(q, n, mode, err)) != QR_OK) return st;
+    int32_t *keys = (int32_t *)q->buf[B_KEYS], *vals = (int32_t *)q->buf[B_VALS];
+    const int bits = qr_key_bits((long long)q->num_leaves + 1);
+    size_t tmp = 0;
+    QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, tmp, keys, keys + n, vals, vals + n, (int)n, 0,
+                                                     bits > 0 ? bits : 1, q->stream));
+    if ((st = grow(q, B_SORT_TMP, tmp, err)) != QR_OK) return st;
+    tmp = q->cap[B_SORT_TMP];
+    QR_CUDA_TRY(err, cudaEventRecord(q->t0, q->stream));
+    if (n > 0) {
+        k_point_leaf<<<blocks_for(n), QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, d_xy, n, keys, vals);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        QR_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(q->buf[B_SORT_TMP], tmp, keys, keys + n, vals, vals + n,
+                                                         (int)n, 0, bits > 0 ? bits : 1, q->stream));
+    }
+    const int32_t *sk = keys + n, *sv = vals + n;
+    int32_t *values = (int32_t *)q->buf[B_VALUES];
+    long long *off = (long long *)q->buf[B_OFFSETS];
+    const unsigned nb = blocks_for(n);
+    if (mode == QR_QUERY_TOP && n > 0)
+        k_point_test<QR_QUERY_TOP><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->circles, d_xy, n, sk, sv,
+                                                                   values, off, NULL);
+    if (mode == QR_QUERY_COUNT && n > 0)
+        k_point_test<QR_QUERY_COUNT><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->circles, d_xy, n,
+                                                                     sk, sv, values, off, NULL);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    if (mode == QR_QUERY_ALL && n > 0) {
+        k_point_test<QR_QUERY_ALL><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->circles, d_xy, n, sk,
+                                                                   sv, values, off, NULL);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        long long total;
+        if ((st = scan_offsets(q, n, &total, err)) != QR_OK) return st;
+        k_point_test<QR_QUERY_ALL + 1><<<nb, QT_THREADS, 0, q->stream>>>(
+            q->view, q->num_leaves, q->circles, d_xy, n, sk, sv, values, (long long *)q->buf[B_OFFSETS],
+            (int32_t *)q->buf[B_IDS]);
+        QR_CUDA_TRY(err, cudaGetLastError());
+    }
+    return finish(q, n, mode, out, err);
+}
+
+extern "C" qr_status qr_gpu_query_boxes(qr_gpu_query *q, const float *d_boxes, int64_t n,
+                                        qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    qr_status st = check_args(q, d_boxes, n, mode, err);
+    if (st != QR_OK) return st;
+    if ((st = grow(q, B_BAD, sizeof(unsigned long long), err)) != QR_OK) return st;
+    if ((st = answers_room(q, n, mode, err)) != QR_OK) return st;
+    QR_CUDA_TRY(err, cudaEventRecord(q->t0, q->stream));
+    if (n > 0) {
+        unsigned long long bad = ~0ull;
+        QR_CUDA_TRY(err, cudaMemcpyAsync(q->buf[B_BAD], &bad, sizeof bad, cudaMemcpyHostToDevice, q->stream));
+        k_box_check<<<blocks_for(n), QT_THREADS, 0, q->stream>>>(d_boxes, n, (unsigned long long *)q->buf[B_BAD]);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        QR_CUDA_TRY(err, cudaMemcpyAsync(&bad, q->buf[B_BAD], sizeof bad, cudaMemcpyDeviceToHost, q->stream));
+        QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+        if (bad != ~0ull) {
+            float b[4];
+            QR_CUDA_TRY(err, cudaMemcpy(b, d_boxes + 4 * bad, sizeof b, cudaMemcpyDeviceToHost));
+            return qr_query_check_box(b, (int64_t)bad, err);
+        }
+    }
+    int32_t *values = (int32_t *)q->buf[B_VALUES];
+    long long *off = (long long *)q->buf[B_OFFSETS];
+    const unsigned nb = blocks_for(n);
+    if (n > 0 && mode == QR_QUERY_TOP)
+        k_box<QR_QUERY_TOP><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
+                                                            values, off, NULL);
+    if (n > 0 && mode == QR_QUERY_COUNT)
+        k_box<QR_QUERY_COUNT><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
+                                                              values, off, NULL);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    if (n > 0 && mode == QR_QUERY_ALL) {
+        k_box<QR_QUERY_ALL><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
+                                                            values, off, NULL);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        long long total;
+        if ((st = scan_offsets(q, n, &total, err)) != QR_OK) return st;
+        if ((st = grow(q, B_IDS2, (size_t)(total > 0 ? total : 1) * sizeof(int32_t), err)) != QR_OK) return st;
+        off = (long long *)q->buf[B_OFFSETS];
+        int32_t *unsorted = (int32_t *)q->buf[B_IDS2];
+        k_box<QR_QUERY_ALL + 1><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes,
+                                                                n, values, off, unsorted);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        if (total > 0) {
+            size_t tmp = 0;
+            QR_CUDA_TRY(err, cub::DeviceSegmentedSort::SortKeys(NULL, tmp, unsorted, (int32_t *)q->buf[B_IDS], total,
+                                                                n, off, off + 1, q->stream));
+            if ((st = grow(q, B_SORT_TMP, tmp, err)) != QR_OK) return st;
+            tmp = q->cap[B_SORT_TMP];
+            QR_CUDA_TRY(err, cub::DeviceSegmentedSort::SortKeys(q->buf[B_SORT_TMP], tmp, unsorted,
+                                                                (int32_t *)q->buf[B_IDS], total, n, off, off + 1,
+                                                                q->stream));
+        }
+    }
+    return finish(q, n, mode, out, err);
+}
+
+extern "C" qr_status qr_gpu_query_points_brute(qr_gpu_query *q, const float *d_xy, int64_t n,
+                                               qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    qr_status st = check_args(q, d_xy, n, mode, err);
+    if (st != QR_OK) return st;
+    if (mode == QR_QUERY_ALL)
+        return qr_fail(err, QR_ERR_INVALID, "the brute-force GPU kernel answers top and count only");
+    if ((st = answers_room(q, n, mode, err)) != QR_OK) return st;
+    QR_CUDA_TRY(err, cudaEventRecord(q->t0, q->stream));
+    int32_t *values = (int32_t *)q->buf[B_VALUES];
+    if (n > 0 && mode == QR_QUERY_TOP)
+        k_point_brute<QR_QUERY_TOP><<<blocks_for(n), QT_THREADS, 0, q->stream>>>(q->circles, q->n, d_xy, n, values);
+    if (n > 0 && mode == QR_QUERY_COUNT)
+        k_point_brute<QR_QUERY_COUNT><<<blocks_for(n), QT_THREADS, 0, q->stream>>>(q->circles, q->n, d_xy, n, values);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    return finish(q, n, mode, out, err);
+}
+
+extern "C" qr_status qr_gpu_query_last_ms(const qr_gpu_query *q, float *ms, qr_error *err)
+{
+    QR_CUDA_TRY(err, cudaEventSynchronize(q->t1));
+    QR_CUDA_TRY(err, cudaEventElapsedTime(ms, q->t0, q->t1));
+    return QR_OK;
+}
+
+/* ---- host arrays, in batches ------------------------------------------------------ */
+
+/* Queries a batch of the host functions: their inputs and answers on the
+ * GPU stay within a few hundred MB (ALL's ids come on top). */
+#define QR_GPU_QUERY_BATCH ((int64_t)1 << 23)
+
+static qr_status run_host(qr_gpu_query *q, const float *in, int per, int64_t n, qr_query_mode mode,
+                          int boxes, qr_query_result *out, qr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    qr_status st = check_args(q, in ? in : (const float *)q, n, mode, err);
+    if (st != QR_OK) return st;
+    if (boxes && (st = qr_query_check_boxes(in, n, err)) != QR_OK) return st;
+    out->queries = n;
+    out->mode = mode;
+    if (mode == QR_QUERY_ALL) {
+        if ((st = qr_host_malloc("the query answers' offsets", (size_t)(n + 1) * sizeof(int64_t),
+                                 (void **)&out->offsets, err)) != QR_OK)
+            return st;
+        out->offsets[0] = 0;
+    } else if ((st = qr_host_malloc("the query answers", (size_t)(n > 0 ? n : 1) * sizeof(int32_t),
+                                    (void **)&out->values, err)) != QR_OK) {
+        return st;
+    }
+    float *d_in = NULL;
+    const int64_t batch = n < QR_GPU_QUERY_BATCH ? n : QR_GPU_QUERY_BATCH;
+    QR_CUDA_GOTO(err, st, fail, cudaMalloc(&d_in, (size_t)(batch > 0 ? batch : 1) * per * sizeof(float)));
+    for (int64_t first = 0; first < n; first += batch) {
+        const int64_t m = n - first < batch ? n - first : batch;
+        QR_CUDA_GOTO(err, st, fail, cudaMemcpy(d_in, in + first * per, (size_t)m * per * sizeof(float),
+                                               cudaMemcpyHostToDevice));
+        qr_query_result r;
+        st = boxes ? qr_gpu_query_boxes(q, d_in, m, mode, &r, err) : qr_gpu_query_points(q, d_in, m, mode, &r, err);
+        if (st != QR_OK) goto fail;
+        if (mode != QR_QUERY_ALL) {
+            QR_CUDA_GOTO(err, st, fail, cudaMemcpy(out->values + first, r.values, (size_t)m * sizeof(int32_t),
+                                                   cudaMemcpyDeviceToHost));
+            continue;
+        }
+        QR_CUDA_GOTO(err, st, fail, cudaMemcpy(out->offsets + first + 1, r.offsets + 1, (size_t)m * sizeof(int64_t),
+                                               cudaMemcpyDeviceToHost));
+        const int64_t base = out->offsets[first], total = out->offsets[first + m];
+        for (int64_t k = first + 1; k <= first + m; k++) out->offsets[k] += base;
+        const int64_t had = base, now = base + total;
+        int32_t *ids = (int32_t *)realloc(out->ids, (size_t)(now > 0 ? now : 1) * sizeof(int32_t));
+        if (!ids) {
+            st = qr_fail(err, QR_ERR_NOMEM, "out of memory: the query answers' %lld circles", (long long)now);
+            goto fail;
+        }
+        out->ids = ids;
+        QR_CUDA_GOTO(err, st, fail, cudaMemcpy(out->ids + had, r.ids, (size_t)total * sizeof(int32_t),
+                                               cudaMemcpyDeviceToHost));
+    }
+    if (mode == QR_QUERY_ALL && !out->ids) {
+        out->ids = (int32_t *)malloc(sizeof(int32_t));
+        if (!out->ids) {
+            st = qr_fail(err, QR_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+    }
+    cudaFree(d_in);
+    return QR_OK;
+fail:
+    cudaFree(d_in);
+    qr_query_result_free(out);
+    return st;
+}
+
+extern "C" qr_status qr_gpu_query_points_host(qr_gpu_query *q, const float *xy, int64_t n,
+                                              qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    return run_host(q, xy, 2, n, mode, 0, out, err);
+}
+
+extern "C" qr_status qr_gpu_query_boxes_host(qr_gpu_query *q, const float *boxes, int64_t n,
+                                             qr_query_mode mode, qr_query_result *out, qr_error *err)
+{
+    return run_host(q, boxes, 4, n, mode, 1, out, err);
+}
