@@ -12,9 +12,16 @@
  * of one leaf: it stages the leaf's list in shared memory a batch at a
  * time, every thread testing its point against each staged circle (TOP
  * walks the list from its end and stops at the first hit). ALL counts,
- * scans the counts (CUB), then writes. Boxes are a thread block each over
- * the leaves under them, a circle reported by the leaf holding the
- * bottom-left cell of its box's overlap with the query's, so once.
+ * scans the counts (CUB), then writes. Boxes are a warp each over the
+ * leaves under them, a circle reported by the leaf holding the bottom-left
+ * cell of its box's overlap with the query's, so once; ALL then sorts each
+ * box's circles (CUB's segmented sort).
+ *
+ * Streams: a query object queues its work on a stream of its own that is
+ * ordered with the legacy default stream (cudaStreamDefault flags), so
+ * queries written by cudaMemcpy or by kernels on the default stream are
+ * read after those writes; a caller writing them on streams of its own
+ * must synchronize those first. Each call waits for its work to finish.
  *
  * Every function returns QR_ERR_NO_GPU in a build without CUDA.
  */
@@ -69,6 +76,11 @@ qr_status qr_gpu_query_boxes_host(qr_gpu_query *q, const float *boxes, int64_t n
  * `bench --query` compares against). *out as qr_gpu_query_points. */
 qr_status qr_gpu_query_points_brute(qr_gpu_query *q, const float *d_xy, int64_t n,
                                     qr_query_mode mode, qr_query_result *out, qr_error *err);
+
+/* A device copy of `floats` floats from the host, for queries a caller
+ * times on the GPU (bench, tests); free with qr_gpu_query_free. */
+qr_status qr_gpu_query_upload(const float *host, int64_t floats, float **d_out, qr_error *err);
+void qr_gpu_query_free(float *d);
 
 /* Waits for the queued work; the milliseconds of the last call's GPU work
  * (CUDA events around it: lookup, sort, test and output). */

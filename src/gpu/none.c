@@ -324,3 +324,15 @@ qr_status qr_gpu_query_last_ms(const qr_gpu_query *q, float *ms, qr_error *err)
     *ms = 0.0f;
     return no_gpu(err);
 }
+
+qr_status qr_gpu_query_upload(const float *host, int64_t floats, float **d_out, qr_error *err)
+{
+    (void)host, (void)floats;
+    *d_out = NULL;
+    return no_gpu(err);
+}
+
+void qr_gpu_query_free(float *d)
+{
+    (void)d;
+}

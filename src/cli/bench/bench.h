@@ -191,6 +191,13 @@ qr_status bench_e2e(FILE *out, const char *const *scenes, int nscenes, const int
                     int nsizes, int exact, uint32_t seed, const qr_index_params *qp,
                     qr_error *err);
 
+/* `bench --query` (bench_query.c): point and box queries on the GPU, the
+ * quadtree's index against the uniform grid at each tile and the
+ * brute-force kernel, a table to `out` (and JSON rows to json_path, "-":
+ * stdout). */
+qr_status bench_query(FILE *out, const char *const *scenes, int nscenes, uint32_t seed, int warmup,
+                      int frames, const char *json_path, qr_error *err);
+
 /* `bench --cpu` (bench_cpu.c): the fast CPU renderer in exact and/or fast
  * mode beside the reference renderer, a table to `out`. */
 qr_status bench_cpu(FILE *out, const char *const *scenes, int nscenes, const int *sizes, int nsizes,

@@ -151,6 +151,11 @@ static const scored_scene scored[] = {
 
 /* The scaling run's scenes when none is named: a uniform and a clustered
  * family, 10k to 100M circles. */
+/* bench --query's scenes when none is named: CS149's densest and the
+ * non-uniform ones. */
+static const char *const query_scenes[] = {"rand1M",  "micro2M", "clusters", "spiral",
+                                           "powerlaw", "hotspot", "roads",    "ring"};
+
 static const char *const scaling_scenes[] = {
     "uniform:10k",   "uniform:100k",   "uniform:1M",   "uniform:10M",   "uniform:100M",
     "clustered:10k", "clustered:100k", "clustered:1M", "clustered:10M", "clustered:100M",
@@ -388,7 +393,7 @@ static double peak_flops(const qr_gpu_info *g)
 typedef struct bench_args {
     word_list indexes, modes;
     int_list sizes, tiles;
-    int frames, warmup, cpu, direct, cpu_frames, e2e;
+    int frames, warmup, cpu, direct, cpu_frames, e2e, query;
     int plan; /* --plan N */
     int zoo, zoo_first; /* --zoo N: zoo:zoo_first .. zoo:zoo_first+N-1 */
     uint32_t seed;
@@ -452,6 +457,9 @@ static int bench_check_args(const cli_cmd *cmd, bench_args *a, int npos)
         }
         a->scenes = a->listed;
         a->nscenes = npos + a->zoo;
+    } else if (!npos && a->query) {
+        a->scenes = query_scenes;
+        a->nscenes = (int)(sizeof query_scenes / sizeof query_scenes[0]);
     } else if (!npos && a->scaling) {
         a->scenes = scaling_scenes;
         a->nscenes = (int)(sizeof scaling_scenes / sizeof scaling_scenes[0]);
@@ -473,6 +481,11 @@ static int bench_check_args(const cli_cmd *cmd, bench_args *a, int npos)
     if (a->plan && (a->e2e || a->direct))
         return cli_usage_error(cmd, "--plan: not with %s (a plan times graph frames)",
                                a->e2e ? "--e2e" : "--direct");
+    if (a->query && (a->e2e || a->cpu || a->plan || a->direct || a->zoo || a->csv || a->plot ||
+                     a->scaling || a->report))
+        return cli_usage_error(cmd, "--query prints a table (and --json): not with --e2e, --cpu, "
+                                    "--plan, --direct, --zoo, --csv, --plot, --scaling-plot or "
+                                    "--report");
     if (a->e2e && (a->cpu || a->json || a->csv || a->plot || a->scaling || a->report))
         return cli_usage_error(cmd, "--e2e prints a table: not with --cpu, --json, --csv, --plot, "
                                     "--scaling-plot or --report");
@@ -521,6 +534,9 @@ static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
          "measure the fastest (0: the settings as given, the default)", 0},
         {"--e2e", NULL, NULL, NULL, &a->e2e,
          "time the whole path of a render instead (load, upload, GPU, PNG out; RSS, GPU memory)", 0},
+        {"--query", NULL, NULL, NULL, &a->query,
+         "time point and box queries instead: 10M points and 100k boxes, the quadtree "
+         "against each grid and a brute-force kernel (index build included)", 0},
         {"--json", NULL, "FILE", cli_set_string, &a->json, "write all results as JSON, or - for stdout", 0},
         {"--csv", NULL, "FILE", cli_set_string, &a->csv, "write all results as CSV, or - for stdout", 0},
         {"--plot", NULL, "FILE.svg", cli_set_string, &a->plot, "draw stacked stage times per scene (SVG)", 0},
@@ -604,8 +620,9 @@ static int bench_zoo_cpu(const bench_args *a, qr_error *err)
  * with --cpu (the zoo's rows too with --zoo), else why not. An exit code. */
 static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_error *why)
 {
-    if (a->e2e) {
-        fprintf(stderr, "quadrender: bench --e2e needs a GPU: %s\n", why->msg);
+    if (a->e2e || a->query) {
+        fprintf(stderr, "quadrender: bench %s needs a GPU: %s\n", a->e2e ? "--e2e" : "--query",
+                why->msg);
         return CLI_EXIT_NO_GPU;
     }
     if (!a->cpu) {
@@ -736,6 +753,12 @@ static int run_bench(const cli_cmd *cmd, int argc, char **argv)
     qr_error err;
     bench_env env;
     if (qr_gpu_probe(&env.gpu, &err) != QR_OK) return bench_without_gpu(cmd, &a, &err);
+    if (a.query) {
+        if (bench_query(stdout, a.scenes, a.nscenes, a.seed, a.warmup, a.frames, a.json, &err) !=
+            QR_OK)
+            return cli_fail(&err, CLI_PHASE_RUN);
+        return CLI_EXIT_OK;
+    }
     if (a.e2e) {
         if (bench_e2e(stdout, a.scenes, a.nscenes, a.sizes.item, a.sizes.n,
                       a.want_exact && !a.want_fast, a.seed, &a.qp, &err) != QR_OK)

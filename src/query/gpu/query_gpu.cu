@@ -155,12 +155,16 @@ __global__ void k_box_check(const float *__restrict__ boxes, int64_t n, unsigned
         atomicMin(bad, (unsigned long long)q);
 }
 
+/* A warp a box: its lanes share the box's leaves, 32 list entries a step;
+ * MODE as k_point_test's. ALL + 1 writes the box's circles leaf after leaf
+ * (each leaf's in drawing order; the caller sorts each box's run). */
 template <int MODE>
 __global__ void k_box(qr_index_view v, int32_t num_leaves, int res, const float4 *__restrict__ circles,
                       const float *__restrict__ boxes, int64_t n, int32_t *__restrict__ values,
                       long long *__restrict__ offsets, int32_t *__restrict__ ids)
 {
-    const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const int lane = threadIdx.x % 32;
     if (q >= n) return;
     float c[4];
     int32_t count = 0, top = -1;
@@ -182,22 +186,33 @@ __global__ void k_box(qr_index_view v, int32_t num_leaves, int res, const float4
                     const int oy = L.rect.y0 > cy0 ? L.rect.y0 : cy0;
                     if (ox / QR_TILE != tx || oy / QR_TILE != ty) continue; /* another tile's */
                     const int32_t *list = v.lists + L.offset;
-                    for (int32_t k = 0; k < L.count; k++) {
-                        const int32_t i = list[k];
-                        const float4 ci = circles[i];
-                        const qr_pixbox bx = qr_circle_pixbox(ci.x, ci.y, qr_query_widen(ci.z, res), res, res);
-                        const int px = bx.x0 > cx0 ? bx.x0 : cx0, py = bx.y0 > cy0 ? bx.y0 : cy0;
-                        if (px < L.rect.x0 || px >= L.rect.x1 || py < L.rect.y0 || py >= L.rect.y1)
-                            continue; /* another leaf reports it */
-                        if (qr_query_touches(ci.x, ci.y, ci.z, c)) {
-                            if (MODE == QR_QUERY_ALL + 1) out[count] = i;
-                            count++;
-                            top = i > top ? i : top;
+                    for (int32_t k0 = 0; k0 < L.count; k0 += 32) {
+                        const int32_t k = k0 + lane;
+                        int hit = 0, i = -1;
+                        if (k < L.count) {
+                            i = list[k];
+                            const float4 ci = circles[i];
+                            const qr_pixbox bx = qr_circle_pixbox(ci.x, ci.y, qr_query_widen(ci.z, res), res, res);
+                            const int px = bx.x0 > cx0 ? bx.x0 : cx0, py = bx.y0 > cy0 ? bx.y0 : cy0;
+                            /* reported by the leaf holding its overlap's corner, once */
+                            hit = px >= L.rect.x0 && px < L.rect.x1 && py >= L.rect.y0 && py < L.rect.y1 &&
+                                  qr_query_touches(ci.x, ci.y, ci.z, c);
                         }
+                        const unsigned m = __ballot_sync(0xffffffffu, hit);
+                        if (MODE == QR_QUERY_ALL + 1 && hit) out[count + __popc(m & ((1u << lane) - 1u))] = i;
+                        count += __popc(m);
+                        if (hit) top = i > top ? i : top;
                     }
                 }
             }
     }
+    if (MODE == QR_QUERY_TOP) {
+        for (int o = 16; o > 0; o /= 2) {
+            const int32_t other = __shfl_down_sync(0xffffffffu, top, o);
+            top = other > top ? other : top;
+        }
+    }
+    if (lane) return;
     if (MODE == QR_QUERY_TOP) values[q] = top;
     if (MODE == QR_QUERY_COUNT) values[q] = count;
     if (MODE == QR_QUERY_ALL) offsets[q + 1] = count;
@@ -271,7 +286,7 @@ extern "C" qr_status qr_gpu_query_create(const qr_scene *scene, int32_t resoluti
     q->n = scene->n;
     q->params = p;
     qr_scene *w = NULL;
-    QR_CUDA_GOTO(err, st, fail, cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking));
+    QR_CUDA_GOTO(err, st, fail, cudaStreamCreateWithFlags(&q->stream, cudaStreamDefault));
     QR_CUDA_GOTO(err, st, fail, cudaEventCreate(&q->t0));
     QR_CUDA_GOTO(err, st, fail, cudaEventCreate(&q->t1));
     if ((st = qr_query_widened_scene(scene, res, &w, err)) != QR_OK) goto fail;
@@ -449,7 +464,7 @@ extern "C" qr_status qr_gpu_query_boxes(qr_gpu_query *q, const float *d_boxes, i
     }
     int32_t *values = (int32_t *)q->buf[B_VALUES];
     long long *off = (long long *)q->buf[B_OFFSETS];
-    const unsigned nb = blocks_for(n);
+    const unsigned nb = blocks_for(32 * n);
     if (n > 0 && mode == QR_QUERY_TOP)
         k_box<QR_QUERY_TOP><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
                                                             values, off, NULL);
@@ -587,4 +602,29 @@ extern "C" qr_status qr_gpu_query_boxes_host(qr_gpu_query *q, const float *boxes
                                              qr_query_mode mode, qr_query_result *out, qr_error *err)
 {
     return run_host(q, boxes, 4, n, mode, 1, out, err);
+}
+
+extern "C" qr_status qr_gpu_query_upload(const float *host, int64_t floats, float **d_out, qr_error *err)
+{
+    *d_out = NULL;
+    if (floats < 0 || (floats > 0 && !host))
+        return qr_fail(err, QR_ERR_INVALID, "upload: %lld floats at %p", (long long)floats, (const void *)host);
+    const size_t bytes = (size_t)(floats > 0 ? floats : 1) * sizeof(float);
+    cudaError_t e = cudaMalloc((void **)d_out, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *d_out = NULL;
+        return qr_fail(err, qr_cuda_status(e), "out of GPU memory: %zu bytes of queries", bytes);
+    }
+    if (floats > 0 && (e = cudaMemcpy(*d_out, host, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
+        cudaFree(*d_out);
+        *d_out = NULL;
+        return qr_fail(err, qr_cuda_status(e), "copying queries to the GPU: %s", cudaGetErrorString(e));
+    }
+    return QR_OK;
+}
+
+extern "C" void qr_gpu_query_free(float *d)
+{
+    cudaFree(d);
 }
