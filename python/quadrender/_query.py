@@ -404,6 +404,9 @@ class Index:
                 self._open()
                 _check(fn(self._q, p.data.ptr if n else None, n, m, ctypes.byref(res),
                           ctypes.byref(err)), err)
+                # the library's work done, on whichever stream it queued it: the answers
+                # complete, and p (maybe a temporary of CuPy's pool) read
+                cupy.cuda.runtime.deviceSynchronize()
                 # the answers live in the index's buffers until its next query: copied out
                 # (cudaMemcpy on the legacy stream, after the library's work, as render's
                 # image is)
