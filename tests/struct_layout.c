@@ -12,6 +12,7 @@
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
 #include "quadrender/index.h"
+#include "quadrender/query.h"
 #include "quadrender/scene.h"
 #include "quadrender/stats.h"
 
@@ -71,12 +72,17 @@ static const field index_f[] = {
 static const field plan_f[] = {F(qr_plan, candidates), F(qr_plan, chosen), F(qr_plan, params),
                                F(qr_plan, median_ms), F(qr_plan, plan_ms)};
 
+static const field query_result_f[] = {
+    F(qr_query_result, queries), F(qr_query_result, mode), F(qr_query_result, values),
+    F(qr_query_result, offsets), F(qr_query_result, ids)};
+
 static const layout layouts[] = {
     L("Error", qr_error, error_f),          L("Scene", qr_scene, scene_f),
     L("Image", qr_image, image_f),          L("IndexParams", qr_index_params, params_f),
     L("GpuInfo", qr_gpu_info, info_f),      L("IndexStats", qr_index_stats, stats_f),
     L("Rect", qr_rect, rect_f),             L("Leaf", qr_leaf, leaf_f),
-    L("Index", qr_index, index_f),          L("Plan", qr_plan, plan_f)};
+    L("Index", qr_index, index_f),          L("Plan", qr_plan, plan_f),
+    L("QueryResult", qr_query_result, query_result_f)};
 
 static size_t align_up(size_t v, size_t a)
 {

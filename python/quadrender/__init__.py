@@ -5,6 +5,8 @@ every CPU core, from NumPy arrays.
     circles = qr.scene("rand10k")                 # float32, N x 7: x y z r R G B
     image = qr.render(circles, 1024, 1024)        # float32, H x W x 3, top row first
     qr.save(image, "rand10k.png")                 # or image.save(...); shown in Jupyter
+    with qr.Index(circles) as ix:                 # which circles cover a point, touch a box
+        top = ix.query_points([[0.5, 0.5]])       # int32: the top circle's index, or -1
 
 Circles are rows of x y z r R G B, the columns of a `.circles` file:
 centre in the unit square (y up), depth, radius (unit square), colour; any
@@ -44,7 +46,7 @@ from ._version import __version__
 
 __all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
-__all__ += ["Image", "CirclesLike"]
+__all__ += ["Image", "CirclesLike", "Index", "Leaves"]
 
 # What circles may be: an N x 7 array-like of numbers (a CuPy or PyTorch
 # array too), a structured array, a DataFrame, a mapping of columns.
@@ -879,3 +881,4 @@ def stats(circles: CirclesLike, width: int, height: int | None = None, *,
 
 
 from ._job import render_file, render_frames  # noqa: E402 (uses the helpers above)
+from ._query import Index, Leaves  # noqa: E402 (uses the helpers above)

@@ -111,6 +111,8 @@ def _fn(name, restype, *argtypes):
 
 qr_scene_create = _fn("qr_scene_create", _S, c_int32, c_int, POINTER(POINTER(Scene)), POINTER(Error))
 qr_scene_destroy = _fn("qr_scene_destroy", None, POINTER(Scene))
+qr_scene_clone = _fn("qr_scene_clone", _S, POINTER(Scene), POINTER(POINTER(Scene)),
+                     POINTER(Error))
 qr_scene_builtin = _fn("qr_scene_builtin", _S, ctypes.c_char_p, c_uint32,
                        POINTER(POINTER(Scene)), POINTER(Error))
 qr_scene_seek_frame = _fn("qr_scene_seek_frame", _S, POINTER(Scene), c_int64, POINTER(Error))
@@ -210,3 +212,49 @@ class Index(Structure):
                 ("mode", c_int), ("root_size", c_int32), ("num_nodes", c_int32), ("num_leaves", c_int32),
                 ("max_depth_reached", c_int32), ("visible", c_int32), ("culled", c_int32),
                 ("num_pairs", c_int64), ("leaves", POINTER(Leaf)), ("lists", POINTER(c_int32))]
+
+
+# ---- queries (include/quadrender/query.h, gpu_query.h) ----------------------
+QR_QUERY_TOP, QR_QUERY_COUNT, QR_QUERY_ALL = 0, 1, 2  # qr_query_mode
+
+
+class QueryResult(Structure):
+    _fields_ = [("queries", c_int64), ("mode", c_int), ("values", POINTER(c_int32)),
+                ("offsets", POINTER(c_int64)), ("ids", POINTER(c_int32))]
+
+
+_FP = POINTER(c_float)
+_QR = POINTER(QueryResult)
+qr_query_check_mode = _fn("qr_query_check_mode", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_int), POINTER(Error))
+qr_query_check_resolution = _fn("qr_query_check_resolution", _S, ctypes.c_char_p,
+                                ctypes.c_char_p, POINTER(c_int32), POINTER(Error))
+qr_query_check_boxes = _fn("qr_query_check_boxes", _S, _FP, c_int64, POINTER(Error))
+qr_query_result_free = _fn("qr_query_result_free", None, _QR)
+qr_query_resolution = _fn("qr_query_resolution", c_int32, POINTER(Scene))
+qr_query_index_build = _fn("qr_query_index_build", _S, POINTER(Scene), c_int32,
+                           POINTER(IndexParams), c_int32, POINTER(_P), POINTER(Error))
+qr_query_index_destroy = _fn("qr_query_index_destroy", None, _P)
+qr_query_index_resolution = _fn("qr_query_index_resolution", c_int32, _P)
+qr_query_index_tree = _fn("qr_query_index_tree", POINTER(Index), _P)
+qr_query_points = _fn("qr_query_points", _S, _P, _FP, c_int64, c_int, c_int32, _QR,
+                      POINTER(Error))
+qr_query_boxes = _fn("qr_query_boxes", _S, _P, _FP, c_int64, c_int, c_int32, _QR,
+                     POINTER(Error))
+qr_query_points_brute = _fn("qr_query_points_brute", _S, POINTER(Scene), _FP, c_int64, c_int,
+                            _QR, POINTER(Error))
+qr_query_boxes_brute = _fn("qr_query_boxes_brute", _S, POINTER(Scene), _FP, c_int64, c_int,
+                           _QR, POINTER(Error))
+qr_gpu_query_create = _fn("qr_gpu_query_create", _S, POINTER(Scene), c_int32,
+                          POINTER(IndexParams), POINTER(_P), POINTER(Error))
+qr_gpu_query_destroy = _fn("qr_gpu_query_destroy", None, _P)
+qr_gpu_query_resolution = _fn("qr_gpu_query_resolution", c_int32, _P)
+# the device functions take device pointers (ints), the host ones host arrays
+qr_gpu_query_points = _fn("qr_gpu_query_points", _S, _P, _P, c_int64, c_int, _QR,
+                          POINTER(Error))
+qr_gpu_query_boxes = _fn("qr_gpu_query_boxes", _S, _P, _P, c_int64, c_int, _QR, POINTER(Error))
+qr_gpu_query_points_host = _fn("qr_gpu_query_points_host", _S, _P, _FP, c_int64, c_int, _QR,
+                               POINTER(Error))
+qr_gpu_query_boxes_host = _fn("qr_gpu_query_boxes_host", _S, _P, _FP, c_int64, c_int, _QR,
+                              POINTER(Error))
+qr_gpu_scene_download = _fn("qr_gpu_scene_download", _S, _P, POINTER(Scene), POINTER(Error))
