@@ -20,6 +20,7 @@ set(QR_CPU_SOURCES
   scene/io/scene_file.c
   scene/io/scene_lines.c
   scene/io/scene_parse.c
+  scene/io/npy.c
   scene/io/scene_npy.c
   image/image.c
   image/image_bytes.c

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "quadrender/npy.h"
 #include "quadrender/scene.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -452,4 +453,60 @@ Test(scene_npy, cli_bad_file_exits_3_and_writes_nothing)
     }
     unlink(bad);
     unlink(cut);
+}
+
+/* ---- rows of floats (quadrender/npy.h) ------------------------------------------------ */
+
+/* float64 rows are rounded to float32; what float32 cannot hold becomes an
+ * infinity, a NaN stays one; the values are not checked; (0, cols) is no
+ * rows; the parser and its messages are the scene reader's. */
+Test(scene_npy, rows_of_floats)
+{
+    const double d[3][2] = {{0.1, -2.5}, {1e300, -1e300}, {NAN, 1e-50}};
+    unsigned char file[512];
+    size_t len = build_npy(file, 2, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\n",
+                           -1, (const unsigned char *)d, sizeof d);
+    const char *path = write_file("rows_f8.npy", file, len);
+    float *v = NULL;
+    int64_t rows = -1;
+    qr_error err;
+    cr_assert_eq(qr_npy_read_floats(path, 2, "x y", &v, &rows, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(rows, 3);
+    cr_expect_eq(bits(v[0]), bits(0.1f));
+    cr_expect_eq(bits(v[1]), bits(-2.5f));
+    cr_expect(isinf(v[2]) && v[2] > 0 && isinf(v[3]) && v[3] < 0, "%g %g", v[2], v[3]);
+    cr_expect(isnan(v[4]) && v[5] == 0.0f, "%g %g", v[4], v[5]);
+    free(v);
+    len = build_npy(file, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }\n", -1,
+                    d, 0);
+    path = write_file("rows_none.npy", file, len);
+    cr_assert_eq(qr_npy_read_floats(path, 4, "x0 y0 x1 y1", &v, &rows, &err), QR_OK, "%s", err.msg);
+    cr_expect(rows == 0 && v == NULL);
+    cr_assert_eq(qr_npy_read_floats(path, 2, "x y", &v, &rows, &err), QR_ERR_PARSE);
+    cr_expect(strstr(err.msg, "shape (0, 4) is not supported: expected (N, 2), rows of x y"), "%s",
+              err.msg);
+    cr_expect(v == NULL && rows == 0);
+    cr_assert_eq(qr_npy_read_floats(qr_test_tmp("no_rows.npy"), 2, "x y", &v, &rows, &err),
+                 QR_ERR_IO);
+}
+
+/* The header of a 1-D int32 array as numpy.save writes it. */
+Test(scene_npy, header_write)
+{
+    char head[QR_NPY_HEADER_WRITE_MAX];
+    const int64_t shape[2] = {5, 3};
+    size_t n = qr_npy_header_write(head, "<i4", 1, shape);
+    /* numpy.save's bytes for np.arange(5, dtype=np.int32) */
+    static const char want[] = "{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }";
+    cr_assert_eq(n, 128);
+    cr_expect(memcmp(head, "\x93NUMPY\x01\x00\x76\x00", 10) == 0);
+    cr_expect(memcmp(head + 10, want, sizeof want - 1) == 0, "%.57s", head + 10);
+    for (size_t k = 10 + sizeof want - 1; k < 127; k++)
+        cr_assert_eq(head[k], ' ', "byte %zu", k);
+    cr_expect_eq(head[127], '\n');
+    cr_expect_eq(qr_npy_header_write(head, "<f4", 2, shape), 128);
+    cr_expect_eq(qr_npy_header_write(head, "<f4", 0, shape), 128);
+    static const char scalar[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (), }";
+    cr_expect(memcmp(head + 10, scalar, sizeof scalar - 1) == 0, "%.56s", head + 10);
+    cr_expect_eq(qr_npy_header_write(head, "<f4", 5, shape), 0);
 }

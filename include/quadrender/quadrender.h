@@ -24,6 +24,7 @@
 #include "quadrender/index.h"
 #include "quadrender/job.h"
 #include "quadrender/memory.h"
+#include "quadrender/npy.h"
 #include "quadrender/query.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
