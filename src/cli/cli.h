@@ -110,6 +110,7 @@ extern const cli_cmd cli_cmd_scenes;
 extern const cli_cmd cli_cmd_check;
 extern const cli_cmd cli_cmd_stats;
 extern const cli_cmd cli_cmd_bench;
+extern const cli_cmd cli_cmd_query;
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -321,6 +322,30 @@ typedef struct cli_frame_names {
 const char *cli_frame_names_init(cli_frame_names *fn, const char *out, const cli_range *frames,
                                  bool user_pattern);
 void cli_frame_name(const cli_frame_names *fn, int64_t frame, char *buf, size_t size);
+
+/* ---- NumPy output (cli_npy.c) ----------------------------------------------------------- */
+
+/* A 1-D array to write: n values of itemsize bytes (4 or 8, integers of
+ * NumPy's dtype descr, "<i4" or "<i8") in host order at data. */
+typedef struct cli_array {
+    const char *name; /* its name in a .npz ("ids": member ids.npy) */
+    const char *descr;
+    int itemsize;
+    int64_t n;
+    const void *data;
+} cli_array;
+
+/* The array as a .npy file (format 1.0, as numpy.save writes it), written
+ * whole or not at all (quadrender/file.h; "-" is standard output).
+ * QR_ERR_IO naming path when it cannot be written. */
+qr_status cli_write_npy(const char *path, const cli_array *a, qr_error *err);
+
+/* arrays[0..n) (1 to 8) as a .npz file, as numpy.savez writes one: an
+ * uncompressed ZIP of NAME.npy members, ZIP64's records only where a size
+ * or an offset of 4 GiB or more needs them (force_zip64: everywhere, for
+ * tests). Written as cli_write_npy writes. */
+qr_status cli_write_npz(const char *path, const cli_array *arrays, int n, bool force_zip64,
+                        qr_error *err);
 
 /* SIGINT, SIGTERM and SIGHUP remove the temporary files of the outputs being
  * written, then end the process by the same signal (exit status 130, 143,
