@@ -16,13 +16,13 @@ Test(cli, help)
     const char *forms[] = {"--help", "-h"};
     for (int i = 0; i < 2; i++) {
         cr_assert_eq(RUN(forms[i]), 0, "%s: stderr: %s", forms[i], R.err);
-        const char *cmds[] = {"render", "check", "stats", "dump", "scenes"};
-        for (int k = 0; k < 5; k++)
+        const char *cmds[] = {"render", "check", "stats", "query", "dump", "scenes"};
+        for (int k = 0; k < 6; k++)
             cr_expect(strstr(R.out, cmds[k]), "%s does not mention %s", forms[i], cmds[k]);
         cr_expect(strstr(R.out, "Exit codes"));
     }
-    const char *cmds[] = {"render", "check", "stats", "dump", "scenes"};
-    for (int k = 0; k < 5; k++) {
+    const char *cmds[] = {"render", "check", "stats", "query", "dump", "scenes"};
+    for (int k = 0; k < 6; k++) {
         cr_expect_eq(RUN(cmds[k], "--help"), 0, "%s --help: %s", cmds[k], R.err);
         char usage[64];
         snprintf(usage, sizeof usage, "Usage: quadrender %s", cmds[k]);

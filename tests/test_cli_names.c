@@ -360,7 +360,7 @@ Test(cli_names, gpu_device_zero_is_the_default)
 
 Test(cli_names, help_texts_are_consistent)
 {
-    const char *cmds[] = {"render", "check", "stats", "dump", "scenes", "bench"};
+    const char *cmds[] = {"render", "check", "stats", "query", "dump", "scenes", "bench"};
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
         cr_assert_eq(RUN(cmds[k], "--help"), 0, "%s", R.err);
         cr_expect(strstr(R.out, "\nExit codes: 0 ") && strstr(R.out, ", 2 bad command line"),
