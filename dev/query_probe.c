@@ -5,9 +5,11 @@
  *
  *   query_probe SCENE [RESOLUTION [CAPACITY [MIN_LEAF [SPLIT_COST]]]]
  */
+#define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "quadrender/gpu.h"
 #include "quadrender/gpu_query.h"
@@ -106,6 +108,44 @@ int main(int argc, char **argv)
         printf("mode %d: %lld of %lld points differ\n", m, (long long)bad, (long long)n);
         qr_query_result_free(&a);
         qr_query_result_free(&b);
+    }
+    /* timing: 10M points (TOP, COUNT) and 100k boxes of side 0.01 (ALL),
+     * build included, medians of 5 after 2 */
+    const int64_t big = 10000000, nbox = 100000;
+    float *pts = malloc((size_t)big * 8), *bx = malloc((size_t)nbox * 16);
+    for (int64_t q = 0; q < 2 * big; q++) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        pts[q] = (float)(z >> 40) / 16777216.0f;
+    }
+    for (int64_t b = 0; b < nbox; b++) {
+        bx[4 * b] = pts[2 * b] * 0.99f, bx[4 * b + 1] = pts[2 * b + 1] * 0.99f;
+        bx[4 * b + 2] = bx[4 * b] + 0.01f, bx[4 * b + 3] = bx[4 * b + 1] + 0.01f;
+    }
+    float *d_pts, *d_bx;
+    if (qr_gpu_query_upload(pts, 2 * big, &d_pts, &err) != QR_OK ||
+        qr_gpu_query_upload(bx, 4 * nbox, &d_bx, &err) != QR_OK)
+        die(&err);
+    static const char *const what[] = {"points top", "points count", "boxes all"};
+    for (int k = 0; k < 3; k++) {
+        float tot[7], qms[7];
+        for (int f = 0; f < 7; f++) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            qr_query_result r;
+            if (qr_gpu_query_rebuild(gq, &err) != QR_OK) die(&err);
+            qr_status st = k == 2 ? qr_gpu_query_boxes(gq, d_bx, nbox, QR_QUERY_ALL, &r, &err)
+                                  : qr_gpu_query_points(gq, d_pts, big, (qr_query_mode)k, &r, &err);
+            if (st != QR_OK || qr_gpu_query_last_ms(gq, &qms[f], &err) != QR_OK) die(&err);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            tot[f] = (float)((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+        }
+        /* median of the last 5 */
+        for (int i = 2; i < 7; i++)
+            for (int j = i + 1; j < 7; j++) {
+                if (tot[j] < tot[i]) { float t = tot[i]; tot[i] = tot[j]; tot[j] = t; }
+                if (qms[j] < qms[i]) { float t = qms[i]; qms[i] = qms[j]; qms[j] = t; }
+            }
+        printf("%-13s build+query %8.3f ms, query %8.3f ms\n", what[k], tot[4], qms[4]);
     }
     return 0;
 }

@@ -84,7 +84,7 @@ void qr_query_result_free(qr_query_result *res);
 /* The resolution a query index of `scene` takes when asked for 0. */
 int32_t qr_query_resolution(const qr_scene *scene);
 
-/* The tree parameters a query index takes by default: capacity 256, no
+/* The tree parameters a query index takes by default: capacity 64, no
  * leaf below 16 cells (at most (R/16)^2 leaves: the GPU's one-block tree
  * stage and the pairs grow with the leaves, and a query's own work with
  * its leaf's list), no split cost, deep splits to 4 cells where circles

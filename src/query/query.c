@@ -61,7 +61,7 @@ int32_t qr_query_resolution(const qr_scene *scene)
 void qr_query_params_default(qr_index_params *p)
 {
     qr_index_params_default(p);
-    p->capacity = 256;
+    p->capacity = 64;
     p->min_leaf = 16;
     p->split_cost = 0;
     p->deep_leaf = QR_MIN_LEAF;

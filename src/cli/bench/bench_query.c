@@ -16,7 +16,9 @@
 #include "cli/cli.h"
 #include "quadrender/gpu.h"
 #include "quadrender/gpu_query.h"
+#include "quadrender/query.h"
 #include "quadrender/text.h"
+#include "quadrender/threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +171,27 @@ static qr_status bench_query_scene(FILE *out, FILE *json, int first, const char 
                 fprintf(json, "null");
             fprintf(json, ", \"floor_ms\": %.4f}", floor_ms);
         }
+    }
+    {
+        /* the CPU on every thread: build + TOP of the same points, median of 3 after 1 */
+        double cpu[3];
+        for (int f = 0; f < 4 && st == QR_OK; f++) {
+            const double t0 = cli_now_ms();
+            qr_query_index *hq = NULL;
+            qr_query_result r = {0};
+            st = qr_query_index_build(scene, res, NULL, 0, &hq, err);
+            if (st == QR_OK) st = qr_query_points(hq, pts, QB_POINTS, QR_QUERY_TOP, 0, &r, err);
+            qr_query_result_free(&r);
+            qr_query_index_destroy(hq);
+            if (f) cpu[f - 1] = cli_now_ms() - t0;
+        }
+        if (st != QR_OK) goto done;
+        const double ms = median(cpu, 3);
+        fprintf(out, "%-10s %8d %5d  %-12s  %8.3f   (the CPU, %d threads: index build + points top)\n",
+                scene->name, scene->n, res, "cpu top", ms, qr_threads());
+        if (json)
+            fprintf(json, ",\n    {\"scene\": \"%s\", \"query\": \"cpu points top\", \"threads\": %d, "
+                          "\"cpu_ms\": %.3f}", scene->name, qr_threads(), ms);
     }
 done:
     for (int g = 0; g < QB_GRIDS; g++) qr_gpu_query_destroy(grids[g]);
