@@ -82,6 +82,10 @@ qr_status qr_gpu_query_points_brute(qr_gpu_query *q, const float *d_xy, int64_t 
 qr_status qr_gpu_query_upload(const float *host, int64_t floats, float **d_out, qr_error *err);
 void qr_gpu_query_free(float *d);
 
+/* The circles of the last ALL answer (its offsets[queries], which the
+ * call read back to size its buffers); 0 before any. */
+int64_t qr_gpu_query_last_total(const qr_gpu_query *q);
+
 /* Waits for the queued work; the milliseconds of the last call's GPU work
  * (CUDA events around it: lookup, sort, test and output). */
 qr_status qr_gpu_query_last_ms(const qr_gpu_query *q, float *ms, qr_error *err);

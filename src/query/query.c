@@ -139,14 +139,40 @@ void qr_query_result_free(qr_query_result *res)
 
 /* ---- the index --------------------------------------------------------------- */
 
+/* A list entry with its circle: a leaf's walk reads memory in order
+ * instead of gathering each circle from wherever it lies. */
+typedef struct qr_query_item {
+    float x, y, r;
+    int32_t id;
+} qr_query_item;
+
 struct qr_query_index {
     int32_t res, n;
-    float *x, *y, *r, *rw; /* centres, radii and widened radii: one allocation */
+    qr_query_item *items;  /* the tree's lists, entry by entry, with their circles */
     qr_index *tree;
     int32_t g;             /* map granule: the smallest leaf's side, in cells */
     int32_t side;          /* res / g granules a side */
     int32_t *map;          /* side * side leaf numbers, rows from the bottom */
 };
+
+/* The items, QR_FILL_TASK entries a task. */
+#define QR_FILL_TASK 65536
+
+typedef struct fill_job {
+    qr_query_index *q;
+    const qr_scene *scene;
+} fill_job;
+
+static void fill_task(void *ctx, int task)
+{
+    const fill_job *f = ctx;
+    const int64_t first = (int64_t)task * QR_FILL_TASK, pairs = f->q->tree->num_pairs;
+    const int64_t last = first + QR_FILL_TASK < pairs ? first + QR_FILL_TASK : pairs;
+    for (int64_t k = first; k < last; k++) {
+        const int32_t i = f->q->tree->lists[k];
+        f->q->items[k] = (qr_query_item){f->scene->x[i], f->scene->y[i], f->scene->r[i], i};
+    }
+}
 
 qr_status qr_query_index_build(const qr_scene *scene, int32_t resolution,
                                const qr_index_params *params, int32_t threads,
@@ -164,27 +190,22 @@ qr_status qr_query_index_build(const qr_scene *scene, int32_t resolution,
     q->res = res;
     q->n = scene->n;
     qr_scene *w = NULL;
-    void *arrays = NULL;
-    st = qr_host_malloc("the query index's circles", (size_t)(scene->n > 0 ? scene->n : 1) * 16,
-                        &arrays, err);
-    if (st != QR_OK)
-        goto fail;
-    q->x = arrays;
-    q->y = q->x + scene->n;
-    q->r = q->y + scene->n;
-    q->rw = q->r + scene->n;
     st = qr_query_widened_scene(scene, res, &w, err);
     if (st != QR_OK)
         goto fail;
-    memcpy(q->x, scene->x, (size_t)scene->n * sizeof(float));
-    memcpy(q->y, scene->y, (size_t)scene->n * sizeof(float));
-    memcpy(q->r, scene->r, (size_t)scene->n * sizeof(float));
-    memcpy(q->rw, w->r, (size_t)scene->n * sizeof(float));
     st = qr_index_build_host_threads(w, res, res, NULL, &p, QR_RENDER_EXACT, threads, &q->tree, err);
     qr_scene_destroy(w);
     w = NULL;
     if (st != QR_OK)
         goto fail;
+    st = qr_host_malloc("the query index's lists", (size_t)(q->tree->num_pairs > 0 ? q->tree->num_pairs : 1) *
+                                                       sizeof(qr_query_item),
+                        (void **)&q->items, err);
+    if (st != QR_OK)
+        goto fail;
+    fill_job fj = {q, scene};
+    qr_parallel_for((int)((q->tree->num_pairs + QR_FILL_TASK - 1) / QR_FILL_TASK),
+                    threads > 0 ? threads : qr_threads(), fill_task, &fj);
     /* the map, at the smallest leaf's side */
     q->g = res;
     for (int32_t l = 0; l < q->tree->num_leaves; l++) {
@@ -208,7 +229,6 @@ qr_status qr_query_index_build(const qr_scene *scene, int32_t resolution,
     return QR_OK;
 fail:
     qr_scene_destroy(w);
-    q->x = arrays;
     qr_query_index_destroy(q);
     return st;
 }
@@ -217,7 +237,7 @@ void qr_query_index_destroy(qr_query_index *q)
 {
     if (!q)
         return;
-    free(q->x);
+    free(q->items);
     qr_index_destroy(q->tree);
     free(q->map);
     free(q);
@@ -257,40 +277,37 @@ static int32_t point_answer(const query_job *job, float x, float y, int32_t *ids
     const qr_query_mode mode = job->mode;
     if (!qr_query_in_square(x, y))
         return mode == QR_QUERY_TOP ? -1 : 0;
-    const int32_t *list;
-    int64_t count;
-    const float *cx, *cy, *cr;
-    if (job->q) {
-        const qr_query_index *q = job->q;
-        if (q->tree->num_leaves == 0)
-            return mode == QR_QUERY_TOP ? -1 : 0;
-        const int32_t gi = qr_query_cell(x, q->res) / q->g, gj = qr_query_cell(y, q->res) / q->g;
-        const qr_leaf *leaf = &q->tree->leaves[q->map[(size_t)gj * q->side + gi]];
-        list = q->tree->lists + leaf->offset;
-        count = leaf->count;
-        cx = q->x, cy = q->y, cr = q->r;
-    } else {
-        list = NULL;
-        count = job->scene->n;
-        cx = job->scene->x, cy = job->scene->y, cr = job->scene->r;
+    if (!job->q) {
+        const qr_scene *sc = job->scene;
+        int32_t hits = 0, top = -1;
+        for (int32_t i = 0; i < sc->n; i++)
+            if (qr_query_covers(sc->x[i], sc->y[i], sc->r[i], x, y)) {
+                if (ids)
+                    ids[hits] = i;
+                hits++;
+                top = i;
+            }
+        return mode == QR_QUERY_TOP ? top : hits;
     }
+    const qr_query_index *q = job->q;
+    if (q->tree->num_leaves == 0)
+        return mode == QR_QUERY_TOP ? -1 : 0;
+    const int32_t gi = qr_query_cell(x, q->res) / q->g, gj = qr_query_cell(y, q->res) / q->g;
+    const qr_leaf *leaf = &q->tree->leaves[q->map[(size_t)gj * q->side + gi]];
+    const qr_query_item *it = q->items + leaf->offset;
     if (mode == QR_QUERY_TOP) {
-        for (int64_t k = count - 1; k >= 0; k--) {
-            const int32_t i = list ? list[k] : (int32_t)k;
-            if (qr_query_covers(cx[i], cy[i], cr[i], x, y))
-                return i;
-        }
+        for (int32_t k = leaf->count - 1; k >= 0; k--)
+            if (qr_query_covers(it[k].x, it[k].y, it[k].r, x, y))
+                return it[k].id;
         return -1;
     }
     int32_t hits = 0;
-    for (int64_t k = 0; k < count; k++) {
-        const int32_t i = list ? list[k] : (int32_t)k;
-        if (qr_query_covers(cx[i], cy[i], cr[i], x, y)) {
+    for (int32_t k = 0; k < leaf->count; k++)
+        if (qr_query_covers(it[k].x, it[k].y, it[k].r, x, y)) {
             if (ids)
-                ids[hits] = i;
+                ids[hits] = it[k].id;
             hits++;
         }
-    }
     return hits;
 }
 
@@ -333,15 +350,16 @@ static int64_t box_circles(const query_job *job, const float *b, int32_t *ids, i
             const qr_leaf *leaf = &q->tree->leaves[l];
             /* each leaf from the first row it meets */
             if (gj == cy0 / q->g || q->map[(size_t)(gj - 1) * q->side + gi] != l) {
-                const int32_t *list = q->tree->lists + leaf->offset;
+                const qr_query_item *it = q->items + leaf->offset;
                 for (int32_t k = 0; k < leaf->count; k++) {
-                    const int32_t i = list[k];
-                    const qr_pixbox bx = qr_circle_pixbox(q->x[i], q->y[i], q->rw[i], res, res);
+                    const int32_t i = it[k].id;
+                    const qr_pixbox bx =
+                        qr_circle_pixbox(it[k].x, it[k].y, qr_query_widen(it[k].r, res), res, res);
                     const int32_t ox = bx.x0 > cx0 ? bx.x0 : cx0, oy = bx.y0 > cy0 ? bx.y0 : cy0;
                     if (ox < leaf->rect.x0 || ox >= leaf->rect.x1 || oy < leaf->rect.y0 ||
                         oy >= leaf->rect.y1)
                         continue; /* another leaf reports it */
-                    if (qr_query_touches(q->x[i], q->y[i], q->r[i], c)) {
+                    if (qr_query_touches(it[k].x, it[k].y, it[k].r, c)) {
                         if (ids)
                             ids[hits] = i;
                         hits++;

@@ -140,9 +140,10 @@ static qr_status bench_query_scene(FILE *out, FILE *json, int first, const char 
         }
         const int brute = k == QB_TOP || k == QB_COUNT;
         if (brute && (st = time_query(quad, k, d_pts, d_boxes, 1, 1, 3, &tb, err)) != QR_OK) goto done;
-        /* the floor: queries in, answers out (ALL: offsets; the ids on top are not counted) */
+        /* the floor: queries in, answers out (ALL: offsets and circles) */
         const double nq = k == QB_BOX_ALL ? QB_BOXES : QB_POINTS;
-        const double bytes = nq * (k == QB_BOX_ALL ? 16 : 8) + nq * (k >= QB_ALL ? 8 : 4);
+        const double ids = k >= QB_ALL ? (double)qr_gpu_query_last_total(quad) : 0.0;
+        const double bytes = nq * (k == QB_BOX_ALL ? 16 : 8) + nq * (k >= QB_ALL ? 8 : 4) + 4 * ids;
         const double floor_ms = bytes / (peak_gbs * 1e9) * 1e3;
         fprintf(out, "%-10s %8d %5d  %-12s  %8.3f %8.3f   grid%-3d %8.3f %8.3f  %5.2fx", scene->name,
                 scene->n, res, query_names[k], tq.total_ms, tq.query_ms, 4 << best, tg[best].total_ms,
@@ -169,7 +170,7 @@ static qr_status bench_query_scene(FILE *out, FILE *json, int first, const char 
                 fprintf(json, "%.4f", tb.query_ms);
             else
                 fprintf(json, "null");
-            fprintf(json, ", \"floor_ms\": %.4f}", floor_ms);
+            fprintf(json, ", \"answers\": %.0f, \"floor_ms\": %.4f}", ids, floor_ms);
         }
     }
     {

@@ -49,6 +49,7 @@ struct qr_gpu_query {
     float4 *circles;         /* (x, y, r, 0) a circle: what the queries test */
     qr_index_view view;      /* the last build's */
     int32_t num_leaves;
+    long long last_total;    /* the last ALL answer's circles */
     cudaStream_t stream;
     cudaEvent_t t0, t1;
     /* buffers, grown as queries need */
@@ -348,12 +349,14 @@ static qr_status scan_offsets(qr_gpu_query *q, int64_t n, long long *total, qr_e
     QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(q->buf[B_SORT_TMP], tmp, off + 1, off + 1, n, q->stream));
     QR_CUDA_TRY(err, cudaMemcpyAsync(total, off + n, sizeof *total, cudaMemcpyDeviceToHost, q->stream));
     QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+    q->last_total = *total;
     return grow(q, B_IDS, (size_t)(*total > 0 ? *total : 1) * sizeof(int32_t), err);
 }
 
 static qr_status finish(qr_gpu_query *q, int64_t n, qr_query_mode mode, qr_query_result *out,
                         qr_error *err)
 {
+    if (mode == QR_QUERY_ALL && n == 0) q->last_total = 0;
     QR_CUDA_TRY(err, cudaEventRecord(q->t1, q->stream));
     QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
     memset(out, 0, sizeof *out);
@@ -627,4 +630,9 @@ extern "C" qr_status qr_gpu_query_upload(const float *host, int64_t floats, floa
 extern "C" void qr_gpu_query_free(float *d)
 {
     cudaFree(d);
+}
+
+extern "C" int64_t qr_gpu_query_last_total(const qr_gpu_query *q)
+{
+    return q ? q->last_total : 0;
 }
