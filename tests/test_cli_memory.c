@@ -1,6 +1,6 @@
 /* test_cli_memory.c — memory checked before it is spent (#37 item 1), run
  * as a user runs the binary ($QR_CLI): under address-space limits, every
- * command on the large-circle scenes ends in success or in exit 6 with a
+ * command (bench and query on the CPU) on the large-circle scenes ends in success or in exit 6 with a
  * message saying memory ran out, never in a signal, and leaves no temporary
  * file; work done in bands of rows (the CPU's streamed render, the stats
  * picture) makes its bands smaller under a small limit instead of failing,
@@ -37,6 +37,26 @@ static int run_limited(unsigned mb, const char *dir, const char *const *args)
     return R.code;
 }
 
+/* n points over the square as a float32 (n, 2) .npy, for query. */
+static void write_points(const char *path, int n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "%s", path);
+    char head[128];
+    int len = snprintf(head, sizeof head, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 2), }", n);
+    while ((10 + len + 1) % 64) head[len++] = ' ';
+    head[len++] = '\n';
+    const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 255),
+                                   (unsigned char)(len >> 8)};
+    fwrite(pre, 1, 10, f);
+    fwrite(head, 1, (size_t)len, f);
+    for (int i = 0; i < 2 * n; i++) {
+        const float v = (float)((i * 7919) % 10007) / 10007.0f;
+        fwrite(&v, 4, 1, f);
+    }
+    cr_assert_eq(fclose(f), 0);
+}
+
 /* Every command on one large-circle scene, as .npy, under limits from
  * small to ample: render and stats (with its picture) at 4096², check
  * (which runs the serial reference, every circle on every pixel) at 64²,
@@ -47,15 +67,18 @@ static void every_command(const char *name, int32_t big, float rmin, float rmax,
     cr_skip_test("AddressSanitizer's shadow memory does not fit under an address-space limit");
 #endif
     const char *dir = qr_test_tmp_dir(name);
-    char scene[1024], png[1024], pic[1024], npy[1024];
+    char scene[1024], png[1024], pic[1024], npy[1024], pts[1024], npy_q[1024];
     snprintf(scene, sizeof scene, "%s/scene.npy", qr_test_tmp(name));
     snprintf(png, sizeof png, "%s/render.png", dir);
     snprintf(pic, sizeof pic, "%s/picture.png", dir);
     snprintf(npy, sizeof npy, "%s/dump.npy", dir);
+    snprintf(pts, sizeof pts, "%s/points.npy", qr_test_tmp(name));
+    snprintf(npy_q, sizeof npy_q, "%s/counts.npy", dir);
     qr_scene *s = qr_test_large_circles(big, rmin, rmax, small, 7);
     qr_error err;
     cr_assert_eq(qr_scene_write_npy(s, scene, &err), QR_OK, "%s", err.msg);
     qr_scene_destroy(s);
+    write_points(pts, 2000);
 
     static const unsigned limits_mb[] = {24, 48, 128, 256, 2048};
     const char *const *cmds[] = {
@@ -63,7 +86,14 @@ static void every_command(const char *name, int32_t big, float rmin, float rmax,
         QR_ARGS("stats", scene, "-s", "4096", "--device", "cpu", "-q", "--picture", pic),
         QR_ARGS("check", scene, "-s", "64", "-q"),
         QR_ARGS("dump", scene, "-q", "-o", npy),
+        /* bench on the CPU (GPUs hidden below: CUDA's own start needs more
+         * address space than the smaller limits give) */
+        QR_ARGS("bench", scene, "--cpu", "-s", "256", "--cpu-frames", "1", "-q"),
+        QR_ARGS("query", scene, "--points", pts, "--mode", "count", "--device", "cpu", "-q", "-o", npy_q),
     };
+    /* what the GPU would render is hidden from every command here: the
+     * CPU paths are the ones the limits test */
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
         int rc = -1;
         for (size_t k = 0; k < sizeof limits_mb / sizeof limits_mb[0]; k++)
@@ -71,6 +101,7 @@ static void every_command(const char *name, int32_t big, float rmin, float rmax,
         cr_assert_eq(rc, 0, "%s %s: exit %d under the largest limit: %s", cmds[c][0], name, rc,
                      R.err);
     }
+    unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
 Test(cli_memory, radius_two, .timeout = 600)
