@@ -7,13 +7,14 @@
  *   points  k_point_leaf: each point's leaf (tile map; a tile cut into
  *           smaller leaves holds the depth-first run between its first
  *           and last, tested by rectangle), or "none" for points outside
- *           the square; CUB's radix sort of (leaf, point) so that a warp's
- *           threads mostly read the same list entries (one load serves
- *           them all); k_point_test: a thread a point over its leaf's list
- *           (TOP from the end, stopping at the first hit), answering at
- *           the point's own place. ALL counts into offsets[1..n], scans
- *           them (CUB, 64-bit) and tests again, writing.
- *   boxes   k_box: a thread a box over the tiles under it, each leaf once
+ *           the square; CUB's radix sort of (leaf, point), so that a
+ *           block's points share one or two leaves; k_point_test: a block
+ *           over a run of sorted points stages each of its leaves' lists
+ *           through shared memory, every thread testing its point (TOP
+ *           from the end, until each has its hit), answering at the
+ *           point's own place. ALL counts into offsets[1..n], scans them
+ *           (CUB, 64-bit) and tests again, writing.
+ *   boxes   k_box: a warp a box over the tiles under it, each leaf once
  *           (from the tile holding the bottom-left cell of its overlap
  *           with the box), each circle once (from the leaf holding the
  *           bottom-left cell of its widened box's overlap with the box's
@@ -34,6 +35,7 @@
 #include "quadrender/memory.h"
 #include "quadrender/gpu_index.h"
 #include "quadrender/gpu_scene.h"
+#include "quadtree/gpu/frame.h"
 #include "quadtree/gpu/index_gpu.h"
 #include "quadtree/gpu/quadtree_gpu.h"
 #include "query/query_internal.h"
@@ -50,7 +52,9 @@ struct qr_gpu_query {
     qr_index_view view;      /* the last build's */
     int32_t num_leaves;
     long long last_total;    /* the last ALL answer's circles */
-    cudaStream_t stream;
+    qr_frame frame;          /* the builds, kept: its graph replays a rebuild */
+    int frame_ready;
+    cudaStream_t stream;     /* the frame's: builds and queries in order */
     cudaEvent_t t0, t1;
     /* buffers, grown as queries need */
     void *buf[8];
@@ -105,42 +109,87 @@ __global__ void k_point_leaf(qr_index_view v, int32_t num_leaves, int res, const
     vals[p] = (int32_t)p;
 }
 
-/* MODE: TOP, COUNT, ALL (count into offsets[p + 1]) or ALL + 1 (write ids). */
+/* A block over QT_THREADS consecutive points in leaf order (most of them
+ * in one or two leaves): it stages each of its leaves' lists through
+ * shared memory QT_THREADS circles at a time, which every thread whose
+ * point lies in that leaf tests (TOP from the list's end, the block going
+ * on while any of them has not found its circle). MODE: TOP, COUNT, ALL
+ * (count into offsets[p + 1]) or ALL + 1 (write the ids, in list order). */
 template <int MODE>
-__global__ void k_point_test(qr_index_view v, int32_t num_leaves, const float4 *__restrict__ circles,
-                             const float *__restrict__ xy, int64_t n, const int32_t *__restrict__ keys,
-                             const int32_t *__restrict__ vals, int32_t *__restrict__ values,
-                             long long *__restrict__ offsets, int32_t *__restrict__ ids)
+__global__ void __launch_bounds__(QT_THREADS) k_point_test(qr_index_view v, int32_t num_leaves,
+                                                          const float4 *__restrict__ circles,
+                                                          const float *__restrict__ xy, int64_t n,
+                                                          const int32_t *__restrict__ keys,
+                                                          const int32_t *__restrict__ vals,
+                                                          int32_t *__restrict__ values,
+                                                          long long *__restrict__ offsets,
+                                                          int32_t *__restrict__ ids)
 {
-    const int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= n) return;
-    const int32_t leaf = keys[s], p = vals[s];
-    const float x = xy[2 * (int64_t)p], y = xy[2 * (int64_t)p + 1];
+    __shared__ float4 sc[QT_THREADS];
+    __shared__ int32_t sid[QT_THREADS];
+    __shared__ int32_t s_next;
+    const int tid = threadIdx.x;
+    const int64_t s = (int64_t)blockIdx.x * QT_THREADS + tid;
+    const int valid = s < n;
+    const int32_t leaf = valid ? keys[s] : INT32_MAX;
+    const int32_t p = valid ? vals[s] : 0;
+    const float x = valid ? xy[2 * (int64_t)p] : 0.0f, y = valid ? xy[2 * (int64_t)p + 1] : 0.0f;
     int32_t count = 0, top = -1;
-    if (leaf < num_leaves) {
-        const qr_leaf L = v.leaves[leaf];
+    int32_t *out = MODE == QR_QUERY_ALL + 1 && valid ? ids + offsets[p] : NULL;
+    int32_t l = keys[(int64_t)blockIdx.x * QT_THREADS]; /* the block's first (least) leaf */
+    while (l < num_leaves) {
+        const qr_leaf L = v.leaves[l];
         const int32_t *list = v.lists + L.offset;
+        const int mine = leaf == l;
         if (MODE == QR_QUERY_TOP) {
-            for (int32_t k = L.count - 1; k >= 0; k--) {
-                const int32_t i = list[k];
-                const float4 c = circles[i];
-                if (qr_query_covers(c.x, c.y, c.z, x, y)) {
-                    top = i;
-                    break;
+            for (int32_t end = L.count; end > 0; end -= QT_THREADS) {
+                const int32_t first = end > QT_THREADS ? end - QT_THREADS : 0, m = end - first;
+                __syncthreads();
+                if (tid < m) {
+                    const int32_t i = list[first + tid];
+                    sc[tid] = circles[i];
+                    sid[tid] = i;
                 }
+                __syncthreads();
+                if (mine && top < 0)
+                    for (int k = m - 1; k >= 0; k--) {
+                        const float4 c = sc[k];
+                        if (qr_query_covers(c.x, c.y, c.z, x, y)) {
+                            top = sid[k];
+                            break;
+                        }
+                    }
+                if (!__syncthreads_or(mine && top < 0)) break;
             }
         } else {
-            int32_t *out = MODE == QR_QUERY_ALL + 1 ? ids + offsets[p] : NULL;
-            for (int32_t k = 0; k < L.count; k++) {
-                const int32_t i = list[k];
-                const float4 c = circles[i];
-                if (qr_query_covers(c.x, c.y, c.z, x, y)) {
-                    if (MODE == QR_QUERY_ALL + 1) out[count] = i;
-                    count++;
+            for (int32_t first = 0; first < L.count; first += QT_THREADS) {
+                const int32_t m = L.count - first < QT_THREADS ? L.count - first : QT_THREADS;
+                __syncthreads();
+                if (tid < m) {
+                    const int32_t i = list[first + tid];
+                    sc[tid] = circles[i];
+                    sid[tid] = i;
                 }
+                __syncthreads();
+                if (mine)
+                    for (int k = 0; k < m; k++) {
+                        const float4 c = sc[k];
+                        if (qr_query_covers(c.x, c.y, c.z, x, y)) {
+                            if (MODE == QR_QUERY_ALL + 1) out[count] = sid[k];
+                            count++;
+                        }
+                    }
             }
         }
+        /* the block's next leaf: the least key past l */
+        __syncthreads();
+        if (tid == 0) s_next = INT32_MAX;
+        __syncthreads();
+        if (leaf > l && leaf != INT32_MAX) atomicMin(&s_next, leaf);
+        __syncthreads();
+        l = s_next;
     }
+    if (!valid) return;
     if (MODE == QR_QUERY_TOP) values[p] = top;
     if (MODE == QR_QUERY_COUNT) values[p] = count;
     if (MODE == QR_QUERY_ALL) offsets[p + 1] = count;
@@ -263,8 +312,8 @@ static unsigned blocks_for(int64_t n)
 
 extern "C" qr_status qr_gpu_query_rebuild(qr_gpu_query *q, qr_error *err)
 {
-    qr_status st = qr_gpu_index_build(q->ix, q->widened, q->res, q->res, NULL, &q->params,
-                                      QR_RENDER_EXACT, err);
+    const qr_frame_build b = {q->ix, q->widened, q->res, q->res, NULL, &q->params, QR_RENDER_EXACT};
+    qr_status st = qr_frame_run(&q->frame, &b, NULL, err);
     if (st != QR_OK) return st;
     long long pairs;
     q->view = qr_gpu_index_last_view(q->ix, &q->num_leaves, &pairs);
@@ -287,7 +336,9 @@ extern "C" qr_status qr_gpu_query_create(const qr_scene *scene, int32_t resoluti
     q->n = scene->n;
     q->params = p;
     qr_scene *w = NULL;
-    QR_CUDA_GOTO(err, st, fail, cudaStreamCreateWithFlags(&q->stream, cudaStreamDefault));
+    if ((st = qr_frame_init(&q->frame, err)) != QR_OK) goto fail;
+    q->frame_ready = 1;
+    q->stream = q->frame.stream;
     QR_CUDA_GOTO(err, st, fail, cudaEventCreate(&q->t0));
     QR_CUDA_GOTO(err, st, fail, cudaEventCreate(&q->t1));
     if ((st = qr_query_widened_scene(scene, res, &w, err)) != QR_OK) goto fail;
@@ -321,13 +372,13 @@ fail:
 extern "C" void qr_gpu_query_destroy(qr_gpu_query *q)
 {
     if (!q) return;
+    if (q->frame_ready) qr_frame_release(&q->frame); /* waits for its work first */
     for (int k = 0; k < 8; k++) cudaFree(q->buf[k]);
     cudaFree(q->circles);
     qr_gpu_index_destroy(q->ix);
     qr_gpu_scene_destroy(q->widened);
     if (q->t0) cudaEventDestroy(q->t0);
     if (q->t1) cudaEventDestroy(q->t1);
-    if (q->stream) cudaStreamDestroy(q->stream);
     free(q);
 }
 
