@@ -163,6 +163,25 @@ Test(query, same_answers_any_resolution_tree_threads, .timeout = 300)
     qr_scene_destroy(s);
 }
 
+/* Circles covering the whole square: splitting shortens nothing, so the
+ * index keeps its leaves large (at most 64 entries per circle), and still
+ * answers as the oracle. */
+Test(query, large_circles_keep_leaves_large, .timeout = 120)
+{
+    qr_scene *s = qr_test_large_circles(5000, 2.0f, 2.0f, 0, 3);
+    qr_error err;
+    qr_query_index *q;
+    QR_CHECK(err, qr_query_index_build(s, 1024, NULL, 2, &q, &err));
+    const qr_index *t = qr_query_index_tree(q);
+    cr_assert_eq(t->visible, 5000);
+    cr_assert(t->num_pairs <= 64LL * t->visible, "%lld pairs for %d circles", (long long)t->num_pairs,
+              t->visible);
+    cr_assert(t->num_leaves > 1, "one leaf: coarsened past what the bound asks");
+    qr_query_index_destroy(q);
+    check_scene(s, 1024, NULL, 2, "radius 2");
+    qr_scene_destroy(s);
+}
+
 Test(query, empty_scene_and_empty_batches)
 {
     qr_error err;

@@ -88,7 +88,11 @@ int32_t qr_query_resolution(const qr_scene *scene);
  * leaf below 16 cells (at most (R/16)^2 leaves: the GPU's one-block tree
  * stage and the pairs grow with the leaves, and a query's own work with
  * its leaf's list), no split cost, deep splits to 4 cells where circles
- * crowd; the rest as qr_index_params_default. */
+ * crowd; the rest as qr_index_params_default. A tree whose lists hold
+ * more than 64 entries per visible circle (circles far larger than its
+ * leaves, where splitting shortens no list) is built again with leaves
+ * twice as large, until it does not or a leaf is the whole square: the
+ * same on the host and the GPU. */
 void qr_query_params_default(qr_index_params *p);
 
 /* ---- the index, on the host ------------------------------------------------

@@ -85,6 +85,17 @@ qr_status qr_query_setup(const qr_scene *scene, int32_t resolution, const qr_ind
     return qr_index_params_check(p_out, err);
 }
 
+int qr_query_coarser(long long pairs, int32_t visible, int32_t res, qr_index_params *p)
+{
+    if (p->uniform || p->min_leaf >= res ||
+        pairs <= (long long)QR_QUERY_PAIRS_PER_CIRCLE * (visible > 0 ? visible : 1))
+        return 0;
+    p->min_leaf *= 2;
+    if (p->max_leaf && p->max_leaf < p->min_leaf)
+        p->max_leaf = p->min_leaf;
+    return 1;
+}
+
 qr_status qr_query_widened_scene(const qr_scene *scene, int32_t res, qr_scene **out, qr_error *err)
 {
     qr_status st = qr_scene_create(scene->n, QR_ANIM_NONE, out, err);
@@ -194,6 +205,12 @@ qr_status qr_query_index_build(const qr_scene *scene, int32_t resolution,
     if (st != QR_OK)
         goto fail;
     st = qr_index_build_host_threads(w, res, res, NULL, &p, QR_RENDER_EXACT, threads, &q->tree, err);
+    while (st == QR_OK && qr_query_coarser(q->tree->num_pairs, q->tree->visible, res, &p)) {
+        qr_index_destroy(q->tree);
+        q->tree = NULL;
+        st = qr_index_build_host_threads(w, res, res, NULL, &p, QR_RENDER_EXACT, threads, &q->tree,
+                                         err);
+    }
     qr_scene_destroy(w);
     w = NULL;
     if (st != QR_OK)

@@ -21,6 +21,17 @@ qr_status qr_query_widened_scene(const qr_scene *scene, int32_t res, qr_scene **
 qr_status qr_query_setup(const qr_scene *scene, int32_t resolution, const qr_index_params *params,
                          int32_t *res_out, qr_index_params *p_out, qr_error *err);
 
+/* Pairs per visible circle past which a query index is built again with
+ * leaves twice as large: where circles are far larger than the leaves
+ * (100k circles over the whole square), splitting shortens no list and
+ * multiplies the pairs. */
+#define QR_QUERY_PAIRS_PER_CIRCLE 64
+
+/* Whether a tree of `pairs` over `visible` circles at resolution res is
+ * built again coarser: if so, *p's min_leaf is doubled. Both builders ask
+ * it after each build, of the same trees. */
+int qr_query_coarser(long long pairs, int32_t visible, int32_t res, qr_index_params *p);
+
 /* QR_OK, or QR_ERR_INVALID "box <q>: ..." for box b (4 floats), the q-th. */
 qr_status qr_query_check_box(const float *b, int64_t q, qr_error *err);
 

@@ -622,6 +622,11 @@ qr_index_view qr_gpu_index_last_view(const qr_gpu_index *ix, int32_t *num_leaves
     return v;
 }
 
+int32_t qr_gpu_index_visible(const qr_gpu_index *ix)
+{
+    return ix->built ? ix->result.visible : 0;
+}
+
 qr_timing qr_gpu_index_timing_level(const qr_gpu_index *ix)
 {
     return ix->timing;

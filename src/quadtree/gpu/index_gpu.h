@@ -108,6 +108,9 @@ qr_index_view qr_gpu_index_view(const qr_gpu_index *ix, const qr_build_plan *p,
 qr_index_view qr_gpu_index_last_view(const qr_gpu_index *ix, int32_t *num_leaves,
                                      long long *num_pairs);
 
+/* The circles in at least one list of the last accepted build. */
+int32_t qr_gpu_index_visible(const qr_gpu_index *ix);
+
 /* Caps the device bytes the index's buffers may take (0: no cap): a build
  * that would need more fails with QR_ERR_GPU_NOMEM, allocating nothing. */
 void qr_gpu_index_set_limit(qr_gpu_index *ix, size_t bytes);

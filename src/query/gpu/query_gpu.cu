@@ -362,6 +362,13 @@ extern "C" qr_status qr_gpu_query_create(const qr_scene *scene, int32_t resoluti
         QR_CUDA_GOTO(err, st, fail, e);
     }
     if ((st = qr_gpu_query_rebuild(q, err)) != QR_OK) goto fail;
+    for (;;) { /* coarser where splits only multiplied the pairs, as the host's */
+        int32_t leaves;
+        long long pairs;
+        qr_gpu_index_last_view(q->ix, &leaves, &pairs);
+        if (!qr_query_coarser(pairs, qr_gpu_index_visible(q->ix), res, &q->params)) break;
+        if ((st = qr_gpu_query_rebuild(q, err)) != QR_OK) goto fail;
+    }
     *out = q;
     return QR_OK;
 fail:
