@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import quadrender as qr
+from dlpack_only import DLPackOnly
 from ppm import read_ppm
 
 CLI = os.environ.get("QUADRENDER_CLI", "quadrender")
@@ -177,20 +178,6 @@ def test_leaves_tile_the_image_and_match_stats():
     assert area == 512 * 384
     assert lv[:, 5].sum() == s["circles"]["pairs"]
     assert lv[:, 4].max() == s["tree"]["max_depth"]
-
-
-class DLPackOnly:
-    """An array, on the host or on the GPU, that speaks only DLPack (as
-    another library's would: no __cuda_array_interface__)."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, **kw):
-        return self.a.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
 
 
 def test_dlpack_host_arrays_render_in_place():

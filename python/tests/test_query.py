@@ -13,6 +13,8 @@ import pytest
 import quadrender as qr
 from quadrender import _lib
 
+from dlpack_only import DLPackOnly
+
 MODES = ("top", "count", "all")
 F32 = np.float32
 
@@ -446,17 +448,6 @@ class CudaDLPackClaim:
 
     def __dlpack_device__(self):
         return (2, 0)  # kDLCUDA
-
-
-class DLPackOnly:
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, **kw):
-        return self.a.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
 
 
 def test_gpu_queries_on_a_cpu_index_are_refused():
