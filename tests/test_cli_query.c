@@ -406,6 +406,39 @@ Test(cli_query, answers_do_not_depend_on_resolution_or_threads, .timeout = 120)
     }
 }
 
+/* --frame K asks the circles as frame K renders them: the answers equal
+ * the oracle's on the scene stepped there, and the query of the state
+ * `dump --frame K` writes; a frame past the end of the animation the same
+ * way render refuses it. */
+Test(cli_query, frame_asks_the_animated_state, .timeout = 120)
+{
+    int64_t n;
+    float *v = make_points(&n);
+    const char *in = qr_test_tmp("fr.npy");
+    write_rows(in, v, n, 2);
+    const char *out = qr_test_tmp("fr_all.npz"), *state = qr_test_tmp("fr_state.npy");
+    const char *from_state = qr_test_tmp("fr_state_all.npz");
+    cr_assert_eq(RUN("query", "hypnosis", "--frame", "7", "--points", in, "--mode", "all",
+                     "--device", "cpu", "-o", out),
+                 0, "%s", R.err);
+    qr_scene *s = load_scene("hypnosis");
+    qr_error err;
+    QR_CHECK(err, qr_scene_seek_frame(s, 7, &err));
+    qr_query_result want = oracle(s, true, v, n, QR_QUERY_ALL);
+    cli_answers a = read_answers(out, QR_QUERY_ALL, n);
+    expect_answers(&a, &want, "hypnosis --frame 7");
+    free(a.bytes);
+    cr_assert_eq(RUN("dump", "hypnosis", "--frame", "7", "-o", state), 0, "%s", R.err);
+    cr_assert_eq(RUN("query", state, "--points", in, "--mode", "all", "--device", "cpu", "-o",
+                     from_state),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(out, from_state), "--frame 7 and dump --frame 7 answer apart");
+    cr_assert_eq(RUN("query", "hypnosis", "--frame", "-1", "--points", in, "-o", out), 2, "%s", R.err);
+    qr_query_result_free(&want);
+    qr_scene_destroy(s);
+    free(v);
+}
+
 /* No queries: empty answers, and for all one offset, 0. */
 Test(cli_query, empty_batch)
 {

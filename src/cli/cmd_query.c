@@ -29,6 +29,8 @@ typedef struct query_plan {
     qr_job_device device;
     int32_t resolution; /* 0: chosen from the scene */
     uint32_t seed;
+    int64_t frame;      /* with has_frame: the state frame K is rendered from */
+    int has_frame;
 } query_plan;
 
 static const char *set_mode(const char *text, void *dest)
@@ -70,7 +72,8 @@ static int query_parse(const cli_cmd *cmd, int argc, char **argv, query_plan *p)
     p->device = QR_JOB_AUTO;
     int no_clobber = 0;
     enum {
-        O_POINTS, O_BOXES, O_MODE, O_DEVICE, O_RESOLUTION, O_SEED, O_OUT, O_NO_CLOBBER, O_COUNT
+        O_POINTS, O_BOXES, O_MODE, O_DEVICE, O_RESOLUTION, O_SEED, O_FRAME, O_OUT, O_NO_CLOBBER,
+        O_COUNT
     };
     cli_opt opts[O_COUNT] = {
         [O_POINTS] = {"--points", NULL, "FILE.npy", cli_set_string, &p->points,
@@ -87,6 +90,8 @@ static int query_parse(const cli_cmd *cmd, int argc, char **argv, query_plan *p)
                           "choose from the scene (default 0)"},
         [O_SEED] = {"--seed", NULL, "N", cli_set_seed, &p->seed,
                     "random seed of a built-in scene (default 0)"},
+        [O_FRAME] = {"--frame", NULL, "K", cli_set_frame, &p->frame,
+                     "the circles as frame K of an animation renders them (default: as generated)"},
         [O_OUT] = {"--output", "-o", "FILE", cli_set_string, &p->out,
                    "the answers: a .npy (top, count) or .npz (all), or - for stdout (required)"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
@@ -101,6 +106,7 @@ static int query_parse(const cli_cmd *cmd, int argc, char **argv, query_plan *p)
         return cli_usage_error(cmd, "query: missing SCENE (a built-in name or a "
                                     ".circles/.par/.npy file)");
     p->scene_arg = pos[0];
+    p->has_frame = opts[O_FRAME].given;
     if (p->points && p->boxes)
         return cli_usage_error(cmd, "--points and --boxes cannot be combined: one batch a run");
     if (!p->points && !p->boxes)
@@ -141,6 +147,8 @@ static int query_load(const query_plan *p, query_run *run)
     double t0 = cli_now_ms();
     if (qr_scene_load(p->scene_arg, p->seed, &run->scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
+    if (p->has_frame && cli_seek(run->scene, NULL, p->frame, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_RUN);
     double t1 = cli_now_ms();
     const char *path = p->points ? p->points : p->boxes;
     qr_status st = p->points
