@@ -43,8 +43,8 @@
 #endif
 
 #define QR_DEFLATE_WINDOW 32768 /* deflate's largest distance */
-#define QR_DEFLATE_HASH_BITS 14
-#define QR_DEFLATE_WAYS 4
+#define QR_DEFLATE_HASH_BITS 13
+#define QR_DEFLATE_WAYS 8
 /* The work memory qr_deflate_chunk takes: this many uint32_t (256 KiB).
  * It need not be cleared: qr_deflate_chunk clears it. */
 #define QR_DEFLATE_HASH_WORDS ((size_t)QR_DEFLATE_WAYS << QR_DEFLATE_HASH_BITS)
