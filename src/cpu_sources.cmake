@@ -30,6 +30,7 @@ set(QR_CPU_SOURCES
   image/png_chunks.c
   image/image_parts.c
   image/png_filter.c
+  image/png_portable.c
   render/cpu/render_cpu.c
   render/cpu/render_cpu_fast.c
   render/cpu/cpu_tile.c
