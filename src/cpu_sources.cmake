@@ -10,6 +10,8 @@ set(QR_CPU_SOURCES
   common/memory.c
   scene/rng.c
   scene/scene.c
+  scene/scene_map.c
+  scene/colormaps.c
   scene/scene_load.c
   scene/builtin_names.c
   scene/builtin.c

@@ -28,7 +28,9 @@ extern "C" {
  * starting with the path: QR_ERR_IO (cannot open or read it), QR_ERR_PARSE
  * (not such an array: the magic, the header, the dtype, the order, the
  * shape "expected (N, <cols>), rows of <row_names>", the data's length),
- * QR_ERR_NOMEM (the floats do not fit: quadrender/memory.h). */
+ * QR_ERR_NOMEM (the floats do not fit: quadrender/memory.h). cols 0 reads
+ * a 1-D array of shape (N,) instead (N floats; the shape's message then
+ * says "expected (N,), <row_names>"): the values of `render --color-by`. */
 qr_status qr_npy_read_floats(const char *path, int cols, const char *row_names, float **out,
                              int64_t *rows, qr_error *err);
 

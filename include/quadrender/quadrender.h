@@ -31,6 +31,7 @@
 #include "quadrender/render_mode.h"
 #include "quadrender/rng.h"
 #include "quadrender/scene.h"
+#include "quadrender/scene_map.h"
 #include "quadrender/stats.h"
 #include "quadrender/text.h"
 #include "quadrender/threads.h"

@@ -46,7 +46,7 @@ from ._version import __version__
 
 __all__ = ["Error", "InvalidArgument", "OutOfMemory", "Renderer", "render", "scene", "save", "stats", "leaves", "to_uint8",
            "gpu_available", "MAX_CIRCLES", "MAX_SIDE", "render_frames", "render_file"]
-__all__ += ["Image", "CirclesLike", "Index", "Leaves"]
+__all__ += ["Image", "CirclesLike", "Index", "Leaves", "colormap", "COLORMAPS"]
 
 # What circles may be: an N x 7 array-like of numbers (a CuPy or PyTorch
 # array too), a structured array, a DataFrame, a mapping of columns.
@@ -54,6 +54,8 @@ CirclesLike = Union[npt.ArrayLike, Mapping[str, npt.ArrayLike]]
 
 MAX_CIRCLES = 200_000_000  # QR_SCENE_MAX_CIRCLES
 MAX_SIDE = 32768           # QR_IMAGE_MAX_DIM: a whole image in memory
+# the colormaps values= colours by (qr_colormap_names)
+COLORMAPS = ("viridis", "magma", "inferno", "plasma", "cividis", "gray")
 
 
 class Error(RuntimeError):
@@ -176,7 +178,8 @@ def _params(index="quadtree", tile=None, capacity=None, min_leaf=None, max_depth
 # names a table's columns may have for each
 _COLUMNS = ("x", "y", "z", "r", "red", "green", "blue")
 _COLOUR_NAMES = {"red": ("red", "R"), "green": ("green", "G"), "blue": ("blue", "B")}
-# columns a table may hold that are meant for the picture but not drawn yet
+# columns a table may hold that are meant for the picture but not drawn
+# (value: only when colouring by value, _mapped)
 _NOT_YET = ("alpha", "value")
 
 
@@ -203,10 +206,11 @@ def _numbers(a, what: str) -> np.ndarray:
     return a
 
 
-def _table_columns(table, names) -> list:
+def _table_columns(table, names, used=()) -> list:
     """The 7 columns (1-D arrays of numbers, views where the table allows)
     of a table whose columns have names: x, y, r required; z (0 if absent);
-    red, green, blue (or R, G, B), all three or none (black)."""
+    red, green, blue (or R, G, B), all three or none (black). `used`: the
+    columns colour by value reads (not refused as not drawn)."""
     names = [str(n) for n in names]
     have = set(names)
 
@@ -228,7 +232,10 @@ def _table_columns(table, names) -> list:
         return a
 
     for name in _NOT_YET:
-        if name in have:
+        if name in have and name not in used:
+            if name == "value":
+                raise _invalid("circles: column 'value' colours the circles only with cmap= "
+                               "given (colour by value); give cmap, drop it or rename it")
             raise _invalid(f"circles: column {name!r} is not drawn yet (colour and alpha are "
                            "the red, green, blue columns and 0.5); drop it or rename it")
     missing = [n for n in ("x", "y", "r") if n not in have]
@@ -259,7 +266,7 @@ def _table_columns(table, names) -> list:
     return [cols[c] for c in _COLUMNS]
 
 
-def _as_circles(circles):
+def _as_circles(circles, used=()):
     """Host circles as the library's scene is filled from them: a 2-D
     array of numbers of shape (N, 7), any dtype, order or strides (a view
     of the caller's array where it is one), or a list of 7 columns (1-D
@@ -277,12 +284,11 @@ def _as_circles(circles):
         if circles.ndim != 1:
             raise _invalid(f"circles: a structured array must have one dimension (a row a "
                            f"circle), not shape {circles.shape}")
-        columns = _table_columns(circles, circles.dtype.names)
-    elif hasattr(circles, "columns") and hasattr(circles, "__getitem__") \
-            and not isinstance(circles, np.ndarray):
-        columns = _table_columns(circles, list(circles.columns))  # pandas, polars, ...
+        columns = _table_columns(circles, circles.dtype.names, used)
+    elif _is_table(circles):
+        columns = _table_columns(circles, list(circles.columns), used)  # pandas, polars, ...
     elif isinstance(circles, Mapping):
-        columns = _table_columns(circles, list(circles.keys()))
+        columns = _table_columns(circles, list(circles.keys()), used)
     else:
         if circles is None or isinstance(circles, (str, bytes)):
             raise TypeError(f"circles must be an array of numbers, not {type(circles).__name__} "
@@ -296,6 +302,140 @@ def _as_circles(circles):
     if n > MAX_CIRCLES:
         raise _invalid(f"{n} circles: at most {MAX_CIRCLES}")
     return columns
+
+
+def _is_table(circles) -> bool:
+    """Whether circles is a table of named columns other than a NumPy array
+    (a pandas or polars DataFrame)."""
+    return hasattr(circles, "columns") and hasattr(circles, "__getitem__") \
+        and not isinstance(circles, np.ndarray)
+
+
+def _column_names(circles):
+    """The names of circles' columns (a structured array, a DataFrame, a
+    mapping), or None for an array of rows."""
+    if isinstance(circles, np.ndarray):
+        return None if circles.dtype.names is None else [str(n) for n in circles.dtype.names]
+    if _is_table(circles):
+        return [str(n) for n in circles.columns]
+    if isinstance(circles, Mapping):
+        return [str(n) for n in circles.keys()]
+    return None
+
+
+# ---- data coordinates and colour (quadrender/scene_map.h) ----------------------------------
+
+def _number_text(value):
+    """A number as the library's checks read it: an int in decimal, a float
+    as its repr (which strtod reads back exactly), anything else (a bool, a
+    string) as its repr, which no check of a number takes."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value)).encode()
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value)).encode()
+    return repr(value).encode()
+
+
+def _extent_text(extent):
+    """extent as the text the command's --extent takes: "auto", or four
+    numbers X0,X1,Y0,Y1; anything else as its repr (refused)."""
+    if isinstance(extent, str):
+        return _word(extent)
+    try:
+        parts = list(extent)
+    except TypeError:
+        return repr(extent).encode()
+    if len(parts) != 4 or any(isinstance(p, bool) or
+                              not isinstance(p, (int, float, np.integer, np.floating))
+                              for p in parts):
+        return repr(extent).encode()
+    return b",".join(_number_text(p) for p in parts)
+
+
+def _bound(name, value):
+    """vmin or vmax: None (NaN: the values' own), else checked as the
+    command's --vmin/--vmax."""
+    if value is None:
+        return float("nan")
+    return _checked(_lib.qr_value_check, name, value, ctypes.c_double, _number_text)
+
+
+def _mapped(circles, extent=None, aspect="equal", values=None, cmap=None, norm="linear",
+            vmin=None, vmax=None):
+    """circles, unchanged when no data option is given; else a new float32
+    N x 7 array of them mapped from the data extent into the unit square
+    (qr_scene_fit_extent) and coloured by the values (qr_scene_color_by),
+    each option checked as the command's (--extent, --data-aspect,
+    --color-by, --cmap, --norm, --vmin, --vmax). The caller's array is never
+    changed."""
+    aspect_v = _checked(_lib.qr_aspect_check, "aspect", aspect, ctypes.c_int, _word)
+    norm_v = _checked(_lib.qr_norm_check, "norm", norm, ctypes.c_int, _word)
+    lo, hi = _bound("vmin", vmin), _bound("vmax", vmax)
+    ext = (ctypes.c_double * 4)()
+    is_auto = ctypes.c_int(1)
+    if extent is not None:
+        err = _lib.Error()
+        _check(_lib.qr_extent_check(b"extent", _extent_text(extent), ext, ctypes.byref(is_auto),
+                                    ctypes.byref(err)), err)
+    names = _column_names(circles)
+    if values is None and cmap is not None and names is not None and "value" in names:
+        values = "value"
+    if cmap is not None:
+        cmap_v = _checked(_lib.qr_colormap_check, "cmap", cmap, ctypes.c_int, _word)
+    else:
+        cmap_v = 0  # viridis
+    if values is None and (cmap is not None or norm != "linear" or vmin is not None
+                           or vmax is not None):
+        raise _invalid("cmap, norm, vmin, vmax: only with values= (an array of one value a "
+                       "circle, or a column's name)")
+    if extent is None and values is None:
+        return circles
+    if _on_gpu(circles):
+        raise ValueError("extent and values map host circles: circles on the GPU are drawn as "
+                         "they are")
+    used = () if values is None else ("value",)  # a table's value column, read or not
+    if isinstance(values, str):
+        if names is None:
+            raise _invalid(f"values: {values!r} names a column, and the circles have none "
+                           "(an array of rows)")
+        if values not in names:
+            raise _invalid(f"values: no column {values!r}; the table has "
+                           f"{', '.join(map(repr, names))}")
+        used += (values,)
+        column = circles[values]
+        if hasattr(column, "to_numpy") and not isinstance(column, np.ndarray):
+            column = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        values = column
+    columns = _as_circles(circles, used)
+    n = _count(columns)
+    if values is not None:
+        values = _numbers(values, "values")
+        if values.ndim != 1 or values.shape[0] != n:
+            raise _invalid(f"values: expected one value a circle, shape ({n},); got "
+                           f"{values.shape}")
+        with np.errstate(over="ignore"):
+            values = np.ascontiguousarray(values, dtype=np.float32)
+    err = _lib.Error()
+    with _Scene(columns) as sc:
+        if values is not None:
+            _check(_lib.qr_scene_color_by(
+                sc, values.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), cmap_v, norm_v, lo, hi,
+                ctypes.byref(err)), err)
+        if extent is not None:
+            _check(_lib.qr_scene_fit_extent(sc, None if is_auto.value else ext, aspect_v, None,
+                                            ctypes.byref(err)), err)
+        if n == 0:
+            return np.zeros((0, 7), np.float32)
+        return np.ascontiguousarray(np.ctypeslib.as_array(sc.contents.block, shape=(7, n)).T)
+
+
+def colormap(name):
+    """The 256 x 3 float32 RGB table of colormap `name` (viridis, magma,
+    inferno, plasma, cividis, gray) that values= colours circles from:
+    entry round(t * 255) for t in [0, 1]."""
+    k = _checked(_lib.qr_colormap_check, "cmap", name, ctypes.c_int, _word)
+    table = np.ctypeslib.as_array(_lib.qr_colormap_rgb(k), shape=(_lib.QR_COLORMAP_ENTRIES, 3))
+    return table.copy()
 
 
 def _count(columns) -> int:
@@ -567,12 +707,16 @@ class Renderer:
 
     def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
                min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None,
-               output=None):
+               output=None, extent=None, aspect="equal", values=None, cmap=None,
+               norm="linear", vmin=None, vmax=None):
         """The image of circles, float32 height x width x 3, top row first:
         a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
-        The index arguments are render()'s. After plan(), the quadtree's
-        settings are the plan's for its mode unless one of them is given."""
+        The index arguments and the data ones (extent, aspect, values,
+        cmap, norm, vmin, vmax: host circles only) are render()'s. After
+        plan(), the quadtree's settings are the plan's for its mode unless
+        one of them is given."""
+        circles = _mapped(circles, extent, aspect, values, cmap, norm, vmin, vmax)
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
         if not self._r:
@@ -608,7 +752,10 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
            capacity: int | None = None, min_leaf: int | None = None,
            max_depth: int | None = None, max_leaf: int | None = None,
            split_cost: int | None = None, deep_leaf: int | None = None,
-           threads: int = 0) -> Image | Any:  # Any: a CuPy array for CUDA circles
+           threads: int = 0, extent: str | tuple | None = None, aspect: str = "equal",
+           values: npt.ArrayLike | str | None = None, cmap: str | None = None,
+           norm: str = "linear", vmin: float | None = None,
+           vmax: float | None = None) -> Image | Any:  # Any: a CuPy array for CUDA circles
     """Renders circles into a float32 height x width x 3 image, top row
     first: a quadrender.Image, the NumPy array (an ndarray subclass) that
     also shows itself in Jupyter and has save() and to_pil().
@@ -632,9 +779,20 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
     (a uniform grid of `tile`-pixel tiles, 64 unless given; tile only with
     the grid); the index changes the speed, never the picture. Renderer
     keeps the GPU's buffers across calls.
+
+    Data coordinates and colour (host circles; the command's --extent,
+    --data-aspect, --color-by, --cmap, --norm, --vmin, --vmax): extent
+    "auto" (the circles' own bounds, radii included) or (x0, x1, y0, y1)
+    maps the circles from data coordinates into the unit square, aspect
+    "equal" (one scale) or "stretch" (one an axis); values (an array of one
+    number a circle, or a column's name; a table's "value" column when cmap
+    is given) colour the circles through norm ("linear", "log", "eq_hist"),
+    vmin, vmax (None: the values' own) and cmap ("viridis" unless given:
+    see colormap()). Applied to a copy: the caller's circles never change.
     """
     height = width if height is None else height
     width, height = _check_size(width, height, "render")
+    circles = _mapped(circles, extent, aspect, values, cmap, norm, vmin, vmax)
     threads = _checked(_lib.qr_threads_check, "threads", threads, ctypes.c_int)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
@@ -848,13 +1006,15 @@ def stats(circles: CirclesLike, width: int, height: int | None = None, *,
           index: str = "quadtree", tile: int | None = None, capacity: int | None = None,
           min_leaf: int | None = None, max_depth: int | None = None,
           max_leaf: int | None = None, split_cost: int | None = None,
-          deep_leaf: int | None = None) -> dict:
+          deep_leaf: int | None = None, extent: str | tuple | None = None,
+          aspect: str = "equal") -> dict:
     """The index's statistics (fast mode's, built on the host) as a dict with the keys of
     `quadrender stats --json` (leaves per depth and side, circles per leaf,
-    pairs, replication, ...)."""
+    pairs, replication, ...); extent and aspect as render()'s (colour does
+    not change an index)."""
     height = width if height is None else height
     width, height = _check_size(width, height, "stats")
-    circles = _as_circles(circles)
+    circles = _as_circles(_mapped(circles, extent, aspect))
     params = _params(index, tile, capacity, min_leaf, max_depth, max_leaf, split_cost, deep_leaf)
     err = _lib.Error()
     ix = ctypes.c_void_p()

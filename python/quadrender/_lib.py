@@ -148,6 +148,24 @@ qr_job_check_frames = _fn("qr_job_check_frames", _S, ctypes.c_char_p, ctypes.c_c
                           POINTER(c_int64), POINTER(c_int64), POINTER(Error))
 qr_scene_check_circles = _fn("qr_scene_check_circles", _S, POINTER(Scene), ctypes.c_char_p,
                              POINTER(Error))
+# circles in data coordinates, coloured by a value (quadrender/scene_map.h)
+QR_COLORMAP_COUNT, QR_COLORMAP_ENTRIES = 6, 256
+qr_extent_check = _fn("qr_extent_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_double),
+                      POINTER(c_int), POINTER(Error))
+qr_aspect_check = _fn("qr_aspect_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_int),
+                      POINTER(Error))
+qr_colormap_check = _fn("qr_colormap_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_int),
+                        POINTER(Error))
+qr_norm_check = _fn("qr_norm_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_int),
+                    POINTER(Error))
+qr_value_check = _fn("qr_value_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_double),
+                     POINTER(Error))
+qr_colormap_names = _fn("qr_colormap_names", POINTER(ctypes.c_char_p), POINTER(c_int))
+qr_colormap_rgb = _fn("qr_colormap_rgb", POINTER(c_float), c_int)
+qr_scene_fit_extent = _fn("qr_scene_fit_extent", _S, POINTER(Scene), POINTER(c_double), c_int,
+                          POINTER(c_double), POINTER(Error))
+qr_scene_color_by = _fn("qr_scene_color_by", _S, POINTER(Scene), POINTER(c_float), c_int, c_int,
+                        c_double, c_double, POINTER(Error))
 qr_image_check_fits = _fn("qr_image_check_fits", _S, c_int32, c_int32, c_uint32, POINTER(Error))
 qr_host_memory_available = _fn("qr_host_memory_available", ctypes.c_uint64)
 qr_index_check_plan = _fn("qr_index_check_plan", _S, ctypes.c_char_p, ctypes.c_char_p,

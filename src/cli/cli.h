@@ -262,6 +262,33 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
                             int argc, char **argv, cli_scene_opts *so, qr_index_params *params,
                             const char **scene);
 
+/* The data options of render and dump (cli_map.c): --extent, --data-aspect,
+ * --color-by, --cmap, --norm, --vmin, --vmax, in that order; each value
+ * checked by the library (quadrender/scene_map.h), as Python's arguments. */
+typedef struct cli_map_opts {
+    double extent[4];
+    int extent_auto;     /* --extent auto */
+    int aspect;          /* qr_aspect */
+    const char *color_by; /* the values' .npy file, or NULL */
+    int cmap;            /* a QR_COLORMAP_* */
+    int norm;            /* qr_norm */
+    double vmin, vmax;   /* NaN: from the values */
+    int extent_given;    /* set by cli_map_opts_finish */
+} cli_map_opts;
+enum { CLI_MO_EXTENT, CLI_MO_ASPECT, CLI_MO_COLOR_BY, CLI_MO_CMAP, CLI_MO_NORM, CLI_MO_VMIN,
+       CLI_MO_VMAX, CLI_MAP_NOPTS };
+/* Sets the defaults (no extent, equal, no values, viridis, linear, the
+ * values' range) and fills opts[0..CLI_MAP_NOPTS-1] to parse into *m. */
+void cli_map_opts_init(cli_opt *opts, cli_map_opts *m);
+/* After cli_parse: --data-aspect needs --extent, --cmap/--norm/--vmin/--vmax
+ * need --color-by (CLI_EXIT_USAGE). */
+int cli_map_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_map_opts *m);
+/* Applies them to a loaded scene: the values read (qr_npy_read_floats, one
+ * per circle: a wrong count is the input's fault, exit 3), the colours
+ * set, the extent fitted; an animated scene is refused (its steps move
+ * circles in the unit square). Prints the error; returns an exit code. */
+int cli_map_apply(const cli_map_opts *m, qr_scene *scene);
+
 /* Where a command runs, decided from --device before any work is done
  * (quadrender/job.h). */
 typedef qr_device_choice cli_device_choice;

@@ -25,7 +25,8 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     int64_t frame = 0;
     const char *out = NULL;
     int no_clobber = 0;
-    enum { O_SEED, O_FRAME, O_OUT, O_NO_CLOBBER, O_COUNT };
+    cli_map_opts map;
+    enum { O_SEED, O_FRAME, O_OUT, O_NO_CLOBBER, O_MAP, O_COUNT = O_MAP + CLI_MAP_NOPTS };
     cli_opt opts[O_COUNT] = {
         [O_SEED] = {"--seed", NULL, "N", cli_set_seed, &seed,
                     "random seed of a built-in scene (default 0)"},
@@ -36,12 +37,15 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
     };
+    cli_map_opts_init(&opts[O_MAP], &map);
     char *pos[1];
     int npos;
     int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
     if (rc != CLI_PARSE_OK)
+        return rc;
+    if ((rc = cli_map_opts_finish(cmd, &opts[O_MAP], &map)) != CLI_EXIT_OK)
         return rc;
     if (npos == 0)
         return cli_usage_error(cmd, "dump: missing SCENE (a built-in name or a .circles/.par/.npy file)");
@@ -62,6 +66,8 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     double t0 = cli_now_ms();
     if (qr_scene_load(pos[0], seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
+    if ((rc = cli_map_apply(&map, scene)) != CLI_EXIT_OK)
+        goto done;
     double t1 = cli_now_ms();
     if (opts[O_FRAME].given)
         cli_info("%s (%d circles) state of frame %lld -> %s", scene->name,
@@ -97,6 +103,9 @@ const cli_cmd cli_cmd_dump = {
     .notes = "Without --frame the file holds the scene as generated, before any animation\n"
              "step. With --frame K it holds the state frame K is rendered from (K+1 steps),\n"
              "so 'quadrender render FILE' draws what 'quadrender render SCENE --frame K' does.\n"
+             "\n"
+             "--extent and --color-by write the circles mapped into the unit square and\n"
+             "coloured, as render draws them with the same options.\n"
              "\n"
              "The file is replaced whole (a temporary file beside it, synced, renamed over\n"
              "it); -o - writes .circles text to standard output.\n"

@@ -27,6 +27,7 @@
 /* The command line, parsed. */
 typedef struct render_args {
     cli_scene_opts so;
+    cli_map_opts map;
     cli_range frames;
     bool many; /* --frames */
     const char *out, *scene_arg;
@@ -124,7 +125,8 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         O_SCENE,
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
         O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
-        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_INDEX,
+        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_MAP,
+        O_INDEX = O_MAP + CLI_MAP_NOPTS,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
     cli_opt opts[O_COUNT] = {
@@ -161,9 +163,12 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &a->reference,
                          "the serial CPU reference renderer (= --device cpu-reference)"},
     };
+    cli_map_opts_init(&opts[O_MAP], &a->map);
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &a->so,
                                      &a->params, &a->scene_arg);
     if (rc != CLI_PARSE_OK)
+        return rc;
+    if ((rc = cli_map_opts_finish(cmd, &opts[O_MAP], &a->map)) != CLI_EXIT_OK)
         return rc;
     if (opts[O_SCENE + CLI_SO_FRAME].given && opts[O_FRAMES].given)
         return cli_usage_error(cmd, "--frame cannot be combined with --frames");
@@ -450,6 +455,11 @@ static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
     const double t0 = cli_now_ms();
     if (qr_scene_load(a->scene_arg, a->so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
+    int map_rc = cli_map_apply(&a->map, scene);
+    if (map_rc != CLI_EXIT_OK) {
+        qr_scene_destroy(scene);
+        return map_rc;
+    }
     render_report r = {.a = a, .plan = plan, .scene = scene, .load_ms = cli_now_ms() - t0};
     int rc = CLI_EXIT_OK;
     char default_out[sizeof scene->name + 8], pattern[2 * sizeof a->names.prefix + 16];

@@ -321,8 +321,11 @@ qr_status qr_npy_read_floats(const char *path, int cols, const char *row_names, 
 {
     *out = NULL;
     *rows = 0;
-    if (cols < 1)
+    if (cols < 0)
         return qr_fail(err, QR_ERR_INVALID, "%s: rows of %d values", path, cols);
+    const int one_d = cols == 0; /* a 1-D array (N,): one value a row */
+    if (one_d)
+        cols = 1;
     qr_npy_file f;
     qr_status st = qr_npy_open(path, &f, err);
     if (st != QR_OK)
@@ -338,7 +341,10 @@ qr_status qr_npy_read_floats(const char *path, int cols, const char *row_names, 
     else if (f.fortran)
         st = qr_fail(err, QR_ERR_PARSE,
                      "%s: fortran_order True is not supported: expected C order", path);
-    else if (f.ndim != 2 || f.shape[1] != cols)
+    else if (one_d && f.ndim != 1)
+        st = qr_fail(err, QR_ERR_PARSE, "%s: shape %s is not supported: expected (N,), %s", path,
+                     shape, row_names);
+    else if (!one_d && (f.ndim != 2 || f.shape[1] != cols))
         st = qr_fail(err, QR_ERR_PARSE,
                      "%s: shape %s is not supported: expected (N, %d), rows of %s", path, shape,
                      cols, row_names);

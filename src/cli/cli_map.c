@@ -1,0 +1,126 @@
+/* cli_map.c — the data options of render and dump: circles in data
+ * coordinates (--extent, --data-aspect) and coloured by a value
+ * (--color-by, --cmap, --norm, --vmin, --vmax), applied to the loaded scene
+ * by the library's functions (quadrender/scene_map.h; see cli.h). */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quadrender/npy.h"
+#include "quadrender/scene_map.h"
+
+static const char *set_extent(const char *text, void *dest)
+{
+    cli_map_opts *m = dest;
+    qr_error err;
+    return cli_checked(qr_extent_check(cli_setting(), text, m->extent, &m->extent_auto, &err),
+                       &err);
+}
+
+static const char *set_aspect(const char *text, void *dest)
+{
+    qr_error err;
+    qr_aspect a;
+    const char *why = cli_checked(qr_aspect_check(cli_setting(), text, &a, &err), &err);
+    if (!why)
+        *(int *)dest = (int)a;
+    return why;
+}
+
+static const char *set_cmap(const char *text, void *dest)
+{
+    qr_error err;
+    return cli_checked(qr_colormap_check(cli_setting(), text, dest, &err), &err);
+}
+
+static const char *set_norm(const char *text, void *dest)
+{
+    qr_error err;
+    qr_norm n;
+    const char *why = cli_checked(qr_norm_check(cli_setting(), text, &n, &err), &err);
+    if (!why)
+        *(int *)dest = (int)n;
+    return why;
+}
+
+static const char *set_value(const char *text, void *dest)
+{
+    qr_error err;
+    return cli_checked(qr_value_check(cli_setting(), text, dest, &err), &err);
+}
+
+void cli_map_opts_init(cli_opt *opts, cli_map_opts *m)
+{
+    memset(m, 0, sizeof *m);
+    m->aspect = QR_ASPECT_EQUAL;
+    m->cmap = QR_COLORMAP_VIRIDIS;
+    m->norm = QR_NORM_LINEAR;
+    m->vmin = m->vmax = NAN;
+    const cli_opt o[CLI_MAP_NOPTS] = {
+        [CLI_MO_EXTENT] = {"--extent", NULL, "EXT", set_extent, m,
+                           "the circles are in data coordinates: auto (their own bounds, radii "
+                           "included) or X0,X1,Y0,Y1, mapped onto the unit square"},
+        [CLI_MO_ASPECT] = {"--data-aspect", NULL, "HOW", set_aspect, &m->aspect,
+                           "with --extent: equal (one scale, the longer side fills the square; "
+                           "default) or stretch (a scale an axis)"},
+        [CLI_MO_COLOR_BY] = {"--color-by", NULL, "FILE", cli_set_string, &m->color_by,
+                             "colour each circle by its value: a .npy of shape (N,), float32 or "
+                             "float64, one value a circle"},
+        [CLI_MO_CMAP] = {"--cmap", NULL, "NAME", set_cmap, &m->cmap,
+                         "with --color-by: viridis (default), magma, inferno, plasma, cividis "
+                         "or gray"},
+        [CLI_MO_NORM] = {"--norm", NULL, "NORM", set_norm, &m->norm,
+                         "with --color-by: linear (default), log or eq_hist"},
+        [CLI_MO_VMIN] = {"--vmin", NULL, "V", set_value, &m->vmin,
+                         "with --color-by: the value of the colormap's first entry (default: "
+                         "the least value)"},
+        [CLI_MO_VMAX] = {"--vmax", NULL, "V", set_value, &m->vmax,
+                         "with --color-by: the value of its last entry (default: the greatest)"},
+    };
+    memcpy(opts, o, sizeof o);
+}
+
+int cli_map_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_map_opts *m)
+{
+    m->extent_given = opts[CLI_MO_EXTENT].given > 0;
+    if (opts[CLI_MO_ASPECT].given && !m->extent_given)
+        return cli_usage_error(cmd, "--data-aspect: only with --extent");
+    if (!m->color_by)
+        for (int k = CLI_MO_CMAP; k <= CLI_MO_VMAX; k++)
+            if (opts[k].given)
+                return cli_usage_error(cmd, "%s: only with --color-by", opts[k].name);
+    return CLI_EXIT_OK;
+}
+
+int cli_map_apply(const cli_map_opts *m, qr_scene *scene)
+{
+    if (!m->extent_given && !m->color_by)
+        return CLI_EXIT_OK;
+    if (scene->anim != QR_ANIM_NONE) {
+        cli_message("--extent, --color-by: static scenes only; %s is animated", scene->name);
+        return CLI_EXIT_USAGE;
+    }
+    qr_error err;
+    if (m->color_by) {
+        float *values = NULL;
+        int64_t rows = 0;
+        qr_status st = qr_npy_read_floats(m->color_by, 0, "one value a circle", &values, &rows,
+                                          &err);
+        if (st == QR_OK && rows != scene->n)
+            st = qr_fail(&err, QR_ERR_PARSE, "%s: %lld values for the %lld circles of %s",
+                         m->color_by, (long long)rows, (long long)scene->n, scene->name);
+        if (st == QR_OK)
+            st = qr_scene_color_by(scene, values, m->cmap, (qr_norm)m->norm, m->vmin, m->vmax,
+                                   &err);
+        free(values);
+        if (st != QR_OK)
+            return cli_fail(&err, CLI_PHASE_INPUT);
+    }
+    if (m->extent_given &&
+        qr_scene_fit_extent(scene, m->extent_auto ? NULL : m->extent, (qr_aspect)m->aspect, NULL,
+                            &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_INPUT);
+    return CLI_EXIT_OK;
+}
