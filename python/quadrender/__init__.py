@@ -273,13 +273,8 @@ def _as_circles(circles, used=()):
     arrays of N numbers) from a table with named columns. Nothing is
     copied here but what must be (lists, DLPack host arrays NumPy cannot
     view, object arrays); _Scene converts to float32 as it fills the scene."""
-    if not isinstance(circles, np.ndarray) and hasattr(circles, "__dlpack__"):
-        # a host array of another library (a PyTorch CPU tensor, ...): read in place
-        device = _dlpack.device_type(circles)
-        if device not in (None, _dlpack.KDL_CPU):
-            raise TypeError(f"circles on DLPack device type {device}: quadrender reads host "
-                            "arrays and CUDA arrays")
-        circles = np.from_dlpack(circles)
+    # a host array of another library (a PyTorch CPU tensor, ...): read in place
+    circles = _dlpack.host_view(circles, "circles")
     if isinstance(circles, np.ndarray) and circles.dtype.names is not None:
         if circles.ndim != 1:
             raise _invalid(f"circles: a structured array must have one dimension (a row a "

@@ -10,6 +10,8 @@ capsule holds the producer's memory.
 import ctypes
 from ctypes import POINTER, Structure, c_int32, c_int64, c_uint8, c_uint16, c_uint64, c_void_p
 
+import numpy as np
+
 KDL_CPU = 1
 KDL_CUDA = 2
 
@@ -49,6 +51,19 @@ def device_type(obj):
     if not hasattr(obj, "__dlpack__") or not hasattr(obj, "__dlpack_device__"):
         return None
     return int(obj.__dlpack_device__()[0])
+
+
+def host_view(obj, what):
+    """obj itself, or, for a non-NumPy object that speaks DLPack (a PyTorch
+    CPU tensor, ...), a NumPy view of its host memory; a DLPack array on any
+    other device raises TypeError naming `what`."""
+    if isinstance(obj, np.ndarray) or not hasattr(obj, "__dlpack__"):
+        return obj
+    device = device_type(obj)
+    if device not in (None, KDL_CPU):
+        raise TypeError(f"{what} on DLPack device type {device}: quadrender reads host "
+                        "arrays and CUDA arrays")
+    return np.from_dlpack(obj)
 
 
 def describe(capsule):

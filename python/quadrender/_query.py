@@ -119,12 +119,7 @@ def _cupy():
 def _host_queries(a, width: int, what: str) -> np.ndarray:
     """Host queries as the library reads them: an N x width float32 array
     in C order (a copy only where a is not one already)."""
-    if not isinstance(a, np.ndarray) and hasattr(a, "__dlpack__"):
-        device = _dlpack.device_type(a)
-        if device not in (None, _dlpack.KDL_CPU):
-            raise TypeError(f"{what} on DLPack device type {device}: quadrender reads host "
-                            "arrays and CUDA arrays")
-        a = np.from_dlpack(a)
+    a = _dlpack.host_view(a, what)
     if a is None or isinstance(a, (str, bytes)):
         raise TypeError(f"{what} must be an array of numbers, not {type(a).__name__}")
     a = _numbers(a, what)
