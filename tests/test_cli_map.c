@@ -122,6 +122,33 @@ Test(cli_map, extent_renders_the_premapped_scene)
     qr_scene_destroy(data);
 }
 
+/* stats --extent indexes the premapped scene: the same statistics (JSON
+ * without its timings) as stats of that scene. */
+Test(cli_map, stats_indexes_the_premapped_scene)
+{
+    qr_scene *data = data_scene();
+    path_buf b[2];
+    const char *file = write_scene(data, "data_stats.npy", &b[0]);
+    const double world[4] = {-180, 180, -90, 90};
+    const char *eq = premapped(data, world, QR_ASPECT_EQUAL, "pre_stats.npy", &b[1]);
+    cr_assert_eq(RUN("stats", file, "-s", "256", "--device", "cpu", "--extent", "-180,180,-90,90",
+                     "--json", "-"),
+                 0, "%s", R.err);
+    char *with_extent = strdup(R.out);
+    cr_assert_eq(RUN("stats", eq, "-s", "256", "--device", "cpu", "--json", "-"), 0, "%s", R.err);
+    /* the trees' and lists' statistics, up to the build's times */
+    const char *keys[] = {"\"tree\"", "\"circles_per_leaf\"", "\"circles\""};
+    for (int k = 0; k < 3; k++) {
+        const char *a = strstr(with_extent, keys[k]), *c = strstr(R.out, keys[k]);
+        cr_assert(a && c, "%s missing", keys[k]);
+        const char *ae = strchr(a, '}'), *ce = strchr(c, '}');
+        cr_assert(ae && ce && ae - a == ce - c && !memcmp(a, c, (size_t)(ae - a)),
+                  "%s differs: %.200s against %.200s", keys[k], a, c);
+    }
+    free(with_extent);
+    qr_scene_destroy(data);
+}
+
 Test(cli_map, color_by_renders_the_library_colours)
 {
     qr_scene *s = NULL;

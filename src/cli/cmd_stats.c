@@ -547,6 +547,7 @@ static int write_json(const char *path, const qr_index_stats *s, const qr_stats_
 /* What the command line asks. */
 typedef struct stats_plan {
     cli_scene_opts so;
+    cli_map_opts map; /* circles in data coordinates, coloured by a value */
     qr_index_params params;
     qr_job_device device;
     const char *scene_arg, *json, *picture, *report;
@@ -611,7 +612,8 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
         O_REPORT,
         O_REPORT_TILE,
         O_NO_CLOBBER,
-        O_COUNT
+        O_MAP,
+        O_COUNT = O_MAP + CLI_MAP_NOPTS
     };
     cli_opt opts[O_COUNT] = {
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &p->device,
@@ -630,9 +632,12 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
     };
+    cli_map_opts_init(&opts[O_MAP], &p->map);
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &p->so,
                                      &p->params, &p->scene_arg);
     if (rc != CLI_PARSE_OK)
+        return rc;
+    if ((rc = cli_map_opts_finish(cmd, &opts[O_MAP], &p->map)) != CLI_EXIT_OK)
         return rc;
     return stats_check_plan(cmd, p, &opts[O_PICTURE_MODE], no_clobber);
 }
@@ -649,6 +654,8 @@ static int stats_build(const stats_plan *p, stats_run *run)
     qr_error err;
     if (qr_scene_load(p->scene_arg, so->seed, &run->scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
+    if ((rc = cli_map_apply(&p->map, run->scene)) != CLI_EXIT_OK)
+        return rc;
     qr_scene *scene = run->scene;
     if (dev->note[0])
         cli_info("%s", dev->note);
