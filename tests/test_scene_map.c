@@ -355,3 +355,37 @@ Test(scene_map, checks_and_messages)
     cr_expect_eq(qr_value_check("--vmax", "nan", &v, &err), QR_ERR_INVALID);
     cr_expect_str_eq(err.msg, "--vmax: expected a finite number, got 'nan'");
 }
+
+/* Options that need another, in each front end's spelling, and the
+ * transforms' refusal of an animated scene (its steps would move the
+ * mapped circles within the unit square). */
+Test(scene_map, options_that_need_another_and_animated_scenes)
+{
+    qr_error err;
+    const char *const cli[QR_MAPO_COUNT] = {"--extent", "--data-aspect", "--color-by", "--cmap",
+                                            "--norm", "--vmin", "--vmax"};
+    cr_assert_eq(qr_scene_map_check_options(0, cli, &err), QR_OK);
+    cr_assert_eq(qr_scene_map_check_options((1u << QR_MAPO_EXTENT) | (1u << QR_MAPO_ASPECT), cli,
+                                            &err),
+                 QR_OK);
+    cr_assert_eq(qr_scene_map_check_options(1u << QR_MAPO_ASPECT, cli, &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "--data-aspect: only with --extent");
+    for (int k = QR_MAPO_CMAP; k <= QR_MAPO_VMAX; k++) {
+        cr_assert_eq(qr_scene_map_check_options((1u << k) | (1u << QR_MAPO_VALUES), cli, &err),
+                     QR_OK);
+        cr_assert_eq(qr_scene_map_check_options(1u << k, cli, &err), QR_ERR_INVALID);
+        char want[64];
+        snprintf(want, sizeof want, "%s: only with --color-by", cli[k]);
+        cr_assert_str_eq(err.msg, want);
+    }
+    qr_scene *s;
+    QR_CHECK(err, qr_scene_builtin("hypnosis", 0, &s, &err));
+    const float x0 = s->x[0], r0 = s->red[0];
+    float *v = calloc((size_t)s->n, sizeof *v);
+    cr_assert_eq(qr_scene_fit_extent(s, NULL, QR_ASPECT_EQUAL, NULL, &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "data coordinates and colours: static scenes only; hypnosis is animated");
+    cr_assert_eq(qr_scene_color_by(s, v, 0, QR_NORM_LINEAR, NAN, NAN, &err), QR_ERR_INVALID);
+    cr_assert(s->x[0] == x0 && s->red[0] == r0, "a refused transform changed the scene");
+    free(v);
+    qr_scene_destroy(s);
+}

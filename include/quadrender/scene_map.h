@@ -86,7 +86,31 @@ qr_status qr_extent_check(const char *name, const char *text, double extent[4], 
  * blanks); else "<name>: expected a finite number, got '<text>'". */
 qr_status qr_value_check(const char *name, const char *text, double *out, qr_error *err);
 
-/* ---- the transforms -------------------------------------------------------------- */
+/* The data options, as a front end names them (the CLI's --extent,
+ * --data-aspect, --color-by, ...; Python's extent=, aspect=, values=, ...). */
+enum {
+    QR_MAPO_EXTENT,
+    QR_MAPO_ASPECT,
+    QR_MAPO_VALUES,
+    QR_MAPO_CMAP,
+    QR_MAPO_NORM,
+    QR_MAPO_VMIN,
+    QR_MAPO_VMAX,
+    QR_MAPO_COUNT
+};
+
+/* Whether the data options a user gave (bit 1 << QR_MAPO_k for each option
+ * k given) go together: the aspect only with an extent; the colormap, the
+ * norm, vmin and vmax only with values. names[k] is how the front end
+ * spells option k. Else QR_ERR_INVALID, "<option>: only with <extent>" or
+ * "<option>: only with <values>". */
+qr_status qr_scene_map_check_options(unsigned given, const char *const *names, qr_error *err);
+
+/* ---- the transforms -------------------------------------------------------------- *
+ * Both take static scenes only: an animated scene's steps move its circles
+ * within the unit square, whatever their data coordinates were
+ * (QR_ERR_INVALID, "data coordinates and colours: static scenes only; <name>
+ * is animated"). */
 
 /* Maps the scene's centres and radii from data coordinates into the unit
  * square: extent (x0, x1, y0, y1), or NULL for the circles' own bounds, radii

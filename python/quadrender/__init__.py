@@ -355,7 +355,10 @@ def _bound(name, value):
     return _checked(_lib.qr_value_check, name, value, ctypes.c_double, _number_text)
 
 
-def _mapped(circles, extent=None, aspect="equal", values=None, cmap=None, norm="linear",
+_MAP_NAMES = [b"extent", b"aspect", b"values", b"cmap", b"norm", b"vmin", b"vmax"]
+
+
+def _mapped(circles, extent=None, aspect=None, values=None, cmap=None, norm=None,
             vmin=None, vmax=None):
     """circles, unchanged when no data option is given; else a new float32
     N x 7 array of them mapped from the data extent into the unit square
@@ -363,8 +366,8 @@ def _mapped(circles, extent=None, aspect="equal", values=None, cmap=None, norm="
     each option checked as the command's (--extent, --data-aspect,
     --color-by, --cmap, --norm, --vmin, --vmax). The caller's array is never
     changed."""
-    aspect_v = _checked(_lib.qr_aspect_check, "aspect", aspect, ctypes.c_int, _word)
-    norm_v = _checked(_lib.qr_norm_check, "norm", norm, ctypes.c_int, _word)
+    aspect_v = _checked(_lib.qr_aspect_check, "aspect", aspect or "equal", ctypes.c_int, _word)
+    norm_v = _checked(_lib.qr_norm_check, "norm", norm or "linear", ctypes.c_int, _word)
     lo, hi = _bound("vmin", vmin), _bound("vmax", vmax)
     ext = (ctypes.c_double * 4)()
     is_auto = ctypes.c_int(1)
@@ -379,10 +382,11 @@ def _mapped(circles, extent=None, aspect="equal", values=None, cmap=None, norm="
         cmap_v = _checked(_lib.qr_colormap_check, "cmap", cmap, ctypes.c_int, _word)
     else:
         cmap_v = 0  # viridis
-    if values is None and (cmap is not None or norm != "linear" or vmin is not None
-                           or vmax is not None):
-        raise _invalid("cmap, norm, vmin, vmax: only with values= (an array of one value a "
-                       "circle, or a column's name)")
+    given = [extent, aspect, values, cmap, norm, vmin, vmax]
+    bits = sum(1 << k for k, v in enumerate(given) if v is not None)
+    spelled = (ctypes.c_char_p * len(_MAP_NAMES))(*_MAP_NAMES)
+    err = _lib.Error()
+    _check(_lib.qr_scene_map_check_options(bits, spelled, ctypes.byref(err)), err)
     if extent is None and values is None:
         return circles
     if _on_gpu(circles):
@@ -702,8 +706,8 @@ class Renderer:
 
     def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
                min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None,
-               output=None, extent=None, aspect="equal", values=None, cmap=None,
-               norm="linear", vmin=None, vmax=None):
+               output=None, extent=None, aspect=None, values=None, cmap=None,
+               norm=None, vmin=None, vmax=None):
         """The image of circles, float32 height x width x 3, top row first:
         a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
@@ -747,9 +751,9 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
            capacity: int | None = None, min_leaf: int | None = None,
            max_depth: int | None = None, max_leaf: int | None = None,
            split_cost: int | None = None, deep_leaf: int | None = None,
-           threads: int = 0, extent: str | tuple | None = None, aspect: str = "equal",
+           threads: int = 0, extent: str | tuple | None = None, aspect: str | None = None,
            values: npt.ArrayLike | str | None = None, cmap: str | None = None,
-           norm: str = "linear", vmin: float | None = None,
+           norm: str | None = None, vmin: float | None = None,
            vmax: float | None = None) -> Image | Any:  # Any: a CuPy array for CUDA circles
     """Renders circles into a float32 height x width x 3 image, top row
     first: a quadrender.Image, the NumPy array (an ndarray subclass) that
@@ -1002,7 +1006,7 @@ def stats(circles: CirclesLike, width: int, height: int | None = None, *,
           min_leaf: int | None = None, max_depth: int | None = None,
           max_leaf: int | None = None, split_cost: int | None = None,
           deep_leaf: int | None = None, extent: str | tuple | None = None,
-          aspect: str = "equal") -> dict:
+          aspect: str | None = None) -> dict:
     """The index's statistics (fast mode's, built on the host) as a dict with the keys of
     `quadrender stats --json` (leaves per depth and side, circles per leaf,
     pairs, replication, ...); extent and aspect as render()'s (colour does

@@ -162,6 +162,8 @@ qr_value_check = _fn("qr_value_check", _S, ctypes.c_char_p, ctypes.c_char_p, POI
                      POINTER(Error))
 qr_colormap_names = _fn("qr_colormap_names", POINTER(ctypes.c_char_p), POINTER(c_int))
 qr_colormap_rgb = _fn("qr_colormap_rgb", POINTER(c_float), c_int)
+qr_scene_map_check_options = _fn("qr_scene_map_check_options", _S, ctypes.c_uint,
+                                 POINTER(ctypes.c_char_p), POINTER(Error))
 qr_scene_fit_extent = _fn("qr_scene_fit_extent", _S, POINTER(Scene), POINTER(c_double), c_int,
                           POINTER(c_double), POINTER(Error))
 qr_scene_color_by = _fn("qr_scene_color_by", _S, POINTER(Scene), POINTER(c_float), c_int, c_int,

@@ -197,5 +197,16 @@ def test_refusals_are_the_commands(tmp_path, case):
 
 
 def test_cmap_without_values():
-    with pytest.raises(qr.InvalidArgument, match="only with values="):
+    with pytest.raises(qr.InvalidArgument, match="^cmap: only with values$"):
         draw(qr.scene("rgb"), cmap="magma")
+
+
+def test_options_that_need_another_are_refused_as_the_cli_refuses_them():
+    """The library's one check (qr_scene_map_check_options), in each front
+    end's spelling: the CLI's --data-aspect without --extent, Python's
+    aspect= without extent=."""
+    with pytest.raises(qr.InvalidArgument, match="^aspect: only with extent$"):
+        draw(qr.scene("rgb"), aspect="stretch")
+    for name in ("norm", "vmin", "vmax"):
+        with pytest.raises(qr.InvalidArgument, match=f"^{name}: only with values$"):
+            draw(qr.scene("rgb"), **{name: "log" if name == "norm" else 1.0})

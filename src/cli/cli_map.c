@@ -85,23 +85,36 @@ void cli_map_opts_init(cli_opt *opts, cli_map_opts *m)
 int cli_map_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_map_opts *m)
 {
     m->extent_given = opts[CLI_MO_EXTENT].given > 0;
-    if (opts[CLI_MO_ASPECT].given && !m->extent_given)
-        return cli_usage_error(cmd, "--data-aspect: only with --extent");
-    if (!m->color_by)
-        for (int k = CLI_MO_CMAP; k <= CLI_MO_VMAX; k++)
-            if (opts[k].given)
-                return cli_usage_error(cmd, "%s: only with --color-by", opts[k].name);
+    _Static_assert((int)CLI_MAP_NOPTS == (int)QR_MAPO_COUNT &&
+                       (int)CLI_MO_COLOR_BY == (int)QR_MAPO_VALUES &&
+                       (int)CLI_MO_VMAX == (int)QR_MAPO_VMAX,
+                   "the data options in the library's order");
+    unsigned given = 0;
+    const char *names[CLI_MAP_NOPTS];
+    for (int k = 0; k < CLI_MAP_NOPTS; k++) {
+        names[k] = opts[k].name;
+        given |= opts[k].given ? 1u << k : 0u;
+    }
+    qr_error err;
+    if (qr_scene_map_check_options(given, names, &err) != QR_OK)
+        return cli_usage_error(cmd, "%s", err.msg);
     return CLI_EXIT_OK;
+}
+
+/* A transform's refusal: the input's fault (exit 3), but for an animated
+ * scene, which the options given cannot apply to (exit 2). */
+static int map_fail(const qr_error *err, const qr_scene *scene)
+{
+    if (scene->anim == QR_ANIM_NONE)
+        return cli_fail(err, CLI_PHASE_INPUT);
+    cli_message("%s", err->msg);
+    return CLI_EXIT_USAGE;
 }
 
 int cli_map_apply(const cli_map_opts *m, qr_scene *scene)
 {
     if (!m->extent_given && !m->color_by)
         return CLI_EXIT_OK;
-    if (scene->anim != QR_ANIM_NONE) {
-        cli_message("--extent, --color-by: static scenes only; %s is animated", scene->name);
-        return CLI_EXIT_USAGE;
-    }
     qr_error err;
     if (m->color_by) {
         float *values = NULL;
@@ -116,11 +129,11 @@ int cli_map_apply(const cli_map_opts *m, qr_scene *scene)
                                    &err);
         free(values);
         if (st != QR_OK)
-            return cli_fail(&err, CLI_PHASE_INPUT);
+            return map_fail(&err, scene);
     }
     if (m->extent_given &&
         qr_scene_fit_extent(scene, m->extent_auto ? NULL : m->extent, (qr_aspect)m->aspect, NULL,
                             &err) != QR_OK)
-        return cli_fail(&err, CLI_PHASE_INPUT);
+        return map_fail(&err, scene);
     return CLI_EXIT_OK;
 }

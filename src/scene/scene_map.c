@@ -165,9 +165,34 @@ static int maps_finite(const qr_scene *s, int32_t i, axis_map mx, axis_map my, d
     return fabs(x) <= FLT_MAX && fabs(y) <= FLT_MAX && fabs(r) <= FLT_MAX;
 }
 
+qr_status qr_scene_map_check_options(unsigned given, const char *const *names, qr_error *err)
+{
+    if ((given & (1u << QR_MAPO_ASPECT)) && !(given & (1u << QR_MAPO_EXTENT)))
+        return qr_fail(err, QR_ERR_INVALID, "%s: only with %s", names[QR_MAPO_ASPECT],
+                       names[QR_MAPO_EXTENT]);
+    if (!(given & (1u << QR_MAPO_VALUES)))
+        for (int k = QR_MAPO_CMAP; k <= QR_MAPO_VMAX; k++)
+            if (given & (1u << k))
+                return qr_fail(err, QR_ERR_INVALID, "%s: only with %s", names[k],
+                               names[QR_MAPO_VALUES]);
+    return QR_OK;
+}
+
+/* The transforms' refusal of an animated scene. */
+static qr_status static_only(const qr_scene *s, qr_error *err)
+{
+    if (s->anim == QR_ANIM_NONE)
+        return QR_OK;
+    return qr_fail(err, QR_ERR_INVALID,
+                   "data coordinates and colours: static scenes only; %s is animated", s->name);
+}
+
 qr_status qr_scene_fit_extent(qr_scene *s, const double *extent, qr_aspect aspect, double *used,
                               qr_error *err)
 {
+    const qr_status stat = static_only(s, err);
+    if (stat != QR_OK)
+        return stat;
     double e[4];
     if (aspect != QR_ASPECT_EQUAL && aspect != QR_ASPECT_STRETCH)
         return qr_fail(err, QR_ERR_INVALID, "extent: aspect %d is not equal (0) or stretch (1)",
@@ -296,6 +321,9 @@ static void set_colour(qr_scene *s, int32_t i, const float *table, double t)
 qr_status qr_scene_color_by(qr_scene *s, const float *values, int colormap, qr_norm norm,
                             double vmin, double vmax, qr_error *err)
 {
+    const qr_status stat = static_only(s, err);
+    if (stat != QR_OK)
+        return stat;
     const float *table = qr_colormap_rgb(colormap);
     if (!table)
         return qr_fail(err, QR_ERR_INVALID, "colormap %d: expected 0 to %d", colormap,
