@@ -45,15 +45,12 @@ static const char *set_resolution(const char *text, void *dest)
     return cli_checked(qr_query_check_resolution(cli_setting(), text, dest, &err), &err);
 }
 
-/* --device: the job's names, less cpu-reference (queries have no
- * reference path: the brute-force oracle is the tests') */
+/* --device: the job's names; cpu-reference answers by testing every
+ * circle against every query (the oracle), as Python's Index does */
 static const char *set_device(const char *text, void *dest)
 {
-    qr_job_device d;
-    if (qr_job_check_device(cli_setting(), text, &d, NULL) != QR_OK || d == QR_JOB_CPU_REFERENCE)
-        return "auto, gpu or cpu";
-    *(qr_job_device *)dest = d;
-    return NULL;
+    qr_error err;
+    return cli_checked(qr_job_check_device(cli_setting(), text, dest, &err), &err);
 }
 
 static const char *const mode_names[] = {"top", "count", "all"};
@@ -84,7 +81,8 @@ static int query_parse(const cli_cmd *cmd, int argc, char **argv, query_plan *p)
                     "top (the front-most circle or -1), count, or all (every circle, in drawing "
                     "order) (default top)"},
         [O_DEVICE] = {"--device", NULL, "DEV", set_device, &p->device,
-                      "auto, gpu or cpu: where the index is built and asked (default auto)"},
+                      "auto, gpu, cpu, or cpu-reference (no index: every circle against every query) "
+                      "(default auto)"},
         [O_RESOLUTION] = {"--resolution", NULL, "N", set_resolution, &p->resolution,
                           "the index's cells a side: a power of two from 16 to 32768, or 0 to "
                           "choose from the scene (default 0)"},
@@ -189,6 +187,13 @@ static qr_status query_ask(const query_plan *p, query_run *run, qr_error *err)
             st = qr_gpu_query_last_ms(run->gq, &run->gpu_ms, err);
         return st;
     }
+    if (run->dev.reference) {
+        /* no index: every circle against every query, one thread */
+        st = points ? qr_query_points_brute(run->scene, run->queries, run->n, p->mode, &run->res, err)
+                    : qr_query_boxes_brute(run->scene, run->queries, run->n, p->mode, &run->res, err);
+        run->query_ms = cli_now_ms() - t0;
+        return st;
+    }
     st = qr_query_index_build(run->scene, p->resolution, NULL, 0, &run->index, err);
     double t1 = cli_now_ms();
     if (st == QR_OK)
@@ -237,6 +242,8 @@ static void query_report(const query_plan *p, const query_run *run)
         const qr_index *t = qr_query_index_tree(run->index);
         snprintf(index, sizeof index, "resolution %d, %d leaves, %" PRId64 " pairs",
                  (int)run->resolution, (int)t->num_leaves, t->num_pairs);
+    } else if (run->dev.reference) {
+        snprintf(index, sizeof index, "no index (every circle against every query)");
     } else {
         snprintf(index, sizeof index, "resolution %d", (int)run->resolution);
     }
