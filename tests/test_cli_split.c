@@ -134,6 +134,122 @@ Test(split, mpi_frames_equal_one_process, .timeout = 600)
     free(one);
 }
 
+/* Runs an n-process job (n <= 4) whose rank k starts in dirs[k] (its
+ * working directory) with CUDA_VISIBLE_DEVICES=k, through the launcher's
+ * MPMD form: ranks as separate machines run them, each with its own disk
+ * and its own GPU. */
+static int run_mpi_nodes(int n, const char *const *dirs, const char *const *args)
+{
+    const char *argv[256];
+    char script[4][512];
+    int k = 0;
+    for (int rank = 0; rank < n; rank++) {
+        snprintf(script[rank], sizeof script[rank],
+                 "cd '%s' && CUDA_VISIBLE_DEVICES=%d exec \"$0\" \"$@\"", dirs[rank], rank);
+        if (rank)
+            argv[k++] = ":";
+        argv[k++] = "-n";
+        argv[k++] = "1";
+        argv[k++] = "sh";
+        argv[k++] = "-c";
+        argv[k++] = script[rank];
+        argv[k++] = getenv("QR_CLI");
+        for (int i = 0; args[i] && k < 250; i++)
+            argv[k++] = args[i];
+    }
+    argv[k] = NULL;
+    qr_cli_opts o = {.program = mpiexec()};
+    return qr_cli_run(&o, argv, &R);
+}
+
+/* Ranks as separate machines would run them (run_mpi_nodes): each reads
+ * the scene from its own directory, by the same relative path, and writes
+ * there alone (the CPU path). One image: the writer's directory holds the
+ * file, the one-process bytes, and the other ranks' directories stay
+ * empty, with no output folder at all (only compressed parts leave them).
+ * Frames: each rank's directory holds the frames that rank rendered, the
+ * one-process files, and all of them together make the sequence. A rank
+ * that cannot write its frames fails the job before any work. */
+Test(split, mpi_separate_nodes, .timeout = 300)
+{
+    REQUIRE_MPI();
+    const char *dirs[3];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "split_node%d", k);
+        dirs[k] = dup_path(qr_test_tmp_dir(name));
+        char *scene = dup_path(qr_test_join(dirs[k], "scene.npy"));
+        cr_assert_eq(RUN("dump", "rand10k", "-o", scene), 0, "%s", R.err);
+        free(scene);
+    }
+    char *one = dup_path(qr_test_tmp("split_nodes_one.png"));
+    char *scene0 = dup_path(qr_test_join(dirs[0], "scene.npy"));
+    cr_assert_eq(RUN("render", scene0, "-s", "300", "--device", "cpu", "-o", one), 0, "%s", R.err);
+    free(scene0);
+    char *out = dup_path(qr_test_tmp_dir("split_node0/out"));
+    cr_assert_eq(run_mpi_nodes(3, dirs,
+                               QR_ARGS("render", "scene.npy", "-s", "300", "--device", "cpu", "-o",
+                                       "out/one.png")),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(one, qr_test_join(out, "one.png")), "the writer's file");
+    cr_expect_eq(entries(out), 1, "the writer's directory: the file alone");
+    for (int k = 1; k < 3; k++)
+        cr_expect_eq(entries(dirs[k]), 1, "node %d: its scene alone", k);
+
+    /* frames: every node writes its own, into its own out/ */
+    const char *one_dir = qr_test_tmp_dir("split_nodes_frames");
+    char *seq = dup_path(qr_test_join(one_dir, "h.png"));
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "64", "--frames", "0:6", "--device", "cpu", "-o",
+                     seq),
+                 0, "%s", R.err);
+    char *outs[3];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "split_node%d/frames", k);
+        outs[k] = dup_path(qr_test_tmp_dir(name));
+    }
+    cr_assert_eq(run_mpi_nodes(3, dirs,
+                               QR_ARGS("render", "hypnosis", "-s", "64", "--frames", "0:6",
+                                       "--device", "cpu", "-o", "frames/h.png")),
+                 0, "%s", R.err);
+    for (int f = 0; f <= 6; f++) {
+        char name[32];
+        snprintf(name, sizeof name, "h_%04d.png", f);
+        char *want = dup_path(qr_test_join(one_dir, name));
+        for (int k = 0; k < 3; k++) {
+            const char *got = qr_test_join(outs[k], name);
+            if (k == f % 3)
+                cr_expect(qr_test_exists(got) && qr_test_same_bytes(want, got), "frame %d on node %d", f, k);
+            else
+                cr_expect(!qr_test_exists(got), "frame %d also on node %d", f, k);
+        }
+        free(want);
+    }
+    for (int k = 0; k < 3; k++) {
+        cr_expect_eq(qr_test_count_temp_files(outs[k]), 0, "node %d: no temporary file", k);
+        free(outs[k]);
+    }
+
+    /* node 1 has no folder for its frames: the job fails before any work,
+     * rank 1 saying why, and no node is left a file */
+    char *lacking[2] = {dup_path(qr_test_tmp_dir("split_node0/lacking")),
+                        dup_path(qr_test_tmp_dir("split_node2/lacking"))};
+    const int rc = run_mpi_nodes(3, dirs,
+                                 QR_ARGS("render", "hypnosis", "-s", "64", "--frames", "0:6",
+                                         "--device", "cpu", "-o", "lacking/h.png"));
+    cr_expect_eq(rc, 4, "exit %d: %s", rc, R.err);
+    cr_expect(strstr(R.err, "rank 1: lacking/h_0001.png: cannot write into"), "%s", R.err);
+    for (int k = 0; k < 2; k++) {
+        cr_expect_eq(entries(lacking[k]), 0, "%s: nothing written", lacking[k]);
+        free(lacking[k]);
+    }
+    for (int k = 0; k < 3; k++)
+        free((char *)dirs[k]);
+    free(seq);
+    free(out);
+    free(one);
+}
+
 /* Runs rank 0 as is and rank 1 (of 2) under a shell's `limit` (ulimit
  * arguments), through the launcher's MPMD form: one lane fails for real.
  * (A file size limit below a few MB stops MPI's own start.) */

@@ -206,6 +206,13 @@ typedef struct qr_job_result {
     double plan_ms, plan_frame_ms;
 } qr_job_result;
 
+/* Whether an MPI launcher started this process (its environment says so):
+ * a job then runs as one of the launcher's processes (qr_job_plan_of), and
+ * each process checks only the files it writes itself (qr_job_run: one
+ * image's writer its file, each lane of frames its own), as processes on
+ * separate machines must. */
+bool qr_job_mpi_launched(void);
+
 /* How a job with these params would run, decided before any work: the
  * params checked, the GPU probed (QR_ERR_NO_GPU for QR_JOB_GPU without
  * one), MPI started in a process an MPI launcher started (once; MPI ends

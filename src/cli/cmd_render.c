@@ -221,7 +221,10 @@ static int check_args(const cli_cmd *cmd, render_args *a)
     const char *bad = cli_frame_names_init(&a->names, a->out, a->many ? &a->frames : NULL, true);
     if (bad)
         return cli_usage_error(cmd, "-o/--output: '%s': expected %s", a->out, bad);
-    return check_outputs(&a->names, a->frames);
+    /* one of an MPI job's processes checks only what it writes itself, and
+     * only once the job has started (qr_job_run): on another machine the
+     * file's folder need not exist */
+    return qr_job_mpi_launched() ? CLI_EXIT_OK : check_outputs(&a->names, a->frames);
 }
 
 /* ---- plan -------------------------------------------------------------------------- */
@@ -468,7 +471,10 @@ static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
         if (p->format == QR_FORMAT_UNKNOWN)
             p->format = QR_FORMAT_PNG;
         cli_frame_names_init(&a->names, default_out, a->many ? &a->frames : NULL, false);
-        rc = check_outputs(&a->names, a->frames);
+        if (plan->processes == 1)
+            rc = check_outputs(&a->names, a->frames);
+    } else if (plan->processes == 1 && qr_job_mpi_launched()) {
+        rc = check_outputs(&a->names, a->frames); /* a job of one process (check_args) */
     }
     names_pattern(&a->names, pattern, sizeof pattern);
     p->output = pattern;

@@ -319,6 +319,11 @@ static qr_status run_single(job_state *js, const qr_job_plan *plan, qr_job_resul
     return st;
 }
 
+bool qr_job_mpi_launched(void)
+{
+    return job_mpi_launched();
+}
+
 /* What a split cannot do, refused before any work. */
 static qr_status check_split(const qr_job_params *p, const qr_job_plan *plan, qr_error *err)
 {

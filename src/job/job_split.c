@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/atomic_file.h"
 #include "gpu/tuning.h"
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"
@@ -312,6 +313,28 @@ static qr_status split_setup(split *sp, qr_error *err)
     return QR_OK;
 }
 
+/* The files this process writes, checked before any work, as processes on
+ * separate machines must check theirs (the job then agrees on a failure):
+ * one image's file on process 0, its writer; each lane's first frame.
+ * Answers a failure code. */
+static int split_check_outputs(split *sp)
+{
+    const qr_job_params *job = sp->job;
+    char path[JOB_PATH_MAX];
+    qr_error err;
+    if (!job->output || job->on_frame)
+        return 0; /* frames to a callback: no file */
+    for (int i = 0; i < sp->nlocal; i++) {
+        lane *ln = &sp->lanes[i];
+        const int64_t k = sp->many ? job->first + ln->index : job->first;
+        const bool writes = sp->many ? k <= job->last : sp->mpi->rank == 0 && i == 0;
+        if (writes && (job_frame_path(job->output, k, path, sizeof path, &err) != QR_OK ||
+                       qr_atomic_check(path, &err) != QR_OK))
+            return lane_fail(ln, &err, QR_JOB_STAGE_OUTPUT);
+    }
+    return 0;
+}
+
 /* Process 0's report of the plan; for one image, its writer (and the
  * stripes' table). Answers a failure code. */
 static int split_start(split *sp, qr_image_writer **w)
@@ -415,6 +438,8 @@ qr_status job_split(job_state *st, const job_mpi *m, const int *gpus, int ngpus,
     int rc = 0;
     if (split_setup(&sp, &e) != QR_OK)
         rc = split_fail(&sp, "", &e, QR_JOB_STAGE_RENDER);
+    else
+        rc = split_check_outputs(&sp);
     const double t0 = job_now_ms();
     qr_image_writer *w = NULL;
     if ((rc = job_mpi_max(m, rc)) == 0)
