@@ -271,8 +271,8 @@ static void expect_bad_header(const char *name, int major, const char *header, c
 
 Test(scene_npy, wrong_dtype_order_or_shape)
 {
-    expect_bad_header("f8.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 7), }\n",
-                      "dtype '<f8' is not supported");
+    expect_bad_header("f2.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (1, 7), }\n",
+                      "dtype '<f2' is not supported: expected '<f4' or '<f8'");
     expect_bad_header("be.npy", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 7), }\n",
                       "dtype '>f4' is not supported");
     expect_bad_header("i4.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 7), }\n",
@@ -375,6 +375,72 @@ Test(scene_npy, bad_values)
     }
 }
 
+/* Little-endian bytes of n rows of float64. */
+static size_t rows_le_f8(unsigned char *out, const double (*v)[7], int n)
+{
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 7; ++k) {
+            uint64_t u;
+            memcpy(&u, &v[i][k], sizeof u);
+            for (int b = 0; b < 8; ++b)
+                *out++ = (unsigned char)(u >> (8 * b));
+        }
+    return (size_t)n * 56;
+}
+
+/* float64 rows (what NumPy makes by default, and what Python's front end
+ * takes) are rounded to float32 as NumPy's astype rounds them; the rows are
+ * checked as float32 rows are, on the rounded values (1e300 is an
+ * infinity); truncated data is refused by its float64 length; the CLI
+ * renders the file to the bytes of its float32 rounding. */
+Test(scene_npy, float64_rows_are_float32_rows_rounded)
+{
+    const double rows[2][7] = {{0.1, 0.3, 1.0 / 3.0, 0.05, 1.0, 0.0, 0.7},
+                               {0.9, 0.6, 1e-50, 0.2, 0.2, 1e-45, 2.0 / 3.0}};
+    unsigned char data[128], file[512];
+    size_t dlen = rows_le_f8(data, rows, 2);
+    size_t len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n", -1,
+                           data, dlen);
+    const char *path = write_file("f8.npy", file, len);
+    qr_scene *s = read_ok(path);
+    const float *f[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 7; ++k)
+            cr_expect_eq(bits(f[k][i]), bits((float)rows[i][k]), "row %d field %d", i, k);
+    /* the same circles as float32, and the same image from the CLI */
+    float rounded[2][7];
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 7; ++k)
+            rounded[i][k] = (float)rows[i][k];
+    unsigned char data4[64], file4[512];
+    size_t len4 = build_npy(file4, 1, good_header, -1, data4, rows_le(data4, (const float(*)[7])rounded, 2));
+    const char *path4 = write_file("f8_as_f4.npy", file4, len4);
+    qr_scene *s4 = read_ok(path4);
+    assert_same_circles(s4, s, "float64 against float32");
+    qr_scene_destroy(s4);
+    qr_scene_destroy(s);
+    const char *a = qr_test_tmp("f8.ppm"), *b = qr_test_tmp("f4.ppm");
+    cr_assert_eq(RUN("render", path, "-s", "32", "--device", "cpu", "-o", a), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", path4, "-s", "32", "--device", "cpu", "-o", b), 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(a, b), "a float64 file renders otherwise");
+    /* checked as float32: an overflow is an infinity, a negative radius stays one */
+    double bad[2][7];
+    memcpy(bad, rows, sizeof bad);
+    bad[1][2] = 1e300;
+    len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n", -1, data,
+                    rows_le_f8(data, (const double(*)[7])bad, 2));
+    expect_bad("f8_inf.npy", file, len, "row 1: z: inf is not a finite number");
+    memcpy(bad, rows, sizeof bad);
+    bad[0][3] = -0.5;
+    len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n", -1, data,
+                    rows_le_f8(data, (const double(*)[7])bad, 2));
+    expect_bad("f8_neg.npy", file, len, "row 0: negative radius -0.5");
+    /* float32's length of data is short for float64 */
+    len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n", -1, data4,
+                    56);
+    expect_bad("f8_short.npy", file, len, "truncated");
+}
+
 /* The first bad row is reported, however the rows are split among threads. */
 Test(scene_npy, first_bad_row_of_a_large_file)
 {
@@ -436,7 +502,7 @@ Test(scene_npy, cli_bad_file_exits_3_and_writes_nothing)
 {
     unsigned char data[64], file[512];
     size_t dlen = rows_le(data, two_rows, 2);
-    size_t len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n",
+    size_t len = build_npy(file, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 7), }\n",
                            -1, data, dlen);
     const char *bad = write_file("cli_bad.npy", file, len);
     const char *cut = write_file("cli_cut.npy", file, len - 3);

@@ -289,20 +289,6 @@ typedef struct qr_npy_floats {
     int f8; /* '<f8': 8 bytes a value */
 } qr_npy_floats;
 
-static float qr_from_f8(const unsigned char *p)
-{
-    uint64_t u = 0;
-    for (int b = 7; b >= 0; --b)
-        u = u << 8 | p[b];
-    double d;
-    memcpy(&d, &u, sizeof d);
-    /* beyond float's range (which the conversion would leave undefined in
-     * ISO C): the infinity of that sign */
-    if (d > FLT_MAX || d < -FLT_MAX)
-        return d > 0 ? INFINITY : -INFINITY;
-    return (float)d;
-}
-
 static void qr_npy_floats_task(void *ctx, int t)
 {
     const qr_npy_floats *job = ctx;
@@ -310,7 +296,7 @@ static void qr_npy_floats_task(void *ctx, int t)
     int64_t b = a + QR_NPY_TASK_VALUES < job->values ? a + QR_NPY_TASK_VALUES : job->values;
     if (job->f8)
         for (int64_t i = a; i < b; ++i)
-            job->out[i] = qr_from_f8(job->data + 8 * i);
+            job->out[i] = qr_npy_f8(job->data + 8 * i);
     else
         for (int64_t i = a; i < b; ++i)
             job->out[i] = qr_npy_f4(job->data + 4 * i);

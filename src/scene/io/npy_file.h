@@ -8,6 +8,8 @@
 #ifndef QR_NPY_FILE_H
 #define QR_NPY_FILE_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -48,6 +50,21 @@ static inline float qr_npy_f4(const unsigned char *p)
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+
+/* The float64 at p, little-endian whatever the host, rounded to float32
+ * (to nearest, as NumPy's astype does); beyond float's range (which the
+ * conversion would leave undefined in ISO C) the infinity of that sign. */
+static inline float qr_npy_f8(const unsigned char *p)
+{
+    uint64_t u = 0;
+    for (int b = 7; b >= 0; --b)
+        u = u << 8 | p[b];
+    double d;
+    memcpy(&d, &u, sizeof d);
+    if (d > FLT_MAX || d < -FLT_MAX)
+        return d > 0 ? INFINITY : -INFINITY;
+    return (float)d;
 }
 
 /* QR_OK when the data after the header is exactly `bytes` long; else

@@ -1,8 +1,9 @@
 /* scene_npy.c — scenes as NumPy .npy files: float32 rows x y z r R G B.
  *
  * What is accepted is documented in docs/scene-format.md: format versions
- * 1.0, 2.0 and 3.0, dtype '<f4', C order, shape (N, 7), and nothing after
- * the data. The file's mapping and its header's parsing are npy.c's
+ * 1.0, 2.0 and 3.0, dtype '<f4' or '<f8' (rounded to float32, as NumPy's
+ * astype rounds: Python's front end takes float64 arrays so), C order,
+ * shape (N, 7), and nothing after the data. The file's mapping and its header's parsing are npy.c's
  * (npy_file.h), shared with the reader of query points and boxes.
  *
  * The data is mapped and transposed into the scene's arrays by several
@@ -24,7 +25,7 @@
 #include "scene/io/npy_file.h"
 
 #define QR_NPY_COLS 7
-#define QR_NPY_ROW_BYTES (QR_NPY_COLS * 4)
+#define QR_NPY_ROW_BYTES (QR_NPY_COLS * 4) /* a float32 row, as written */
 /* Rows per transposition task. */
 #define QR_NPY_TASK_ROWS 65536
 
@@ -36,6 +37,7 @@ typedef struct qr_npy_job {
     const unsigned char *data;
     qr_scene *scene;
     int64_t rows;
+    int f8; /* '<f8': 8 bytes a value */
     int64_t *bad; /* per task: first bad row, or -1 */
 } qr_npy_job;
 
@@ -54,11 +56,12 @@ static void qr_npy_task(void *ctx, int t)
     int64_t a = (int64_t)t * QR_NPY_TASK_ROWS;
     int64_t b = a + QR_NPY_TASK_ROWS < job->rows ? a + QR_NPY_TASK_ROWS : job->rows;
     job->bad[t] = -1;
-    const unsigned char *p = job->data + a * QR_NPY_ROW_BYTES;
-    for (int64_t i = a; i < b; ++i, p += QR_NPY_ROW_BYTES) {
+    const int size = job->f8 ? 8 : 4;
+    const unsigned char *p = job->data + a * QR_NPY_COLS * size;
+    for (int64_t i = a; i < b; ++i, p += QR_NPY_COLS * size) {
         float v[QR_NPY_COLS];
         for (int k = 0; k < QR_NPY_COLS; ++k)
-            v[k] = qr_npy_f4(p + 4 * k);
+            v[k] = job->f8 ? qr_npy_f8(p + 8 * k) : qr_npy_f4(p + 4 * k);
         if (job->bad[t] < 0 && !qr_row_ok(v))
             job->bad[t] = i;
         s->x[i] = v[0];
@@ -82,13 +85,16 @@ static qr_status qr_bad_rows(const char *path, const qr_scene *s, qr_error *err)
 }
 
 /* Checks the dtype, order and shape of the opened file and the length of
- * its data; on success *rows is the number of circles. */
-static qr_status qr_npy_check(const qr_npy_file *f, int64_t *rows, qr_error *err)
+ * its data; on success *rows is the number of circles and *f8 whether the
+ * values are float64. */
+static qr_status qr_npy_check(const qr_npy_file *f, int64_t *rows, int *f8, qr_error *err)
 {
     const char *path = f->path;
-    if (strcmp(f->descr, "<f4") != 0)
+    *f8 = strcmp(f->descr, "<f8") == 0;
+    if (!*f8 && strcmp(f->descr, "<f4") != 0)
         return qr_fail(err, QR_ERR_PARSE,
-                       "%s: dtype '%s' is not supported: expected '<f4' (little-endian float32)",
+                       "%s: dtype '%s' is not supported: expected '<f4' or '<f8' (little-endian "
+                       "float32 or float64)",
                        path, f->descr);
     if (f->fortran)
         return qr_fail(err, QR_ERR_PARSE,
@@ -104,7 +110,7 @@ static qr_status qr_npy_check(const qr_npy_file *f, int64_t *rows, qr_error *err
     if (n > QR_SCENE_MAX_CIRCLES)
         return qr_fail(err, QR_ERR_PARSE, "%s: %" PRId64 " circles exceed the limit of %d", path,
                        n, QR_SCENE_MAX_CIRCLES);
-    qr_status st = qr_npy_check_data(f, (uint64_t)n * QR_NPY_ROW_BYTES, err);
+    qr_status st = qr_npy_check_data(f, (uint64_t)n * QR_NPY_COLS * (*f8 ? 8 : 4), err);
     if (st == QR_OK)
         *rows = n;
     return st;
@@ -119,7 +125,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
         return st;
     int64_t rows = 0;
     qr_npy_job job = {0};
-    if ((st = qr_npy_check(&f, &rows, err)) != QR_OK)
+    if ((st = qr_npy_check(&f, &rows, &job.f8, err)) != QR_OK)
         goto done;
     if ((st = qr_scene_create((int32_t)rows, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
         goto done;
