@@ -428,7 +428,7 @@ def _mapped(circles, extent=None, aspect=None, values=None, cmap=None, norm=None
         return np.ascontiguousarray(np.ctypeslib.as_array(sc.contents.block, shape=(7, n)).T)
 
 
-def colormap(name):
+def colormap(name: str) -> np.ndarray:
     """The 256 x 3 float32 RGB table of colormap `name` (viridis, magma,
     inferno, plasma, cividis, gray) that values= colours circles from:
     entry round(t * 255) for t in [0, 1]."""
@@ -540,7 +540,7 @@ def set_memory_budget(nbytes):
     _lib.qr_host_memory_set_budget(int(nbytes))
 
 
-def gpu_available():
+def gpu_available() -> tuple[bool, str]:
     """Whether a usable GPU is there (and why not, as a string, if not)."""
     info, err = _lib.GpuInfo(), _lib.Error()
     if _lib.qr_gpu_probe(ctypes.byref(info), ctypes.byref(err)) == 0:
@@ -604,7 +604,7 @@ class Renderer:
     arrays used in place); `close()` (or a with block) frees the GPU
     memory."""
 
-    def __init__(self, width, height=None):
+    def __init__(self, width: int, height: int | None = None) -> None:
         height = width if height is None else height
         width, height = _check_size(width, height, "Renderer")
         ok, why = gpu_available()
@@ -622,17 +622,17 @@ class Renderer:
         _lib.qr_gpu_scene_destroy(self._gs)
         self._gs = ctypes.c_void_p()
 
-    def close(self):
+    def close(self) -> None:
         if getattr(self, "_gs", None):
             self._drop_scene()
         if getattr(self, "_r", None):
             _lib.qr_gpu_renderer_destroy(self._r)
             self._r = ctypes.c_void_p()
 
-    def __enter__(self):
+    def __enter__(self) -> Renderer:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):
@@ -669,7 +669,8 @@ class Renderer:
         finally:
             _lib.qr_gpu_scene_destroy(host_gs)
 
-    def plan(self, circles, *, mode="fast", trials=3):
+    def plan(self, circles: CirclesLike, *, mode: str = "fast",
+             trials: int = 3) -> dict[str, Any]:
         """Times the quadtree's candidate settings on these circles, `trials`
         frames each after one (medians, CUDA events), and keeps the fastest
         for this mode: later render() calls in that mode with the index
@@ -704,10 +705,15 @@ class Renderer:
                 "candidates": [dict(settings(plan.params[i]), median_ms=plan.median_ms[i])
                                for i in range(plan.candidates)]}
 
-    def render(self, circles, *, mode="fast", index="quadtree", tile=None, capacity=None,
-               min_leaf=None, max_depth=None, max_leaf=None, split_cost=None, deep_leaf=None,
-               output=None, extent=None, aspect=None, values=None, cmap=None,
-               norm=None, vmin=None, vmax=None):
+    def render(self, circles: CirclesLike, *, mode: str = "fast", index: str = "quadtree",
+               tile: int | None = None, capacity: int | None = None,
+               min_leaf: int | None = None, max_depth: int | None = None,
+               max_leaf: int | None = None, split_cost: int | None = None,
+               deep_leaf: int | None = None, output: str | None = None,
+               extent: str | tuple | None = None, aspect: str | None = None,
+               values: npt.ArrayLike | str | None = None, cmap: str | None = None,
+               norm: str | None = None, vmin: float | None = None,
+               vmax: float | None = None) -> Image | Any:  # Any: a CuPy array (output="cupy")
         """The image of circles, float32 height x width x 3, top row first:
         a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
@@ -820,7 +826,7 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
         return _top_first(rgba)
 
 
-def scene(name, seed=0, frame=None):
+def scene(name: str, seed: int = 0, frame: int | None = None) -> np.ndarray:
     """A built-in scene (see `quadrender scenes`; "uniform:1M" and the other
     families too) as a float32 N x 7 array; animated scenes at frame `frame`
     (after frame + 1 steps), static ones as generated."""
@@ -881,7 +887,7 @@ class Image(np.ndarray):
         """quadrender.to_uint8(self): the 8-bit values a PNG stores."""
         return to_uint8(self)
 
-    def to_pil(self):
+    def to_pil(self) -> Any:  # a PIL.Image.Image
         """The image as a Pillow image (mode RGB, or RGBA for 4 channels),
         8 bits a channel as quadrender.save writes them. Needs Pillow
         (pip install pillow)."""

@@ -11,12 +11,17 @@ PNG text); a function receives each frame as a float32 height x width x 3
 image, top row first, as `render` returns it. Frames are the scene after
 frame + 1 animation steps.
 """
+from __future__ import annotations
+
 import ctypes
 import os
+from collections.abc import Callable, Sequence
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_int32, c_int64,
                     c_size_t, c_uint32, c_void_p)
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _lib
 
@@ -159,8 +164,12 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     return res.frames
 
 
-def render_frames(scene, width, height=None, *, frames=range(1), out, seed=0, mode="fast",
-                  device="auto", gpus=None, format=None, png_level=1, progress=None):
+def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
+                  height: int | None = None, *, frames: range | int = range(1),
+                  out: str | os.PathLike[str] | Callable[[int, np.ndarray], Any], seed: int = 0,
+                  mode: str = "fast", device: str = "auto", gpus: Sequence[int] | None = None,
+                  format: str | None = None, png_level: int = 1,
+                  progress: Callable[..., Any] | None = None) -> int:
     """Renders frames of a scene; returns how many were done.
 
     scene: a built-in name (see `quadrender scenes`) or a .circles or .par
@@ -187,7 +196,9 @@ def render_frames(scene, width, height=None, *, frames=range(1), out, seed=0, mo
         return run_job(None, width, height, scene_ptr=ptr, **args)
 
 
-def render_file(scene, width, height=None, *, out, frame=0, gpus=None, **kwargs):
+def render_file(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
+                height: int | None = None, *, out: str | os.PathLike[str], frame: int = 0,
+                gpus: Sequence[int] | None = None, **kwargs: Any) -> int:
     """Renders one frame of a scene (as render_frames) into the file out;
     with gpus=[0, 1, ...] its stripes of rows are split over those GPUs.
     Sides up to 131072 pixels: the image is streamed into the file."""
