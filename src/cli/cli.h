@@ -283,11 +283,26 @@ void cli_map_opts_init(cli_opt *opts, cli_map_opts *m);
 /* After cli_parse: --data-aspect needs --extent, --cmap/--norm/--vmin/--vmax
  * need --color-by (CLI_EXIT_USAGE). */
 int cli_map_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_map_opts *m);
+/* The colour scale --color-by applied, for a colour bar: the colormap and
+ * norm (their names), the range used (the values' own where --vmin or
+ * --vmax was not given) and CLI_SCALE_TICKS labels, each a position t in
+ * [0, 1] along the colormap and the value coloured there (for eq_hist, the
+ * value at that rank: quantiles of the clamped values, from at most 65536
+ * of them taken at an even stride). */
+#define CLI_SCALE_TICKS 5
+typedef struct cli_color_scale {
+    int on; /* 0: no --color-by */
+    const char *cmap, *norm;
+    const float *rgb; /* the colormap's QR_COLORMAP_ENTRIES RGB triples */
+    double vmin, vmax;
+    double t[CLI_SCALE_TICKS], value[CLI_SCALE_TICKS];
+} cli_color_scale;
 /* Applies them to a loaded scene: the values read (qr_npy_read_floats, one
  * per circle: a wrong count is the input's fault, exit 3), the colours
  * set, the extent fitted; an animated scene is refused (its steps move
- * circles in the unit square). Prints the error; returns an exit code. */
-int cli_map_apply(const cli_map_opts *m, qr_scene *scene);
+ * circles in the unit square). Prints the error; returns an exit code.
+ * scale (may be NULL): the colour scale, when values colour the scene. */
+int cli_map_apply(const cli_map_opts *m, qr_scene *scene, cli_color_scale *scale);
 
 /* Where a command runs, decided from --device before any work is done
  * (quadrender/job.h). */

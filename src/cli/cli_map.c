@@ -111,8 +111,53 @@ static int map_fail(const qr_error *err, const qr_scene *scene)
     return CLI_EXIT_USAGE;
 }
 
-int cli_map_apply(const cli_map_opts *m, qr_scene *scene)
+/* The scale of values v[0..n-1] (n >= 1, every one finite; above 0 for
+ * log) coloured through m (see cli_color_scale). */
+static void color_scale(const cli_map_opts *m, const float *v, int64_t n, cli_color_scale *out)
 {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    int count = 0;
+    out->on = 1;
+    out->cmap = qr_colormap_names(&count)[m->cmap];
+    out->rgb = qr_colormap_rgb(m->cmap);
+    out->norm = m->norm == QR_NORM_LOG ? "log" : m->norm == QR_NORM_EQ_HIST ? "eq_hist" : "linear";
+    out->vmin = isnan(m->vmin) ? lo : m->vmin;
+    out->vmax = isnan(m->vmax) ? hi : m->vmax;
+    double *sample = NULL;
+    int ns = 0;
+    if (m->norm == QR_NORM_EQ_HIST) {
+        if (!(sample = malloc(65536 * sizeof *sample))) {
+            out->on = 0; /* no bar, but the picture is coloured */
+            return;
+        }
+        const int64_t stride = (n + 65535) / 65536;
+        for (int64_t i = 0; i < n && ns < 65536; i += stride) {
+            const double x = v[i];
+            sample[ns++] = x < out->vmin ? out->vmin : x > out->vmax ? out->vmax : x;
+        }
+        cli_sort_doubles(sample, ns);
+    }
+    for (int k = 0; k < CLI_SCALE_TICKS; k++) {
+        const double t = (double)k / (CLI_SCALE_TICKS - 1);
+        out->t[k] = t;
+        if (m->norm == QR_NORM_EQ_HIST)
+            out->value[k] = cli_quantile(sample, ns, t);
+        else if (m->norm == QR_NORM_LOG)
+            out->value[k] = exp(log(out->vmin) + t * (log(out->vmax) - log(out->vmin)));
+        else
+            out->value[k] = out->vmin + t * (out->vmax - out->vmin);
+    }
+    free(sample);
+}
+
+int cli_map_apply(const cli_map_opts *m, qr_scene *scene, cli_color_scale *scale)
+{
+    if (scale)
+        memset(scale, 0, sizeof *scale);
     if (!m->extent_given && !m->color_by)
         return CLI_EXIT_OK;
     qr_error err;
@@ -127,6 +172,8 @@ int cli_map_apply(const cli_map_opts *m, qr_scene *scene)
         if (st == QR_OK)
             st = qr_scene_color_by(scene, values, m->cmap, (qr_norm)m->norm, m->vmin, m->vmax,
                                    &err);
+        if (st == QR_OK && scale && rows > 0)
+            color_scale(m, values, rows, scale);
         free(values);
         if (st != QR_OK)
             return map_fail(&err, scene);

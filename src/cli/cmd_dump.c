@@ -66,7 +66,7 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     double t0 = cli_now_ms();
     if (qr_scene_load(pos[0], seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
-    if ((rc = cli_map_apply(&map, scene)) != CLI_EXIT_OK)
+    if ((rc = cli_map_apply(&map, scene, NULL)) != CLI_EXIT_OK)
         goto done;
     double t1 = cli_now_ms();
     if (opts[O_FRAME].given)

@@ -458,7 +458,7 @@ static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
     const double t0 = cli_now_ms();
     if (qr_scene_load(a->scene_arg, a->so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
-    int map_rc = cli_map_apply(&a->map, scene);
+    int map_rc = cli_map_apply(&a->map, scene, NULL);
     if (map_rc != CLI_EXIT_OK) {
         qr_scene_destroy(scene);
         return map_rc;

@@ -413,7 +413,7 @@ static qr_status build_index(const qr_scene *scene, qr_gpu_scene *gs, int32_t w,
 static qr_status write_report(const char *path, int tile, const qr_scene *scene,
                               qr_gpu_scene *gs, const qr_index *ix, const qr_index_params *p,
                               const qr_index_stats *s, const qr_stats_context *ctx,
-                              const char *gpu_name, qr_error *err)
+                              const char *gpu_name, const cli_color_scale *scale, qr_error *err)
 {
     bench_row rows[1 + REPORT_NTILES];
     memset(rows, 0, sizeof rows);
@@ -447,7 +447,8 @@ static qr_status write_report(const char *path, int tile, const qr_scene *scene,
                  qr_threads(), REPORT_CPU_FRAMES, QR_TILE);
     if (st == QR_OK) {
         report_stats rs = {.stats = s, .ctx = ctx, .picture = img, .quadtree = ix, .grid = grid,
-                           .rows = rows, .nrows = n, .grid_chosen = tile != 0, .timing = timing};
+                           .rows = rows, .nrows = n, .grid_chosen = tile != 0, .timing = timing,
+                           .scale = scale};
         st = report_stats_write(path, &rs, err);
     }
     qr_image_destroy(img);
@@ -563,6 +564,7 @@ typedef struct stats_run {
     qr_index *ix;
     qr_stats_context ctx;
     qr_index_stats s;
+    cli_color_scale scale; /* --color-by's, for the report's colour bar */
 } stats_run;
 
 /* The options' mutual checks and the outputs' paths (before any work). An
@@ -654,7 +656,7 @@ static int stats_build(const stats_plan *p, stats_run *run)
     qr_error err;
     if (qr_scene_load(p->scene_arg, so->seed, &run->scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
-    if ((rc = cli_map_apply(&p->map, run->scene)) != CLI_EXIT_OK)
+    if ((rc = cli_map_apply(&p->map, run->scene, &run->scale)) != CLI_EXIT_OK)
         return rc;
     qr_scene *scene = run->scene;
     if (dev->note[0])
@@ -711,7 +713,8 @@ static int stats_report(const stats_plan *p, const stats_run *run)
         cli_info("report -> %s (timing the quadtree and %s)", p->report,
                 p->report_tile ? "the chosen grid" : "grids of 16 to 256 px");
         if (write_report(p->report, p->report_tile, run->scene, run->gs, run->ix, &p->params, s,
-                         &run->ctx, run->dev.gpu ? run->dev.info.name : NULL, &err) != QR_OK)
+                         &run->ctx, run->dev.gpu ? run->dev.info.name : NULL, &run->scale,
+                         &err) != QR_OK)
             return cli_fail(&err, err.status == QR_ERR_IO ? CLI_PHASE_OUTPUT : CLI_PHASE_RUN);
     }
     return CLI_EXIT_OK;

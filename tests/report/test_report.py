@@ -107,6 +107,31 @@ def stats_page(name, *args):
     return html, js
 
 
+def values_npy(name, values):
+    """A 1-D float32 .npy file of values (what --color-by reads); its path."""
+    import struct
+    path = os.path.join(TMP, name)
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%df" % len(values), *values))
+    return path
+
+
+def rounded_float32(v):
+    import struct
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def quantile(sorted_values, q):
+    """Linear between neighbours, as numpy.quantile's default."""
+    x = q * (len(sorted_values) - 1)
+    i = int(x)
+    j = min(i + 1, len(sorted_values) - 1)
+    return sorted_values[i] + (x - i) * (sorted_values[j] - sorted_values[i])
+
+
 class Data(unittest.TestCase):
     def check_page(self, path):
         text, p = parse_page(path)
@@ -197,6 +222,46 @@ class Data(unittest.TestCase):
 
     def test_animated_frame(self):
         self.check_stats("hypnosis", ["hypnosis", "-s", "96", "--frame", "7", "--min-leaf", "16"])
+
+    def test_colour_bar(self):
+        # rand10k's circles coloured by a value: the page's bar is the
+        # colormap's entries (the first and the last are the colours a dump
+        # gives the circles at vmin and vmax), and its labels the values at
+        # the ticks, for each norm; without --color-by there is no bar
+        n = 10000
+        values = [rounded_float32(1.0 + ((i * 7919) % n) ** 1.5 / 1000.0) for i in range(n)]
+        npy = values_npy("values.npy", values)
+        lo, hi = min(values), max(values)
+        ordered = sorted(values)
+        for norm, extra in (("linear", []), ("log", ["--vmin", "2", "--vmax", "900"]),
+                            ("eq_hist", [])):
+            html, _ = stats_page("bar_" + norm, "rand10k", "-s", "128", "--color-by", npy,
+                                 "--cmap", "magma", "--norm", norm, *extra)
+            bar = self.check_page(html)["colorbar"]
+            self.assertEqual((bar["cmap"], bar["norm"]), ("magma", norm))
+            self.assertEqual(len(bar["colors"]), 256)
+            vmin, vmax = (2.0, 900.0) if extra else (lo, hi)
+            self.assertAlmostEqual(bar["vmin"], vmin, places=4)
+            self.assertAlmostEqual(bar["vmax"], vmax, places=4)
+            ticks = bar["ticks"]
+            self.assertEqual([t for t, _ in ticks], [0, 0.25, 0.5, 0.75, 1])
+            for t, v in ticks:
+                want = (vmin + t * (vmax - vmin) if norm == "linear"
+                        else vmin * (vmax / vmin) ** t if norm == "log"
+                        else quantile(ordered, t))
+                self.assertAlmostEqual(v, want, delta=1e-6 * max(1.0, abs(want)), msg=(norm, t))
+            # the ends of the bar are the colours of the least and the greatest value
+            dump = os.path.join(TMP, "bar_%s.circles" % norm)
+            run("dump", "rand10k", "--color-by", npy, "--cmap", "magma", "--norm", norm, *extra,
+                "-o", dump, "-q")
+            with open(dump) as f:
+                rows = [line.split() for line in f if line[0] in "0123456789.-"]
+            rows = [r for r in rows if len(r) == 7]
+            for value, end in ((lo, bar["colors"][0]), (hi, bar["colors"][-1])):
+                rgb = rows[values.index(value)][4:7]
+                self.assertEqual("#" + "".join("%02x" % round(float(c) * 255) for c in rgb), end)
+        html, _ = stats_page("no_bar", "rand10k", "-s", "64")
+        self.assertNotIn("colorbar", self.check_page(html))
 
     def test_million_circle_page_is_small(self):
         html, _ = stats_page("rand1M", "rand1M", "-s", "1024")
@@ -328,6 +393,25 @@ class Browser(unittest.TestCase):
         # colouring by depth paints the leaves
         self.b.eval("qrReport.setOverlay(true); qrReport.setMode('depth')")
         self.assertTrue(self.b.eval("document.querySelector('.legend').textContent.includes('depth')"))
+
+    def test_colour_bar_is_drawn(self):
+        values = [float(i % 997) + 1.0 for i in range(10000)]  # rand10k's circles
+        npy = values_npy("browser_values.npy", values)
+        html, _ = stats_page("browser_bar", "rand10k", "-s", "256", "--color-by", npy)
+        self.load(html)
+        bar = self.b.eval("qrReport.data.colorbar")
+        r = self.b.eval("(() => { const b = document.getElementById('colorbar'); b.scrollIntoView(); "
+                        "const c = b.querySelector('canvas').getBoundingClientRect(); "
+                        "return {x: c.left, y: c.top, w: c.width, h: c.height}; })()")
+        shot = self.b.screenshot()
+        for frac, want in ((0.005, bar["colors"][0]), (0.5, bar["colors"][128]),
+                           (0.995, bar["colors"][-1])):
+            got = browser.pixel(shot, int(r["x"] + frac * r["w"]), int(r["y"] + r["h"] / 2))
+            rgb = tuple(int(want[i:i + 2], 16) for i in (1, 3, 5))
+            self.assertLessEqual(max(abs(a - b) for a, b in zip(got, rgb)), 8, (frac, got, want))
+        labels = self.b.eval("[...document.querySelectorAll('#colorbar .ticks span')]"
+                             ".map(s => s.textContent)")
+        self.assertEqual(labels, ["1", "250", "499", "748", "997"])
 
     def test_hovering_a_leaf_tells_its_list(self):
         html, _ = stats_page("browser_hover", "hotspot", "-s", "256")

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "cli/bench/bench.h"
+#include "cli/cli.h"
 #include "quadrender/error.h"
 #include "quadrender/floor.h"
 #include "quadrender/image.h"
@@ -67,6 +68,7 @@ typedef struct report_stats {
     int nrows;
     int grid_chosen;           /* 1: the user's tile; 0: the fastest measured */
     const char *timing;        /* how rows were timed, one line */
+    const cli_color_scale *scale; /* --color-by's scale: a colour bar (NULL or off: none) */
 } report_stats;
 
 qr_status report_stats_write(const char *path, const report_stats *rs, qr_error *err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/bench/report.h"
+#include "quadrender/scene_map.h"
 #include "quadrender/text.h"
 
 static void write_row_times(FILE *f, const bench_row *r)
@@ -44,6 +45,29 @@ static void write_index(FILE *f, const report_stats *rs, const qr_index *ix, int
     fputc('}', f);
 }
 
+/* "colorbar": the colormap (its name and its entries as #rrggbb, first to
+ * last), the norm, the range and the labels [[t, value], ...], then ", ". */
+static void write_colorbar(FILE *f, const cli_color_scale *sc)
+{
+    fputs("\"colorbar\": {\"cmap\": ", f);
+    qr_json_write_string(f, sc->cmap);
+    fputs(", \"norm\": ", f);
+    qr_json_write_string(f, sc->norm);
+    fprintf(f, ", \"vmin\": %.9g, \"vmax\": %.9g, \"colors\": [", sc->vmin, sc->vmax);
+    for (int i = 0; i < QR_COLORMAP_ENTRIES; i++) {
+        int c[3];
+        for (int k = 0; k < 3; k++) {
+            const float v = sc->rgb[3 * i + k];
+            c[k] = v <= 0.0f ? 0 : v >= 1.0f ? 255 : (int)(v * 255.0f + 0.5f);
+        }
+        fprintf(f, "%s\"#%02x%02x%02x\"", i ? ", " : "", c[0], c[1], c[2]);
+    }
+    fputs("], \"ticks\": [", f);
+    for (int k = 0; k < CLI_SCALE_TICKS; k++)
+        fprintf(f, "%s[%.9g, %.9g]", k ? ", " : "", sc->t[k], sc->value[k]);
+    fputs("]},\n", f);
+}
+
 static qr_status write_data(FILE *f, const void *arg, qr_error *err)
 {
     const report_stats *rs = arg;
@@ -61,7 +85,10 @@ static qr_status write_data(FILE *f, const void *arg, qr_error *err)
     write_index(f, rs, rs->quadtree, 0);
     fputs(",\n", f);
     write_index(f, rs, rs->grid, rs->grid->params.min_leaf);
-    fprintf(f, "],\n\"grid_chosen\": %s, \"frames\": [", rs->grid_chosen ? "true" : "false");
+    fprintf(f, "],\n\"grid_chosen\": %s, ", rs->grid_chosen ? "true" : "false");
+    if (rs->scale && rs->scale->on)
+        write_colorbar(f, rs->scale);
+    fputs("\"frames\": [", f);
     for (int i = 0; i < rs->nrows; i++) {
         char name[32];
         fprintf(f, "%s{\"index\": \"%s\", \"tile\": %d, \"times\": ", i ? ",\n" : "",
