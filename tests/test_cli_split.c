@@ -169,7 +169,8 @@ static int run_mpi_nodes(int n, const char *const *dirs, const char *const *args
  * empty, with no output folder at all (only compressed parts leave them).
  * Frames: each rank's directory holds the frames that rank rendered, the
  * one-process files, and all of them together make the sequence. A rank
- * that cannot write its frames fails the job before any work. */
+ * that cannot write its frames (no folder, or with -n a file there) fails
+ * the job before any work. */
 Test(split, mpi_separate_nodes, .timeout = 300)
 {
     REQUIRE_MPI();
@@ -242,6 +243,25 @@ Test(split, mpi_separate_nodes, .timeout = 300)
     for (int k = 0; k < 2; k++) {
         cr_expect_eq(entries(lacking[k]), 0, "%s: nothing written", lacking[k]);
         free(lacking[k]);
+    }
+
+    /* -n: a later frame of rank 1's that exists on its node fails the job
+     * before any work, as one process's render would */
+    char *kept[3];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "split_node%d/kept", k);
+        kept[k] = dup_path(qr_test_tmp_dir(name));
+    }
+    qr_test_write_text(qr_test_join(kept[1], "h_0004.png"), "an earlier run's frame");
+    const int rc_n = run_mpi_nodes(3, dirs,
+                                   QR_ARGS("render", "hypnosis", "-s", "64", "--frames", "0:6",
+                                           "--device", "cpu", "-n", "-o", "kept/h.png"));
+    cr_expect_eq(rc_n, 4, "exit %d: %s", rc_n, R.err);
+    cr_expect(strstr(R.err, "rank 1: kept/h_0004.png: already exists"), "%s", R.err);
+    for (int k = 0; k < 3; k++) {
+        cr_expect_eq(entries(kept[k]), k == 1, "node %d: nothing written", k);
+        free(kept[k]);
     }
     for (int k = 0; k < 3; k++)
         free((char *)dirs[k]);

@@ -313,10 +313,14 @@ static qr_status split_setup(split *sp, qr_error *err)
     return QR_OK;
 }
 
+/* Frames of a split whose files are all checked before any work; a longer
+ * run checks each lane's first (as `render` does before a job starts). */
+#define CHECK_ALL_FRAMES INT64_C(100000)
+
 /* The files this process writes, checked before any work, as processes on
  * separate machines must check theirs (the job then agrees on a failure):
- * one image's file on process 0, its writer; each lane's first frame.
- * Answers a failure code. */
+ * one image's file on process 0, its writer; each lane's frames (its first
+ * only in runs past CHECK_ALL_FRAMES). Answers a failure code. */
 static int split_check_outputs(split *sp)
 {
     const qr_job_params *job = sp->job;
@@ -324,13 +328,17 @@ static int split_check_outputs(split *sp)
     qr_error err;
     if (!job->output || job->on_frame)
         return 0; /* frames to a callback: no file */
+    const bool all = job->last - job->first < CHECK_ALL_FRAMES;
     for (int i = 0; i < sp->nlocal; i++) {
         lane *ln = &sp->lanes[i];
-        const int64_t k = sp->many ? job->first + ln->index : job->first;
-        const bool writes = sp->many ? k <= job->last : sp->mpi->rank == 0 && i == 0;
-        if (writes && (job_frame_path(job->output, k, path, sizeof path, &err) != QR_OK ||
-                       qr_atomic_check(path, &err) != QR_OK))
-            return lane_fail(ln, &err, QR_JOB_STAGE_OUTPUT);
+        if (!sp->many && !(sp->mpi->rank == 0 && i == 0))
+            continue; /* one image: the writer's file only */
+        const int64_t first = sp->many ? job->first + ln->index : job->first;
+        const int64_t last = sp->many && all ? job->last : first;
+        for (int64_t k = first; k <= last; k += sp->n)
+            if (job_frame_path(job->output, k, path, sizeof path, &err) != QR_OK ||
+                qr_atomic_check(path, &err) != QR_OK)
+                return lane_fail(ln, &err, QR_JOB_STAGE_OUTPUT);
     }
     return 0;
 }
