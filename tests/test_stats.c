@@ -231,6 +231,13 @@ static char *json_of(const qr_index_stats *s, const qr_stats_context *ctx)
     char *text = calloc(1, (size_t)len + 1);
     cr_assert_eq(fread(text, 1, (size_t)len, fp), (size_t)len);
     fclose(fp);
+    /* the same bytes in memory (qr_index_stats_json, for bindings) */
+    char *mem = NULL;
+    size_t n = 0;
+    cr_assert_eq(qr_index_stats_json(s, ctx, &mem, &n, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(n, (size_t)len, "%zu bytes in memory, %ld in a file", n, len);
+    cr_assert(memcmp(mem, text, n) == 0 && mem[n] == '\0', "%s", mem);
+    free(mem);
     return text;
 }
 

@@ -79,6 +79,12 @@ typedef struct qr_stats_context {
 qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
                                     const qr_stats_context *ctx, qr_error *err);
 
+/* The same object in memory: a NUL-terminated string in *json (free it
+ * with free()), *len bytes before the NUL (len may be NULL). For bindings
+ * that have no FILE. QR_ERR_NOMEM: *json NULL. */
+qr_status qr_index_stats_json(const qr_index_stats *s, const qr_stats_context *ctx, char **json,
+                              size_t *len, qr_error *err);
+
 #define QR_STATS_SCHEMA_VERSION 1
 
 #ifdef __cplusplus

@@ -34,7 +34,6 @@ import contextlib
 import ctypes
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from typing import Any, Union
 
@@ -1031,16 +1030,13 @@ def stats(circles: CirclesLike, width: int, height: int | None = None, *,
         st = _lib.IndexStats()
         _check(_lib.qr_index_stats_compute(ix, _count(circles), ctypes.byref(st),
                                            ctypes.byref(err)), err)
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "stats.json")
-            fp = _lib.fopen(os.fsencode(path), b"w")
-            if not fp:
-                raise OSError(f"cannot open {path}")
-            status = _lib.qr_index_stats_write_json(fp, ctypes.byref(st), None, ctypes.byref(err))
-            _lib.fclose(fp)
-            _check(status, err)
-            with open(path) as f:
-                return json.load(f)
+        text, n = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(_lib.qr_index_stats_json(ctypes.byref(st), None, ctypes.byref(text), ctypes.byref(n),
+                                        ctypes.byref(err)), err)
+        try:
+            return json.loads(ctypes.string_at(text, n.value))
+        finally:
+            _lib.free(text)
     finally:
         _lib.qr_index_destroy(ix)
 

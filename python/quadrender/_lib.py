@@ -196,16 +196,10 @@ qr_index_build_host = _fn("qr_index_build_host", _S, POINTER(Scene), c_int32, c_
 qr_index_destroy = _fn("qr_index_destroy", None, _P)
 qr_index_stats_compute = _fn("qr_index_stats_compute", _S, _P, c_int32, POINTER(IndexStats),
                              POINTER(Error))
-qr_index_stats_write_json = _fn("qr_index_stats_write_json", _S, _P, POINTER(IndexStats), _P,
-                                POINTER(Error))
+qr_index_stats_json = _fn("qr_index_stats_json", _S, POINTER(IndexStats), _P,
+                          POINTER(ctypes.c_void_p), POINTER(ctypes.c_size_t), POINTER(Error))
 
 _libc = ctypes.CDLL(None)
-fopen = _libc.fopen
-fopen.restype = _P
-fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-fclose = _libc.fclose
-fclose.restype = c_int
-fclose.argtypes = [_P]
 free = _libc.free
 free.restype = None
 free.argtypes = [_P]

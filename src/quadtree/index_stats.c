@@ -233,3 +233,30 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
         return qr_fail(err, QR_ERR_IO, "cannot write the statistics");
     return QR_OK;
 }
+
+qr_status qr_index_stats_json(const qr_index_stats *s, const qr_stats_context *ctx, char **json,
+                              size_t *len, qr_error *err)
+{
+    *json = NULL;
+    if (len)
+        *len = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    if (!fp)
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory writing the statistics");
+    qr_status st = qr_index_stats_write_json(fp, s, ctx, err);
+    /* the buffer and its size are final once the stream is closed */
+    if (fclose(fp) != 0 && st == QR_OK)
+        st = qr_fail(err, QR_ERR_NOMEM, "out of memory writing the statistics");
+    if (st != QR_OK) {
+        free(buf);
+        if (st == QR_ERR_IO) /* a memory stream fails only for want of memory */
+            st = qr_fail(err, QR_ERR_NOMEM, "out of memory writing the statistics");
+        return st;
+    }
+    *json = buf;
+    if (len)
+        *len = n;
+    return QR_OK;
+}
