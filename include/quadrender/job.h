@@ -84,6 +84,10 @@ qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first
 
 /* The most GPUs a device list names. */
 #define QR_JOB_MAX_GPUS 64
+/* Runs of frames up to this many have every file checked before any work
+ * (the CLI before a job starts; each process of a split its own frames);
+ * a longer run checks its first, and each file as it is written. */
+#define QR_JOB_CHECKED_FRAMES 100000
 
 /* What a progress report tells. */
 typedef enum qr_job_event {

@@ -96,10 +96,10 @@ static const char *set_gpus(const char *text, void *dest)
 }
 
 /* Checks, before any work, every file a run writes (a run of more than
- * MAX_FRAMES_UNFORCED frames: the first; the writer checks the others). */
+ * QR_JOB_CHECKED_FRAMES frames: the first; the writer checks the others). */
 static int check_outputs(const cli_frame_names *names, cli_range frames)
 {
-    int64_t last = frames.last - frames.first < MAX_FRAMES_UNFORCED ? frames.last : frames.first;
+    int64_t last = frames.last - frames.first < QR_JOB_CHECKED_FRAMES ? frames.last : frames.first;
     char path[sizeof names->prefix + sizeof names->suffix + 24];
     for (int64_t k = frames.first; k <= last; k++) {
         cli_frame_name(names, k, path, sizeof path);

@@ -313,14 +313,10 @@ static qr_status split_setup(split *sp, qr_error *err)
     return QR_OK;
 }
 
-/* Frames of a split whose files are all checked before any work; a longer
- * run checks each lane's first (as `render` does before a job starts). */
-#define CHECK_ALL_FRAMES INT64_C(100000)
-
 /* The files this process writes, checked before any work, as processes on
  * separate machines must check theirs (the job then agrees on a failure):
  * one image's file on process 0, its writer; each lane's frames (its first
- * only in runs past CHECK_ALL_FRAMES). Answers a failure code. */
+ * only in runs past QR_JOB_CHECKED_FRAMES). Answers a failure code. */
 static int split_check_outputs(split *sp)
 {
     const qr_job_params *job = sp->job;
@@ -328,7 +324,7 @@ static int split_check_outputs(split *sp)
     qr_error err;
     if (!job->output || job->on_frame)
         return 0; /* frames to a callback: no file */
-    const bool all = job->last - job->first < CHECK_ALL_FRAMES;
+    const bool all = job->last - job->first < QR_JOB_CHECKED_FRAMES;
     for (int i = 0; i < sp->nlocal; i++) {
         lane *ln = &sp->lanes[i];
         if (!sp->many && !(sp->mpi->rank == 0 && i == 0))
