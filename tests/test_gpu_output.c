@@ -1,6 +1,7 @@
 /* test_gpu_output.c — what comes out of the GPU besides a frame, against
  * the CPU: animated scenes seeked on the device (qr_gpu_scene_seek_frame),
- * and images streamed into files (qr_gpu_renderer_write).
+ * images streamed into files (qr_gpu_renderer_write), and the top-first
+ * RGB download (qr_gpu_renderer_download_rgb) against the float image.
  * Needs a GPU; skips with the reason elsewhere. */
 #include "gpu_util.h"
 
@@ -164,4 +165,59 @@ Test(gpu_render, seek_frame_equals_gpu_steps, .timeout = 300)
         qr_scene_destroy(b);
         qr_scene_destroy(host);
     }
+}
+
+/* Asserts rgb (w x h x 3 floats, the top row first) holds img's colour
+ * (float RGBA, the bottom row first), bit for bit. */
+static void assert_rgb_of(const float *rgb, const qr_image *img, const char *what)
+{
+    const int w = img->width, h = img->height;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const float *want = img->rgba + 4 * ((size_t)(h - 1 - y) * w + x);
+            const float *got = rgb + 3 * ((size_t)y * w + x);
+            cr_assert(memcmp(want, got, 3 * sizeof(float)) == 0,
+                      "%s: pixel (%d, %d) from the top: %a %a %a, not %a %a %a", what, x, y,
+                      (double)got[0], (double)got[1], (double)got[2], (double)want[0],
+                      (double)want[1], (double)want[2]);
+        }
+}
+
+/* qr_gpu_renderer_download_rgb gives the downloaded float image's colour,
+ * top row first, bit for bit: one band, many bands and a partial last one,
+ * both modes, one thread and several; a banded renderer is refused. */
+Test(gpu_render, rgb_download_equals_the_float_image, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int sizes[][2] = {{1, 1}, {97, 45}, {3000, 7}, {1500, 3000}};
+    const int threads[] = {1, 0, 7};
+    qr_error err;
+    qr_scene *s = gpu_test_scene("rand10k", 0);
+    for (int k = 0; k < 4; k++) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        gpu_session g = gpu_open(s, w, h);
+        qr_index_params p;
+        qr_index_params_default(&p);
+        float *rgb = malloc((size_t)w * h * 3 * sizeof(float));
+        cr_assert(rgb);
+        for (int mode = 0; mode < 2; mode++) {
+            QR_CHECK(err, qr_gpu_render(g.r, g.gs, &p, (qr_render_mode)mode, &err));
+            QR_CHECK(err, qr_gpu_renderer_download(g.r, g.img, &err));
+            for (int t = 0; t < 3; t++) {
+                memset(rgb, 0xff, (size_t)w * h * 3 * sizeof(float));
+                QR_CHECK(err, qr_gpu_renderer_download_rgb(g.r, rgb, threads[t], &err));
+                char what[96];
+                snprintf(what, sizeof what, "%dx%d mode %d, %d threads", w, h, mode, threads[t]);
+                assert_rgb_of(rgb, g.img, what);
+            }
+        }
+        gpu_close(&g);
+        free(rgb);
+    }
+    qr_gpu_renderer *banded = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create_bands(256, 256, 256, 64, &banded, &err));
+    float one[256 * 3];
+    cr_assert_eq(qr_gpu_renderer_download_rgb(banded, one, 0, &err), QR_ERR_INVALID);
+    qr_gpu_renderer_destroy(banded);
+    qr_scene_destroy(s);
 }

@@ -1,9 +1,11 @@
 /* test_gpu_scene.c — scenes made on the GPU from rows already there
- * (qr_gpu_scene_create_device, qr_gpu_scene_update_device) against the
- * host's upload of the same circles (qr_gpu_scene_create, the oracle): the
- * same arrays, the same ranges the renderer chooses its kernels by, to the
- * bit, and the same images; a scene updated again and again, growing and
- * shrinking, equals a new one each time.
+ * (qr_gpu_scene_create_device, qr_gpu_scene_update_device) and from host
+ * rows through the scene's pinned staging (qr_gpu_scene_create_host,
+ * qr_gpu_scene_update_host) against the host's upload of the same circles
+ * (qr_gpu_scene_create, the oracle): the same arrays, the same ranges the
+ * renderer chooses its kernels by, to the bit, and the same images; a scene
+ * updated again and again, growing and shrinking, equals a new one each
+ * time; bad host rows are refused with qr_scene_check_circles' message.
  * Needs a GPU; skips with the reason elsewhere. */
 #include "gpu/tuning.h"
 #include "gpu_util.h"
@@ -12,8 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-/* s's circles as device rows of x y z r R G B (free with cudaFree). */
-static float *device_rows(const qr_scene *s)
+/* s's circles as host rows of x y z r R G B (free with free). */
+static float *host_rows(const qr_scene *s)
 {
     const size_t n = (size_t)s->n, bytes = 7 * n * sizeof(float);
     float *host = malloc(bytes ? bytes : 1);
@@ -23,6 +25,14 @@ static float *device_rows(const qr_scene *s)
                               s->red[i], s->green[i], s->blue[i]};
         memcpy(host + 7 * i, row, sizeof row);
     }
+    return host;
+}
+
+/* s's circles as device rows of x y z r R G B (free with cudaFree). */
+static float *device_rows(const qr_scene *s)
+{
+    const size_t bytes = 7 * (size_t)s->n * sizeof(float);
+    float *host = host_rows(s);
     float *dev = NULL;
     cr_assert_eq(cudaMalloc((void **)&dev, bytes ? bytes : 1), cudaSuccess);
     cr_assert_eq(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), cudaSuccess);
@@ -84,6 +94,28 @@ static qr_image *render_with(qr_gpu_renderer *r, const qr_gpu_scene *gs, int w, 
     QR_CHECK(err, qr_gpu_render(r, gs, &p, mode, &err));
     QR_CHECK(err, qr_gpu_renderer_download(r, img, &err));
     return img;
+}
+
+/* Asserts that kept_r, a renderer kept across scenes, draws `kept` as a new
+ * renderer draws `fresh` (w x h), in both modes, to the bit. */
+static void assert_kept_draws_as_new(qr_gpu_renderer *kept_r, const qr_gpu_scene *kept,
+                                     const qr_gpu_scene *fresh, int w, int h, const char *what)
+{
+    qr_error err;
+    for (int mode = 0; mode < 2; mode++) {
+        const qr_render_mode md = mode ? QR_RENDER_EXACT : QR_RENDER_FAST;
+        qr_gpu_renderer *r = NULL;
+        QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
+        qr_image *a = render_with(kept_r, kept, w, h, md);
+        qr_image *b = render_with(r, fresh, w, h, md);
+        long long bad;
+        image_max_diff(a, b, 1, &bad);
+        cr_assert(bad < 0, "%s, mode %d: the kept renderer's image differs at pixel %lld", what,
+                  mode, bad);
+        qr_image_destroy(a);
+        qr_image_destroy(b);
+        qr_gpu_renderer_destroy(r);
+    }
 }
 
 /* Scenes of the sizes below, made from device rows, equal the host's
@@ -186,20 +218,7 @@ Test(gpu_scene, update_from_device_rows_grows_and_shrinks, .timeout = 300)
         snprintf(what, sizeof what, "update %zu, %d circles", k, sizes[k]);
         assert_same_scene(kept, fresh, what);
         assert_scene_of(kept, s, what);
-        for (int mode = 0; mode < 2; mode++) {
-            const qr_render_mode md = mode ? QR_RENDER_EXACT : QR_RENDER_FAST;
-            qr_gpu_renderer *r = NULL;
-            QR_CHECK(err, qr_gpu_renderer_create(w, h, &r, &err));
-            qr_image *a = render_with(kept_r, kept, w, h, md);
-            qr_image *b = render_with(r, fresh, w, h, md);
-            long long bad;
-            image_max_diff(a, b, 1, &bad);
-            cr_assert(bad < 0, "%s, mode %d: the kept renderer's image differs at pixel %lld", what,
-                      mode, bad);
-            qr_image_destroy(a);
-            qr_image_destroy(b);
-            qr_gpu_renderer_destroy(r);
-        }
+        assert_kept_draws_as_new(kept_r, kept, fresh, w, h, what);
         qr_gpu_scene_destroy(fresh);
         cudaFree(rows);
         qr_scene_destroy(s);
@@ -231,4 +250,141 @@ Test(gpu_scene, update_replaces_a_host_scene, .timeout = 120)
     cudaFree(rows);
     qr_scene_destroy(s);
     qr_scene_destroy(balls);
+}
+
+/* Scenes made from host rows (qr_gpu_scene_create_host) equal the host's
+ * upload of the same circles and the scene of the same device rows, on one
+ * thread and several (pieces of 32768 rows: sizes on both sides of one and
+ * of two, several runs of 65536), colours of both signs, zeros, tiny and
+ * huge finite values, r = 0 and r = -0 (not negative). */
+Test(gpu_scene, from_host_rows_equals_the_hosts_upload, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int32_t sizes[] = {0, 1, 33, 32767, 32768, 32769, 65537, 200003};
+    const int threads[] = {1, 3, 0};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        qr_error err;
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 300 + k, sizes[k]);
+        if (s->n > 2) s->r[s->n / 2] = -0.0f;
+        float *rows = host_rows(s);
+        float *drows = device_rows(s);
+        qr_gpu_scene *dev = NULL;
+        QR_CHECK(err, qr_gpu_scene_create_device(drows, s->n, &dev, &err));
+        for (int t = 0; t < 3; t++) {
+            qr_gpu_scene *gs = NULL;
+            QR_CHECK(err, qr_gpu_scene_create_host(rows, s->n, threads[t], &gs, &err));
+            char what[96];
+            snprintf(what, sizeof what, "%d circles from the host on %d threads", sizes[k],
+                     threads[t]);
+            assert_scene_of(gs, s, what);
+            assert_same_scene(gs, dev, what);
+            qr_gpu_scene_destroy(gs);
+        }
+        qr_gpu_scene_destroy(dev);
+        cudaFree(drows);
+        free(rows);
+        qr_scene_destroy(s);
+    }
+}
+
+/* One scene updated from host rows again and again, growing (past its
+ * staging and its memory) and shrinking (within them), down to no circles,
+ * now and then from device rows in between: after every update it is the
+ * scene the host's upload makes of the same circles, and one renderer kept
+ * across the updates draws it as a new renderer draws a new upload, in both
+ * modes. */
+Test(gpu_scene, update_from_host_rows_grows_and_shrinks, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const int32_t sizes[] = {1000, 200003, 70000, 0, 131072, 65537, 250001, 7, 250001};
+    const int w = 256, h = 192;
+    qr_error err;
+    qr_gpu_scene *kept = NULL;
+    qr_gpu_renderer *kept_r = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create(w, h, &kept_r, &err));
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 400 + k, sizes[k]);
+        float *rows = host_rows(s);
+        if (k == 0) {
+            QR_CHECK(err, qr_gpu_scene_create_host(rows, s->n, 0, &kept, &err));
+        } else if (k % 3 == 2) { /* from device rows, between host updates */
+            float *drows = device_rows(s);
+            QR_CHECK(err, qr_gpu_scene_update_device(kept, drows, s->n, &err));
+            cudaFree(drows);
+        } else {
+            QR_CHECK(err, qr_gpu_scene_update_host(kept, rows, s->n, (int)k % 4, &err));
+        }
+        qr_gpu_scene *fresh = NULL;
+        QR_CHECK(err, qr_gpu_scene_create(s, &fresh, &err));
+        char what[64];
+        snprintf(what, sizeof what, "update %zu, %d circles", k, sizes[k]);
+        assert_same_scene(kept, fresh, what);
+        assert_kept_draws_as_new(kept_r, kept, fresh, w, h, what);
+        qr_gpu_scene_destroy(fresh);
+        free(rows);
+        qr_scene_destroy(s);
+    }
+    qr_gpu_renderer_destroy(kept_r);
+    qr_gpu_scene_destroy(kept);
+}
+
+/* Asserts qr_gpu_scene_update_host refuses rows of s (on `threads`
+ * threads) as qr_scene_check_circles refuses s, with its message, and
+ * leaves gs the scene of `was`. */
+static void assert_refused_as_the_check(qr_gpu_scene *gs, const qr_scene *s, int threads,
+                                        const qr_scene *was, const char *what)
+{
+    qr_error want, got;
+    cr_assert_eq(qr_scene_check_circles(s, "circles", &want), QR_ERR_INVALID,
+                 "%s: the oracle takes the circles", what);
+    float *rows = host_rows(s);
+    cr_assert_eq(qr_gpu_scene_update_host(gs, rows, s->n, threads, &got), QR_ERR_INVALID,
+                 "%s: taken", what);
+    cr_assert_str_eq(got.msg, want.msg, "%s", what);
+    assert_scene_of(gs, was, what);
+    free(rows);
+}
+
+/* Bad host rows (NaN, infinities, negative radii) are refused with the
+ * message qr_scene_check_circles gives the same circles, for the first bad
+ * row whichever thread's piece finds one first, and the scene is left as it
+ * was; so are bad arguments. */
+Test(gpu_scene, update_from_host_rows_refuses_bad_rows, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_scene *good = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 500, 5000);
+    float *good_rows = host_rows(good);
+    qr_gpu_scene *gs = NULL;
+    QR_CHECK(err, qr_gpu_scene_create_host(good_rows, good->n, 0, &gs, &err));
+    const int threads[] = {1, 4, 0};
+    for (int t = 0; t < 3; t++) {
+        char what[96];
+        qr_scene *hostile = qr_test_random_scene(QR_TEST_MIX_HOSTILE, 501 + t, 200003);
+        snprintf(what, sizeof what, "hostile circles on %d threads", threads[t]);
+        assert_refused_as_the_check(gs, hostile, threads[t], good, what);
+        qr_scene_destroy(hostile);
+        /* a late piece's bad row and an earlier piece's: the earlier one */
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 510 + t, 200003);
+        s->r[150001] = -0.5f;
+        s->y[70000] = NAN;
+        snprintf(what, sizeof what, "two bad rows on %d threads", threads[t]);
+        assert_refused_as_the_check(gs, s, threads[t], good, what);
+        s->y[70000] = INFINITY; /* the same row, another value */
+        assert_refused_as_the_check(gs, s, threads[t], good, what);
+        s->y[70000] = 0.5f; /* now the radius */
+        assert_refused_as_the_check(gs, s, threads[t], good, what);
+        qr_scene_destroy(s);
+    }
+    cr_assert_eq(qr_gpu_scene_update_host(gs, good_rows, -1, 0, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_scene_update_host(gs, NULL, 3, 0, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_gpu_scene_update_host(NULL, good_rows, 3, 0, &err), QR_ERR_INVALID);
+    qr_gpu_scene *none = NULL;
+    cr_assert_eq(qr_gpu_scene_create_host(good_rows, QR_SCENE_MAX_CIRCLES + 1, 0, &none, &err),
+                 QR_ERR_INVALID);
+    cr_assert(!none);
+    assert_scene_of(gs, good, "after refused updates");
+    qr_gpu_scene_destroy(gs);
+    free(good_rows);
+    qr_scene_destroy(good);
 }

@@ -109,6 +109,17 @@ qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_err
 qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
                                     qr_error *err);
 
+/* The last render's colour as float RGB, row 0 the image's top row (what
+ * Python's render returns): width * height * 3 floats of host memory at
+ * dst, the float image's red, green and blue unchanged (no rounding, no
+ * clamping). Converted on the GPU (12 bytes a pixel cross the bus), brought
+ * back in bands through the renderer's two pinned slots (those of
+ * qr_gpu_renderer_write, kept), and copied from them into dst on `threads`
+ * threads (0: qr_threads()), each band's copy overlapping the next one's
+ * transfer. For a whole-image renderer. Synchronous. */
+qr_status qr_gpu_renderer_download_rgb(qr_gpu_renderer *r, float *dst, int threads,
+                                       qr_error *err);
+
 void qr_gpu_renderer_set_timing(qr_gpu_renderer *r, qr_timing level);
 qr_status qr_gpu_renderer_timing(const qr_gpu_renderer *r, qr_frame_timing *t, qr_error *err);
 

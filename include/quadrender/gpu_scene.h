@@ -39,6 +39,31 @@ qr_status qr_gpu_scene_create_device(const float *rows, int32_t n, qr_gpu_scene 
  * again before rendering it, or destroy it. */
 qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_t n,
                                      qr_error *err);
+/* Makes gs the scene of n rows of host memory, 7 floats each, x y z r R G B
+ * in C order (a NumPy float32 array's, a .npy scene's layout): the same
+ * scene, to the bit, as qr_gpu_scene_create of the same circles, for a
+ * caller that renders new circles from the host frame after frame. The
+ * rows are checked as qr_scene_check_circles(scene, "circles") checks them
+ * (finite numbers, no negative radius: QR_ERR_INVALID with its message for
+ * the first bad row, "circles: row 3: negative radius -0.5"), copied on
+ * `threads` threads (0: qr_threads()) into a pinned buffer that gs keeps,
+ * and sent from it into device rows that gs also keeps, each piece's
+ * transfer overlapping the copy of the next; the scene's arrays are then
+ * made from those device rows as qr_gpu_scene_update_device makes them.
+ * Both buffers (28 bytes a row each, pinned and on the GPU) grow when more
+ * rows come than they hold and are kept until qr_gpu_scene_destroy; the
+ * scene's own memory is kept as qr_gpu_scene_update_device keeps it. So
+ * after a first call, a call with as many rows or fewer allocates nothing.
+ * Waits for all work on the device and returns when the scene is made. On
+ * failure gs is left as it was (bad arguments, a bad row, staging memory
+ * that cannot be had) or empty with no device memory, as
+ * qr_gpu_scene_update_device leaves it. */
+qr_status qr_gpu_scene_update_host(qr_gpu_scene *gs, const float *rows, int32_t n, int threads,
+                                   qr_error *err);
+/* A new scene made as qr_gpu_scene_update_host makes it, to be refilled by
+ * it (or by qr_gpu_scene_update_device) later. */
+qr_status qr_gpu_scene_create_host(const float *rows, int32_t n, int threads, qr_gpu_scene **out,
+                                   qr_error *err);
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
 /* Copies the device state (positions, radii, velocities...) back into `scene`,
  * which must have the same circle count and animation kind. */

@@ -237,7 +237,25 @@ qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_
     return no_gpu(err);
 }
 
+qr_status qr_gpu_scene_update_host(qr_gpu_scene *gs, const float *rows, int32_t n, int threads,
+                                   qr_error *err)
+{
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_scene_create_host(const float *rows, int32_t n, int threads, qr_gpu_scene **out,
+                                   qr_error *err)
+{
+    if (out) *out = NULL;
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err)
+{
+    return no_gpu(err);
+}
+
+qr_status qr_gpu_renderer_download_rgb(qr_gpu_renderer *r, float *dst, int threads, qr_error *err)
 {
     return no_gpu(err);
 }

@@ -1,5 +1,6 @@
 /* render_output.cu — a render's image back to the host: whole, as floats
- * (qr_gpu_renderer_download), or streamed into an image file
+ * (qr_gpu_renderer_download), as top-first float RGB
+ * (qr_gpu_renderer_download_rgb), or streamed into an image file
  * (qr_gpu_renderer_write).
  *
  * The streamed write converts on the GPU to what the file stores (8-bit RGB
@@ -7,11 +8,14 @@
  * three quarters) of the float image's bytes cross the bus, and brings it
  * back in row bands through two pinned buffers: while the writer encodes
  * one band, the GPU converts and copies the next. The host never holds
- * more than two bands.
+ * more than two bands. The RGB download streams the same way (PFM's rows,
+ * 12 bytes a pixel), each band copied from its slot into the caller's
+ * image, flipped to top first, on the host's threads.
  */
 #include "render/gpu/renderer.h"
 #include "image/gpu/image_gpu.h"
 #include "gpu/cuda_check.h"
+#include "quadrender/threads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,20 +115,23 @@ static cudaError_t queue_band(qr_gpu_renderer *r, int pfm, int32_t first, int32_
     return e;
 }
 
-extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
+/* Where a band of rows goes once on the host (stream_bands): `rows` holds
+ * file rows [first, first + count), in a pinned slot the next band but one
+ * reuses. */
+typedef qr_status (*band_sink)(void *ctx, const void *rows, int32_t first, int32_t count,
+                               qr_error *err);
+
+/* Brings the whole image back as file rows (pfm: float RGB from the bottom
+ * row, else 8-bit RGB from the top) in bands of `band` rows through the two
+ * slots, each band handed to sink: band k is queued in round k into slot
+ * k % 2 and handed over in round k + 1, so that the GPU converts and copies
+ * one band while the host takes the one before. */
+static qr_status stream_bands(qr_gpu_renderer *r, int pfm, size_t row_bytes, int32_t band,
+                              band_sink sink, void *ctx, qr_error *err)
 {
-    if (r->banded)
-        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is written as it renders (qr_gpu_render_write)",
-                       r->width, r->height);
-    const qr_image_format format = qr_image_writer_format(w);
-    const int pfm = format == QR_FORMAT_PFM;
-    size_t row_bytes = 0;
-    int32_t band = 0;
-    qr_status st = plan_bands(r, pfm, &row_bytes, &band, err);
-    if (st) return st;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
     const int32_t bands = (r->height + band - 1) / band;
-    /* band k: queued in round k into slot k % 2, appended in round k + 1 */
+    qr_status st = QR_OK;
     for (int32_t k = 0; k <= bands && st == QR_OK; k++) {
         if (k < bands) {
             const int32_t first = k * band;
@@ -144,12 +151,89 @@ extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *
                 st = qr_fail(err, qr_cuda_status(e), "streaming the image out: %s", cudaGetErrorString(e));
                 break;
             }
-            st = pfm ? qr_image_writer_append_rgbf(w, (const float *)r->band_host[j & 1], rows, err)
-                     : qr_image_writer_append_rgb8(w, (const unsigned char *)r->band_host[j & 1], rows, err);
+            st = sink(ctx, r->band_host[j & 1], first, rows, err);
         }
     }
     if (st) cudaStreamSynchronize(s); /* no band copy may outlive the call */
     return st;
+}
+
+/* stream_bands' sink of qr_gpu_renderer_write: appends the band to the
+ * writer (ctx). */
+static qr_status append_band(void *ctx, const void *rows, int32_t first, int32_t count,
+                             qr_error *err)
+{
+    qr_image_writer *w = (qr_image_writer *)ctx;
+    (void)first;
+    return qr_image_writer_format(w) == QR_FORMAT_PFM
+               ? qr_image_writer_append_rgbf(w, (const float *)rows, count, err)
+               : qr_image_writer_append_rgb8(w, (const unsigned char *)rows, count, err);
+}
+
+extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is written as it renders (qr_gpu_render_write)",
+                       r->width, r->height);
+    const int pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
+    size_t row_bytes = 0;
+    int32_t band = 0;
+    qr_status st = plan_bands(r, pfm, &row_bytes, &band, err);
+    if (st) return st;
+    return stream_bands(r, pfm, row_bytes, band, append_band, w, err);
+}
+
+/* Bytes of a band a thread copies into the caller's image. */
+#define RGB_PIECE_BYTES ((size_t)1 << 20)
+
+/* qr_gpu_renderer_download_rgb's sink: the band's rows (float RGB, the
+ * image's rows from `first` up) copied into the caller's top-first image on
+ * `threads` threads, rows_per_task rows a task. */
+typedef struct rgb_sink {
+    float *dst;
+    int32_t height, rows_per_task;
+    size_t row_bytes;
+    int threads;
+    const char *band; /* the band being copied, */
+    int32_t first, count; /* its rows */
+} rgb_sink;
+
+static void copy_rgb_rows(void *ctx, int task)
+{
+    const rgb_sink *o = (const rgb_sink *)ctx;
+    const int32_t a = task * o->rows_per_task;
+    const int32_t b = o->count - a < o->rows_per_task ? o->count : a + o->rows_per_task;
+    for (int32_t j = a; j < b; j++) /* the image's row first + j, from the bottom */
+        memcpy((char *)o->dst + (size_t)(o->height - 1 - o->first - j) * o->row_bytes,
+               o->band + (size_t)j * o->row_bytes, o->row_bytes);
+}
+
+static qr_status rgb_band(void *ctx, const void *rows, int32_t first, int32_t count, qr_error *err)
+{
+    rgb_sink *o = (rgb_sink *)ctx;
+    (void)err;
+    o->band = (const char *)rows;
+    o->first = first;
+    o->count = count;
+    const int tasks = (count + o->rows_per_task - 1) / o->rows_per_task;
+    qr_parallel_for(tasks, o->threads, copy_rgb_rows, o);
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_renderer_download_rgb(qr_gpu_renderer *r, float *dst, int threads,
+                                                 qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is never whole on the GPU",
+                       r->width, r->height);
+    if (!dst) return qr_fail(err, QR_ERR_INVALID, "no host image to download into");
+    rgb_sink o = {dst, r->height, 1, 0, threads, NULL, 0, 0};
+    int32_t band = 0;
+    qr_status st = plan_bands(r, 1, &o.row_bytes, &band, err);
+    if (st) return st;
+    if (RGB_PIECE_BYTES / o.row_bytes > 1)
+        o.rows_per_task = (int32_t)(RGB_PIECE_BYTES / o.row_bytes);
+    return stream_bands(r, 1, o.row_bytes, band, rgb_band, &o, err);
 }
 
 extern "C" qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,

@@ -519,6 +519,162 @@ extern "C" qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *r
     return scene_from_rows(gs, rows, n, err);
 }
 
+/* ---- the scene from host rows (qr_gpu_scene_update_host) ---------------------
+ * The rows are copied into the scene's pinned buffer a piece a task, each
+ * piece checked before it is copied and its transfer queued by the task that
+ * copied it, so that the first pieces cross the bus while later ones are
+ * still being copied; the scene is then made from the device rows as from
+ * any (scene_from_rows, the device path's kernels). */
+#define HOST_PIECE_ROWS 32768 /* rows a task checks, copies and queues (896 KiB) */
+
+/* Frees the staging buffers of the host rows. */
+static void staging_release(qr_gpu_scene *g)
+{
+    cudaFreeHost(g->host_rows);
+    cudaFree(g->dev_rows);
+    g->host_rows = g->dev_rows = NULL;
+    g->staged_cap = 0;
+}
+
+/* Staging for n rows: the kept buffers when they hold n, else new ones. */
+static qr_status staging_reserve(qr_gpu_scene *g, int32_t n, qr_error *err)
+{
+    if (n <= g->staged_cap) return QR_OK;
+    staging_release(g); /* every update waits for its copies: none is in flight */
+    const size_t bytes = 7 * (size_t)n * sizeof(float);
+    cudaError_t e = cudaHostAlloc((void **)&g->host_rows, bytes, cudaHostAllocWriteCombined);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&g->dev_rows, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        staging_release(g);
+        return qr_fail(err, qr_cuda_status(e),
+                       "staging %d circles needs %zu bytes of pinned host memory and as many of "
+                       "GPU memory: %s",
+                       n, bytes, cudaGetErrorString(e));
+    }
+    g->staged_cap = n;
+    return QR_OK;
+}
+
+/* Whether a row is a circle qr_scene_check_circles takes: finite numbers, a
+ * radius that is not negative. */
+static int row_ok(const float *v)
+{
+    int ok = 1;
+    for (int k = 0; k < 7; k++) ok &= isfinite(v[k]) != 0;
+    return ok && !(v[3] < 0.0f);
+}
+
+struct host_fill {
+    const float *rows; /* the caller's */
+    float *pinned, *dev;
+    int32_t n;
+    int device;      /* the caller's current device, each worker's too */
+    int32_t *bad;    /* per piece: its first bad row, or -1 */
+    cudaError_t *e;  /* per piece: queuing its transfer */
+};
+
+/* Piece `task`: checked, copied into the pinned rows and queued for the
+ * device (on the legacy stream, ahead of the unpacking); a piece with a bad
+ * row is neither copied nor queued. */
+static void fill_piece_rows(void *ctx, int task)
+{
+    const host_fill *f = (const host_fill *)ctx;
+    const int32_t first = task * HOST_PIECE_ROWS;
+    const int32_t rows = f->n - first < HOST_PIECE_ROWS ? f->n - first : HOST_PIECE_ROWS;
+    const size_t at = 7 * (size_t)first, bytes = 7 * (size_t)rows * sizeof(float);
+    f->bad[task] = -1;
+    f->e[task] = cudaSuccess;
+    for (int32_t i = 0; i < rows; i++)
+        if (!row_ok(f->rows + at + 7 * (size_t)i)) {
+            f->bad[task] = first + i;
+            return;
+        }
+    memcpy(f->pinned + at, f->rows + at, bytes);
+    /* a worker thread's current device is its own: make it the caller's */
+    cudaError_t e = cudaSetDevice(f->device);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(f->dev + at, f->pinned + at, bytes, cudaMemcpyHostToDevice,
+                            cudaStreamLegacy);
+    f->e[task] = e;
+}
+
+/* qr_scene_check_circles' message for row `bad` of rows, the first bad one:
+ * the check of a scene whose circles before it are zeros (good circles) and
+ * whose last circle is that row. */
+static qr_status bad_row(const float *rows, int32_t bad, qr_error *err)
+{
+    qr_scene *s = NULL;
+    qr_status st = qr_scene_create(bad + 1, QR_ANIM_NONE, &s, err);
+    if (st != QR_OK) return st;
+    float *const cols[7] = {s->x, s->y, s->z, s->r, s->red, s->green, s->blue};
+    for (int k = 0; k < 7; k++) cols[k][bad] = rows[7 * (size_t)bad + k];
+    st = qr_scene_check_circles(s, "circles", err);
+    qr_scene_destroy(s);
+    return st;
+}
+
+/* Checks n host rows and copies them into g's device rows, through its
+ * pinned rows, on `threads` threads (0: qr_threads()). */
+static qr_status stage_rows(qr_gpu_scene *g, const float *rows, int32_t n, int threads,
+                            qr_error *err)
+{
+    const int pieces = (int)((n + (int64_t)HOST_PIECE_ROWS - 1) / HOST_PIECE_ROWS);
+    if (pieces == 0) return QR_OK;
+    host_fill f = {rows, g->host_rows, g->dev_rows, n, 0, NULL, NULL};
+    QR_CUDA_TRY(err, cudaGetDevice(&f.device));
+    f.bad = (int32_t *)malloc(pieces * sizeof *f.bad);
+    f.e = (cudaError_t *)malloc(pieces * sizeof *f.e);
+    if (!f.bad || !f.e) {
+        free(f.bad);
+        free(f.e);
+        return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    }
+    qr_parallel_for(pieces, threads, fill_piece_rows, &f);
+    /* the transfers are over before the pinned rows can be written again */
+    cudaError_t e = cudaStreamSynchronize(cudaStreamLegacy);
+    for (int k = 0; k < pieces && e == cudaSuccess; k++) e = f.e[k];
+    int32_t bad = -1;
+    for (int k = 0; k < pieces && bad < 0; k++) bad = f.bad[k]; /* pieces in row order */
+    free(f.bad);
+    free(f.e);
+    if (bad >= 0) return bad_row(rows, bad, err);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return qr_fail(err, qr_cuda_status(e), "uploading %d circles: %s", n,
+                       cudaGetErrorString(e));
+    }
+    return QR_OK;
+}
+
+extern "C" qr_status qr_gpu_scene_update_host(qr_gpu_scene *gs, const float *rows, int32_t n,
+                                              int threads, qr_error *err)
+{
+    if (!gs) return qr_fail(err, QR_ERR_INVALID, "no device scene to update");
+    if (n < 0 || n > QR_SCENE_MAX_CIRCLES)
+        return qr_fail(err, QR_ERR_INVALID, "%d circles: from 0 to %d", n, QR_SCENE_MAX_CIRCLES);
+    if (n > 0 && !rows) return qr_fail(err, QR_ERR_INVALID, "no host rows for %d circles", n);
+    qr_status st = staging_reserve(gs, n, err);
+    if (st == QR_OK) st = stage_rows(gs, rows, n, threads, err);
+    if (st == QR_OK) st = scene_from_rows(gs, gs->dev_rows, n, err);
+    return st;
+}
+
+extern "C" qr_status qr_gpu_scene_create_host(const float *rows, int32_t n, int threads,
+                                              qr_gpu_scene **out, qr_error *err)
+{
+    *out = NULL;
+    qr_gpu_scene *g = (qr_gpu_scene *)calloc(1, sizeof *g);
+    if (!g) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    const qr_status st = qr_gpu_scene_update_host(g, rows, n, threads, err);
+    if (st != QR_OK) {
+        qr_gpu_scene_destroy(g);
+        return st;
+    }
+    *out = g;
+    return QR_OK;
+}
+
 static qr_step_arrays step_arrays_of(const qr_gpu_scene *g)
 {
     qr_step_arrays a;
@@ -584,6 +740,7 @@ extern "C" void qr_gpu_scene_destroy(qr_gpu_scene *g)
 {
     if (!g) return;
     scene_release(g);
+    staging_release(g);
     free(g);
 }
 

@@ -50,6 +50,13 @@ struct qr_gpu_scene {
     /* The circles' mean radius (unit square): whether the render gathers
      * each warp's circles before walking them (renderer.cu). */
     float radius;
+    /* Host rows (qr_gpu_scene_update_host) pass through host_rows (pinned,
+     * write-combined) into dev_rows (device), staged_cap rows of 7 floats
+     * each, kept from call to call and grown when more rows come; NULL and 0
+     * until the first. The scene's arrays are then made from dev_rows as
+     * from any device rows. */
+    float *host_rows, *dev_rows;
+    int32_t staged_cap;
 };
 
 #endif
