@@ -561,6 +561,18 @@ def _on_gpu(circles):
             or _dlpack.device_type(circles) == _dlpack.KDL_CUDA)
 
 
+def _host_rows(circles):
+    """Host circles that are already the rows qr_gpu_scene_update_host
+    reads (a NumPy float32 N x 7 array of native byte order in C order, or
+    a host DLPack array NumPy views as one), as that array; None for any
+    other circles, which _Scene converts."""
+    a = _dlpack.host_view(circles, "circles")
+    if (isinstance(a, np.ndarray) and a.dtype == np.float32 and a.ndim == 2
+            and a.shape[1] == 7 and a.flags.c_contiguous and a.shape[0] <= MAX_CIRCLES):
+        return a
+    return None
+
+
 def _device_rows(circles):
     """(pointer, n, keep) of a CUDA array of float32 N x 7 rows in C order
     (anything with __cuda_array_interface__: CuPy, PyTorch, Numba; or with a
@@ -592,9 +604,11 @@ def _device_rows(circles):
 
 class Renderer:
     """A GPU renderer for one image size that keeps its buffers from call
-    to call: the image and the index's lists, and for CUDA input the
-    scene's (refilled in place while the circles fit, regrown when they do
-    not). For animation loops.
+    to call: the image and the index's lists, the pinned buffers the image
+    comes back through, and the scene's (refilled in place while the
+    circles fit, regrown when they do not) for CUDA input and for NumPy
+    float32 N x 7 arrays in C order, which also keep the pinned buffer
+    their rows are copied through. For animation loops.
 
         r = quadrender.Renderer(1024, 1024)
         for frame in frames: image = r.render(circles_of(frame))
@@ -611,8 +625,12 @@ class Renderer:
             raise Error(_QR_ERR_NO_GPU, why)
         self.width, self.height = width, height
         self._r = ctypes.c_void_p()
-        self._gs = ctypes.c_void_p()  # the scene of the last CUDA input, kept
+        self._gs = ctypes.c_void_p()  # the scene of the last CUDA or float32 rows input, kept
         self._plans = {}  # mode -> the IndexParams a plan chose
+        # host rows and the image through pinned buffers kept for the next
+        # call; render() turns it off for its one call, which would pay for
+        # pinning them and use them once
+        self._staged = True
         err = _lib.Error()
         _check(_lib.qr_gpu_renderer_create(width, height, ctypes.byref(self._r),
                                            ctypes.byref(err)), err)
@@ -637,29 +655,37 @@ class Renderer:
     def __del__(self):
         self.close()
 
-    def _device_scene(self, ptr, n):
-        """The kept scene, refilled from n device rows at ptr."""
+    def _kept_scene(self, update, create, *rows):
+        """The kept scene, refilled by update(gs, *rows, err) (made by
+        create(*rows, &gs, err) the first time)."""
         err = _lib.Error()
         if self._gs:
-            status = _lib.qr_gpu_scene_update_device(self._gs, ptr, n, ctypes.byref(err))
+            status = update(self._gs, *rows, ctypes.byref(err))
         else:
-            status = _lib.qr_gpu_scene_create_device(ptr, n, ctypes.byref(self._gs),
-                                                     ctypes.byref(err))
+            status = create(*rows, ctypes.byref(self._gs), ctypes.byref(err))
         if status != 0:
-            self._drop_scene()  # a failed update leaves it empty
+            self._drop_scene()  # a failed update may leave it empty
             _check(status, err)
         return self._gs
 
     @contextlib.contextmanager
     def _scene(self, circles):
         """The GPU scene of circles: the kept one refilled for CUDA input
-        (yielded with True), else a new one freed afterwards."""
+        (yielded with True) and for host float32 rows in C order (checked
+        and copied through the scene's pinned buffer on all cores: yielded
+        with False), else a new one freed afterwards."""
         err = _lib.Error()
         host_gs = ctypes.c_void_p()
         dev = _device_rows(circles)  # holds the CUDA array's memory till the end
+        rows = None if dev is not None or not self._staged else _host_rows(circles)
         try:
             if dev is not None:
-                yield self._device_scene(dev[0], dev[1]), True
+                yield self._kept_scene(_lib.qr_gpu_scene_update_device,
+                                       _lib.qr_gpu_scene_create_device, dev[0], dev[1]), True
+            elif rows is not None:
+                yield self._kept_scene(_lib.qr_gpu_scene_update_host,
+                                       _lib.qr_gpu_scene_create_host, rows.ctypes.data,
+                                       rows.shape[0], 0), False
             else:
                 with _Scene(_as_circles(circles)) as sc:
                     _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(host_gs),
@@ -746,9 +772,17 @@ class Renderer:
                 _check(_lib.qr_gpu_renderer_copy_image(self._r, rgba.data.ptr, ctypes.byref(err)),
                        err)
                 return _top_first(rgba)
-            with _image(self.width, self.height) as (img, rgba):
-                _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
-                return _top_first(rgba)
+            if not self._staged:
+                with _image(self.width, self.height) as (img, rgba):
+                    _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
+                    return _top_first(rgba)
+            # top-first RGB straight from the GPU (12 bytes a pixel), through
+            # the renderer's kept pinned slots, copied into the array on all
+            # cores
+            rgb = np.empty((self.height, self.width, 3), np.float32)
+            _check(_lib.qr_gpu_renderer_download_rgb(self._r, rgb.ctypes.data, 0,
+                                                     ctypes.byref(err)), err)
+            return rgb.view(Image)
 
 
 def render(circles: CirclesLike, width: int, height: int | None = None, *, mode: str = "fast",
@@ -811,6 +845,7 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
     use_gpu = on_gpu or device == QR_JOB_GPU or (device == QR_JOB_AUTO and gpu_available()[0])
     if use_gpu:
         with Renderer(width, height) as r:
+            r._staged = False
             return r.render(circles, mode=mode, **index_args)
     circles = _as_circles(circles)
     _check_fits(width, height)

@@ -26,7 +26,8 @@ class Scene(Structure):
         for name in ("x", "y", "z", "r", "red", "green", "blue", "vx", "vy", "vz",
                      "x0", "y0", "vx0", "vy0", "block")
     ] + [("block_floats", c_size_t), ("shading", c_int), ("anim", c_int),
-         ("steps", c_int64), ("name", c_char * 64)]
+         ("steps", c_int64), ("name", c_char * 64), ("alpha", POINTER(c_float)),
+         ("background", c_float * 3)]
 
 
 class Image(Structure):
@@ -211,6 +212,13 @@ qr_gpu_scene_create_device = _fn("qr_gpu_scene_create_device", _S, _P, c_int32, 
 qr_gpu_scene_update_device = _fn("qr_gpu_scene_update_device", _S, _P, _P, c_int32,
                                  POINTER(Error))
 qr_gpu_renderer_copy_image = _fn("qr_gpu_renderer_copy_image", _S, _P, _P, POINTER(Error))
+# host rows through the scene's kept pinned staging; the image as top-first float RGB
+qr_gpu_scene_create_host = _fn("qr_gpu_scene_create_host", _S, _P, c_int32, c_int, POINTER(_P),
+                               POINTER(Error))
+qr_gpu_scene_update_host = _fn("qr_gpu_scene_update_host", _S, _P, _P, c_int32, c_int,
+                               POINTER(Error))
+qr_gpu_renderer_download_rgb = _fn("qr_gpu_renderer_download_rgb", _S, _P, _P, c_int,
+                                   POINTER(Error))
 
 
 class Rect(Structure):
