@@ -4,7 +4,10 @@ GPU (cudaDeviceSynchronize) before its clock stops:
     (the first call, then the median of --calls calls after it: the kept
     scene refilled in place), fast and exact mode;
   - the same through a new Renderer per call (quadrender.render);
-  - rand1M as a NumPy array at 1024² through quadrender.render.
+  - rand1M as a NumPy array at 1024² through quadrender.render (a new
+    Renderer, scene and pinned buffers each call) and through one kept
+    Renderer (its scene and pinned staging refilled, the image back as
+    top-first RGB).
 Usage: QUADRENDER_LIBRARY=build/release/src/libquadrender.so.0 PYTHONPATH=python \\
        python3 dev/python_timer.py [--calls 20]"""
 import argparse
@@ -47,6 +50,9 @@ def main():
     host = qr.scene("rand1M")
     rows.append(("rand1M NumPy, 1024², quadrender.render, fast",
                  timed(lambda: qr.render(host, 1024, 1024), calls)))
+    with qr.Renderer(1024, 1024) as r:
+        rows.append(("rand1M NumPy, 1024², Renderer.render (kept), fast",
+                     timed(lambda: r.render(host), calls)))
     width = max(len(name) for name, _ in rows)
     print(f"| {'case':<{width}} | first | median | min | max |")
     print(f"|{'-' * (width + 2)}|------:|-------:|----:|----:|")
