@@ -277,3 +277,61 @@ Test(cli_map, bad_values_files_exit_3)
     cr_expect_eq(RUN("render", "rgb", "-o", out, "--color-by", qr_test_tmp("missing.npy")), 3);
     cr_expect(!qr_test_exists(out));
 }
+
+/* --alpha and --background: a number for every circle equals a file of
+ * that number a circle; 0.5 over white is the plain picture; each changes
+ * the picture; bad values exit 2 with the library's message, bad files 3;
+ * snow-shaded scenes refuse them, dump has neither. */
+Test(cli_map, alpha_and_background)
+{
+    path_buf b[8];
+    const char *num = keep(&b[0], qr_test_tmp("alpha_num.ppm"));
+    const char *file = keep(&b[1], qr_test_tmp("alpha_file.ppm"));
+    const char *plain = keep(&b[2], qr_test_tmp("alpha_plain.ppm"));
+    const char *half = keep(&b[3], qr_test_tmp("alpha_half.ppm"));
+    double v[10000];
+    for (int k = 0; k < 10000; k++) v[k] = 0.75;
+    const char *values = write_values(v, 10000, "alpha.npy", &b[4]);
+    for (int exact = 0; exact < 2; exact++) {
+        const char *mode = exact ? "--exact" : "--fast";
+        cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu", mode, "--alpha",
+                         "0.75", "--background", "#204060", "-o", num),
+                     0, "%s", R.err);
+        cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu", mode, "--alpha",
+                         values, "--background=0.1254902,0.2509804,0.3764706", "-o", file),
+                     0, "%s", R.err);
+        cr_expect(qr_test_same_bytes(num, file), "--alpha 0.75 and a file of 0.75");
+        cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu", mode, "-o", plain),
+                     0, "%s", R.err);
+        cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu", mode, "--alpha",
+                         "0.5", "--background", "white", "-o", half),
+                     0, "%s", R.err);
+        cr_expect(qr_test_same_bytes(plain, half), "alpha 0.5 over white is the plain picture");
+        cr_expect(!qr_test_same_bytes(plain, num), "the options change the picture");
+    }
+    qr_error err;
+    float a, rgb[3];
+    char want[QR_ERROR_MSG_MAX + 32];
+    cr_assert_eq(qr_alpha_check("--alpha", "1.5", &a, &err), QR_ERR_INVALID);
+    snprintf(want, sizeof want, "quadrender: %s\n", err.msg);
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "-o", num, "--alpha", "1.5"), 2);
+    cr_expect(strncmp(R.err, want, strlen(want)) == 0, "%s", R.err);
+    cr_assert_eq(qr_background_check("--background", "grey", rgb, &err), QR_ERR_INVALID);
+    snprintf(want, sizeof want, "quadrender: %s\n", err.msg);
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "-o", num, "--background", "grey"), 2);
+    cr_expect(strncmp(R.err, want, strlen(want)) == 0, "%s", R.err);
+    const double two[] = {0.5, 0.5}, bad[] = {0.5, 2.0, 0.5};
+    const char *short_file = write_values(two, 2, "alpha2.npy", &b[5]);
+    const char *out = keep(&b[6], qr_test_tmp("alpha_bad.ppm"));
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "-o", out, "--alpha", short_file), 3);
+    snprintf(want, sizeof want, "quadrender: %s: 2 alphas for the 3 circles of rgb\n", short_file);
+    cr_expect_str_eq(R.err, want);
+    const char *bad_file = write_values(bad, 3, "alpha_bad.npy", &b[7]);
+    cr_expect_eq(RUN("render", "rgb", "-s", "16", "-o", out, "--alpha", bad_file), 3);
+    cr_expect_str_eq(R.err, "quadrender: --alpha: circle 1's alpha 2 is not between 0 and 1\n");
+    cr_expect_eq(RUN("render", "snowsingle", "-s", "16", "-o", out, "--background", "black"), 2);
+    cr_expect(strstr(R.err, "--background: flat scenes only; snowsingle is snow-shaded"), "%s",
+              R.err);
+    cr_expect(!qr_test_exists(out));
+    cr_expect_eq(RUN("dump", "rgb", "-o", qr_test_tmp("d.npy"), "--alpha", "0.3"), 2);
+}

@@ -184,6 +184,42 @@ Test(gpu_render, random_scenes_exact)
     }
 }
 
+/* The picture's options (random alphas, 0, 1 and 0.5 among them, over
+ * random backgrounds) against the CPU: exact to the bit (the walk: windows
+ * draw plain scenes only, and rand100k, rand1M and biglittle are deep
+ * enough for them), fast within the bound; random scenes with small and
+ * crowded leaves. */
+Test(gpu_render, alpha_and_background, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    const char *names[] = {"rand10k", "rand100k", "rand1M", "biglittle", "micro2M"};
+    for (int n = 0; n < 5; n++) {
+        qr_scene *s = gpu_test_scene(names[n], 0);
+        qr_test_random_picture(s, (uint64_t)n + 1);
+        char what[96];
+        snprintf(what, sizeof what, "%s with alpha and background", names[n]);
+        qr_index_params p;
+        qr_index_params_default(&p);
+        compare(s, 1024, 1024, &p, what);
+        compare(s, 333, 777, &p, what);
+        qr_scene_destroy(s);
+    }
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 9000);
+        qr_test_random_picture(s, seed);
+        qr_index_params p;
+        qr_index_params_default(&p);
+        p.min_leaf = QR_MIN_LEAF << (seed % 3);
+        p.capacity = (int32_t)(1 + seed * 97 % 300);
+        char what[96];
+        snprintf(what, sizeof what, "random seed %llu with alpha and background",
+                 (unsigned long long)seed);
+        compare(s, 512, 512, &p, what);
+        compare(s, 17, 301, &p, what);
+        qr_scene_destroy(s);
+    }
+}
+
 /* Circles of radius at most 1.5 pixels (micro2M's kind): the same image, to
  * the bit, as the CPU — where they spread (about 2 per pixel), where
  * thousands pile onto a few pixels, on the image edges, with colours

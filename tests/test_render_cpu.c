@@ -464,11 +464,13 @@ Test(render_cpu, snow_one_flake)
 
 /* Written straight from the reference: its own bounding box with plain (int)
  * casts (safe here: |coordinates * size| stays far inside int range), no
- * shared helpers, plain float arithmetic. */
+ * shared helpers, plain float arithmetic. The picture's options read
+ * straight from the scene: the background colour instead of white, the
+ * circle's alpha instead of .5f. */
 static void naive_reference(const qr_scene *s, int width, int height, float *data)
 {
     for (size_t k = 0; k < (size_t)width * (size_t)height * 4; k++)
-        data[k] = 1.f;
+        data[k] = k % 4 == 3 ? 1.f : s->background[k % 4];
     for (int c = 0; c < s->n; c++) {
         float px = s->x[c], py = s->y[c], rad = s->r[c];
         float minX = px - rad, maxX = px + rad;
@@ -489,7 +491,7 @@ static void naive_reference(const qr_scene *s, int width, int height, float *dat
                 float pixelDist = diffX * diffX + diffY * diffY;
                 float maxDist = rad * rad;
                 if (!(pixelDist > maxDist)) {
-                    float alpha = .5f;
+                    float alpha = s->alpha ? s->alpha[c] : .5f;
                     float oneMinusAlpha = 1.f - alpha;
                     imgPtr[0] = alpha * s->red[c] + oneMinusAlpha * imgPtr[0];
                     imgPtr[1] = alpha * s->green[c] + oneMinusAlpha * imgPtr[1];
@@ -563,4 +565,109 @@ Test(render_cpu, bit_exact_against_naive_reference)
             qr_image_destroy(img);
             qr_scene_destroy(s);
         }
+}
+
+/* The picture's options against the naive transcription: random alphas
+ * (0, 1, 0.5 and tiny ones among them) over random backgrounds. */
+Test(render_cpu, alpha_and_background_against_naive_reference)
+{
+    const int32_t sizes[][2] = {{64, 48}, {37, 91}};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            const int32_t w = sizes[z][0], h = sizes[z][1];
+            qr_scene *s = qr_test_random_scene(QR_TEST_MIX_UNIFORM, seed, 300);
+            qr_test_random_picture(s, seed);
+            qr_image *img = render(s, w, h);
+            const size_t n = (size_t)w * (size_t)h * 4;
+            float *want = malloc(n * sizeof *want);
+            naive_reference(s, w, h, want);
+            cr_assert(memcmp(img->rgba, want, n * sizeof *want) == 0,
+                      "%dx%d seed %llu: the reference differs from the naive loop", w, h,
+                      (unsigned long long)seed);
+            free(want);
+            qr_image_destroy(img);
+            qr_scene_destroy(s);
+        }
+}
+
+/* 3 x 1 over a blue-grey background: a circle of alpha 0.25 on pixels 0
+ * and 1, one of alpha 1 on pixel 1 only after it, one of alpha 0 on pixel
+ * 2: c' = a c + (1 - a) C, alpha + a, all exact in float. */
+Test(render_cpu, alpha_and_background_by_hand)
+{
+    qr_scene *s = scene_new(3, QR_SHADE_FLAT);
+    set_circle(s, 0, 0.25f, 0.5f, 0.3f, 1.0f, 0.0f, 0.0f);   /* centres 1/6, 1/2: covers 0, 1 */
+    set_circle(s, 1, 0.5f, 0.5f, 0.1f, 0.0f, 1.0f, 0.0f);    /* covers 1 */
+    set_circle(s, 2, 5.0f / 6.0f, 0.5f, 0.1f, 0.0f, 0.0f, 1.0f); /* covers 2 */
+    const float alpha[3] = {0.25f, 1.0f, 0.0f}, bg[3] = {0.5f, 0.75f, 1.0f};
+    qr_error err;
+    cr_assert_eq(qr_scene_set_alpha(s, alpha, "alpha", &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_set_background(s, bg, "background", &err), QR_OK, "%s", err.msg);
+    qr_image *img = render(s, 3, 1);
+    /* 0.25 (1, 0, 0) + 0.75 (0.5, 0.75, 1) */
+    expect_pixel(img, 0, 0, 0.625f, 0.5625f, 0.75f, 1.25f);
+    expect_pixel(img, 1, 0, 0.0f, 1.0f, 0.0f, 2.25f);
+    expect_pixel(img, 2, 0, 0.5f, 0.75f, 1.0f, 1.0f);
+    qr_image_destroy(img);
+    /* every alpha 0.5 over white: the plain scene's bytes */
+    const float half[3] = {0.5f, 0.5f, 0.5f}, white[3] = {1.0f, 1.0f, 1.0f};
+    cr_assert_eq(qr_scene_set_alpha(s, half, "alpha", &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_set_background(s, white, "background", &err), QR_OK, "%s", err.msg);
+    img = render(s, 3, 1);
+    cr_assert_eq(qr_scene_set_alpha(s, NULL, "alpha", &err), QR_OK);
+    cr_assert(s->alpha == NULL && qr_scene_is_plain(s));
+    qr_image *plain = render(s, 3, 1);
+    cr_assert(memcmp(img->rgba, plain->rgba, 3 * 4 * sizeof(float)) == 0);
+    qr_image_destroy(plain);
+    qr_image_destroy(img);
+    qr_scene_destroy(s);
+}
+
+/* The options' refusals, and a clone keeps them. */
+Test(render_cpu, alpha_and_background_checked)
+{
+    qr_scene *s = scene_new(2, QR_SHADE_FLAT);
+    qr_error err;
+    const float bad[2][2] = {{0.5f, 1.5f}, {NAN, 0.5f}};
+    cr_assert_eq(qr_scene_set_alpha(s, bad[0], "--alpha", &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "--alpha: circle 1's alpha 1.5 is not between 0 and 1");
+    cr_assert_eq(qr_scene_set_alpha(s, bad[1], "--alpha", &err), QR_ERR_INVALID);
+    cr_assert(s->alpha == NULL, "a refused alpha leaves none");
+    const float bg_bad[3] = {0.0f, -0.5f, 1.0f};
+    cr_assert_eq(qr_scene_set_background(s, bg_bad, "--background", &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "--background: expected three numbers from 0 to 1, got 0,-0.5,1");
+    float rgb[3];
+    cr_assert_eq(qr_background_check("bg", "#FF8000", rgb, &err), QR_OK, "%s", err.msg);
+    cr_assert(rgb[0] == 1.0f && rgb[1] == 128.0f / 255.0f && rgb[2] == 0.0f);
+    cr_assert_eq(qr_background_check("bg", "0.25,0.5,1", rgb, &err), QR_OK, "%s", err.msg);
+    cr_assert(rgb[0] == 0.25f && rgb[1] == 0.5f && rgb[2] == 1.0f);
+    cr_assert_eq(qr_background_check("bg", "black", rgb, &err), QR_OK);
+    cr_assert(rgb[0] == 0.0f && rgb[1] == 0.0f && rgb[2] == 0.0f);
+    const char *refused[] = {"", "red", "#12345", "#12345g", "1,1", "1,1,1,", "0.5,2,0",
+                             "0.5, 0.5,0.5", "nan,0,0"};
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        cr_assert_eq(qr_background_check("bg", refused[k], rgb, &err), QR_ERR_INVALID, "'%s'",
+                     refused[k]);
+        char want[160];
+        snprintf(want, sizeof want,
+                 "bg: expected white, black, #RRGGBB or R,G,B (numbers from 0 to 1), got '%s'",
+                 refused[k]);
+        cr_assert_str_eq(err.msg, want);
+    }
+    const float alpha[2] = {0.125f, 1.0f}, bg[3] = {0.0f, 0.25f, 0.5f};
+    cr_assert_eq(qr_scene_set_alpha(s, alpha, "alpha", &err), QR_OK);
+    cr_assert_eq(qr_scene_set_background(s, bg, "background", &err), QR_OK);
+    qr_scene *c = NULL;
+    cr_assert_eq(qr_scene_clone(s, &c, &err), QR_OK, "%s", err.msg);
+    cr_assert(c->alpha && c->alpha != s->alpha && memcmp(c->alpha, alpha, sizeof alpha) == 0);
+    cr_assert(memcmp(c->background, bg, sizeof bg) == 0);
+    qr_scene_destroy(c);
+    qr_scene_destroy(s);
+    /* snow's alpha and background are its shading's */
+    s = scene_new(1, QR_SHADE_SNOW);
+    snprintf(s->name, sizeof s->name, "flakes");
+    cr_assert_eq(qr_scene_set_alpha(s, alpha, "--alpha", &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "--alpha: flat scenes only; flakes is snow-shaded");
+    cr_assert_eq(qr_scene_set_background(s, bg, "--background", &err), QR_ERR_INVALID);
+    qr_scene_destroy(s);
 }

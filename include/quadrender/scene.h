@@ -61,6 +61,12 @@ typedef struct qr_scene {
     int64_t steps;              /* animation steps applied since generation */
     char name[64];              /* built-in name or file base name (cut to 63 bytes,
                                    never inside a UTF-8 character) */
+    /* The picture's options (flat scenes; qr_scene_set_alpha,
+     * qr_scene_set_background): */
+    float *alpha;               /* each circle's opacity in [0, 1], its own allocation;
+                                   NULL: 0.5 for every circle, the CS149 scenes' */
+    float background[3];        /* the background's red, green, blue in [0, 1]; what
+                                   qr_scene_create sets: white, the CS149 scenes' */
 } qr_scene;
 
 /* Allocates a scene of n circles, zero-filled. Velocity arrays exist when
@@ -69,8 +75,52 @@ typedef struct qr_scene {
 qr_status qr_scene_create(int32_t n, qr_anim anim, qr_scene **out, qr_error *err);
 void qr_scene_destroy(qr_scene *scene);
 
-/* A deep copy (same block layout). */
+/* A deep copy (same block layout, alpha and background included). */
 qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);
+
+/* ---- the picture's options: per-circle alpha, the background ------------ *
+ * Flat scenes only (QR_ERR_INVALID, "<what>: flat scenes only; <name> is
+ * snow-shaded"): snow's alpha and background are its shading's. Every
+ * renderer (the reference, the fast CPU one, the GPU) draws them: a circle
+ * blends as the reference blends, alpha a instead of 0.5 (C' = a c +
+ * (1 - a) C; the alpha channel adds a), over the background colour instead
+ * of white. With alpha NULL and a white background a scene draws as the
+ * CS149 reference draws it. */
+
+/* Copies n = scene->n opacities (each finite, from 0 to 1, else
+ * QR_ERR_INVALID "<what>: circle I's alpha V is not between 0 and 1") into
+ * the scene's own alpha array; alpha NULL frees it (every circle 0.5). */
+qr_status qr_scene_set_alpha(qr_scene *scene, const float *alpha, const char *what, qr_error *err);
+
+/* Sets the background colour: three finite numbers from 0 to 1, else
+ * QR_ERR_INVALID "<what>: expected three numbers from 0 to 1, got R,G,B". */
+qr_status qr_scene_set_background(qr_scene *scene, const float rgb[3], const char *what,
+                                  qr_error *err);
+
+/* A background colour as a user writes it: "white", "black", "#RRGGBB"
+ * (hex digits) or "R,G,B" (three numbers from 0 to 1, strtod's); else
+ * QR_ERR_INVALID "<name>: expected white, black, #RRGGBB or R,G,B (numbers
+ * from 0 to 1), got '<text>'". */
+qr_status qr_background_check(const char *name, const char *text, float rgb[3], qr_error *err);
+
+/* One alpha as a user writes it: a number from 0 to 1 (strtod's, no
+ * blanks); else QR_ERR_INVALID "<name>: expected a number from 0 to 1, got
+ * '<text>'". */
+qr_status qr_alpha_check(const char *name, const char *text, float *out, qr_error *err);
+
+/* Circle i's alpha: scene->alpha[i], or 0.5 without per-circle alpha. */
+static inline float qr_scene_alpha(const qr_scene *scene, int32_t i)
+{
+    return scene->alpha ? scene->alpha[i] : 0.5f;
+}
+
+/* Whether the scene draws as the CS149 reference would: no per-circle alpha
+ * and a white background. */
+static inline int qr_scene_is_plain(const qr_scene *scene)
+{
+    return !scene->alpha && scene->background[0] == 1.0f && scene->background[1] == 1.0f &&
+           scene->background[2] == 1.0f;
+}
 
 /* ---- built-in scenes ---------------------------------------------------- */
 

@@ -262,9 +262,10 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
                             int argc, char **argv, cli_scene_opts *so, qr_index_params *params,
                             const char **scene);
 
-/* The data options of render and dump (cli_map.c): --extent, --data-aspect,
- * --color-by, --cmap, --norm, --vmin, --vmax, in that order; each value
- * checked by the library (quadrender/scene_map.h), as Python's arguments. */
+/* The data options of render, stats and dump (cli_map.c): --extent,
+ * --data-aspect, --color-by, --cmap, --norm, --vmin, --vmax, --alpha,
+ * --background, in that order; each value checked by the library
+ * (quadrender/scene_map.h, scene.h), as Python's arguments. */
 typedef struct cli_map_opts {
     double extent[4];
     int extent_auto;     /* --extent auto */
@@ -274,9 +275,15 @@ typedef struct cli_map_opts {
     int norm;            /* qr_norm */
     double vmin, vmax;   /* NaN: from the values */
     int extent_given;    /* set by cli_map_opts_finish */
+    /* the picture's options (quadrender/scene.h): */
+    const char *alpha;   /* --alpha: a number for every circle, or a .npy of one a circle; NULL */
+    float background[3]; /* --background */
+    int background_given;
 } cli_map_opts;
+/* The data options in the library's order (QR_MAPO_*), then the picture's:
+ * --alpha, --background. */
 enum { CLI_MO_EXTENT, CLI_MO_ASPECT, CLI_MO_COLOR_BY, CLI_MO_CMAP, CLI_MO_NORM, CLI_MO_VMIN,
-       CLI_MO_VMAX, CLI_MAP_NOPTS };
+       CLI_MO_VMAX, CLI_MO_ALPHA, CLI_MO_BACKGROUND, CLI_MAP_NOPTS };
 /* Sets the defaults (no extent, equal, no values, viridis, linear, the
  * values' range) and fills opts[0..CLI_MAP_NOPTS-1] to parse into *m. */
 void cli_map_opts_init(cli_opt *opts, cli_map_opts *m);

@@ -8,6 +8,7 @@
 #include "scene/scene_internal.h"
 #include "common/text.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -95,6 +96,7 @@ qr_status qr_scene_create(int32_t n, qr_anim anim, qr_scene **out, qr_error *err
     s->anim = anim;
     s->shading = QR_SHADE_FLAT;
     s->steps = 0;
+    s->background[0] = s->background[1] = s->background[2] = 1.0f;
     *out = s;
     return QR_OK;
 }
@@ -104,6 +106,7 @@ void qr_scene_destroy(qr_scene *scene)
     if (!scene)
         return;
     free(scene->block);
+    free(scene->alpha);
     free(scene);
 }
 
@@ -117,6 +120,99 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
     d->shading = src->shading;
     d->steps = src->steps;
     memcpy(d->name, src->name, sizeof d->name);
+    memcpy(d->background, src->background, sizeof d->background);
+    st = src->alpha ? qr_scene_set_alpha(d, src->alpha, "alpha", err) : QR_OK;
+    if (st != QR_OK) {
+        qr_scene_destroy(d);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* QR_OK when the scene is flat-shaded, else the refusal of `what`. */
+static qr_status flat_only(const qr_scene *scene, const char *what, qr_error *err)
+{
+    if (scene->shading == QR_SHADE_FLAT) return QR_OK;
+    return qr_fail(err, QR_ERR_INVALID, "%s: flat scenes only; %s is snow-shaded", what,
+                   scene->name);
+}
+
+qr_status qr_scene_set_alpha(qr_scene *scene, const float *alpha, const char *what, qr_error *err)
+{
+    if (!alpha) {
+        free(scene->alpha);
+        scene->alpha = NULL;
+        return QR_OK;
+    }
+    qr_status st = flat_only(scene, what, err);
+    if (st != QR_OK) return st;
+    for (int32_t i = 0; i < scene->n; i++)
+        if (!(alpha[i] >= 0.0f && alpha[i] <= 1.0f)) /* NaN fails too */
+            return qr_fail(err, QR_ERR_INVALID, "%s: circle %ld's alpha %g is not between 0 and 1",
+                           what, (long)i, (double)alpha[i]);
+    const size_t bytes = (size_t)(scene->n ? scene->n : 1) * sizeof(float);
+    float *a = scene->alpha == alpha ? scene->alpha : malloc(bytes);
+    if (!a) return qr_fail(err, QR_ERR_NOMEM, "out of memory for %ld alphas", (long)scene->n);
+    if (a != alpha) memcpy(a, alpha, (size_t)scene->n * sizeof(float));
+    if (a != scene->alpha) free(scene->alpha);
+    scene->alpha = a;
+    return QR_OK;
+}
+
+qr_status qr_scene_set_background(qr_scene *scene, const float rgb[3], const char *what,
+                                  qr_error *err)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(rgb[k] >= 0.0f && rgb[k] <= 1.0f))
+            return qr_fail(err, QR_ERR_INVALID, "%s: expected three numbers from 0 to 1, got %g,%g,%g",
+                           what, (double)rgb[0], (double)rgb[1], (double)rgb[2]);
+    const int white = rgb[0] == 1.0f && rgb[1] == 1.0f && rgb[2] == 1.0f;
+    if (!white) {
+        qr_status st = flat_only(scene, what, err);
+        if (st != QR_OK) return st;
+    }
+    memcpy(scene->background, rgb, sizeof scene->background);
+    return QR_OK;
+}
+
+qr_status qr_background_check(const char *name, const char *text, float rgb[3], qr_error *err)
+{
+    float v[3];
+    int ok = 0;
+    if (!text) return qr_text_refuse(name, text, "white, black, #RRGGBB or R,G,B (numbers from 0 to 1)", err);
+    if (!strcmp(text, "white") || !strcmp(text, "black")) {
+        v[0] = v[1] = v[2] = text[0] == 'w' ? 1.0f : 0.0f;
+        ok = 1;
+    } else if (text[0] == '#' && strlen(text) == 7 && strspn(text + 1, "0123456789abcdefABCDEF") == 6) {
+        for (int k = 0; k < 3; k++) {
+            char hex[3] = {text[1 + 2 * k], text[2 + 2 * k], 0};
+            v[k] = (float)strtol(hex, NULL, 16) / 255.0f;
+        }
+        ok = 1;
+    } else {
+        const char *p = text;
+        ok = 1;
+        for (int k = 0; k < 3 && ok; k++) {
+            char *end;
+            const double d = strtod(p, &end);
+            ok = end != p && d >= 0.0 && d <= 1.0 && *end == (k < 2 ? ',' : '\0') &&
+                 !isspace((unsigned char)*p);
+            v[k] = (float)d;
+            p = end + 1;
+        }
+    }
+    if (!ok) return qr_text_refuse(name, text, "white, black, #RRGGBB or R,G,B (numbers from 0 to 1)", err);
+    memcpy(rgb, v, sizeof v);
+    return QR_OK;
+}
+
+qr_status qr_alpha_check(const char *name, const char *text, float *out, qr_error *err)
+{
+    char *end;
+    const double a = text ? strtod(text, &end) : NAN;
+    if (!text || end == text || *end || isspace((unsigned char)*text) || !(a >= 0.0 && a <= 1.0))
+        return qr_text_refuse(name, text, "a number from 0 to 1", err);
+    *out = (float)a;
     return QR_OK;
 }
 

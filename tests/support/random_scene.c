@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 qr_test_rng qr_test_rng_seed(uint64_t seed)
 {
@@ -175,4 +176,25 @@ qr_scene *qr_test_large_circles(int32_t big, float rmin, float rmax, int32_t sma
         s->blue[i] = qr_test_rng_float(&g, 0.0f, 1.0f);
     }
     return s;
+}
+
+void qr_test_random_picture(qr_scene *s, uint64_t seed)
+{
+    qr_test_rng g = qr_test_rng_seed(seed ^ 0x5eedA1fAULL);
+    float *alpha = malloc((size_t)(s->n ? s->n : 1) * sizeof *alpha);
+    cr_assert(alpha != NULL);
+    static const float special[] = {0.0f, 1.0f, 0.5f, 1e-6f, 0.999999f, 0x1p-20f};
+    for (int32_t i = 0; i < s->n; i++) {
+        const uint32_t k = qr_test_rng_below(&g, 8 * 6);
+        alpha[i] = k < 6 ? special[k] : qr_test_rng_float(&g, 0.0f, 1.0f);
+    }
+    const uint32_t zero = qr_test_rng_below(&g, 3), one = (zero + 1 + qr_test_rng_below(&g, 2)) % 3;
+    float bg[3];
+    for (int k = 0; k < 3; k++) bg[k] = qr_test_rng_float(&g, 0.0f, 1.0f);
+    bg[zero] = 0.0f;
+    bg[one] = 1.0f;
+    qr_error err;
+    cr_assert_eq(qr_scene_set_alpha(s, alpha, "alpha", &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_set_background(s, bg, "background", &err), QR_OK, "%s", err.msg);
+    free(alpha);
 }

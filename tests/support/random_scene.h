@@ -87,4 +87,10 @@ qr_scene *qr_test_random_scene(qr_test_mix mix, uint64_t seed, int32_t n);
  * qr_split_shortens). */
 qr_scene *qr_test_large_circles(int32_t big, float rmin, float rmax, int32_t small, uint64_t seed);
 
+/* Gives a flat scene random picture options (quadrender/scene.h): each
+ * circle an alpha from 0 to 1 (about one in eight exactly 0, 1 or 0.5,
+ * the rest uniform; tiny ones too), and a random background colour with a
+ * channel of 0 and one of 1. Asserts on failure. */
+void qr_test_random_picture(qr_scene *s, uint64_t seed);
+
 #endif

@@ -66,7 +66,7 @@ typedef struct tile_geom {
     v8i col[NV];         /* their image column */
     float cx1[CPU_TILE]; /* the same, one by one */
     float cy[CPU_TILE];  /* centre y of row y0 + k */
-    float bg[CPU_TILE];  /* background of row y0 + k */
+    float bg[3][CPU_TILE]; /* background of row y0 + k, by channel */
 } tile_geom;
 
 /* A circle's part of the tile: its box clipped to the tile, in tile
@@ -113,17 +113,17 @@ typedef float v8f_alias __attribute__((vector_size(32), may_alias));
 INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count, const tile_geom *t,
                        tile_px *p)
 {
-    const v8f half = SPLAT(0.5f);
     for (int32_t j = 0; j < count; j++) {
         const cpu_circle *ci = &list[j];
         tile_box c;
         if (!clip_box(&ci->box, t, &c)) continue;
         const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad));
-        /* alpha * colour, as qr_blend computes it (alpha = 0.5) */
-        const v8f hr = SPLAT(QR_MUL(0.5f, ci->c0));
-        const v8f hg = SPLAT(QR_MUL(0.5f, ci->c1));
-        const v8f hb = SPLAT(QR_MUL(0.5f, ci->c2));
+        /* alpha * colour and 1 - alpha, as qr_blend computes them */
+        const v8f alpha = SPLAT(ci->a), half = SPLAT(QR_SUB(1.0f, ci->a));
+        const v8f hr = SPLAT(QR_MUL(ci->a, ci->c0));
+        const v8f hg = SPLAT(QR_MUL(ci->a, ci->c1));
+        const v8f hb = SPLAT(QR_MUL(ci->a, ci->c2));
         v8f dx2[NV];
         v8i in_box[NV];
         circle_columns(t, &ci->box, &c, x, dx2, in_box);
@@ -139,7 +139,7 @@ INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count
                 STORE(p->r + at, SELECT(m, hr + half * cr, cr));
                 STORE(p->g + at, SELECT(m, hg + half * cg, cg));
                 STORE(p->b + at, SELECT(m, hb + half * cb, cb));
-                STORE(p->a + at, SELECT(m, ca + half, ca));
+                STORE(p->a + at, SELECT(m, ca + alpha, ca));
             }
         }
     }
@@ -230,7 +230,7 @@ INLINE void close_groups(const tile_px *p, uint32_t live[NG], int k, int g0, int
 INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
                       const tile_geom *t, tile_px *p, uint32_t live[NG])
 {
-    const v8f half = SPLAT(0.5f), zero = SPLAT(0.0f);
+    const v8f zero = SPLAT(0.0f);
     for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
         const cpu_circle *ci = &list[j];
         tile_box c;
@@ -241,6 +241,7 @@ INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
         const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad));
         const v8f cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
+        const v8f alpha = SPLAT(ci->a);
         v8f dx2[NV];
         v8i in_box[NV];
         circle_columns(t, &ci->box, &c, x, dx2, in_box);
@@ -254,7 +255,7 @@ INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
                 const v8i m = ~(dx2[v] + dy2 > r2) & in_box[v];
                 const int at = k * CPU_TILE + 8 * v;
                 const v8f T = VEC(p->a + at);
-                const v8f w = SELECT(m, T * half, zero); /* T * alpha */
+                const v8f w = SELECT(m, T * alpha, zero);
                 STORE(p->r + at, VEC(p->r + at) + w * cr);
                 STORE(p->g + at, VEC(p->g + at) + w * cg);
                 STORE(p->b + at, VEC(p->b + at) + w * cb);
@@ -322,13 +323,16 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         t.col[k / 8][k % 8] = x0 + k;
         const int32_t ay = f->oy + y0 + k, py = ay < height ? ay : height - 1;
         t.cy[k] = qr_pixel_center(py, f->inv_h);
-        t.bg[k] = f->snow ? qr_snow_shade_row(py, height) : 1.0f;
+        const float shade = f->snow ? qr_snow_shade_row(py, height) : 0.0f;
+        for (int ch = 0; ch < 3; ch++) t.bg[ch][k] = f->snow ? shade : f->bg[ch];
     }
     if (!f->front_to_back) {
         for (int k = 0; k < CPU_TILE; k++)
             for (int c = 0; c < CPU_TILE; c++) {
                 const int at = k * CPU_TILE + c;
-                p.r[at] = p.g[at] = p.b[at] = t.bg[k];
+                p.r[at] = t.bg[0][k];
+                p.g[at] = t.bg[1][k];
+                p.b[at] = t.bg[2][k];
                 p.a[at] = 1.0f;
             }
         if (f->snow)
@@ -353,10 +357,9 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         for (int k = 0; k < t.h; k++)
             for (int c = 0; c < t.w; c++) {
                 const int at = k * CPU_TILE + c;
-                const float rest = p.a[at] * t.bg[k];
-                p.r[at] += rest;
-                p.g[at] += rest;
-                p.b[at] += rest;
+                p.r[at] += p.a[at] * t.bg[0][k];
+                p.g[at] += p.a[at] * t.bg[1][k];
+                p.b[at] += p.a[at] * t.bg[2][k];
             }
     }
     const int alpha = !f->front_to_back && f->keep_alpha;

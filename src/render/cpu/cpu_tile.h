@@ -31,11 +31,12 @@ typedef struct cpu_box {
     uint16_t x0, x1, y0, y1;
 } cpu_box;
 
-/* A circle as the tiles read it: one 32-byte record, so that a leaf's
- * list, which jumps through the scene, costs one cache line per circle. */
+/* A circle as the tiles read it: one small record, so that a leaf's list,
+ * which jumps through the scene, costs about one cache line per circle. */
 typedef struct cpu_circle {
     float x, y, rad;
     float c0, c1, c2; /* flat: red, green, blue; snow: z, unused, unused */
+    float a;          /* flat: its alpha (qr_scene_alpha) */
     cpu_box box;
 } cpu_circle;
 
@@ -51,6 +52,7 @@ typedef struct cpu_frame {
     int front_to_back;     /* fast mode's walk; else the exact walk */
     int keep_alpha;        /* write the exact walk's alpha (else 1) */
     float stop;            /* fast: a pixel group is done once T <= stop */
+    float bg[3];           /* flat: the background colour (qr_scene.background) */
 } cpu_frame;
 
 /* Renders window pixels [x0,x1) x [y0,y1) (at most CPU_TILE on a side; x0

@@ -74,7 +74,7 @@ static void count_band(void *ctx, int task)
                 covered++;
                 if (row[px] > stop) {
                     fast++;
-                    float alpha = 0.5f;
+                    float alpha = snow ? 0.0f : qr_scene_alpha(s, i);
                     if (snow) {
                         float cr, cg, cb;
                         qr_shade_snow(d2, r, s->z[i], &alpha, &cr, &cg, &cb);

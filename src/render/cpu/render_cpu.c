@@ -46,14 +46,13 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
         return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: scene '%s' is malformed", scene->name);
 
     const int snow = scene->shading == QR_SHADE_SNOW;
-    /* the background of image rows y0.. (qr_image_clear's, by image row) */
+    /* the background of image rows y0.. (qr_image_clear's, by image row;
+     * a flat scene's own colour, white unless set) */
     for (int32_t py = y0; py < y1; py++) {
         const float shade = snow ? qr_snow_shade_row(py, height) : 1.0f;
         float *row = band->rgba + (size_t)(py - y0) * (size_t)width * 4;
         for (size_t px = 0; px < (size_t)width; px++) {
-            row[4 * px + 0] = shade;
-            row[4 * px + 1] = shade;
-            row[4 * px + 2] = shade;
+            for (int k = 0; k < 3; k++) row[4 * px + k] = snow ? shade : scene->background[k];
             row[4 * px + 3] = 1.0f;
         }
     }
@@ -83,7 +82,7 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
                 if (snow) {
                     qr_shade_snow(d2, rad, z, &alpha, &r, &g, &b);
                 } else {
-                    alpha = 0.5f;
+                    alpha = qr_scene_alpha(scene, i);
                     r = scene->red[i];
                     g = scene->green[i];
                     b = scene->blue[i];

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "common/circle_math.h"
+#include "scene/scene_background.h"
 #include "quadrender/memory.h"
 #include "quadrender/threads.h"
 #include "render/cpu/cpu_tile.h"
@@ -79,7 +80,7 @@ static void circle_chunk(void *ctx, int task)
     const qr_scene *s = cp->s;
     const int32_t first = (int32_t)task * CIRCLE_CHUNK;
     const int32_t last = s->n - first < CIRCLE_CHUNK ? s->n : first + CIRCLE_CHUNK;
-    chunk_sums sum = {1.0f, 1.0f, 0.0};
+    chunk_sums sum = {INFINITY, -INFINITY, 0.0};
     const int snow = s->shading == QR_SHADE_SNOW;
     for (int32_t i = first; i < last; i++) {
         cpu_box b = {0, 0, 0, 0};
@@ -103,6 +104,7 @@ static void circle_chunk(void *ctx, int task)
         c->c0 = snow ? s->z[i] : s->red[i];
         c->c1 = snow ? 0.0f : s->green[i];
         c->c2 = snow ? 0.0f : s->blue[i];
+        c->a = snow ? 0.0f : qr_scene_alpha(s, i);
         c->box = b;
         if (!cp->sum) continue;
         /* the colours the walks can blend (drawable circles') */
@@ -327,7 +329,8 @@ static qr_status check_band(int32_t width, int32_t height, int32_t y0, int32_t y
 static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nchunks,
                           qr_render_mode mode, cpu_frame *f)
 {
-    float lo = scene->shading == QR_SHADE_SNOW ? 0.4f : 1.0f, hi = 1.0f;
+    float lo, hi;
+    qr_background_range(scene, &lo, &hi);
     double area = 0.0;
     for (int c = 0; c < nchunks; c++) {
         lo = sums[c].lo < lo ? sums[c].lo : lo;
@@ -342,6 +345,7 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
     f->front_to_back = mode == QR_RENDER_FAST && !shallow;
     f->keep_alpha = mode == QR_RENDER_EXACT;
     f->stop = 0.5f * QR_FAST_TOLERANCE / span;
+    for (int k = 0; k < 3; k++) f->bg[k] = scene->background[k];
 }
 
 /* One window of the band: its circles' boxes, then its blocks. Returns -1

@@ -84,6 +84,15 @@ __device__ __forceinline__ float blend_flat(float h, float c)
     return FMA ? __fmaf_rn(0.5f, c, h) : QR_ADD(h, QR_MUL(0.5f, c));
 }
 
+/* The same with the circle's own alpha a: c' = fl(h + fl(m c)), h = fl(a
+ * colour) and m = fl(1 - a) staged, as qr_blend computes them. FMA only
+ * where every a is 0.5 (qr_gpu_scene.fma_blend), m = 0.5: blend_flat. */
+template <bool FMA>
+__device__ __forceinline__ float blend_alpha(float h, float m, float c)
+{
+    return FMA ? __fmaf_rn(m, c, h) : QR_ADD(h, QR_MUL(m, c));
+}
+
 /* Blends circle k of the staged batch into this thread's column of pixels
  * (rows = which of its RT_ROWS pixels the circle's box holds). */
 template <bool EXACT, bool SNOW, bool FMA>
@@ -129,16 +138,17 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
             const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
             if (!(d2 <= sp.z)) continue;
             if (EXACT) {
-                /* qr_blend with alpha = 0.5: alpha*colour was staged */
-                c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
-                c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
-                c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
-                c[r][3] = QR_ADD(c[r][3], 0.5f);
+                /* qr_blend: alpha*colour and 1 - alpha were staged (sc),
+                 * alpha in sp.w */
+                c[r][0] = blend_alpha<FMA>(sc.x, sc.w, c[r][0]);
+                c[r][1] = blend_alpha<FMA>(sc.y, sc.w, c[r][1]);
+                c[r][2] = blend_alpha<FMA>(sc.z, sc.w, c[r][2]);
+                c[r][3] = QR_ADD(c[r][3], sp.w);
             } else {
                 c[r][0] += T[r] * sc.x;
                 c[r][1] += T[r] * sc.y;
                 c[r][2] += T[r] * sc.z;
-                T[r] *= 0.5f;
+                T[r] *= sc.w;
             }
             if (!EXACT && T[r] <= stop) live &= ~(1u << r);
         }
@@ -147,8 +157,8 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
 
 /* One batch of a leaf list staged in shared memory, in list order. */
 struct stage_mem {
-    float4 pos[RT_BATCH];  /* x, y, r*r, r */
-    float4 col[RT_BATCH];  /* flat: 0.5*(r, g, b); snow: 4/r, log2 peak alpha, -4 log2(e)/r^2 (fast), z */
+    float4 pos[RT_BATCH];  /* x, y, r*r, and snow: r; flat: alpha a */
+    float4 col[RT_BATCH];  /* flat: a*(r, g, b), 1 - a; snow: 4/r, log2 peak alpha, -4 log2(e)/r^2 (fast), z */
     uint2 mask[RT_BATCH];  /* the circle's pixel box inside the block region and the
                                 current leaf: column bits, row bits */
     uint16_t queue[RT_THREADS / 32][64]; /* each warp's gathered circles (walk_leaf) */
@@ -224,14 +234,16 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT
         /* colour only for circles that touch the region: when leaves are
          * much larger than the region most list entries do not */
         if (!SNOW && WINDOW) cl[k] = col[id[k]];
-        sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), p[k].w);
+        sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), SNOW ? p[k].w : cl[k].w);
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
             sm.col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p[k].z)
                                  : make_float4(4.0f / p[k].w, log2f(qr_snow_peak_alpha(p[k].z)),
                                                -5.7707801635558535f / (p[k].w * p[k].w), p[k].z);
         } else {
-            sm.col[slot] = make_float4(QR_MUL(0.5f, cl[k].x), QR_MUL(0.5f, cl[k].y), QR_MUL(0.5f, cl[k].z), 0.0f);
+            const float a = cl[k].w; /* the circle's alpha (qr_gpu_scene.col) */
+            sm.col[slot] = make_float4(QR_MUL(a, cl[k].x), QR_MUL(a, cl[k].y), QR_MUL(a, cl[k].z),
+                                       QR_SUB(1.0f, a));
         }
         sm.mask[slot] = mask[k];
         slot++;

@@ -37,7 +37,7 @@
 template <bool EXACT, bool SNOW, bool GATHER, bool FMA>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
-         float color_span, int alpha, int items, float4 *__restrict__ image)
+         float color_span, int alpha, float3 back, int items, float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
     __shared__ int s_item;
@@ -51,11 +51,15 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
         block_setup b;
         int32_t first_leaf;
         const int nleaf = setup_item(v, regions, items, item, b, &first_leaf);
-        float bg[RT_ROWS], c[RT_ROWS][4], T[RT_ROWS];
+        /* the background: snow's row shade, else the scene's colour (back) */
+        float bg[RT_ROWS][3], c[RT_ROWS][4], T[RT_ROWS];
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++) {
-            bg[r] = SNOW ? qr_snow_shade_row(b.by0 + b.ly0 + r, g.height) : 1.0f;
-            c[r][0] = c[r][1] = c[r][2] = EXACT ? bg[r] : 0.0f;
+            const float shade = SNOW ? qr_snow_shade_row(b.by0 + b.ly0 + r, g.height) : 0.0f;
+            bg[r][0] = SNOW ? shade : back.x;
+            bg[r][1] = SNOW ? shade : back.y;
+            bg[r][2] = SNOW ? shade : back.z;
+            for (int k = 0; k < 3; k++) c[r][k] = EXACT ? bg[r][k] : 0.0f;
             c[r][3] = 1.0f;
             T[r] = 1.0f;
         }
@@ -74,9 +78,9 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
             if (!((owned >> r) & 1u)) continue;
             if (!EXACT) {
                 if (SNOW) snow_finish(c[r]);
-                c[r][0] += T[r] * bg[r];
-                c[r][1] += T[r] * bg[r];
-                c[r][2] += T[r] * bg[r];
+                c[r][0] += T[r] * bg[r][0];
+                c[r][1] += T[r] * bg[r][1];
+                c[r][2] += T[r] * bg[r][2];
             }
             image[qr_region_pixel(g, b.px, b.by0 + b.ly0 + r)] =
                 make_float4(c[r][0], c[r][1], c[r][2], alpha ? c[r][3] : 1.0f);
@@ -88,7 +92,8 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * gathered or chunk by chunk (walk_leaf), fused flat blends (blend_flat;
  * only the exact flat walk blends that way). Fast flat walks stop early and
  * never gather. */
-typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, int, float4 *);
+typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, float3, int,
+                              float4 *);
 static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma)
 {
     if (snow && exact) return gather ? k_render<true, true, true, false> : k_render<true, true, false, false>;
@@ -105,5 +110,6 @@ cudaError_t qr_launch_render_walk(const qr_render_walk_args *a, cudaStream_t st,
     /* with items, as many blocks as stay resident (4 per SM) */
     const int blocks = items ? 4 * qr_device_sms() : qr_render_regions(a->view);
     return qr_launch(kernel, blocks, RT_THREADS, 0, st, pdl, *a->view, a->pos, a->col,
-                     a->color_span, a->alpha, items, a->image);
+                     a->color_span, a->alpha, make_float3(a->back[0], a->back[1], a->back[2]), items,
+                     a->image);
 }

@@ -169,6 +169,7 @@ typedef struct render_plan {
     float4 *image;
     int32_t *counts;
     float color_span, lo, hi;
+    float back[3];          /* flat: the background colour */
     int windows;            /* exact mode by windows (render_windows.cu), else a walk: */
     int exact, snow, gather, fma; /* the walk's kernel (render_walk.cu), or the windows' fma */
     int alpha, window, timing;
@@ -185,6 +186,7 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
     p->col = scene->col;
     p->image = r->image;
     p->color_span = scene->color_span;
+    for (int k = 0; k < 3; k++) p->back[k] = scene->background[k];
     p->timing = (int)r->timing;
     const bool snow = scene->shading == QR_SHADE_SNOW;
     /* exact flat blends as one fused multiply-add, where that is exact
@@ -193,7 +195,10 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
     /* windows pay on deep scenes (rand100k, biglittle, littlebig and rand1M
      * at 1024 and 2048; docs/benchmarks.md) */
     const bool deep = scene->depth >= RW_DEEP * r->exact_window;
-    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep) {
+    /* windows draw alpha 0.5 over white only: other scenes (qr_gpu_scene.plain)
+     * take the exact walk */
+    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep &&
+        scene->plain) {
         if (!r->counts) {
             const size_t bytes = (size_t)r->tile_w * r->tile_h * sizeof(int32_t);
             cudaError_t e = cudaMalloc((void **)&r->counts, bytes);
@@ -267,6 +272,7 @@ static qr_status enqueue_render(void *user, const qr_index_view *view, cudaStrea
         wa.col = p.col;
         wa.color_span = p.color_span;
         wa.alpha = p.alpha;
+        for (int k = 0; k < 3; k++) wa.back[k] = p.back[k];
         wa.image = p.image;
         wa.exact = p.exact;
         wa.snow = p.snow;

@@ -2,6 +2,7 @@
 #include "scene/gpu/scene_gpu.h"
 #include "scene/animate_step.h"
 #include "scene/scene_seek.h"
+#include "scene/scene_background.h"
 #include "gpu/cuda_check.h"
 #include "gpu/tuning.h"
 #include "quadrender/threads.h"
@@ -10,14 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* pos = (x, y, z, r), col = (red, green, blue, 0): what the renderer gathers. */
+/* pos = (x, y, z, r), col = (red, green, blue, alpha): what the renderer
+ * gathers (alpha NULL: 0.5 each). */
 __global__ void k_pack(int32_t n, const float *x, const float *y, const float *z, const float *r,
-                       const float *red, const float *green, const float *blue, float4 *pos,
-                       float4 *col)
+                       const float *red, const float *green, const float *blue,
+                       const float *alpha, float4 *pos, float4 *col)
 {
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         pos[i] = make_float4(x[i], y[i], z[i], r[i]);
-        if (col) col[i] = make_float4(red[i], green[i], blue[i], 0.0f);
+        if (col) col[i] = make_float4(red[i], green[i], blue[i], alpha ? alpha[i] : 0.5f);
     }
 }
 
@@ -231,11 +233,14 @@ __global__ void k_range(int32_t n, const float *x, const float *y, const float *
 static void combine_ranges(const range_part *parts, int runs, int32_t n, qr_shading shading,
                            qr_gpu_scene *g)
 {
-    /* the background's colour, 1; snow: ramp colours lie in [0.8, 1], the
-     * background in [0.4, 0.85] (parts of snow scenes hold no colours) */
+    /* the background's values (g->background; snow: ramp colours lie in
+     * [0.8, 1], the background in [0.4, 0.85], and parts of snow scenes
+     * hold no colours) */
     range_part all = range_empty();
-    all.lo = shading == QR_SHADE_SNOW ? 0.4f : 1.0f;
-    all.hi = 1.0f;
+    qr_scene bg;
+    bg.shading = shading;
+    memcpy(bg.background, g->background, sizeof bg.background);
+    qr_background_range(&bg, &all.lo, &all.hi);
     double area = 0.0, radii = 0.0;
     for (int k = 0; k < runs; k++) {
         range_merge_colours(&all, &parts[k]);
@@ -252,7 +257,7 @@ static void combine_ranges(const range_part *parts, int runs, int32_t n, qr_shad
      * 0 halve it, at most 60 of them. So it is 0 or at least 2^-121, 0.5 c is
      * exact, and fl(h + fl(0.5 c)) = fma(0.5, c, h) to the bit. */
     g->fma_blend = shading == QR_SHADE_FLAT && finite && lo >= 0.0f && !all.tiny &&
-                   all.zeros[0] <= 60 && all.zeros[1] <= 60 && all.zeros[2] <= 60;
+                   all.zeros[0] <= 60 && all.zeros[1] <= 60 && all.zeros[2] <= 60 && g->plain;
     g->depth = (float)area;
     g->radius = n ? (float)(radii / n) : 0.0f;
     g->color_span = hi - lo;
@@ -342,6 +347,8 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
     g->anim = s->anim;
     g->steps = s->steps;
     g->block_floats = s->block_floats;
+    memcpy(g->background, s->background, sizeof g->background);
+    g->plain = qr_scene_is_plain(s);
     size_t bytes = s->block_floats * sizeof(float);
     cudaError_t e = cudaMalloc((void **)&g->block, bytes ? bytes : sizeof(float));
     if (e != cudaSuccess) {
@@ -377,6 +384,17 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
         return cst;
     }
     size_t n = s->n ? (size_t)s->n : 1;
+    if (s->alpha && s->n > 0) {
+        e = cudaMalloc((void **)&g->alpha, (size_t)s->n * sizeof(float));
+        if (e == cudaSuccess)
+            e = cudaMemcpy(g->alpha, s->alpha, (size_t)s->n * sizeof(float), cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            qr_gpu_scene_destroy(g);
+            return qr_fail(err, qr_cuda_status(e), "uploading %d alphas: %s", s->n,
+                           cudaGetErrorString(e));
+        }
+    }
     e = cudaMalloc((void **)&g->pos, 2 * n * sizeof(float4));
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -387,7 +405,8 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
     g->col = g->pos + n;
     if (s->n > 0) {
         k_pack<<<grid_for(s->n), 256, 0, cudaStreamLegacy>>>(s->n, g->x, g->y, g->z, g->r, g->red,
-                                                             g->green, g->blue, g->pos, g->col);
+                                                             g->green, g->blue, g->alpha, g->pos,
+                                                             g->col);
         e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -414,7 +433,7 @@ __global__ void k_unpack_rows(int32_t n, const float *__restrict__ rows, float *
         green[i] = v[5];
         blue[i] = v[6];
         pos[i] = make_float4(v[0], v[1], v[2], v[3]);
-        col[i] = make_float4(v[4], v[5], v[6], 0.0f);
+        col[i] = make_float4(v[4], v[5], v[6], 0.5f);
     }
 }
 
@@ -424,6 +443,8 @@ static void scene_release(qr_gpu_scene *g)
     cudaFree(g->pos);
     cudaFree(g->block);
     cudaFree(g->dparts);
+    cudaFree(g->alpha);
+    g->alpha = NULL;
     g->pos = g->col = NULL;
     g->block = g->x = g->y = g->z = g->r = g->red = g->green = g->blue = NULL;
     g->dparts = NULL;
@@ -450,6 +471,11 @@ static qr_status scene_from_rows(qr_gpu_scene *g, const float *rows, int32_t n, 
     g->shading = QR_SHADE_FLAT;
     g->anim = QR_ANIM_NONE;
     g->steps = 0;
+    /* rows carry no alpha: 0.5 each, over white */
+    cudaFree(g->alpha);
+    g->alpha = NULL;
+    g->background[0] = g->background[1] = g->background[2] = 1.0f;
+    g->plain = 1;
     g->vx = g->vy = g->vz = g->x0 = g->y0 = g->vx0 = g->vy0 = NULL;
     cudaError_t e = cudaSuccess;
     if (nn > g->cap) {

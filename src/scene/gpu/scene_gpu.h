@@ -21,9 +21,17 @@ struct qr_gpu_scene {
     float *x, *y, *z, *r, *red, *green, *blue; /* device views into block */
     float *vx, *vy, *vz, *x0, *y0, *vx0, *vy0; /* NULL when the host has none */
     /* Packed copies the renderer gathers with two 16-byte loads per circle:
-     * pos = (x, y, z, r), col = (red, green, blue, 0). Kept in step with the
+     * pos = (x, y, z, r), col = (red, green, blue, alpha): alpha the
+     * host scene's (qr_scene_alpha), 0.5 without. Kept in step with the
      * arrays above by the upload and by every step. */
     float4 *pos, *col;
+    /* The picture's options (qr_scene.alpha, qr_scene.background): alpha
+     * holds the scene's alphas on the device (NULL: 0.5 each); plain: no
+     * alpha and a white background, what exact mode's windows draw
+     * (renderer.cu). Scenes made from device rows are plain. */
+    float *alpha;
+    float background[3];
+    int plain;
     /* A scene made from device rows (qr_gpu_scene_create_device, _update_device)
      * keeps its memory for the next update: block holds 7 cap floats, pos
      * 2 cap, dparts (device) a colour-range part for each run of cap
