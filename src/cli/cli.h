@@ -263,9 +263,9 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
                             const char **scene);
 
 /* The data options of render, stats and dump (cli_map.c): --extent,
- * --data-aspect, --color-by, --cmap, --norm, --vmin, --vmax, --alpha,
- * --background, in that order; each value checked by the library
- * (quadrender/scene_map.h, scene.h), as Python's arguments. */
+ * --data-aspect, --color-by, --cmap, --norm, --vmin, --vmax, in that order;
+ * each value checked by the library (quadrender/scene_map.h), as Python's
+ * arguments. */
 typedef struct cli_map_opts {
     double extent[4];
     int extent_auto;     /* --extent auto */
@@ -280,10 +280,15 @@ typedef struct cli_map_opts {
     float background[3]; /* --background */
     int background_given;
 } cli_map_opts;
-/* The data options in the library's order (QR_MAPO_*), then the picture's:
- * --alpha, --background. */
 enum { CLI_MO_EXTENT, CLI_MO_ASPECT, CLI_MO_COLOR_BY, CLI_MO_CMAP, CLI_MO_NORM, CLI_MO_VMIN,
-       CLI_MO_VMAX, CLI_MO_ALPHA, CLI_MO_BACKGROUND, CLI_MAP_NOPTS };
+       CLI_MO_VMAX, CLI_MAP_NOPTS };
+/* The picture's options of render and stats (cli_picture.c): --alpha,
+ * --background, into the same cli_map_opts (dump writes scene files, which
+ * hold neither); cli_map_apply applies them with the data options. */
+enum { CLI_PO_ALPHA, CLI_PO_BACKGROUND, CLI_PICTURE_NOPTS };
+void cli_picture_opts_init(cli_opt *opts, cli_map_opts *m);
+/* Sets the scene's alpha and background from m (a no-op without them). */
+qr_status cli_picture_apply(const cli_map_opts *m, qr_scene *scene, qr_error *err);
 /* Sets the defaults (no extent, equal, no values, viridis, linear, the
  * values' range) and fills opts[0..CLI_MAP_NOPTS-1] to parse into *m. */
 void cli_map_opts_init(cli_opt *opts, cli_map_opts *m);

@@ -11,14 +11,6 @@
 #include "quadrender/npy.h"
 #include "quadrender/scene_map.h"
 
-/* Whether --alpha's text is a number (else it names a file). */
-static int alpha_is_number(const char *text)
-{
-    char *end;
-    (void)strtod(text, &end);
-    return end != text && *end == '\0';
-}
-
 static const char *set_extent(const char *text, void *dest)
 {
     cli_map_opts *m = dest;
@@ -59,26 +51,6 @@ static const char *set_value(const char *text, void *dest)
     return cli_checked(qr_value_check(cli_setting(), text, dest, &err), &err);
 }
 
-/* --alpha: a number is checked now (a file once the scene is loaded). */
-static const char *set_alpha_text(const char *text, void *dest)
-{
-    qr_error err;
-    float a;
-    if (alpha_is_number(text) && qr_alpha_check(cli_setting(), text, &a, &err) != QR_OK)
-        return cli_checked(QR_ERR_INVALID, &err);
-    *(const char **)dest = text;
-    return NULL;
-}
-
-static const char *set_background(const char *text, void *dest)
-{
-    cli_map_opts *m = dest;
-    qr_error err;
-    const char *why = cli_checked(qr_background_check(cli_setting(), text, m->background, &err), &err);
-    m->background_given = !why;
-    return why;
-}
-
 void cli_map_opts_init(cli_opt *opts, cli_map_opts *m)
 {
     memset(m, 0, sizeof *m);
@@ -106,12 +78,6 @@ void cli_map_opts_init(cli_opt *opts, cli_map_opts *m)
                          "the least value)"},
         [CLI_MO_VMAX] = {"--vmax", NULL, "V", set_value, &m->vmax,
                          "with --color-by: the value of its last entry (default: the greatest)"},
-        [CLI_MO_ALPHA] = {"--alpha", NULL, "A", set_alpha_text, &m->alpha,
-                          "each circle's opacity: a number from 0 to 1 for all, or a .npy of "
-                          "shape (N,), one a circle (default: 0.5, CS149's)"},
-        [CLI_MO_BACKGROUND] = {"--background", NULL, "COLOR", set_background, m,
-                               "the background: white (default), black, #RRGGBB or R,G,B "
-                               "(numbers from 0 to 1)"},
     };
     memcpy(opts, o, sizeof o);
 }
@@ -119,13 +85,13 @@ void cli_map_opts_init(cli_opt *opts, cli_map_opts *m)
 int cli_map_opts_finish(const cli_cmd *cmd, const cli_opt *opts, cli_map_opts *m)
 {
     m->extent_given = opts[CLI_MO_EXTENT].given > 0;
-    _Static_assert((int)CLI_MO_ALPHA == (int)QR_MAPO_COUNT &&
+    _Static_assert((int)CLI_MAP_NOPTS == (int)QR_MAPO_COUNT &&
                        (int)CLI_MO_COLOR_BY == (int)QR_MAPO_VALUES &&
                        (int)CLI_MO_VMAX == (int)QR_MAPO_VMAX,
                    "the data options in the library's order");
     unsigned given = 0;
-    const char *names[QR_MAPO_COUNT];
-    for (int k = 0; k < QR_MAPO_COUNT; k++) {
+    const char *names[CLI_MAP_NOPTS];
+    for (int k = 0; k < CLI_MAP_NOPTS; k++) {
         names[k] = opts[k].name;
         given |= opts[k].given ? 1u << k : 0u;
     }
@@ -188,29 +154,6 @@ static void color_scale(const cli_map_opts *m, const float *v, int64_t n, cli_co
     free(sample);
 }
 
-/* --alpha's text: one number for every circle, else a .npy of one a circle. */
-static qr_status set_alpha(const char *text, qr_scene *scene, qr_error *err)
-{
-    float a = 0.0f, *alpha = NULL;
-    int64_t rows = 0;
-    qr_status st = QR_OK;
-    if (alpha_is_number(text)) {
-        if ((st = qr_alpha_check("--alpha", text, &a, err)) != QR_OK) return st;
-        rows = scene->n;
-        if (!(alpha = malloc((size_t)(rows ? rows : 1) * sizeof *alpha)))
-            return qr_fail(err, QR_ERR_NOMEM, "out of memory for %lld alphas", (long long)rows);
-        for (int64_t i = 0; i < rows; i++) alpha[i] = a;
-    } else {
-        st = qr_npy_read_floats(text, 0, "one alpha a circle", &alpha, &rows, err);
-        if (st == QR_OK && rows != scene->n)
-            st = qr_fail(err, QR_ERR_PARSE, "%s: %lld alphas for the %lld circles of %s", text,
-                         (long long)rows, (long long)scene->n, scene->name);
-    }
-    if (st == QR_OK) st = qr_scene_set_alpha(scene, alpha, "--alpha", err);
-    free(alpha);
-    return st;
-}
-
 int cli_map_apply(const cli_map_opts *m, qr_scene *scene, cli_color_scale *scale)
 {
     if (scale)
@@ -218,10 +161,7 @@ int cli_map_apply(const cli_map_opts *m, qr_scene *scene, cli_color_scale *scale
     if (!m->extent_given && !m->color_by && !m->alpha && !m->background_given)
         return CLI_EXIT_OK;
     qr_error err;
-    if (m->alpha && set_alpha(m->alpha, scene, &err) != QR_OK)
-        return map_fail(&err, scene);
-    if (m->background_given &&
-        qr_scene_set_background(scene, m->background, "--background", &err) != QR_OK)
+    if (cli_picture_apply(m, scene, &err) != QR_OK)
         return map_fail(&err, scene);
     if (m->color_by) {
         float *values = NULL;

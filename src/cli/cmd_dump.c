@@ -26,11 +26,8 @@ static int run_dump(const cli_cmd *cmd, int argc, char **argv)
     const char *out = NULL;
     int no_clobber = 0;
     cli_map_opts map;
-    /* the data options, not the picture's (--alpha, --background: a scene
-     * file holds neither) */
-    enum { O_SEED, O_FRAME, O_OUT, O_NO_CLOBBER, O_MAP, O_COUNT = O_MAP + CLI_MO_ALPHA,
-           O_ALL = O_MAP + CLI_MAP_NOPTS };
-    cli_opt opts[O_ALL] = {
+    enum { O_SEED, O_FRAME, O_OUT, O_NO_CLOBBER, O_MAP, O_COUNT = O_MAP + CLI_MAP_NOPTS };
+    cli_opt opts[O_COUNT] = {
         [O_SEED] = {"--seed", NULL, "N", cli_set_seed, &seed,
                     "random seed of a built-in scene (default 0)"},
         [O_FRAME] = {"--frame", NULL, "K", cli_set_frame, &frame,

@@ -126,7 +126,8 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
         O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
         O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_MAP,
-        O_INDEX = O_MAP + CLI_MAP_NOPTS,
+        O_PICTURE = O_MAP + CLI_MAP_NOPTS,
+        O_INDEX = O_PICTURE + CLI_PICTURE_NOPTS,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
     };
     cli_opt opts[O_COUNT] = {
@@ -164,6 +165,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
                          "the serial CPU reference renderer (= --device cpu-reference)"},
     };
     cli_map_opts_init(&opts[O_MAP], &a->map);
+    cli_picture_opts_init(&opts[O_PICTURE], &a->map);
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &a->so,
                                      &a->params, &a->scene_arg);
     if (rc != CLI_PARSE_OK)

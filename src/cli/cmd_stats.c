@@ -615,7 +615,8 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
         O_REPORT_TILE,
         O_NO_CLOBBER,
         O_MAP,
-        O_COUNT = O_MAP + CLI_MAP_NOPTS
+        O_LOOK = O_MAP + CLI_MAP_NOPTS,
+        O_COUNT = O_LOOK + CLI_PICTURE_NOPTS
     };
     cli_opt opts[O_COUNT] = {
         [O_DEVICE] = {"--device", NULL, "DEV", cli_set_device, &p->device,
@@ -635,6 +636,7 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
                           "never replace an existing file (exit 4 before any work)"},
     };
     cli_map_opts_init(&opts[O_MAP], &p->map);
+    cli_picture_opts_init(&opts[O_LOOK], &p->map);
     int rc = cli_parse_scene_command(cmd, opts, O_COUNT, O_SCENE, O_INDEX, argc, argv, &p->so,
                                      &p->params, &p->scene_arg);
     if (rc != CLI_PARSE_OK)

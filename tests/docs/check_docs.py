@@ -34,7 +34,8 @@ options CLI SRC_CLI_DIR CLI_MD [DOC...]
     Every command's --help against the option tables of src/cli (the
     cli_opt initialisers of the command's file, the scene and index options
     of cli_shared.c when the command parses through cli_parse_scene_command,
-    the data options of cli_map.c when it calls cli_map_opts_init,
+    the data options of cli_map.c when it calls cli_map_opts_init, the
+    picture's of cli_picture.c when it calls cli_picture_opts_init,
     the common options of cli_args.c): the same options, long and short
     forms. docs/cli.md's options of each command (its section's option
     tables, an "Options:" sentence, the index options where the section
@@ -279,6 +280,7 @@ def source_options(src):
     common = opts_of(os.path.join(src, "cli_args.c"))[1] | {"--help", "-h"}
     shared = opts_of(os.path.join(src, "cli_shared.c"))[1]
     data = opts_of(os.path.join(src, "cli_map.c"))[1]
+    picture = opts_of(os.path.join(src, "cli_picture.c"))[1]
     per = {}
     for path in files:
         text, opts = opts_of(path)
@@ -289,6 +291,8 @@ def source_options(src):
             opts |= shared
         if "cli_map_opts_init(" in text:
             opts |= data
+        if "cli_picture_opts_init(" in text:
+            opts |= picture
         per[m.group(1)] = opts | common
     return per
 

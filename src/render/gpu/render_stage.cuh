@@ -94,8 +94,9 @@ __device__ __forceinline__ float blend_alpha(float h, float m, float c)
 }
 
 /* Blends circle k of the staged batch into this thread's column of pixels
- * (rows = which of its RT_ROWS pixels the circle's box holds). */
-template <bool EXACT, bool SNOW, bool FMA>
+ * (rows = which of its RT_ROWS pixels the circle's box holds). HALF: every
+ * alpha is 0.5 (a plain scene's, staged so: stage_batch), the constant. */
+template <bool EXACT, bool SNOW, bool FMA, bool HALF>
 __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t rows, float cx,
                                       const float *cy, float (*c)[4], float *T, float stop,
                                       uint32_t &live)
@@ -137,7 +138,13 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
             const float dy = QR_SUB(sp.y, cy[r]);
             const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
             if (!(d2 <= sp.z)) continue;
-            if (EXACT) {
+            if (EXACT && HALF) {
+                /* qr_blend with alpha = 0.5: alpha*colour was staged */
+                c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
+                c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
+                c[r][2] = blend_flat<FMA>(sc.z, c[r][2]);
+                c[r][3] = QR_ADD(c[r][3], 0.5f);
+            } else if (EXACT) {
                 /* qr_blend: alpha*colour and 1 - alpha were staged (sc),
                  * alpha in sp.w */
                 c[r][0] = blend_alpha<FMA>(sc.x, sc.w, c[r][0]);
@@ -148,7 +155,7 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
                 c[r][0] += T[r] * sc.x;
                 c[r][1] += T[r] * sc.y;
                 c[r][2] += T[r] * sc.z;
-                T[r] *= sc.w;
+                T[r] *= HALF ? 0.5f : sc.w;
             }
             if (!EXACT && T[r] <= stop) live &= ~(1u << r);
         }
@@ -157,7 +164,7 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
 
 /* One batch of a leaf list staged in shared memory, in list order. */
 struct stage_mem {
-    float4 pos[RT_BATCH];  /* x, y, r*r, and snow: r; flat: alpha a */
+    float4 pos[RT_BATCH];  /* x, y, r*r, and r (snow, HALF) or alpha a (flat) */
     float4 col[RT_BATCH];  /* flat: a*(r, g, b), 1 - a; snow: 4/r, log2 peak alpha, -4 log2(e)/r^2 (fast), z */
     uint2 mask[RT_BATCH];  /* the circle's pixel box inside the block region and the
                                 current leaf: column bits, row bits */
@@ -196,8 +203,9 @@ __device__ __forceinline__ void load_ids(const int32_t *list, int count, int bi,
  * loads the kept circles' colours after the scan; k_render loads them
  * before it, so that the loads and the scan's barrier overlap (faster on
  * micro2M; the window kernel, at 80 registers, spills more that way and
- * is slower). */
-template <bool EXACT, bool SNOW, bool WINDOW>
+ * is slower). HALF: the scene is plain (every alpha 0.5: windows and fused
+ * blends draw no other), staged as a constant, with the radius in pos.w. */
+template <bool EXACT, bool SNOW, bool WINDOW, bool HALF>
 __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT_PER],
                                            const float4 *__restrict__ pos,
                                            const float4 *__restrict__ col, const qr_tree_geom &g,
@@ -234,14 +242,14 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT
         /* colour only for circles that touch the region: when leaves are
          * much larger than the region most list entries do not */
         if (!SNOW && WINDOW) cl[k] = col[id[k]];
-        sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), SNOW ? p[k].w : cl[k].w);
+        sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), SNOW || HALF ? p[k].w : cl[k].w);
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
             sm.col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p[k].z)
                                  : make_float4(4.0f / p[k].w, log2f(qr_snow_peak_alpha(p[k].z)),
                                                -5.7707801635558535f / (p[k].w * p[k].w), p[k].z);
         } else {
-            const float a = cl[k].w; /* the circle's alpha (qr_gpu_scene.col) */
+            const float a = HALF ? 0.5f : cl[k].w; /* the circle's alpha (qr_gpu_scene.col) */
             sm.col[slot] = make_float4(QR_MUL(a, cl[k].x), QR_MUL(a, cl[k].y), QR_MUL(a, cl[k].z),
                                        QR_SUB(1.0f, a));
         }

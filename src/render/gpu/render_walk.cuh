@@ -87,7 +87,8 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
     int32_t id[RT_PER];
     load_ids(list, leaf.count, EXACT ? 0 : batches - 1, id);
     for (int bi = 0; bi < batches; bi++) {
-        const int kept = stage_batch<EXACT, SNOW, WINDOW>(sm, id, pos, col, g, rc);
+        /* windows and fused blends draw plain scenes only: alpha 0.5 */
+        const int kept = stage_batch<EXACT, SNOW, WINDOW, WINDOW || FMA>(sm, id, pos, col, g, rc);
         __syncthreads();
         /* the next batch's list entries load while this one is walked (one
          * memory round trip fewer before its circles) */
@@ -128,7 +129,9 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                 bits &= ~(1u << bb);
                 const int k = GATHER ? queue[bb] : chunk + bb;
                 const uint32_t rows = box_rows(sm, k, b, live);
-                if (rows) shade<EXACT, SNOW, FMA>(sm.pos[k], sm.col[k], rows, b.cx, b.cy, c, T, stop, live);
+                if (rows)
+                    shade<EXACT, SNOW, FMA, WINDOW || FMA>(sm.pos[k], sm.col[k], rows, b.cx, b.cy, c,
+                                                          T, stop, live);
             }
             if (GATHER) {
                 /* the rest (under 32) to the queue's front */
