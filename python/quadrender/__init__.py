@@ -34,7 +34,7 @@ import contextlib
 import ctypes
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -177,9 +177,8 @@ def _params(index="quadtree", tile=None, capacity=None, min_leaf=None, max_depth
 # names a table's columns may have for each
 _COLUMNS = ("x", "y", "z", "r", "red", "green", "blue")
 _COLOUR_NAMES = {"red": ("red", "R"), "green": ("green", "G"), "blue": ("blue", "B")}
-# columns a table may hold that are meant for the picture but not drawn
-# (value: only when colouring by value, _mapped)
-_NOT_YET = ("alpha", "value")
+# (a table's "value" column colours the circles only with cmap=, _mapped;
+# its "alpha" column is their opacity, _picture: neither is one of the 7)
 
 
 def _invalid(message: str) -> "InvalidArgument":
@@ -230,13 +229,9 @@ def _table_columns(table, names, used=()) -> list:
                            f"not of shape {a.shape}")
         return a
 
-    for name in _NOT_YET:
-        if name in have and name not in used:
-            if name == "value":
-                raise _invalid("circles: column 'value' colours the circles only with cmap= "
-                               "given (colour by value); give cmap, drop it or rename it")
-            raise _invalid(f"circles: column {name!r} is not drawn yet (colour and alpha are "
-                           "the red, green, blue columns and 0.5); drop it or rename it")
+    if "value" in have and "value" not in used:
+        raise _invalid("circles: column 'value' colours the circles only with cmap= "
+                       "given (colour by value); give cmap, drop it or rename it")
     missing = [n for n in ("x", "y", "r") if n not in have]
     if missing:
         raise _invalid(f"circles: no column {', '.join(map(repr, missing))}: columns x, y, r "
@@ -441,6 +436,79 @@ def _count(columns) -> int:
     return columns.shape[0] if isinstance(columns, np.ndarray) else columns[0].shape[0]
 
 
+class _Picture:
+    """The picture's options of a render (the command's --alpha and
+    --background; quadrender/scene.h): each circle's opacity (None: 0.5)
+    and the background colour (None: white), set on a library scene by
+    apply(). False when neither is given."""
+
+    def __init__(self, alpha, background):
+        self.alpha, self.background = alpha, background
+
+    def __bool__(self):
+        return self.alpha is not None or self.background is not None
+
+    def apply(self, scene, n):
+        err = _lib.Error()
+        if self.alpha is not None:
+            alpha = self.alpha
+            if alpha.ndim == 0:
+                alpha = np.full(n, alpha, np.float32)
+            elif alpha.shape != (n,):
+                raise _invalid(f"alpha: expected one alpha a circle, shape ({n},); got "
+                               f"{alpha.shape}")
+            _check(_lib.qr_scene_set_alpha(scene, alpha.ctypes.data_as(
+                ctypes.POINTER(ctypes.c_float)), b"alpha", ctypes.byref(err)), err)
+        if self.background is not None:
+            _check(_lib.qr_scene_set_background(scene, self.background, b"background",
+                                                ctypes.byref(err)), err)
+
+
+def _picture(circles, alpha=None, background=None):
+    """The _Picture of a render's alpha= and background= (checked as the
+    command's --alpha and --background): alpha a number from 0 to 1 for
+    every circle, an array of one a circle, or a column's name (a table's
+    "alpha" column when None); background "white", "black", "#RRGGBB",
+    "R,G,B" or three numbers from 0 to 1."""
+    names = _column_names(circles)
+    if alpha is None and names is not None and "alpha" in names:
+        alpha = "alpha"
+    if isinstance(alpha, str):
+        if names is None or alpha not in names:
+            raise _invalid(f"alpha: no column {alpha!r}" + (
+                "" if names is None else f"; the table has {', '.join(map(repr, names))}"))
+        column = circles[alpha]
+        if hasattr(column, "to_numpy") and not isinstance(column, np.ndarray):
+            column = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        alpha = column
+    if alpha is not None:
+        if np.ndim(alpha) == 0 and not isinstance(alpha, np.ndarray):
+            value = float(alpha) if isinstance(alpha, np.generic) else alpha
+            alpha = np.array(_checked(_lib.qr_alpha_check, "alpha", value, ctypes.c_float),
+                             np.float32)  # 0-d: every circle's
+        else:
+            alpha = _numbers(alpha, "alpha")
+            if alpha.ndim > 1:
+                raise _invalid(f"alpha: expected a number or one alpha a circle, not shape "
+                               f"{alpha.shape}")
+            with np.errstate(over="ignore"):
+                alpha = np.ascontiguousarray(alpha, dtype=np.float32)
+    rgb = None
+    if background is not None:
+        rgb = (ctypes.c_float * 3)()
+        if isinstance(background, str):
+            err = _lib.Error()
+            _check(_lib.qr_background_check(b"background", _word(background), rgb,
+                                            ctypes.byref(err)), err)
+        else:
+            values = _numbers(background, "background")
+            if values.shape != (3,):
+                raise _invalid(f"background: expected a colour name, '#RRGGBB' or three "
+                               f"numbers from 0 to 1, not shape {values.shape}")
+            rgb[:] = [float(v) for v in values]
+    return _Picture(alpha, rgb)
+
+
 class _Scene:
     """A library scene filled from what _as_circles returns (an N x 7
     array of numbers or 7 columns; the one copy, converting to float32 as
@@ -448,7 +516,7 @@ class _Scene:
     as the scene readers check a file's circles: finite numbers and no
     negative radius (qr_scene_check_circles)."""
 
-    def __init__(self, circles):
+    def __init__(self, circles, picture=None):
         n = _count(circles)
         self.ptr = ctypes.POINTER(_lib.Scene)()
         err = _lib.Error()
@@ -467,6 +535,12 @@ class _Scene:
         if _lib.qr_scene_check_circles(self.ptr, b"circles", ctypes.byref(err)) != 0:
             _lib.qr_scene_destroy(self.ptr)
             _check(_QR_ERR_INVALID, err)
+        if picture:
+            try:
+                picture.apply(self.ptr, n)
+            except BaseException:
+                _lib.qr_scene_destroy(self.ptr)
+                raise
 
     def __enter__(self):
         return self.ptr
@@ -669,7 +743,7 @@ class Renderer:
         return self._gs
 
     @contextlib.contextmanager
-    def _scene(self, circles):
+    def _scene(self, circles, picture=None):
         """The GPU scene of circles: the kept one refilled for CUDA input
         (yielded with True) and for host float32 rows in C order (checked
         and copied through the scene's pinned buffer on all cores: yielded
@@ -677,7 +751,11 @@ class Renderer:
         err = _lib.Error()
         host_gs = ctypes.c_void_p()
         dev = _device_rows(circles)  # holds the CUDA array's memory till the end
-        rows = None if dev is not None or not self._staged else _host_rows(circles)
+        if picture and dev is not None:
+            raise ValueError("alpha and background take host circles: circles on the GPU are "
+                             "drawn with alpha 0.5 over white")
+        # the kept rows carry no picture
+        rows = None if dev is not None or not self._staged or picture else _host_rows(circles)
         try:
             if dev is not None:
                 yield self._kept_scene(_lib.qr_gpu_scene_update_device,
@@ -687,7 +765,7 @@ class Renderer:
                                        _lib.qr_gpu_scene_create_host, rows.ctypes.data,
                                        rows.shape[0], 0), False
             else:
-                with _Scene(_as_circles(circles)) as sc:
+                with _Scene(_as_circles(circles), picture) as sc:
                     _check(_lib.qr_gpu_scene_create(sc, ctypes.byref(host_gs),
                                                     ctypes.byref(err)), err)
                 yield host_gs, False
@@ -738,14 +816,18 @@ class Renderer:
                extent: str | tuple | None = None, aspect: str | None = None,
                values: npt.ArrayLike | str | None = None, cmap: str | None = None,
                norm: str | None = None, vmin: float | None = None,
-               vmax: float | None = None) -> Image | Any:  # Any: a CuPy array (output="cupy")
+               vmax: float | None = None, alpha: npt.ArrayLike | float | str | None = None,
+               background: str | Sequence[float] | None = None
+               ) -> Image | Any:  # Any: a CuPy array (output="cupy")
         """The image of circles, float32 height x width x 3, top row first:
         a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
-        The index arguments and the data ones (extent, aspect, values,
-        cmap, norm, vmin, vmax: host circles only) are render()'s. After
+        The index arguments, the data ones (extent, aspect, values,
+        cmap, norm, vmin, vmax) and the picture's (alpha, background), these
+        for host circles only, are render()'s. After
         plan(), the quadtree's settings are the plan's for its mode unless
         one of them is given."""
+        picture = _picture(circles, alpha, background)
         circles = _mapped(circles, extent, aspect, values, cmap, norm, vmin, vmax)
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
@@ -761,7 +843,7 @@ class Renderer:
         if output == "numpy" or (output is None and not _on_gpu(circles)):
             _check_fits(self.width, self.height)
         err = _lib.Error()
-        with self._scene(circles) as (gs, on_gpu):
+        with self._scene(circles, picture) as (gs, on_gpu):
             _check(_lib.qr_gpu_render(self._r, gs, ctypes.byref(params), mode == "exact",
                                       ctypes.byref(err)), err)
             if output is None:
@@ -793,7 +875,9 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
            threads: int = 0, extent: str | tuple | None = None, aspect: str | None = None,
            values: npt.ArrayLike | str | None = None, cmap: str | None = None,
            norm: str | None = None, vmin: float | None = None,
-           vmax: float | None = None) -> Image | Any:  # Any: a CuPy array for CUDA circles
+           vmax: float | None = None, alpha: npt.ArrayLike | float | str | None = None,
+           background: str | Sequence[float] | None = None
+           ) -> Image | Any:  # Any: a CuPy array for CUDA circles
     """Renders circles into a float32 height x width x 3 image, top row
     first: a quadrender.Image, the NumPy array (an ndarray subclass) that
     also shows itself in Jupyter and has save() and to_pil().
@@ -827,9 +911,18 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
     is given) colour the circles through norm ("linear", "log", "eq_hist"),
     vmin, vmax (None: the values' own) and cmap ("viridis" unless given:
     see colormap()). Applied to a copy: the caller's circles never change.
+
+    The picture (host circles; the command's --alpha and --background):
+    alpha, each circle's opacity from 0 to 1 (a number for every circle, an
+    array of one a circle, or a column's name; a table's "alpha" column
+    unless given; 0.5 without), and background, the colour behind the
+    circles ("white" unless given, "black", "#RRGGBB", "R,G,B" or three
+    numbers from 0 to 1). Each circle blends as the CPU reference blends,
+    a c + (1 - a) C, in every mode and on every device.
     """
     height = width if height is None else height
     width, height = _check_size(width, height, "render")
+    picture = _picture(circles, alpha, background)
     circles = _mapped(circles, extent, aspect, values, cmap, norm, vmin, vmax)
     threads = _checked(_lib.qr_threads_check, "threads", threads, ctypes.c_int)
     if mode not in ("fast", "exact"):
@@ -846,12 +939,14 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
     if use_gpu:
         with Renderer(width, height) as r:
             r._staged = False
-            return r.render(circles, mode=mode, **index_args)
+            return r.render(circles, mode=mode, **index_args, alpha=picture.alpha,
+                            background=None if picture.background is None
+                            else list(picture.background))
     circles = _as_circles(circles)
     _check_fits(width, height)
     exact = 1 if mode == "exact" else 0
     err = _lib.Error()
-    with _image(width, height) as (img, rgba), _Scene(circles) as sc:
+    with _image(width, height) as (img, rgba), _Scene(circles, picture) as sc:
         if device == QR_JOB_CPU_REFERENCE:
             _check(_lib.qr_render_cpu(sc, img, ctypes.byref(err)), err)
         else:

@@ -159,6 +159,14 @@ qr_colormap_check = _fn("qr_colormap_check", _S, ctypes.c_char_p, ctypes.c_char_
                         POINTER(Error))
 qr_norm_check = _fn("qr_norm_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_int),
                     POINTER(Error))
+qr_alpha_check = _fn("qr_alpha_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_float),
+                     POINTER(Error))
+qr_background_check = _fn("qr_background_check", _S, ctypes.c_char_p, ctypes.c_char_p,
+                          POINTER(c_float), POINTER(Error))
+qr_scene_set_alpha = _fn("qr_scene_set_alpha", _S, POINTER(Scene), POINTER(c_float),
+                         ctypes.c_char_p, POINTER(Error))
+qr_scene_set_background = _fn("qr_scene_set_background", _S, POINTER(Scene), POINTER(c_float),
+                              ctypes.c_char_p, POINTER(Error))
 qr_value_check = _fn("qr_value_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_double),
                      POINTER(Error))
 qr_colormap_names = _fn("qr_colormap_names", POINTER(ctypes.c_char_p), POINTER(c_int))

@@ -146,8 +146,9 @@ def test_missing_and_half_given_columns_raise():
         draw({"x": c[:, 0], "y": c[:, 1], "r": c[:, 3], "red": c[:, 4]})
     with pytest.raises(qr.InvalidArgument, match="'red' and 'R' are both"):
         draw({"x": c[:, 0], "y": c[:, 1], "r": c[:, 3], "red": c[:, 4], "R": c[:, 4]})
-    with pytest.raises(qr.InvalidArgument, match="'alpha' is not drawn yet"):
-        draw({"x": c[:, 0], "y": c[:, 1], "r": c[:, 3], "alpha": c[:, 4]})
+    with pytest.raises(qr.InvalidArgument, match=r"alpha: expected one alpha a circle, shape "
+                                                  r"\(10000,\); got \(5,\)"):
+        draw({"x": c[:, 0], "y": c[:, 1], "r": c[:, 3], "alpha": c[:5, 4]})
     with pytest.raises(qr.InvalidArgument, match="has 5 rows, column 'x' 10000"):
         draw({"x": c[:, 0], "y": c[:5, 1], "r": c[:, 3]})
     with pytest.raises(qr.InvalidArgument, match="one number a row"):

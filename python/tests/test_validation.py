@@ -131,6 +131,15 @@ CASES = [
      lambda c: qr.render(RGB, 16, device="tpu"), {"--device": "device"}),
     ("device CPU, stats", ["stats", "rgb", "--device", "CPU"], 2, None,
      lambda c: qr.render_file("rgb", 16, device="CPU", out="never.png"), {"--device": "device"}),
+    # the picture's options
+    ("alpha 1.5", ["render", "rgb", "--alpha", "1.5"], 2, None,
+     lambda c: qr.render(RGB, 16, alpha=1.5, device="cpu"), {"--alpha": "alpha"}),
+    ("background grey", ["render", "rgb", "--background", "grey"], 2, None,
+     lambda c: qr.render(RGB, 16, background="grey", device="cpu"),
+     {"--background": "background"}),
+    ("background #12345", ["render", "rgb", "--background", "#12345"], 2, None,
+     lambda c: qr.render(RGB, 16, background="#12345", device="cpu"),
+     {"--background": "background"}),
 ]
 
 
