@@ -278,7 +278,7 @@ Test(cli_map, bad_values_files_exit_3)
     cr_expect(!qr_test_exists(out));
 }
 
-/* --alpha and --background: a number for every circle equals a file of
+/* --alpha, --background and --antialias: a number for every circle equals a file of
  * that number a circle; 0.5 over white is the plain picture; each changes
  * the picture; bad values exit 2 with the library's message, bad files 3;
  * snow-shaded scenes refuse them, dump has neither. */
@@ -334,4 +334,19 @@ Test(cli_map, alpha_and_background)
               R.err);
     cr_expect(!qr_test_exists(out));
     cr_expect_eq(RUN("dump", "rgb", "-o", qr_test_tmp("d.npy"), "--alpha", "0.3"), 2);
+    /* --antialias: the fast CPU renderer's exact image is the reference's,
+     * and not the hard-edged one */
+    cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu", "--exact", "--antialias",
+                     "--alpha", values, "-o", num),
+                 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu-reference", "--antialias",
+                     "--alpha", "0.75", "-o", file),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(num, file), "--antialias: exact CPU and the reference");
+    cr_assert_eq(RUN("render", "rand10k", "-s", "64", "--device", "cpu", "--exact", "--alpha",
+                     "0.75", "-o", plain),
+                 0, "%s", R.err);
+    cr_expect(!qr_test_same_bytes(num, plain), "--antialias changes the picture");
+    cr_expect_eq(RUN("render", "snowsingle", "-s", "16", "-o", out, "--antialias"), 2);
+    cr_expect(strstr(R.err, "--antialias: flat scenes only") != NULL, "%s", R.err);
 }

@@ -185,7 +185,7 @@ Test(gpu_render, random_scenes_exact)
 }
 
 /* The picture's options (random alphas, 0, 1 and 0.5 among them, over
- * random backgrounds) against the CPU: exact to the bit (the walk: windows
+ * random backgrounds; anti-aliased edges and hard ones) against the CPU: exact to the bit (the walk: windows
  * draw plain scenes only, and rand100k, rand1M and biglittle are deep
  * enough for them), fast within the bound; random scenes with small and
  * crowded leaves. */
@@ -201,7 +201,10 @@ Test(gpu_render, alpha_and_background, .timeout = 600)
         qr_index_params p;
         qr_index_params_default(&p);
         compare(s, 1024, 1024, &p, what);
+        s->antialias = 1;
+        snprintf(what, sizeof what, "%s with alpha, background and antialias", names[n]);
         compare(s, 333, 777, &p, what);
+        compare(s, 1024, 1024, &p, what);
         qr_scene_destroy(s);
     }
     for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -212,8 +215,9 @@ Test(gpu_render, alpha_and_background, .timeout = 600)
         p.min_leaf = QR_MIN_LEAF << (seed % 3);
         p.capacity = (int32_t)(1 + seed * 97 % 300);
         char what[96];
-        snprintf(what, sizeof what, "random seed %llu with alpha and background",
-                 (unsigned long long)seed);
+        s->antialias = seed % 2;
+        snprintf(what, sizeof what, "random seed %llu with alpha and background (antialias %d)",
+                 (unsigned long long)seed, (int)s->antialias);
         compare(s, 512, 512, &p, what);
         compare(s, 17, 301, &p, what);
         qr_scene_destroy(s);

@@ -471,8 +471,12 @@ static void naive_reference(const qr_scene *s, int width, int height, float *dat
 {
     for (size_t k = 0; k < (size_t)width * (size_t)height * 4; k++)
         data[k] = k % 4 == 3 ? 1.f : s->background[k % 4];
+    const int side = width > height ? width : height;
     for (int c = 0; c < s->n; c++) {
         float px = s->x[c], py = s->y[c], rad = s->r[c];
+        /* anti-aliased edges: half a pixel further, for circles that draw */
+        if (s->antialias && rad > 0.f && rad * rad - rad * rad == 0.f)
+            rad = rad + 0.5f / (float)side;
         float minX = px - rad, maxX = px + rad;
         float minY = py - rad, maxY = py + rad;
         int screenMinX = NAIVE_CLAMP((int)(minX * width), 0, width);
@@ -492,6 +496,10 @@ static void naive_reference(const qr_scene *s, int width, int height, float *dat
                 float maxDist = rad * rad;
                 if (!(pixelDist > maxDist)) {
                     float alpha = s->alpha ? s->alpha[c] : .5f;
+                    if (s->antialias) {
+                        float cover = (maxDist - pixelDist) * ((float)side / (2.f * rad));
+                        alpha = alpha * (cover < 1.f ? cover : 1.f);
+                    }
                     float oneMinusAlpha = 1.f - alpha;
                     imgPtr[0] = alpha * s->red[c] + oneMinusAlpha * imgPtr[0];
                     imgPtr[1] = alpha * s->green[c] + oneMinusAlpha * imgPtr[1];
@@ -568,7 +576,8 @@ Test(render_cpu, bit_exact_against_naive_reference)
 }
 
 /* The picture's options against the naive transcription: random alphas
- * (0, 1, 0.5 and tiny ones among them) over random backgrounds. */
+ * (0, 1, 0.5 and tiny ones among them) over random backgrounds, with
+ * anti-aliased edges and without. */
 Test(render_cpu, alpha_and_background_against_naive_reference)
 {
     const int32_t sizes[][2] = {{64, 48}, {37, 91}};
@@ -577,6 +586,7 @@ Test(render_cpu, alpha_and_background_against_naive_reference)
             const int32_t w = sizes[z][0], h = sizes[z][1];
             qr_scene *s = qr_test_random_scene(QR_TEST_MIX_UNIFORM, seed, 300);
             qr_test_random_picture(s, seed);
+            s->antialias = seed != 2; /* and hard edges */
             qr_image *img = render(s, w, h);
             const size_t n = (size_t)w * (size_t)h * 4;
             float *want = malloc(n * sizeof *want);
@@ -669,5 +679,36 @@ Test(render_cpu, alpha_and_background_checked)
     cr_assert_eq(qr_scene_set_alpha(s, alpha, "--alpha", &err), QR_ERR_INVALID);
     cr_assert_str_eq(err.msg, "--alpha: flat scenes only; flakes is snow-shaded");
     cr_assert_eq(qr_scene_set_background(s, bg, "--background", &err), QR_ERR_INVALID);
+    qr_scene_destroy(s);
+}
+
+/* Anti-aliased edges on one circle of radius 10 pixels at a pixel centre of
+ * a 64 x 32 image (side 64): the pixels within 9.5 pixels are as the hard
+ * edge draws them, coverage falls along the row from there to 0 at 10.5,
+ * and a pixel 10.5 pixels out (d2 = r'^2 exactly) takes alpha 0, while the
+ * hard edge reaches 10 only. */
+Test(render_cpu, antialias_edge_by_hand)
+{
+    qr_scene *s = scene_new(1, QR_SHADE_FLAT);
+    set_circle(s, 0, 32.5f / 64.0f, 16.5f / 32.0f, 10.0f / 64.0f, 0.0f, 0.0f, 0.0f);
+    qr_image *hard = render(s, 64, 32);
+    qr_error err;
+    cr_assert_eq(qr_scene_set_antialias(s, 1, "antialias", &err), QR_OK, "%s", err.msg);
+    qr_image *aa = render(s, 64, 32);
+    float last = 2.0f;
+    for (int i = 32; i < 64; i++) {
+        const float *h = pixel(hard, i, 16), *a = pixel(aa, i, 16);
+        const int d = i - 32;
+        if (d <= 9) cr_assert(h[0] == a[0] && h[3] == a[3], "pixel %d: %g vs %g", d, h[0], a[0]);
+        if (d >= 1) cr_assert(a[3] <= last, "pixel %d: coverage %g rises past %g", d, a[3], last);
+        last = a[3];
+        if (d == 10) cr_assert(a[3] > 1.0f && a[3] < 1.5f && h[3] == 1.5f, "the edge pixel in part: %g", a[3]);
+        if (d >= 11) cr_assert(a[3] == 1.0f && a[0] == 1.0f, "pixel %d is past the edge", d);
+    }
+    qr_image_destroy(hard);
+    qr_image_destroy(aa);
+    /* snow refuses it */
+    s->shading = QR_SHADE_SNOW;
+    cr_assert_eq(qr_scene_set_antialias(s, 1, "--antialias", &err), QR_ERR_INVALID);
     qr_scene_destroy(s);
 }

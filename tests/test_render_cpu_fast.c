@@ -118,9 +118,9 @@ static void check_scene(const qr_scene *s, int32_t w, int32_t h)
     qr_image_destroy(ref);
 }
 
-/* The picture's options (random alphas and backgrounds) on built-in and
- * random scenes, shallow and deep: exact to the reference's bytes, fast
- * within the bound. */
+/* The picture's options (random alphas and backgrounds, anti-aliased edges
+ * and hard ones) on built-in and random scenes, shallow and deep: exact to
+ * the reference's bytes, fast within the bound. */
 Test(render_cpu_fast, alpha_and_background, .timeout = 300)
 {
     init_threads();
@@ -129,12 +129,14 @@ Test(render_cpu_fast, alpha_and_background, .timeout = 300)
         qr_scene *s = load(names[k], 0);
         qr_test_random_picture(s, k + 1);
         check_scene(s, 200, 200);
+        s->antialias = 1;
         check_scene(s, 97, 45);
         qr_scene_destroy(s);
     }
     for (uint64_t seed = 1; seed <= 3; seed++) {
         qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 3000);
         qr_test_random_picture(s, seed);
+        s->antialias = seed != 2;
         check_scene(s, 256, 256);
         qr_scene_destroy(s);
     }

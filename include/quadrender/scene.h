@@ -67,6 +67,7 @@ typedef struct qr_scene {
                                    NULL: 0.5 for every circle, the CS149 scenes' */
     float background[3];        /* the background's red, green, blue in [0, 1]; what
                                    qr_scene_create sets: white, the CS149 scenes' */
+    int32_t antialias;          /* 1: anti-aliased edges (qr_scene_set_antialias); 0 */
 } qr_scene;
 
 /* Allocates a scene of n circles, zero-filled. Velocity arrays exist when
@@ -108,18 +109,24 @@ qr_status qr_background_check(const char *name, const char *text, float rgb[3], 
  * '<text>'". */
 qr_status qr_alpha_check(const char *name, const char *text, float *out, qr_error *err);
 
+/* Anti-aliased edges (on 1) or the reference's hard ones (0): a circle
+ * reaches half a pixel further and covers the pixels of its edge in part,
+ * from the distance to it (common/circle_math.h, qr_aa_radius and
+ * qr_aa_alpha: the same operations in every renderer). */
+qr_status qr_scene_set_antialias(qr_scene *scene, int on, const char *what, qr_error *err);
+
 /* Circle i's alpha: scene->alpha[i], or 0.5 without per-circle alpha. */
 static inline float qr_scene_alpha(const qr_scene *scene, int32_t i)
 {
     return scene->alpha ? scene->alpha[i] : 0.5f;
 }
 
-/* Whether the scene draws as the CS149 reference would: no per-circle alpha
- * and a white background. */
+/* Whether the scene draws as the CS149 reference would: no per-circle alpha,
+ * a white background, hard edges. */
 static inline int qr_scene_is_plain(const qr_scene *scene)
 {
     return !scene->alpha && scene->background[0] == 1.0f && scene->background[1] == 1.0f &&
-           scene->background[2] == 1.0f;
+           scene->background[2] == 1.0f && !scene->antialias;
 }
 
 /* ---- built-in scenes ---------------------------------------------------- */

@@ -442,11 +442,11 @@ class _Picture:
     and the background colour (None: white), set on a library scene by
     apply(). False when neither is given."""
 
-    def __init__(self, alpha, background):
-        self.alpha, self.background = alpha, background
+    def __init__(self, alpha, background, antialias=False):
+        self.alpha, self.background, self.antialias = alpha, background, antialias
 
     def __bool__(self):
-        return self.alpha is not None or self.background is not None
+        return self.alpha is not None or self.background is not None or self.antialias
 
     def apply(self, scene, n):
         err = _lib.Error()
@@ -462,14 +462,18 @@ class _Picture:
         if self.background is not None:
             _check(_lib.qr_scene_set_background(scene, self.background, b"background",
                                                 ctypes.byref(err)), err)
+        if self.antialias:
+            _check(_lib.qr_scene_set_antialias(scene, 1, b"antialias", ctypes.byref(err)), err)
 
 
-def _picture(circles, alpha=None, background=None):
+def _picture(circles, alpha=None, background=None, antialias=False):
     """The _Picture of a render's alpha= and background= (checked as the
     command's --alpha and --background): alpha a number from 0 to 1 for
     every circle, an array of one a circle, or a column's name (a table's
     "alpha" column when None); background "white", "black", "#RRGGBB",
-    "R,G,B" or three numbers from 0 to 1."""
+    "R,G,B" or three numbers from 0 to 1; antialias True or False."""
+    if not isinstance(antialias, (bool, np.bool_)):
+        raise TypeError(f"antialias must be True or False, not {antialias!r}")
     names = _column_names(circles)
     if alpha is None and names is not None and "alpha" in names:
         alpha = "alpha"
@@ -506,7 +510,7 @@ def _picture(circles, alpha=None, background=None):
                 raise _invalid(f"background: expected a colour name, '#RRGGBB' or three "
                                f"numbers from 0 to 1, not shape {values.shape}")
             rgb[:] = [float(v) for v in values]
-    return _Picture(alpha, rgb)
+    return _Picture(alpha, rgb, bool(antialias))
 
 
 class _Scene:
@@ -752,8 +756,8 @@ class Renderer:
         host_gs = ctypes.c_void_p()
         dev = _device_rows(circles)  # holds the CUDA array's memory till the end
         if picture and dev is not None:
-            raise ValueError("alpha and background take host circles: circles on the GPU are "
-                             "drawn with alpha 0.5 over white")
+            raise ValueError("alpha, background and antialias take host circles: circles on "
+                             "the GPU are drawn with alpha 0.5 over white, hard-edged")
         # the kept rows carry no picture
         rows = None if dev is not None or not self._staged or picture else _host_rows(circles)
         try:
@@ -817,17 +821,17 @@ class Renderer:
                values: npt.ArrayLike | str | None = None, cmap: str | None = None,
                norm: str | None = None, vmin: float | None = None,
                vmax: float | None = None, alpha: npt.ArrayLike | float | str | None = None,
-               background: str | Sequence[float] | None = None
+               background: str | Sequence[float] | None = None, antialias: bool = False
                ) -> Image | Any:  # Any: a CuPy array (output="cupy")
         """The image of circles, float32 height x width x 3, top row first:
         a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
         The index arguments, the data ones (extent, aspect, values,
-        cmap, norm, vmin, vmax) and the picture's (alpha, background), these
-        for host circles only, are render()'s. After
+        cmap, norm, vmin, vmax) and the picture's (alpha, background,
+        antialias), these for host circles only, are render()'s. After
         plan(), the quadtree's settings are the plan's for its mode unless
         one of them is given."""
-        picture = _picture(circles, alpha, background)
+        picture = _picture(circles, alpha, background, antialias)
         circles = _mapped(circles, extent, aspect, values, cmap, norm, vmin, vmax)
         if mode not in ("fast", "exact"):
             raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
@@ -876,7 +880,7 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
            values: npt.ArrayLike | str | None = None, cmap: str | None = None,
            norm: str | None = None, vmin: float | None = None,
            vmax: float | None = None, alpha: npt.ArrayLike | float | str | None = None,
-           background: str | Sequence[float] | None = None
+           background: str | Sequence[float] | None = None, antialias: bool = False
            ) -> Image | Any:  # Any: a CuPy array for CUDA circles
     """Renders circles into a float32 height x width x 3 image, top row
     first: a quadrender.Image, the NumPy array (an ndarray subclass) that
@@ -918,11 +922,13 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
     unless given; 0.5 without), and background, the colour behind the
     circles ("white" unless given, "black", "#RRGGBB", "R,G,B" or three
     numbers from 0 to 1). Each circle blends as the CPU reference blends,
-    a c + (1 - a) C, in every mode and on every device.
+    a c + (1 - a) C, in every mode and on every device. antialias=True:
+    anti-aliased edges (each circle half a pixel larger, the pixels of its
+    edge covered in part; the command's --antialias).
     """
     height = width if height is None else height
     width, height = _check_size(width, height, "render")
-    picture = _picture(circles, alpha, background)
+    picture = _picture(circles, alpha, background, antialias)
     circles = _mapped(circles, extent, aspect, values, cmap, norm, vmin, vmax)
     threads = _checked(_lib.qr_threads_check, "threads", threads, ctypes.c_int)
     if mode not in ("fast", "exact"):
@@ -941,7 +947,7 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
             r._staged = False
             return r.render(circles, mode=mode, **index_args, alpha=picture.alpha,
                             background=None if picture.background is None
-                            else list(picture.background))
+                            else list(picture.background), antialias=picture.antialias)
     circles = _as_circles(circles)
     _check_fits(width, height)
     exact = 1 if mode == "exact" else 0

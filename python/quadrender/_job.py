@@ -171,7 +171,8 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
                   format: str | None = None, png_level: int = 1,
                   progress: Callable[..., Any] | None = None,
                   alpha: npt.ArrayLike | float | str | None = None,
-                  background: str | Sequence[float] | None = None) -> int:
+                  background: str | Sequence[float] | None = None,
+                  antialias: bool = False) -> int:
     """Renders frames of a scene; returns how many were done.
 
     scene: a built-in name (see `quadrender scenes`) or a .circles or .par
@@ -186,19 +187,20 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
     work over ([0, 1]). png_level: 0 to 9, PNG output only.
     progress: function(done, total) after each frame. A function answering
     False cancels the job (quadrender.Error, status 8); files of frames
-    finished stay, no partial file is left. alpha, background: the
-    picture's options as render()'s (circles given as arrays only).
+    finished stay, no partial file is left. alpha, background, antialias:
+    the picture's options as render()'s (circles given as arrays only).
     """
     args = dict(frames=frames, out=out, seed=seed, mode=mode, device=device, gpus=gpus,
                 format=format, png_level=png_level, progress=progress)
     if isinstance(scene, (str, bytes, os.PathLike)):
-        if alpha is not None or background is not None:
-            raise ValueError("alpha and background take circles given as an array; for a "
-                             "named scene, load it with quadrender.scene(name) first")
+        if alpha is not None or background is not None or antialias:
+            raise ValueError("alpha, background and antialias take circles given as an "
+                             "array; for a named scene, load it with quadrender.scene(name) "
+                             "first")
         return run_job(os.fsdecode(scene), width, height, **args)
     from . import _as_circles, _picture, _Scene
 
-    picture = _picture(scene, alpha, background)
+    picture = _picture(scene, alpha, background, antialias)
     with _Scene(_as_circles(scene), picture) as ptr:
         return run_job(None, width, height, scene_ptr=ptr, **args)
 

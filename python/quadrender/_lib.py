@@ -27,7 +27,7 @@ class Scene(Structure):
                      "x0", "y0", "vx0", "vy0", "block")
     ] + [("block_floats", c_size_t), ("shading", c_int), ("anim", c_int),
          ("steps", c_int64), ("name", c_char * 64), ("alpha", POINTER(c_float)),
-         ("background", c_float * 3)]
+         ("background", c_float * 3), ("antialias", c_int32)]
 
 
 class Image(Structure):
@@ -159,6 +159,8 @@ qr_colormap_check = _fn("qr_colormap_check", _S, ctypes.c_char_p, ctypes.c_char_
                         POINTER(Error))
 qr_norm_check = _fn("qr_norm_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_int),
                     POINTER(Error))
+qr_scene_set_antialias = _fn("qr_scene_set_antialias", _S, POINTER(Scene), c_int,
+                             ctypes.c_char_p, POINTER(Error))
 qr_alpha_check = _fn("qr_alpha_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_float),
                      POINTER(Error))
 qr_background_check = _fn("qr_background_check", _S, ctypes.c_char_p, ctypes.c_char_p,

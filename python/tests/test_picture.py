@@ -1,5 +1,5 @@
-"""The picture's options (alpha=, background=; the command's --alpha and
---background): every renderer draws what the CPU reference draws with them
+"""The picture's options (alpha=, background=, antialias=; the command's
+--alpha, --background and --antialias): every renderer draws what the CPU reference draws with them
 (exact mode to the bit, fast mode within 1e-5), a table's alpha column is
 the circles' alpha, alpha 0.5 over white is the plain picture, and the GPU
 takes them for host circles and refuses them for circles already on the
@@ -31,6 +31,19 @@ def test_cpu_exact_is_the_reference_and_fast_is_within_the_bound():
     assert np.abs(fast - ref).max() <= 1e-5
     # the options change the picture
     assert not np.array_equal(ref, reference())
+
+
+def test_antialias():
+    ref = reference(alpha=ALPHA, background=BACKGROUND, antialias=True)
+    assert not np.array_equal(ref, reference(alpha=ALPHA, background=BACKGROUND))
+    exact = qr.render(CIRCLES, 96, 64, device="cpu", mode="exact", alpha=ALPHA,
+                      background=BACKGROUND, antialias=True)
+    assert np.array_equal(exact, ref)
+    fast = qr.render(CIRCLES, 96, 64, device="cpu", antialias=True, alpha=ALPHA,
+                     background=BACKGROUND)
+    assert np.abs(fast - ref).max() <= 1e-5
+    with pytest.raises(TypeError, match="antialias must be True or False"):
+        qr.render(CIRCLES, 16, device="cpu", antialias="yes")
 
 
 def test_by_hand():
@@ -98,6 +111,9 @@ def test_gpu_draws_what_the_reference_draws():
             fast = r.render(CIRCLES, alpha=ALPHA, background=BACKGROUND)
             assert np.abs(fast - ref).max() <= 1e-5
             assert np.array_equal(r.render(CIRCLES, mode="exact"), reference())
+            aa = reference(alpha=ALPHA, antialias=True)
+            assert np.array_equal(r.render(CIRCLES, mode="exact", alpha=ALPHA, antialias=True), aa)
+            assert np.abs(r.render(CIRCLES, alpha=ALPHA, antialias=True) - aa).max() <= 1e-5
     assert np.array_equal(qr.render(CIRCLES, 96, 64, device="gpu", mode="exact", alpha=ALPHA,
                                     background=BACKGROUND), ref)
 
@@ -105,5 +121,5 @@ def test_gpu_draws_what_the_reference_draws():
 @gpu
 def test_gpu_circles_refuse_the_picture():
     cupy = pytest.importorskip("cupy")
-    with pytest.raises(ValueError, match="alpha and background take host circles"):
+    with pytest.raises(ValueError, match="alpha, background and antialias take host circles"):
         qr.render(cupy.asarray(CIRCLES), 16, alpha=0.3)

@@ -279,13 +279,14 @@ typedef struct cli_map_opts {
     const char *alpha;   /* --alpha: a number for every circle, or a .npy of one a circle; NULL */
     float background[3]; /* --background */
     int background_given;
+    int antialias;       /* --antialias */
 } cli_map_opts;
 enum { CLI_MO_EXTENT, CLI_MO_ASPECT, CLI_MO_COLOR_BY, CLI_MO_CMAP, CLI_MO_NORM, CLI_MO_VMIN,
        CLI_MO_VMAX, CLI_MAP_NOPTS };
 /* The picture's options of render and stats (cli_picture.c): --alpha,
- * --background, into the same cli_map_opts (dump writes scene files, which
+ * --background, --antialias, into the same cli_map_opts (dump writes scene files, which
  * hold neither); cli_map_apply applies them with the data options. */
-enum { CLI_PO_ALPHA, CLI_PO_BACKGROUND, CLI_PICTURE_NOPTS };
+enum { CLI_PO_ALPHA, CLI_PO_BACKGROUND, CLI_PO_ANTIALIAS, CLI_PICTURE_NOPTS };
 void cli_picture_opts_init(cli_opt *opts, cli_map_opts *m);
 /* Sets the scene's alpha and background from m (a no-op without them). */
 qr_status cli_picture_apply(const cli_map_opts *m, qr_scene *scene, qr_error *err);

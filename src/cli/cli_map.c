@@ -158,7 +158,7 @@ int cli_map_apply(const cli_map_opts *m, qr_scene *scene, cli_color_scale *scale
 {
     if (scale)
         memset(scale, 0, sizeof *scale);
-    if (!m->extent_given && !m->color_by && !m->alpha && !m->background_given)
+    if (!m->extent_given && !m->color_by && !m->alpha && !m->background_given && !m->antialias)
         return CLI_EXIT_OK;
     qr_error err;
     if (cli_picture_apply(m, scene, &err) != QR_OK)

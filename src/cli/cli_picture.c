@@ -1,5 +1,6 @@
 /* cli_picture.c — the picture's options of render and stats: each circle's
- * opacity (--alpha) and the background colour (--background), checked and
+ * opacity (--alpha), the background colour (--background) and anti-aliased
+ * edges (--antialias), checked and
  * set by the library's functions (quadrender/scene.h; see cli.h). */
 #include "cli/cli.h"
 
@@ -45,6 +46,9 @@ void cli_picture_opts_init(cli_opt *opts, cli_map_opts *m)
         [CLI_PO_BACKGROUND] = {"--background", NULL, "COLOR", set_background, m,
                                "the background: white (default), black, #RRGGBB or R,G,B "
                                "(numbers from 0 to 1)"},
+        [CLI_PO_ANTIALIAS] = {"--antialias", NULL, NULL, NULL, &m->antialias,
+                              "anti-aliased edges: each circle half a pixel larger, its edge's "
+                              "pixels covered in part (default: hard edges, CS149's)"},
     };
     memcpy(opts, o, sizeof o);
 }
@@ -77,5 +81,6 @@ qr_status cli_picture_apply(const cli_map_opts *m, qr_scene *scene, qr_error *er
     qr_status st = m->alpha ? set_alpha(m->alpha, scene, err) : QR_OK;
     if (st == QR_OK && m->background_given)
         st = qr_scene_set_background(scene, m->background, "--background", err);
+    if (st == QR_OK && m->antialias) st = qr_scene_set_antialias(scene, 1, "--antialias", err);
     return st;
 }

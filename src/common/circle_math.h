@@ -25,10 +25,12 @@
 #define QR_MUL(a, b) __fmul_rn((a), (b))
 #define QR_ADD(a, b) __fadd_rn((a), (b))
 #define QR_SUB(a, b) __fsub_rn((a), (b))
+#define QR_DIV(a, b) __fdiv_rn((a), (b))
 #else
 #define QR_MUL(a, b) ((a) * (b))
 #define QR_ADD(a, b) ((a) + (b))
 #define QR_SUB(a, b) ((a) - (b))
+#define QR_DIV(a, b) ((a) / (b))
 #endif
 
 /* CLAMP((int)v, 0, limit) as C++ would compute it, without undefined
@@ -93,6 +95,42 @@ QR_HD float qr_dist2(float x, float y, float cx, float cy)
 {
     float dx = QR_SUB(x, cx), dy = QR_SUB(y, cy);
     return QR_ADD(QR_MUL(dx, dx), QR_MUL(dy, dy));
+}
+
+/* ---- anti-aliased edges (qr_scene.antialias) -------------------------------
+ * On an image whose longer side is S pixels, a circle of radius r reaches
+ * half a pixel further, r' = r + 0.5 / S (qr_aa_radius; a circle that
+ * draws nothing stays so), and every renderer and index takes r' as its
+ * radius: its box, its cull, its coverage test d2 <= r'^2. A covered
+ * pixel takes the part cov = min(1, (r'^2 - d2) k) of the circle's alpha,
+ * k = S / (2 r') (qr_aa_slope): (r'^2 - d2) / (2 r') is about r' - d, so
+ * cov rises from 0 on the outer edge to 1 one pixel in, with no square
+ * root. The same operations everywhere, so exact mode stays the
+ * reference's to the bit. */
+
+/* Half a pixel of an image whose longer side is `side` pixels, in the unit
+ * square's units. */
+QR_HD float qr_aa_half_pixel(int side)
+{
+    return QR_DIV(0.5f, (float)side);
+}
+
+QR_HD float qr_aa_radius(float r, float half_pixel)
+{
+    return qr_radius_draws(r) ? QR_ADD(r, half_pixel) : r;
+}
+
+QR_HD float qr_aa_slope(float r_out, int side)
+{
+    return QR_DIV((float)side, QR_MUL(2.0f, r_out));
+}
+
+/* A covered pixel's alpha: the circle's a times its coverage (r2 = r'^2,
+ * d2 <= r2). */
+QR_HD float qr_aa_alpha(float a, float d2, float r2, float k)
+{
+    const float cov = QR_MUL(QR_SUB(r2, d2), k);
+    return QR_MUL(a, cov < 1.0f ? cov : 1.0f);
 }
 
 /* The reference blend of one circle into one pixel (back to front). */

@@ -121,6 +121,7 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
     d->steps = src->steps;
     memcpy(d->name, src->name, sizeof d->name);
     memcpy(d->background, src->background, sizeof d->background);
+    d->antialias = src->antialias;
     st = src->alpha ? qr_scene_set_alpha(d, src->alpha, "alpha", err) : QR_OK;
     if (st != QR_OK) {
         qr_scene_destroy(d);
@@ -204,6 +205,13 @@ qr_status qr_background_check(const char *name, const char *text, float rgb[3], 
     if (!ok) return qr_text_refuse(name, text, "white, black, #RRGGBB or R,G,B (numbers from 0 to 1)", err);
     memcpy(rgb, v, sizeof v);
     return QR_OK;
+}
+
+qr_status qr_scene_set_antialias(qr_scene *scene, int on, const char *what, qr_error *err)
+{
+    qr_status st = on ? flat_only(scene, what, err) : QR_OK;
+    if (st == QR_OK) scene->antialias = on != 0;
+    return st;
 }
 
 qr_status qr_alpha_check(const char *name, const char *text, float *out, qr_error *err)

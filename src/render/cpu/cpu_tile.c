@@ -145,6 +145,44 @@ INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count
     }
 }
 
+/* exact_flat with anti-aliased edges: each covered pixel's alpha is the
+ * circle's times its coverage (qr_aa_alpha), in the reference's operations
+ * lane by lane. */
+INLINE void exact_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t count,
+                          const tile_geom *t, tile_px *p)
+{
+    const v8f one = SPLAT(1.0f);
+    for (int32_t j = 0; j < count; j++) {
+        const cpu_circle *ci = &list[j];
+        tile_box c;
+        if (!clip_box(&ci->box, t, &c)) continue;
+        const float x = ci->x, y = ci->y, rad = ci->rad;
+        const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(qr_aa_slope(rad, f->side));
+        const v8f a = SPLAT(ci->a), cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
+        v8f dx2[NV];
+        v8i in_box[NV];
+        circle_columns(t, &ci->box, &c, x, dx2, in_box);
+        for (int row = c.y0; row < c.y1; row++) {
+            const float dy = QR_SUB(y, t->cy[row]);
+            const v8f dy2 = SPLAT(QR_MUL(dy, dy));
+            for (int v = c.v0; v <= c.v1; v++) {
+                const v8f d2 = dx2[v] + dy2;
+                const v8i m = ~(d2 > r2) & in_box[v];
+                const v8f cov = (r2 - d2) * k;
+                const v8f ae = a * SELECT(cov < one, cov, one);
+                const v8f om = one - ae;
+                const int at = row * CPU_TILE + 8 * v;
+                const v8f pr = VEC(p->r + at), pg = VEC(p->g + at), pb = VEC(p->b + at);
+                const v8f pa = VEC(p->a + at);
+                STORE(p->r + at, SELECT(m, ae * cr + om * pr, pr));
+                STORE(p->g + at, SELECT(m, ae * cg + om * pg, pg));
+                STORE(p->b + at, SELECT(m, ae * cb + om * pb, pb));
+                STORE(p->a + at, SELECT(m, pa + ae, pa));
+            }
+        }
+    }
+}
+
 /* qr_blend on the tile's channels. */
 INLINE void blend_px(tile_px *p, int at, float alpha, float r, float g, float b)
 {
@@ -266,6 +304,48 @@ INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
     }
 }
 
+/* fast_flat with anti-aliased edges (exact_flat_aa's alpha). */
+INLINE void fast_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t count,
+                         const tile_geom *t, tile_px *p, uint32_t live[NG])
+{
+    const v8f zero = SPLAT(0.0f), one = SPLAT(1.0f);
+    for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
+        const cpu_circle *ci = &list[j];
+        tile_box c;
+        if (!clip_box(&ci->box, t, &c)) continue;
+        const int g0 = c.x0 / CPU_GROUP, g1 = (c.x1 - 1) / CPU_GROUP;
+        uint32_t rows = row_bits(c.y0, c.y1) & live_rows(live, g0, g1);
+        if (!rows) continue;
+        const float x = ci->x, y = ci->y, rad = ci->rad;
+        const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(qr_aa_slope(rad, f->side));
+        const v8f a = SPLAT(ci->a), cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
+        v8f dx2[NV];
+        v8i in_box[NV];
+        circle_columns(t, &ci->box, &c, x, dx2, in_box);
+        while (rows) {
+            const int row = __builtin_ctz(rows);
+            rows &= rows - 1;
+            const float dy = QR_SUB(y, t->cy[row]);
+            const v8f dy2 = SPLAT(QR_MUL(dy, dy));
+            for (int v = c.v0; v <= c.v1; v++) {
+                if (!((live[v / VG] >> row) & 1u)) continue;
+                const v8f d2 = dx2[v] + dy2;
+                const v8i m = ~(d2 > r2) & in_box[v];
+                const v8f cov = (r2 - d2) * k;
+                const v8f ae = a * SELECT(cov < one, cov, one);
+                const int at = row * CPU_TILE + 8 * v;
+                const v8f T = VEC(p->a + at);
+                const v8f w = SELECT(m, T * ae, zero);
+                STORE(p->r + at, VEC(p->r + at) + w * cr);
+                STORE(p->g + at, VEC(p->g + at) + w * cg);
+                STORE(p->b + at, VEC(p->b + at) + w * cb);
+                STORE(p->a + at, T - w);
+            }
+            close_groups(p, live, row, g0, g1, f->stop);
+        }
+    }
+}
+
 INLINE void fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t count,
                       const tile_geom *t, tile_px *p, uint32_t live[NG])
 {
@@ -337,6 +417,8 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
             }
         if (f->snow)
             exact_snow(f, list, count, &t, &p);
+        else if (f->aa)
+            exact_flat_aa(f, list, count, &t, &p);
         else
             exact_flat(f, list, count, &t, &p);
     } else {
@@ -351,6 +433,8 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         for (int g = 0; g < NG; g++) live[g] = g * CPU_GROUP < t.w ? row_bits(0, t.h) : 0u;
         if (f->snow)
             fast_snow(f, list, count, &t, &p, live);
+        else if (f->aa)
+            fast_flat_aa(f, list, count, &t, &p, live);
         else
             fast_flat(f, list, count, &t, &p, live);
         /* what lies behind: the background, through what is left of T */

@@ -53,6 +53,9 @@ typedef struct cpu_frame {
     int keep_alpha;        /* write the exact walk's alpha (else 1) */
     float stop;            /* fast: a pixel group is done once T <= stop */
     float bg[3];           /* flat: the background colour (qr_scene.background) */
+    int aa;                /* flat: anti-aliased edges; the records' radii are then
+                              widened (qr_aa_radius) */
+    int side;              /* the whole image's longer side (qr_aa_slope) */
 } cpu_frame;
 
 /* Renders window pixels [x0,x1) x [y0,y1) (at most CPU_TILE on a side; x0

@@ -60,12 +60,18 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
     /* Computed once, as the reference does: the pixel centres depend on it. */
     const float inv_width = 1.f / (float)width;
     const float inv_height = 1.f / (float)height;
+    /* anti-aliased edges: every circle half a pixel larger (circle_math.h) */
+    const int aa = !snow && scene->antialias;
+    const int side = width > height ? width : height;
+    const float half_px = qr_aa_half_pixel(side);
 
     for (int32_t i = 0; i < scene->n; i++) {
         if (!circle_is_drawable(scene, i))
             continue;
-        const float x = scene->x[i], y = scene->y[i], z = scene->z[i], rad = scene->r[i];
+        const float x = scene->x[i], y = scene->y[i], z = scene->z[i];
+        const float rad = aa ? qr_aa_radius(scene->r[i], half_px) : scene->r[i];
         const float max_d2 = rad * rad;
+        const float slope = aa ? qr_aa_slope(rad, side) : 0.0f;
         const qr_pixbox box = qr_circle_pixbox(x, y, rad, width, height);
         /* the box's rows inside the band */
         const int32_t by0 = box.y0 > y0 ? box.y0 : y0, by1 = box.y1 < y1 ? box.y1 : y1;
@@ -83,6 +89,7 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
                     qr_shade_snow(d2, rad, z, &alpha, &r, &g, &b);
                 } else {
                     alpha = qr_scene_alpha(scene, i);
+                    if (aa) alpha = qr_aa_alpha(alpha, d2, max_d2, slope);
                     r = scene->red[i];
                     g = scene->green[i];
                     b = scene->blue[i];

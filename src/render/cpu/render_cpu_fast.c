@@ -346,6 +346,7 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
     f->keep_alpha = mode == QR_RENDER_EXACT;
     f->stop = 0.5f * QR_FAST_TOLERANCE / span;
     for (int k = 0; k < 3; k++) f->bg[k] = scene->background[k];
+    f->aa = !snow && scene->antialias;
 }
 
 /* One window of the band: its circles' boxes, then its blocks. Returns -1
@@ -412,6 +413,7 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
     f.inv_h = 1.f / (float)ix->height;
     f.band = band;
     f.band_y0 = reg.y0;
+    f.side = ix->width > ix->height ? ix->width : ix->height;
     /* windows of CPU_WINDOW from the band's corner, row by row */
     int first = 1;
     for (int32_t y = reg.y0; y < reg.y1 && !oom; y += CPU_WINDOW)
@@ -427,6 +429,17 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
         return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
                        scene->n);
     return QR_OK;
+}
+
+/* The scene's radii widened for anti-aliased edges on an image whose longer
+ * side is `side` (qr_aa_radius), or NULL when out of memory. */
+static float *widened_radii(const qr_scene *s, int side)
+{
+    float *r = malloc((size_t)(s->n ? s->n : 1) * sizeof *r);
+    if (!r) return NULL;
+    const float half = qr_aa_half_pixel(side);
+    for (int32_t i = 0; i < s->n; i++) r[i] = qr_aa_radius(s->r[i], half);
+    return r;
 }
 
 qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
@@ -448,6 +461,18 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     if (def.min_leaf < QR_TILE) def.min_leaf = QR_TILE;
     params = &def;
     const double t0 = now_ms();
+    /* anti-aliased edges: the index and the tiles take every radius half a
+     * pixel larger (a view of the scene with its own radii) */
+    qr_scene view;
+    float *wide = NULL;
+    if (scene->antialias && scene->shading == QR_SHADE_FLAT) {
+        if (!(wide = widened_radii(scene, width > height ? width : height)))
+            return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of memory for %ld radii",
+                           (long)scene->n);
+        view = *scene;
+        view.r = wide;
+        scene = &view;
+    }
     qr_index *ix = NULL;
     const qr_rect rows = {0, y0, width, y1};
     st = qr_index_build_host_threads(scene, width, height, &rows, params, mode, threads, &ix,
@@ -456,6 +481,7 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, band, err);
     const double t2 = now_ms();
     qr_index_destroy(ix);
+    free(wide);
     if (timing) {
         timing->build_ms = t1 - t0;
         timing->render_ms = t2 - t1;

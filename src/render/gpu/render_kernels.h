@@ -71,6 +71,7 @@ typedef struct qr_render_walk_args {
     float color_span;          /* qr_gpu_scene.color_span: fast mode's stopping bound */
     int alpha;                 /* write exact mode's alpha (else 1) */
     float back[3];             /* flat: the background colour (qr_gpu_scene.background) */
+    int aa;                    /* flat: anti-aliased edges (pos holds the widened radii) */
     float4 *image;             /* out: the view's full image, row 0 = bottom */
     /* Which k_render instance: exact (else fast, front to back), snow
      * shading (else flat), gather each warp's circles (walk_leaf), exact

@@ -95,8 +95,11 @@ __device__ __forceinline__ float blend_alpha(float h, float m, float c)
 
 /* Blends circle k of the staged batch into this thread's column of pixels
  * (rows = which of its RT_ROWS pixels the circle's box holds). HALF: every
- * alpha is 0.5 (a plain scene's, staged so: stage_batch), the constant. */
-template <bool EXACT, bool SNOW, bool FMA, bool HALF>
+ * alpha is 0.5 (a plain scene's, staged so: stage_batch), the constant.
+ * AA: anti-aliased edges, each pixel's alpha the circle's times its
+ * coverage (qr_aa_alpha; staged: r'^2 and the slope in sp, the raw colour
+ * and alpha in sc). */
+template <bool EXACT, bool SNOW, bool FMA, bool HALF, bool AA>
 __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t rows, float cx,
                                       const float *cy, float (*c)[4], float *T, float stop,
                                       uint32_t &live)
@@ -138,7 +141,23 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
             const float dy = QR_SUB(sp.y, cy[r]);
             const float d2 = QR_ADD(dx2, QR_MUL(dy, dy)); /* = qr_dist2 */
             if (!(d2 <= sp.z)) continue;
-            if (EXACT && HALF) {
+            if (AA) {
+                const float ae = qr_aa_alpha(sc.w, d2, sp.z, sp.w);
+                if (EXACT) {
+                    /* qr_blend with alpha ae */
+                    const float m = QR_SUB(1.0f, ae);
+                    c[r][0] = QR_ADD(QR_MUL(ae, sc.x), QR_MUL(m, c[r][0]));
+                    c[r][1] = QR_ADD(QR_MUL(ae, sc.y), QR_MUL(m, c[r][1]));
+                    c[r][2] = QR_ADD(QR_MUL(ae, sc.z), QR_MUL(m, c[r][2]));
+                    c[r][3] = QR_ADD(c[r][3], ae);
+                } else {
+                    const float w = T[r] * ae;
+                    c[r][0] += w * sc.x;
+                    c[r][1] += w * sc.y;
+                    c[r][2] += w * sc.z;
+                    T[r] -= w;
+                }
+            } else if (EXACT && HALF) {
                 /* qr_blend with alpha = 0.5: alpha*colour was staged */
                 c[r][0] = blend_flat<FMA>(sc.x, c[r][0]);
                 c[r][1] = blend_flat<FMA>(sc.y, c[r][1]);
@@ -164,8 +183,10 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
 
 /* One batch of a leaf list staged in shared memory, in list order. */
 struct stage_mem {
-    float4 pos[RT_BATCH];  /* x, y, r*r, and r (snow, HALF) or alpha a (flat) */
-    float4 col[RT_BATCH];  /* flat: a*(r, g, b), 1 - a; snow: 4/r, log2 peak alpha, -4 log2(e)/r^2 (fast), z */
+    float4 pos[RT_BATCH];  /* x, y, r*r, and r (snow, HALF), alpha a (flat) or the
+                              slope (AA, qr_aa_slope) */
+    float4 col[RT_BATCH];  /* flat: a*(r, g, b), 1 - a; AA: r, g, b, a; snow: 4/r, log2 peak
+                              alpha, -4 log2(e)/r^2 (fast), z */
     uint2 mask[RT_BATCH];  /* the circle's pixel box inside the block region and the
                                 current leaf: column bits, row bits */
     uint16_t queue[RT_THREADS / 32][64]; /* each warp's gathered circles (walk_leaf) */
@@ -205,7 +226,7 @@ __device__ __forceinline__ void load_ids(const int32_t *list, int count, int bi,
  * micro2M; the window kernel, at 80 registers, spills more that way and
  * is slower). HALF: the scene is plain (every alpha 0.5: windows and fused
  * blends draw no other), staged as a constant, with the radius in pos.w. */
-template <bool EXACT, bool SNOW, bool WINDOW, bool HALF>
+template <bool EXACT, bool SNOW, bool WINDOW, bool HALF, bool AA>
 __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT_PER],
                                            const float4 *__restrict__ pos,
                                            const float4 *__restrict__ col, const qr_tree_geom &g,
@@ -242,7 +263,10 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT
         /* colour only for circles that touch the region: when leaves are
          * much larger than the region most list entries do not */
         if (!SNOW && WINDOW) cl[k] = col[id[k]];
-        sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), SNOW || HALF ? p[k].w : cl[k].w);
+        const float pw = SNOW || HALF ? p[k].w
+                       : AA ? qr_aa_slope(p[k].w, g.width > g.height ? g.width : g.height)
+                            : cl[k].w;
+        sm.pos[slot] = make_float4(p[k].x, p[k].y, QR_MUL(p[k].w, p[k].w), pw);
         if (SNOW) {
             /* fast mode's per-circle shading terms (shade_snow_fast) */
             sm.col[slot] = EXACT ? make_float4(0.0f, 0.0f, 0.0f, p[k].z)
@@ -250,8 +274,9 @@ __device__ __forceinline__ int stage_batch(stage_mem &sm, const int32_t (&id)[RT
                                                -5.7707801635558535f / (p[k].w * p[k].w), p[k].z);
         } else {
             const float a = HALF ? 0.5f : cl[k].w; /* the circle's alpha (qr_gpu_scene.col) */
-            sm.col[slot] = make_float4(QR_MUL(a, cl[k].x), QR_MUL(a, cl[k].y), QR_MUL(a, cl[k].z),
-                                       QR_SUB(1.0f, a));
+            sm.col[slot] = AA ? cl[k]
+                              : make_float4(QR_MUL(a, cl[k].x), QR_MUL(a, cl[k].y),
+                                            QR_MUL(a, cl[k].z), QR_SUB(1.0f, a));
         }
         sm.mask[slot] = mask[k];
         slot++;

@@ -34,7 +34,7 @@
 /* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
  * exact walk also serves fast mode on shallow scenes: plan_render,
  * renderer.cu). */
-template <bool EXACT, bool SNOW, bool GATHER, bool FMA>
+template <bool EXACT, bool SNOW, bool GATHER, bool FMA, bool AA = false>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
          float color_span, int alpha, float3 back, int items, float4 *__restrict__ image)
@@ -71,7 +71,8 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
             region_ctx rc;
             const uint32_t mine = leaf_part(leaf, b, rc);
             owned |= mine;
-            walk_leaf<EXACT, SNOW, false, GATHER, FMA>(sm, leaf, v.lists + leaf.offset, rc, b, mine, pos, col, g, c, T, stop, live);
+            walk_leaf<EXACT, SNOW, false, GATHER, FMA, AA>(sm, leaf, v.lists + leaf.offset, rc, b, mine,
+                                                          pos, col, g, c, T, stop, live);
         }
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++) {
@@ -94,8 +95,11 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * never gather. */
 typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, float3, int,
                               float4 *);
-static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma)
+static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma, bool aa)
 {
+    /* anti-aliased edges: flat scenes, never fused (not plain) */
+    if (aa && exact) return gather ? k_render<true, false, true, false, true> : k_render<true, false, false, false, true>;
+    if (aa) return k_render<false, false, false, false, true>;
     if (snow && exact) return gather ? k_render<true, true, true, false> : k_render<true, true, false, false>;
     if (snow) return gather ? k_render<false, true, true, false> : k_render<false, true, false, false>;
     if (!exact) return k_render<false, false, false, false>;
@@ -105,7 +109,7 @@ static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma)
 
 cudaError_t qr_launch_render_walk(const qr_render_walk_args *a, cudaStream_t st, int pdl)
 {
-    const render_kernel kernel = walk_kernel(a->exact, a->snow, a->gather, a->fma);
+    const render_kernel kernel = walk_kernel(a->exact, a->snow, a->gather, a->fma, a->aa && !a->snow);
     const int items = qr_render_items(a->view);
     /* with items, as many blocks as stay resident (4 per SM) */
     const int blocks = items ? 4 * qr_device_sms() : qr_render_regions(a->view);

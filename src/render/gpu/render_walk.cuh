@@ -74,7 +74,7 @@ __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const b
  * Gathering pays where few staged circles touch a warp (small circles,
  * micro2M) and costs where most do (the queue's bookkeeping per circle);
  * plan_render (renderer.cu) chooses. */
-template <bool EXACT, bool SNOW, bool WINDOW, bool GATHER, bool FMA>
+template <bool EXACT, bool SNOW, bool WINDOW, bool GATHER, bool FMA, bool AA = false>
 __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, const int32_t *list,
                                           const region_ctx &rc, const block_setup &b, uint32_t mine,
                                           const float4 *__restrict__ pos,
@@ -88,7 +88,7 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
     load_ids(list, leaf.count, EXACT ? 0 : batches - 1, id);
     for (int bi = 0; bi < batches; bi++) {
         /* windows and fused blends draw plain scenes only: alpha 0.5 */
-        const int kept = stage_batch<EXACT, SNOW, WINDOW, WINDOW || FMA>(sm, id, pos, col, g, rc);
+        const int kept = stage_batch<EXACT, SNOW, WINDOW, WINDOW || FMA, AA>(sm, id, pos, col, g, rc);
         __syncthreads();
         /* the next batch's list entries load while this one is walked (one
          * memory round trip fewer before its circles) */
@@ -130,8 +130,8 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                 const int k = GATHER ? queue[bb] : chunk + bb;
                 const uint32_t rows = box_rows(sm, k, b, live);
                 if (rows)
-                    shade<EXACT, SNOW, FMA, WINDOW || FMA>(sm.pos[k], sm.col[k], rows, b.cx, b.cy, c,
-                                                          T, stop, live);
+                    shade<EXACT, SNOW, FMA, WINDOW || FMA, AA>(sm.pos[k], sm.col[k], rows, b.cx,
+                                                              b.cy, c, T, stop, live);
             }
             if (GATHER) {
                 /* the rest (under 32) to the queue's front */

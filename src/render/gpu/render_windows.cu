@@ -183,7 +183,7 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
                 for (int bi = 0; bi < batches; bi++) {
                     int32_t id[RT_PER];
                     load_ids(list + from, (int)len, bi, id);
-                    const int kept = stage_batch<true, false, true, true>(sm, id, pos, col, g, rc);
+                    const int kept = stage_batch<true, false, true, true, false>(sm, id, pos, col, g, rc);
                     __syncthreads();
                     const int chunks = (kept + 31) / 32;
                     for (int ci = 0; ci < chunks; ci++) {

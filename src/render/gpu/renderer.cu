@@ -9,6 +9,7 @@
 #include "render/gpu/renderer.h"
 #include "gpu/cuda_check.h"
 #include "quadtree/gpu/index_gpu.h"
+#include "common/circle_math.h"
 #include "quadrender/image.h"
 
 #include <math.h>
@@ -66,6 +67,8 @@ extern "C" void qr_gpu_renderer_destroy(qr_gpu_renderer *r)
     cudaFree(r->image);
     cudaFree(r->counts);
     cudaFree(r->ro);
+    cudaFree(r->aa_r);
+    cudaFree(r->aa_pos);
     qr_gpu_index_destroy(r->index);
     free(r);
 }
@@ -170,6 +173,7 @@ typedef struct render_plan {
     int32_t *counts;
     float color_span, lo, hi;
     float back[3];          /* flat: the background colour */
+    int aa;                 /* anti-aliased edges (the walk's AA instance) */
     int windows;            /* exact mode by windows (render_windows.cu), else a walk: */
     int exact, snow, gather, fma; /* the walk's kernel (render_walk.cu), or the windows' fma */
     int alpha, window, timing;
@@ -187,6 +191,7 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
     p->image = r->image;
     p->color_span = scene->color_span;
     for (int k = 0; k < 3; k++) p->back[k] = scene->background[k];
+    p->aa = scene->antialias;
     p->timing = (int)r->timing;
     const bool snow = scene->shading == QR_SHADE_SNOW;
     /* exact flat blends as one fused multiply-add, where that is exact
@@ -273,6 +278,7 @@ static qr_status enqueue_render(void *user, const qr_index_view *view, cudaStrea
         wa.color_span = p.color_span;
         wa.alpha = p.alpha;
         for (int k = 0; k < 3; k++) wa.back[k] = p.back[k];
+        wa.aa = p.aa;
         wa.image = p.image;
         wa.exact = p.exact;
         wa.snow = p.snow;
@@ -307,10 +313,63 @@ static qr_status enqueue_render(void *user, const qr_index_view *view, cudaStrea
     return QR_OK;
 }
 
+/* Anti-aliased edges: every radius half a pixel of this image larger
+ * (qr_aa_radius), into the index's radii and the render's packed circles. */
+__global__ void k_widen(int32_t n, const float4 *__restrict__ pos, float half_px, float *r_out,
+                        float4 *pos_out)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float4 p = pos[i];
+        p.w = qr_aa_radius(p.w, half_px);
+        r_out[i] = p.w;
+        pos_out[i] = p;
+    }
+}
+
+/* The scene a frame of an anti-aliased scene builds and renders: `scene`
+ * with its radii widened for this image (r->aa_r, r->aa_pos), in *view;
+ * queued on the legacy stream, which the frame's stream waits for. */
+static qr_status widened_scene(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_gpu_scene *view,
+                               qr_error *err)
+{
+    if (scene->n > r->aa_cap) {
+        cudaFree(r->aa_r);
+        cudaFree(r->aa_pos);
+        r->aa_r = NULL;
+        r->aa_pos = NULL;
+        r->aa_cap = 0;
+        cudaError_t e = cudaMalloc((void **)&r->aa_r, (size_t)scene->n * sizeof(float));
+        if (e == cudaSuccess) e = cudaMalloc((void **)&r->aa_pos, (size_t)scene->n * sizeof(float4));
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            return qr_fail(err, qr_cuda_status(e),
+                           "anti-aliased edges need %zu more bytes of GPU memory: %s",
+                           (size_t)scene->n * (sizeof(float) + sizeof(float4)), cudaGetErrorString(e));
+        }
+        r->aa_cap = scene->n;
+    }
+    *view = *scene;
+    view->r = r->aa_r;
+    view->pos = r->aa_pos;
+    if (scene->n == 0) return QR_OK;
+    const int side = r->width > r->height ? r->width : r->height;
+    const int blocks = (int)((scene->n + 255) / 256 < 4096 ? (scene->n + 255) / 256 : 4096);
+    k_widen<<<blocks, 256, 0, cudaStreamLegacy>>>(scene->n, scene->pos, qr_aa_half_pixel(side),
+                                                 r->aa_r, r->aa_pos);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    return QR_OK;
+}
+
 qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                const qr_index_params *params, qr_render_mode mode,
                                const qr_rect *region, qr_error *err)
 {
+    qr_gpu_scene view;
+    if (scene->antialias) {
+        qr_status wst = widened_scene(r, scene, &view, err);
+        if (wst) return wst;
+        scene = &view;
+    }
     /* 1. plan the render kernels */
     render_after ra;
     ra.r = r;

@@ -28,6 +28,11 @@ struct qr_gpu_renderer {
     void *band_dev[2], *band_host[2]; /* device rows; pinned host copies */
     size_t band_bytes;
     cudaEvent_t band_done[2];
+    /* anti-aliased edges: the scene's radii widened for this image (the
+     * index's r, the render's pos), aa_cap circles each; made on first use */
+    float *aa_r;
+    float4 *aa_pos;
+    int32_t aa_cap;
 };
 
 /* Makes a renderer for a width x height image whose frames render regions

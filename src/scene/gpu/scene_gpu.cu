@@ -348,6 +348,7 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
     g->steps = s->steps;
     g->block_floats = s->block_floats;
     memcpy(g->background, s->background, sizeof g->background);
+    g->antialias = s->shading == QR_SHADE_FLAT && s->antialias;
     g->plain = qr_scene_is_plain(s);
     size_t bytes = s->block_floats * sizeof(float);
     cudaError_t e = cudaMalloc((void **)&g->block, bytes ? bytes : sizeof(float));
@@ -475,6 +476,7 @@ static qr_status scene_from_rows(qr_gpu_scene *g, const float *rows, int32_t n, 
     cudaFree(g->alpha);
     g->alpha = NULL;
     g->background[0] = g->background[1] = g->background[2] = 1.0f;
+    g->antialias = 0;
     g->plain = 1;
     g->vx = g->vy = g->vz = g->x0 = g->y0 = g->vx0 = g->vy0 = NULL;
     cudaError_t e = cudaSuccess;
