@@ -110,46 +110,21 @@ typedef float v8f_alias __attribute__((vector_size(32), may_alias));
 
 /* ---- exact: back to front, the reference blend ------------------------------- */
 
-INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count, const tile_geom *t,
-                       tile_px *p)
-{
-    for (int32_t j = 0; j < count; j++) {
-        const cpu_circle *ci = &list[j];
-        tile_box c;
-        if (!clip_box(&ci->box, t, &c)) continue;
-        const float x = ci->x, y = ci->y, rad = ci->rad;
-        const v8f r2 = SPLAT(QR_MUL(rad, rad));
-        /* alpha * colour and 1 - alpha, as qr_blend computes them */
-        const v8f alpha = SPLAT(ci->a), half = SPLAT(QR_SUB(1.0f, ci->a));
-        const v8f hr = SPLAT(QR_MUL(ci->a, ci->c0));
-        const v8f hg = SPLAT(QR_MUL(ci->a, ci->c1));
-        const v8f hb = SPLAT(QR_MUL(ci->a, ci->c2));
-        v8f dx2[NV];
-        v8i in_box[NV];
-        circle_columns(t, &ci->box, &c, x, dx2, in_box);
-        for (int k = c.y0; k < c.y1; k++) {
-            const float dy = QR_SUB(y, t->cy[k]);
-            const v8f dy2 = SPLAT(QR_MUL(dy, dy));
-            for (int v = c.v0; v <= c.v1; v++) {
-                /* covered unless d2 > r*r, as the reference tests it */
-                const v8i m = ~(dx2[v] + dy2 > r2) & in_box[v];
-                const int at = k * CPU_TILE + 8 * v;
-                const v8f cr = VEC(p->r + at), cg = VEC(p->g + at), cb = VEC(p->b + at);
-                const v8f ca = VEC(p->a + at);
-                STORE(p->r + at, SELECT(m, hr + half * cr, cr));
-                STORE(p->g + at, SELECT(m, hg + half * cg, cg));
-                STORE(p->b + at, SELECT(m, hb + half * cb, cb));
-                STORE(p->a + at, SELECT(m, ca + alpha, ca));
-            }
-        }
-    }
-}
+/* LANE_ALPHA: the per-pixel alpha of a flat circle's lanes: its own (a), or with
+ * anti-aliased edges (aa, a compile-time constant at each call) a times the
+ * coverage, min(1, (r'^2 - d2) k), lane by lane as qr_aa_alpha computes
+ * it. */
+#define LANE_COVER(d2, r2, k) (((r2) - (d2)) * (k))
+#define LANE_ALPHA(aa, a, d2, r2, k)                                                          \
+    ((aa) ? (a) * SELECT(LANE_COVER(d2, r2, k) < SPLAT(1.0f), LANE_COVER(d2, r2, k),          \
+                         SPLAT(1.0f))                                                         \
+          : (a))
 
-/* exact_flat with anti-aliased edges: each covered pixel's alpha is the
- * circle's times its coverage (qr_aa_alpha), in the reference's operations
- * lane by lane. */
-INLINE void exact_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t count,
-                          const tile_geom *t, tile_px *p)
+/* Flat circles in list order: qr_blend lane by lane, a c + (1 - a) C and
+ * alpha + a (a c and 1 - a once a circle where every lane's a is the
+ * circle's). */
+INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count, const tile_geom *t,
+                       tile_px *p, int aa)
 {
     const v8f one = SPLAT(1.0f);
     for (int32_t j = 0; j < count; j++) {
@@ -157,8 +132,10 @@ INLINE void exact_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t co
         tile_box c;
         if (!clip_box(&ci->box, t, &c)) continue;
         const float x = ci->x, y = ci->y, rad = ci->rad;
-        const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(qr_aa_slope(rad, f->side));
+        const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(aa ? qr_aa_slope(rad, f->side) : 0.0f);
         const v8f a = SPLAT(ci->a), cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
+        /* the circle's own alpha * colour and 1 - alpha, as qr_blend computes them */
+        const v8f hr = a * cr, hg = a * cg, hb = a * cb, half = one - a;
         v8f dx2[NV];
         v8i in_box[NV];
         circle_columns(t, &ci->box, &c, x, dx2, in_box);
@@ -167,16 +144,16 @@ INLINE void exact_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t co
             const v8f dy2 = SPLAT(QR_MUL(dy, dy));
             for (int v = c.v0; v <= c.v1; v++) {
                 const v8f d2 = dx2[v] + dy2;
+                /* covered unless d2 > r*r, as the reference tests it */
                 const v8i m = ~(d2 > r2) & in_box[v];
-                const v8f cov = (r2 - d2) * k;
-                const v8f ae = a * SELECT(cov < one, cov, one);
-                const v8f om = one - ae;
+                const v8f ae = LANE_ALPHA(aa, a, d2, r2, k);
+                const v8f om = aa ? one - ae : half;
                 const int at = row * CPU_TILE + 8 * v;
                 const v8f pr = VEC(p->r + at), pg = VEC(p->g + at), pb = VEC(p->b + at);
                 const v8f pa = VEC(p->a + at);
-                STORE(p->r + at, SELECT(m, ae * cr + om * pr, pr));
-                STORE(p->g + at, SELECT(m, ae * cg + om * pg, pg));
-                STORE(p->b + at, SELECT(m, ae * cb + om * pb, pb));
+                STORE(p->r + at, SELECT(m, (aa ? ae * cr : hr) + om * pr, pr));
+                STORE(p->g + at, SELECT(m, (aa ? ae * cg : hg) + om * pg, pg));
+                STORE(p->b + at, SELECT(m, (aa ? ae * cb : hb) + om * pb, pb));
                 STORE(p->a + at, SELECT(m, pa + ae, pa));
             }
         }
@@ -265,8 +242,9 @@ INLINE void close_groups(const tile_px *p, uint32_t live[NG], int k, int g0, int
         if (((live[g] >> k) & 1u) && group_done(p, k, g, stop)) live[g] &= ~(1u << k);
 }
 
+/* Flat circles front to back: w = T a (LANE_ALPHA), C += w c, T -= w. */
 INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
-                      const tile_geom *t, tile_px *p, uint32_t live[NG])
+                      const tile_geom *t, tile_px *p, uint32_t live[NG], int aa)
 {
     const v8f zero = SPLAT(0.0f);
     for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
@@ -277,47 +255,7 @@ INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
         uint32_t rows = row_bits(c.y0, c.y1) & live_rows(live, g0, g1);
         if (!rows) continue;
         const float x = ci->x, y = ci->y, rad = ci->rad;
-        const v8f r2 = SPLAT(QR_MUL(rad, rad));
-        const v8f cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
-        const v8f alpha = SPLAT(ci->a);
-        v8f dx2[NV];
-        v8i in_box[NV];
-        circle_columns(t, &ci->box, &c, x, dx2, in_box);
-        while (rows) {
-            const int k = __builtin_ctz(rows);
-            rows &= rows - 1;
-            const float dy = QR_SUB(y, t->cy[k]);
-            const v8f dy2 = SPLAT(QR_MUL(dy, dy));
-            for (int v = c.v0; v <= c.v1; v++) {
-                if (!((live[v / VG] >> k) & 1u)) continue;
-                const v8i m = ~(dx2[v] + dy2 > r2) & in_box[v];
-                const int at = k * CPU_TILE + 8 * v;
-                const v8f T = VEC(p->a + at);
-                const v8f w = SELECT(m, T * alpha, zero);
-                STORE(p->r + at, VEC(p->r + at) + w * cr);
-                STORE(p->g + at, VEC(p->g + at) + w * cg);
-                STORE(p->b + at, VEC(p->b + at) + w * cb);
-                STORE(p->a + at, T - w);
-            }
-            close_groups(p, live, k, g0, g1, f->stop);
-        }
-    }
-}
-
-/* fast_flat with anti-aliased edges (exact_flat_aa's alpha). */
-INLINE void fast_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t count,
-                         const tile_geom *t, tile_px *p, uint32_t live[NG])
-{
-    const v8f zero = SPLAT(0.0f), one = SPLAT(1.0f);
-    for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
-        const cpu_circle *ci = &list[j];
-        tile_box c;
-        if (!clip_box(&ci->box, t, &c)) continue;
-        const int g0 = c.x0 / CPU_GROUP, g1 = (c.x1 - 1) / CPU_GROUP;
-        uint32_t rows = row_bits(c.y0, c.y1) & live_rows(live, g0, g1);
-        if (!rows) continue;
-        const float x = ci->x, y = ci->y, rad = ci->rad;
-        const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(qr_aa_slope(rad, f->side));
+        const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(aa ? qr_aa_slope(rad, f->side) : 0.0f);
         const v8f a = SPLAT(ci->a), cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
         v8f dx2[NV];
         v8i in_box[NV];
@@ -331,11 +269,9 @@ INLINE void fast_flat_aa(const cpu_frame *f, const cpu_circle *list, int32_t cou
                 if (!((live[v / VG] >> row) & 1u)) continue;
                 const v8f d2 = dx2[v] + dy2;
                 const v8i m = ~(d2 > r2) & in_box[v];
-                const v8f cov = (r2 - d2) * k;
-                const v8f ae = a * SELECT(cov < one, cov, one);
                 const int at = row * CPU_TILE + 8 * v;
                 const v8f T = VEC(p->a + at);
-                const v8f w = SELECT(m, T * ae, zero);
+                const v8f w = SELECT(m, T * LANE_ALPHA(aa, a, d2, r2, k), zero);
                 STORE(p->r + at, VEC(p->r + at) + w * cr);
                 STORE(p->g + at, VEC(p->g + at) + w * cg);
                 STORE(p->b + at, VEC(p->b + at) + w * cb);
@@ -418,9 +354,9 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         if (f->snow)
             exact_snow(f, list, count, &t, &p);
         else if (f->aa)
-            exact_flat_aa(f, list, count, &t, &p);
+            exact_flat(f, list, count, &t, &p, 1);
         else
-            exact_flat(f, list, count, &t, &p);
+            exact_flat(f, list, count, &t, &p, 0);
     } else {
         for (int k = 0; k < CPU_TILE; k++)
             for (int c = 0; c < CPU_TILE; c++) {
@@ -434,9 +370,9 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         if (f->snow)
             fast_snow(f, list, count, &t, &p, live);
         else if (f->aa)
-            fast_flat_aa(f, list, count, &t, &p, live);
+            fast_flat(f, list, count, &t, &p, live, 1);
         else
-            fast_flat(f, list, count, &t, &p, live);
+            fast_flat(f, list, count, &t, &p, live, 0);
         /* what lies behind: the background, through what is left of T */
         for (int k = 0; k < t.h; k++)
             for (int c = 0; c < t.w; c++) {
