@@ -123,8 +123,8 @@ typedef float v8f_alias __attribute__((vector_size(32), may_alias));
 /* Flat circles in list order: qr_blend lane by lane, a c + (1 - a) C and
  * alpha + a (a c and 1 - a once a circle where every lane's a is the
  * circle's). */
-INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count, const tile_geom *t,
-                       tile_px *p, int aa)
+INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, const float *alpha,
+                       int32_t count, const tile_geom *t, tile_px *p, int aa)
 {
     const v8f one = SPLAT(1.0f);
     for (int32_t j = 0; j < count; j++) {
@@ -133,7 +133,8 @@ INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, int32_t count
         if (!clip_box(&ci->box, t, &c)) continue;
         const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(aa ? qr_aa_slope(rad, f->side) : 0.0f);
-        const v8f a = SPLAT(ci->a), cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
+        const v8f a = SPLAT(alpha ? alpha[j] : 0.5f);
+        const v8f cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
         /* the circle's own alpha * colour and 1 - alpha, as qr_blend computes them */
         const v8f hr = a * cr, hg = a * cg, hb = a * cb, half = one - a;
         v8f dx2[NV];
@@ -243,8 +244,8 @@ INLINE void close_groups(const tile_px *p, uint32_t live[NG], int k, int g0, int
 }
 
 /* Flat circles front to back: w = T a (LANE_ALPHA), C += w c, T -= w. */
-INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
-                      const tile_geom *t, tile_px *p, uint32_t live[NG], int aa)
+INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, const float *alpha,
+                      int32_t count, const tile_geom *t, tile_px *p, uint32_t live[NG], int aa)
 {
     const v8f zero = SPLAT(0.0f);
     for (int32_t j = count - 1; j >= 0 && any_live(live); j--) {
@@ -256,7 +257,8 @@ INLINE void fast_flat(const cpu_frame *f, const cpu_circle *list, int32_t count,
         if (!rows) continue;
         const float x = ci->x, y = ci->y, rad = ci->rad;
         const v8f r2 = SPLAT(QR_MUL(rad, rad)), k = SPLAT(aa ? qr_aa_slope(rad, f->side) : 0.0f);
-        const v8f a = SPLAT(ci->a), cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
+        const v8f a = SPLAT(alpha ? alpha[j] : 0.5f);
+        const v8f cr = SPLAT(ci->c0), cg = SPLAT(ci->c1), cb = SPLAT(ci->c2);
         v8f dx2[NV];
         v8i in_box[NV];
         circle_columns(t, &ci->box, &c, x, dx2, in_box);
@@ -321,8 +323,8 @@ INLINE void fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t count,
 /* ---- the tile ----------------------------------------------------------------- */
 
 QR_SIMD_CLONES
-void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, int x0, int y0,
-                     int x1, int y1)
+void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *alpha, int32_t count,
+                     int x0, int y0, int x1, int y1)
 {
     tile_geom t;
     tile_px p;
@@ -354,9 +356,9 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         if (f->snow)
             exact_snow(f, list, count, &t, &p);
         else if (f->aa)
-            exact_flat(f, list, count, &t, &p, 1);
+            exact_flat(f, list, alpha, count, &t, &p, 1);
         else
-            exact_flat(f, list, count, &t, &p, 0);
+            exact_flat(f, list, alpha, count, &t, &p, 0);
     } else {
         for (int k = 0; k < CPU_TILE; k++)
             for (int c = 0; c < CPU_TILE; c++) {
@@ -370,9 +372,9 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
         if (f->snow)
             fast_snow(f, list, count, &t, &p, live);
         else if (f->aa)
-            fast_flat(f, list, count, &t, &p, live, 1);
+            fast_flat(f, list, alpha, count, &t, &p, live, 1);
         else
-            fast_flat(f, list, count, &t, &p, live, 0);
+            fast_flat(f, list, alpha, count, &t, &p, live, 0);
         /* what lies behind: the background, through what is left of T */
         for (int k = 0; k < t.h; k++)
             for (int c = 0; c < t.w; c++) {
@@ -382,7 +384,7 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
                 p.b[at] += p.a[at] * t.bg[2][k];
             }
     }
-    const int alpha = !f->front_to_back && f->keep_alpha;
+    const int keep_alpha = !f->front_to_back && f->keep_alpha;
     for (int k = 0; k < t.h; k++) {
         const size_t row = (size_t)(f->oy + y0 + k - f->band_y0);
         float *out = f->band->rgba + (row * (size_t)width + (size_t)(f->ox + x0)) * 4;
@@ -391,7 +393,7 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, int32_t count, 
             out[4 * c + 0] = p.r[at];
             out[4 * c + 1] = p.g[at];
             out[4 * c + 2] = p.b[at];
-            out[4 * c + 3] = alpha ? p.a[at] : 1.0f;
+            out[4 * c + 3] = keep_alpha ? p.a[at] : 1.0f;
         }
     }
 }

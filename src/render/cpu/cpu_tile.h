@@ -31,14 +31,16 @@ typedef struct cpu_box {
     uint16_t x0, x1, y0, y1;
 } cpu_box;
 
-/* A circle as the tiles read it: one small record, so that a leaf's list,
- * which jumps through the scene, costs about one cache line per circle. */
+/* A circle as the tiles read it: one 32-byte record, so that a leaf's
+ * list, which jumps through the scene, costs one cache line per circle.
+ * Per-circle alpha (qr_scene.alpha) travels beside the records, in a list
+ * of its own (cpu_render_tile). */
 typedef struct cpu_circle {
     float x, y, rad;
     float c0, c1, c2; /* flat: red, green, blue; snow: z, unused, unused */
-    float a;          /* flat: its alpha (qr_scene_alpha) */
     cpu_box box;
 } cpu_circle;
+_Static_assert(sizeof(cpu_circle) == 32, "a circle record a half cache line");
 
 /* What every tile of a window shares. Tiles and boxes are in window
  * coordinates: image pixel (ox + x, oy + y). */
@@ -60,8 +62,9 @@ typedef struct cpu_frame {
 
 /* Renders window pixels [x0,x1) x [y0,y1) (at most CPU_TILE on a side; x0
  * a multiple of CPU_GROUP) from the circles c[0..count), in drawing order,
- * into f->band. */
-void cpu_render_tile(const cpu_frame *f, const cpu_circle *c, int32_t count, int x0, int y0,
-                     int x1, int y1);
+ * into f->band; alpha[0..count) their alphas (flat scenes with per-circle
+ * alpha), or NULL: 0.5 each. */
+void cpu_render_tile(const cpu_frame *f, const cpu_circle *c, const float *alpha, int32_t count,
+                     int x0, int y0, int x1, int y1);
 
 #endif

@@ -104,7 +104,6 @@ static void circle_chunk(void *ctx, int task)
         c->c0 = snow ? s->z[i] : s->red[i];
         c->c1 = snow ? 0.0f : s->green[i];
         c->c2 = snow ? 0.0f : s->blue[i];
-        c->a = snow ? 0.0f : qr_scene_alpha(s, i);
         c->box = b;
         if (!cp->sum) continue;
         /* the colours the walks can blend (drawable circles') */
@@ -149,6 +148,7 @@ typedef struct block_pass {
     const cpu_frame *f;
     const qr_index *ix;
     const cpu_circle *circles;
+    const float *alpha; /* the scene's per-circle alpha (flat), or NULL */
     const block_task *tasks;
     atomic_int oom; /* a block found no memory for its circles */
 } block_pass;
@@ -178,15 +178,16 @@ static void tiles_met(const cpu_box *b, const block_task *t, int *a0, int *a1, i
     *b1 = ((b->y1 < t->y1 ? b->y1 : t->y1) - 1 - t->y0) / CPU_TILE;
 }
 
-/* Renders the block's tiles from its circles c[0..m), every tile from all
- * of them (each skips the circles missing it). */
-static void render_tiles(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
+/* Renders the block's tiles from its circles c[0..m) (alphas a[0..m), or
+ * NULL), every tile from all of them (each skips the circles missing it). */
+static void render_tiles(block_pass *bp, const block_task *t, const cpu_circle *c, const float *a,
+                         int32_t m)
 {
     for (int32_t y = t->y0; y < t->y1; y += CPU_TILE)
         for (int32_t x = t->x0; x < t->x1; x += CPU_TILE) {
             const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
             const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
-            cpu_render_tile(bp->f, c, m, x, y, x1, y1);
+            cpu_render_tile(bp->f, c, a, m, x, y, x1, y1);
         }
 }
 
@@ -196,12 +197,13 @@ static void render_tiles(block_pass *bp, const block_task *t, const cpu_circle *
  * circles). Not where circles meet several tiles (the bins would copy most
  * of them several times), nor front to back (a tile's walk stops after the
  * few circles it needs, and the bins would cost a pass over all). */
-static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c, int32_t m)
+static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c, const float *ca,
+                        int32_t m)
 {
     const int tw = (t->x1 - t->x0 + CPU_TILE - 1) / CPU_TILE;
     const int th = (t->y1 - t->y0 + CPU_TILE - 1) / CPU_TILE;
     if (tw * th == 1 || bp->f->front_to_back) {
-        render_tiles(bp, t, c, m);
+        render_tiles(bp, t, c, ca, m);
         return;
     }
     int32_t at[TILES * TILES + 1] = {0};
@@ -213,11 +215,14 @@ static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c
     }
     for (int k = 0; k < TILES * TILES; k++) at[k + 1] += at[k];
     if (at[TILES * TILES] > BIN_SPREAD * (int64_t)m) {
-        render_tiles(bp, t, c, m);
+        render_tiles(bp, t, c, ca, m);
         return;
     }
-    cpu_circle *bins = malloc((size_t)(at[TILES * TILES] ? at[TILES * TILES] : 1) * sizeof *bins);
-    if (!bins) {
+    const size_t nb = (size_t)(at[TILES * TILES] ? at[TILES * TILES] : 1);
+    cpu_circle *bins = malloc(nb * sizeof *bins);
+    float *bin_a = ca ? malloc(nb * sizeof *bin_a) : NULL;
+    if (!bins || (ca && !bin_a)) {
+        free(bins);
         atomic_store(&bp->oom, 1);
         return;
     }
@@ -226,7 +231,11 @@ static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c
     for (int32_t j = 0; j < m; j++) {
         tiles_met(&c[j].box, t, &a0, &a1, &b0, &b1);
         for (int b = b0; b <= b1; b++)
-            for (int a = a0; a <= a1; a++) bins[fill[b * TILES + a]++] = c[j];
+            for (int a = a0; a <= a1; a++) {
+                const int32_t at_bin = fill[b * TILES + a]++;
+                bins[at_bin] = c[j];
+                if (ca) bin_a[at_bin] = ca[j];
+            }
     }
     for (int b = 0; b < th; b++)
         for (int a = 0; a < tw; a++) {
@@ -234,9 +243,11 @@ static void render_bins(block_pass *bp, const block_task *t, const cpu_circle *c
             const int32_t x1 = x + CPU_TILE < t->x1 ? x + CPU_TILE : t->x1;
             const int32_t y1 = y + CPU_TILE < t->y1 ? y + CPU_TILE : t->y1;
             const int k = b * TILES + a;
-            cpu_render_tile(bp->f, bins + at[k], at[k + 1] - at[k], x, y, x1, y1);
+            cpu_render_tile(bp->f, bins + at[k], ca ? bin_a + at[k] : NULL, at[k + 1] - at[k], x,
+                            y, x1, y1);
         }
     free(bins);
+    free(bin_a);
 }
 
 static void block_job(void *ctx, int task)
@@ -245,8 +256,11 @@ static void block_job(void *ctx, int task)
     const block_task *t = &bp->tasks[task];
     const qr_leaf *leaf = &bp->ix->leaves[t->leaf];
     const int32_t *list = bp->ix->lists + leaf->offset;
-    cpu_circle *mine = malloc((size_t)(leaf->count ? leaf->count : 1) * sizeof *mine);
-    if (!mine) {
+    const size_t cap = (size_t)(leaf->count ? leaf->count : 1);
+    cpu_circle *mine = malloc(cap * sizeof *mine);
+    float *mine_a = bp->alpha ? malloc(cap * sizeof *mine_a) : NULL;
+    if (!mine || (bp->alpha && !mine_a)) {
+        free(mine);
         atomic_store(&bp->oom, 1);
         return;
     }
@@ -256,10 +270,14 @@ static void block_job(void *ctx, int task)
          * for the hardware's prefetcher */
         if (j + PREFETCH < leaf->count) __builtin_prefetch(&bp->circles[list[j + PREFETCH]]);
         const cpu_circle *c = &bp->circles[list[j]];
-        if (box_meets(&c->box, t->x0, t->y0, t->x1, t->y1)) mine[m++] = *c;
+        if (box_meets(&c->box, t->x0, t->y0, t->x1, t->y1)) {
+            if (mine_a) mine_a[m] = bp->alpha[list[j]];
+            mine[m++] = *c;
+        }
     }
-    render_bins(bp, t, mine, m);
+    render_bins(bp, t, mine, mine_a, m);
     free(mine);
+    free(mine_a);
 }
 
 /* The tasks of a window: every leaf's part inside it cut into blocks of
@@ -368,6 +386,7 @@ static int render_window(const qr_scene *scene, const qr_index *ix, cpu_circle *
     bp.f = f;
     bp.ix = ix;
     bp.circles = circles;
+    bp.alpha = scene->shading == QR_SHADE_FLAT ? scene->alpha : NULL;
     bp.tasks = tasks;
     atomic_init(&bp.oom, 0);
     qr_parallel_for(ntasks, threads, block_job, &bp);
