@@ -288,6 +288,12 @@ enum { CLI_MO_EXTENT, CLI_MO_ASPECT, CLI_MO_COLOR_BY, CLI_MO_CMAP, CLI_MO_NORM, 
  * hold neither); cli_map_apply applies them with the data options. */
 enum { CLI_PO_ALPHA, CLI_PO_BACKGROUND, CLI_PO_ANTIALIAS, CLI_PICTURE_NOPTS };
 void cli_picture_opts_init(cli_opt *opts, cli_map_opts *m);
+/* A .npy of one <noun> a circle of the scene (--color-by's values,
+ * --alpha's alphas): *out (malloc'd, freed by the caller also on failure)
+ * and *rows; another count is the input's fault (QR_ERR_PARSE, "<path>: N
+ * <noun>s for the M circles of <scene>"). */
+qr_status cli_read_per_circle(const char *path, const char *noun, const qr_scene *scene,
+                              float **out, int64_t *rows, qr_error *err);
 /* Sets the scene's alpha and background from m (a no-op without them). */
 qr_status cli_picture_apply(const cli_map_opts *m, qr_scene *scene, qr_error *err);
 /* Sets the defaults (no extent, equal, no values, viridis, linear, the

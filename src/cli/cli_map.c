@@ -166,11 +166,7 @@ int cli_map_apply(const cli_map_opts *m, qr_scene *scene, cli_color_scale *scale
     if (m->color_by) {
         float *values = NULL;
         int64_t rows = 0;
-        qr_status st = qr_npy_read_floats(m->color_by, 0, "one value a circle", &values, &rows,
-                                          &err);
-        if (st == QR_OK && rows != scene->n)
-            st = qr_fail(&err, QR_ERR_PARSE, "%s: %lld values for the %lld circles of %s",
-                         m->color_by, (long long)rows, (long long)scene->n, scene->name);
+        qr_status st = cli_read_per_circle(m->color_by, "value", scene, &values, &rows, &err);
         if (st == QR_OK)
             st = qr_scene_color_by(scene, values, m->cmap, (qr_norm)m->norm, m->vmin, m->vmax,
                                    &err);

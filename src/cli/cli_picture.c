@@ -4,6 +4,7 @@
  * set by the library's functions (quadrender/scene.h; see cli.h). */
 #include "cli/cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,18 @@ void cli_picture_opts_init(cli_opt *opts, cli_map_opts *m)
     memcpy(opts, o, sizeof o);
 }
 
+qr_status cli_read_per_circle(const char *path, const char *noun, const qr_scene *scene,
+                              float **out, int64_t *rows, qr_error *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "one %s a circle", noun);
+    qr_status st = qr_npy_read_floats(path, 0, what, out, rows, err);
+    if (st == QR_OK && *rows != scene->n)
+        st = qr_fail(err, QR_ERR_PARSE, "%s: %lld %ss for the %lld circles of %s", path,
+                     (long long)*rows, noun, (long long)scene->n, scene->name);
+    return st;
+}
+
 /* --alpha's text: one number for every circle, else a .npy of one a circle. */
 static qr_status set_alpha(const char *text, qr_scene *scene, qr_error *err)
 {
@@ -66,10 +79,7 @@ static qr_status set_alpha(const char *text, qr_scene *scene, qr_error *err)
             return qr_fail(err, QR_ERR_NOMEM, "out of memory for %lld alphas", (long long)rows);
         for (int64_t i = 0; i < rows; i++) alpha[i] = a;
     } else {
-        st = qr_npy_read_floats(text, 0, "one alpha a circle", &alpha, &rows, err);
-        if (st == QR_OK && rows != scene->n)
-            st = qr_fail(err, QR_ERR_PARSE, "%s: %lld alphas for the %lld circles of %s", text,
-                         (long long)rows, (long long)scene->n, scene->name);
+        st = cli_read_per_circle(text, "alpha", scene, &alpha, &rows, err);
     }
     if (st == QR_OK) st = qr_scene_set_alpha(scene, alpha, "--alpha", err);
     free(alpha);
