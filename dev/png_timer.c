@@ -168,7 +168,7 @@ static void *chunk_thread(void *arg)
         int n = j->h - r0 < j->rows_per_chunk ? j->h - r0 : j->rows_per_chunk;
         for (int r = 0; r < n; r++) {
             const unsigned char *row = j->px + (size_t)(r0 + r) * rb;
-            qr_png_filter_row(j->p.filter, row, r0 + r ? row - rb : NULL, rb, filt + r * fb,
+            qr_png_filter_row(j->p.filter, 3, row, r0 + r ? row - rb : NULL, rb, filt + r * fb,
                               scratch);
         }
         size_t in_len = (size_t)n * fb;

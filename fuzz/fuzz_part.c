@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         part[QR_PART_HEADER - 4 + k] = (uint8_t)(crc >> (8 * k));
 
     const uint32_t fmt = get32(part + 12), w = get32(part + 16), h = get32(part + 20),
-                   row0 = get32(part + 24), level = get32(part + 32);
+                   row0 = get32(part + 24), level = get32(part + 32),
+                   pixel_bytes = get32(part + 8 + 4 * 13);
     const qr_image_format format = fmt == QR_FORMAT_PNG   ? QR_FORMAT_PNG
                                    : fmt == QR_FORMAT_PPM ? QR_FORMAT_PPM
                                    : fmt == QR_FORMAT_PFM ? QR_FORMAT_PFM
@@ -80,11 +81,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qr_image_write_options o = qr_image_write_options_default();
     o.png_level = (int)level;
     o.threads = 1;
+    o.alpha = format == QR_FORMAT_PNG && pixel_bytes == 4; /* a part of RGBA rows */
     qr_image_writer *wr = NULL;
     qr_error err;
     fuzz_check(qr_image_writer_open(path, format, (int32_t)w, (int32_t)h, &o, &wr, &err) == QR_OK,
                "a small image's writer does not open");
-    const size_t row_bytes = (size_t)w * 3 * (format == QR_FORMAT_PFM ? sizeof(float) : 1);
+    const size_t row_bytes = (size_t)w * (size_t)qr_image_writer_pixel_bytes(wr);
     void *zeros = calloc((size_t)h, row_bytes);
     fuzz_check(zeros != NULL, "out of memory");
     /* the rows before the part, where the file's grid allows them */

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "alpha_image.h"
 #include "quadrender/image.h"
 #include "random_scene.h"
 #include "test_util.h"
@@ -394,10 +395,13 @@ Test(image, png_same_bytes_as_ppm)
     qr_image_destroy(img);
 }
 
-/* img's pixels as a PNG holds them (qr_to_byte, top row first): the
- * oracle the PNGs in memory below are decoded against. */
-static unsigned char *png_pixels(const qr_image *img)
+/* img's pixels as a PNG holds them (qr_to_byte, top row first; with
+ * alpha, qr_test_rgba8's RGBA): the oracle the PNGs in memory below are
+ * decoded against. */
+static unsigned char *png_pixels(const qr_image *img, int alpha)
 {
+    if (alpha)
+        return qr_test_rgba8_rows(img);
     unsigned char *want = malloc((size_t)img->width * img->height * 3);
     cr_assert_not_null(want);
     for (int32_t row = 0; row < img->height; row++)
@@ -420,6 +424,9 @@ static void check_png_in_memory(const qr_image *img, const qr_image_write_option
     cr_assert_eq(qr_image_encode_png(img, opts, &png, &len, &err), QR_OK, "%s: %s", what,
                  err.msg);
     cr_assert(png && len > 8, "%s", what);
+    const int alpha = opts && opts->alpha;
+    const size_t ch = alpha ? 4 : 3;
+    cr_assert_eq(png[25], alpha ? 6 : 2, "%s: IHDR's colour type %d", what, png[25]);
 
     png_image pi;
     memset(&pi, 0, sizeof pi);
@@ -427,16 +434,16 @@ static void check_png_in_memory(const qr_image *img, const qr_image_write_option
     cr_assert(png_image_begin_read_from_memory(&pi, png, len), "%s: %s", what, pi.message);
     cr_assert_eq(pi.width, (png_uint_32)img->width, "%s", what);
     cr_assert_eq(pi.height, (png_uint_32)img->height, "%s", what);
-    cr_assert_eq(pi.format, PNG_FORMAT_RGB, "%s", what);
-    const size_t n = (size_t)img->width * img->height * 3;
+    cr_assert_eq(pi.format, alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB, "%s", what);
+    const size_t n = (size_t)img->width * img->height * ch;
     cr_assert_eq(PNG_IMAGE_SIZE(pi), n, "%s", what);
     unsigned char *got = malloc(n);
     cr_assert_not_null(got);
     cr_assert(png_image_finish_read(&pi, NULL, got, 0, NULL), "%s: %s", what, pi.message);
-    unsigned char *want = png_pixels(img);
+    unsigned char *want = png_pixels(img, alpha);
     for (size_t k = 0; k < n; k++)
         cr_assert_eq(got[k], want[k], "%s: byte %zu (row %zu from the top, pixel %zu) %d, want %d",
-                     what, k, k / 3 / img->width, k / 3 % img->width, got[k], want[k]);
+                     what, k, k / ch / img->width, k / ch % img->width, got[k], want[k]);
     free(want);
     free(got);
 
@@ -530,6 +537,144 @@ Test(image, png_in_memory_rejects_bad_arguments)
     cr_assert(png == NULL && len == 0);
     cr_assert_eq(qr_image_encode_png(img, NULL, NULL, &len, &err), QR_ERR_INVALID);
     cr_assert_eq(qr_image_encode_png(img, NULL, &png, NULL, &err), QR_ERR_INVALID);
+    qr_image_destroy(img);
+}
+
+/* ---- a transparent background: RGBA PNG --------------------------------------------------- */
+
+/* qr_to_rgba8, the one conversion of the host writers and the GPU, against
+ * the test's reading of the rule, on every alpha byte's edges and the
+ * cases the rule turns on. */
+Test(image, rgba8_follows_the_rule)
+{
+    const float alphas[] = {0.0f, -0.0f, 1.0f, 1e-30f, 1e-7f, 0.0039215f, 0.0039216f,
+                            0.5f, 0.999f, 1.0000001f, 3.0f, -1.0f, NAN, INFINITY};
+    qr_test_rng g = qr_test_rng_seed(99u);
+    for (int n = 0; n < 200000; n++) {
+        float p[4];
+        /* an alpha of the list, or one near an alpha byte's edge k / 255 */
+        if (n % 4 == 0)
+            p[3] = alphas[n / 4 % (sizeof alphas / sizeof alphas[0])];
+        else
+            p[3] = nextafterf((float)(n % 256) / 255.0f, n % 3 ? 2.0f : -2.0f);
+        for (int c = 0; c < 3; c++) {
+            const float u = qr_test_rng_float(&g, 0.0f, 1.0f);
+            /* premultiplied, exactly a, just above a, or anything */
+            p[c] = c == 0 ? p[3] * u : c == 1 ? nextafterf(p[3], 5.0f) : 2.0f * u - 0.5f;
+        }
+        unsigned char got[4], want[4];
+        qr_to_rgba8(p[0], p[1], p[2], p[3], got);
+        qr_test_rgba8(p, want);
+        cr_assert(memcmp(got, want, 4) == 0,
+                  "(%a %a %a %a): %d %d %d %d, want %d %d %d %d", (double)p[0], (double)p[1],
+                  (double)p[2], (double)p[3], got[0], got[1], got[2], got[3], want[0], want[1],
+                  want[2], want[3]);
+    }
+    unsigned char o[4];
+    qr_to_rgba8(0.7f, 0.7f, 0.7f, 0.0f, o); /* no coverage: no colour */
+    cr_assert(o[0] == 0 && o[1] == 0 && o[2] == 0 && o[3] == 0);
+    qr_to_rgba8(0.25f, 0.5f, 0.2500001f, 0.25f, o); /* straight 1, 2 and above 1 */
+    cr_assert(o[0] == 255 && o[1] == 255 && o[2] == 255 && o[3] == 63);
+    qr_to_rgba8(0.1f, 0.05f, 0.0f, 0.2f, o);
+    cr_assert(o[0] == 127 && o[1] == 63 && o[2] == 0 && o[3] == 51);
+}
+
+/* The PNG keeps the alpha channel, straight: libpng reads every byte the
+ * rule gives, on any thread count, in memory as in the file. */
+Test(image, png_with_alpha_decodes_to_the_rule)
+{
+    qr_image_write_options o = qr_image_write_options_default();
+    o.alpha = 1;
+    qr_image *img = qr_test_alpha_image(37, 23, 1u);
+    check_png_in_memory(img, &o, "37x23 with alpha");
+    o.png_level = 9;
+    check_png_in_memory(img, &o, "37x23 with alpha, level 9");
+    qr_image_destroy(img);
+
+    img = qr_test_alpha_image(1, 1, 2u);
+    o = qr_image_write_options_default();
+    o.alpha = 1;
+    check_png_in_memory(img, &o, "1x1 with alpha");
+    qr_image_destroy(img);
+
+    /* many chunks: the same bytes on one thread and on four */
+    img = qr_test_alpha_image(333, 700, 3u);
+    o.threads = 1;
+    check_png_in_memory(img, &o, "333x700 with alpha on 1 thread");
+    unsigned char *one, *four;
+    size_t len1, len4;
+    qr_error err;
+    QR_CHECK(err, qr_image_encode_png(img, &o, &one, &len1, &err));
+    o.threads = 4;
+    check_png_in_memory(img, &o, "333x700 with alpha on 4 threads");
+    QR_CHECK(err, qr_image_encode_png(img, &o, &four, &len4, &err));
+    cr_assert(len1 == len4 && memcmp(one, four, len1) == 0, "other bytes on 4 threads");
+    free(one);
+    free(four);
+
+    /* without alpha the same image is RGB, alpha dropped */
+    check_png_in_memory(img, NULL, "333x700 without alpha");
+    qr_image_destroy(img);
+}
+
+/* File rows with alpha, from any first row: the rule's bytes, top row first. */
+Test(image, file_rows_with_alpha)
+{
+    qr_image *img = qr_test_alpha_image(41, 30, 4u);
+    unsigned char *want = qr_test_rgba8_rows(img);
+    const size_t rb = 4 * (size_t)img->width;
+    unsigned char *rows = malloc(rb * 30);
+    qr_error err;
+    QR_CHECK(err, qr_image_file_rows(img, QR_FORMAT_PNG, 1, 0, 30, rows, &err));
+    cr_assert_eq(memcmp(rows, want, rb * 30), 0);
+    QR_CHECK(err, qr_image_file_rows(img, QR_FORMAT_PNG, 1, 7, 11, rows, &err));
+    cr_assert_eq(memcmp(rows, want + 7 * rb, rb * 11), 0);
+    free(rows);
+    free(want);
+    qr_image_destroy(img);
+}
+
+/* PPM and PFM have no alpha channel: a write that asks for it is refused
+ * with a one-line message before any file exists; alpha is 0 or 1. */
+Test(image, alpha_refused_where_the_format_has_none)
+{
+    qr_image *img = qr_test_alpha_image(8, 5, 5u);
+    const char *dir = qr_test_tmp_dir("alpha-refused");
+    qr_image_write_options o = qr_image_write_options_default();
+    o.alpha = 1;
+    const char *names[] = {"t.ppm", "t.pfm"};
+    const qr_image_format formats[] = {QR_FORMAT_PPM, QR_FORMAT_PFM};
+    for (int k = 0; k < 2; k++) {
+        char path[1200], want[128];
+        snprintf(path, sizeof path, "%s", qr_test_join(dir, names[k]));
+        snprintf(want, sizeof want,
+                 "%s has no alpha channel: write a PNG for a transparent background",
+                 k ? "PFM" : "PPM");
+        qr_error err;
+        cr_assert_eq(qr_image_write_with(img, path, &o, &err), QR_ERR_INVALID);
+        cr_assert(strstr(err.msg, want) && !strchr(err.msg, '\n'), "message: %s", err.msg);
+        cr_assert_eq(qr_image_write_as(img, path, formats[k], &o, &err), QR_ERR_INVALID);
+        cr_assert(strstr(err.msg, want), "message: %s", err.msg);
+        qr_image_writer *w = (qr_image_writer *)&err;
+        cr_assert_eq(qr_image_writer_open(path, formats[k], 8, 5, &o, &w, &err), QR_ERR_INVALID);
+        cr_assert(w == NULL && strstr(err.msg, want), "message: %s", err.msg);
+        cr_assert(!qr_test_exists(path), "%s was written", path);
+        unsigned char rows[8 * 5 * 12];
+        cr_assert_eq(qr_image_file_rows(img, formats[k], 1, 0, 5, rows, &err), QR_ERR_INVALID);
+        cr_assert(strstr(err.msg, want), "message: %s", err.msg);
+    }
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
+    /* alpha is a flag */
+    qr_error err;
+    o.alpha = 2;
+    cr_assert_eq(qr_image_write_with(img, qr_test_join(dir, "t.png"), &o, &err), QR_ERR_INVALID);
+    cr_assert(strstr(err.msg, "alpha 2 is not 0 or 1"), "message: %s", err.msg);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    cr_assert_eq(qr_image_encode_png(img, &o, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert(png == NULL && len == 0);
+    cr_assert(!qr_test_exists(qr_test_join(dir, "t.png")));
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
     qr_image_destroy(img);
 }
 

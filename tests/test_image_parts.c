@@ -13,6 +13,7 @@
 #include <png.h>
 #include <stdint.h>
 
+#include "alpha_image.h"
 #include "image/image_parts.h"
 #include "quadrender/image.h"
 #include "test_util.h"
@@ -53,6 +54,16 @@ static img make_img(qr_image_format f, int32_t w, int32_t h, int smooth, uint32_
         else
             im.px[k] = qr_to_byte(v);
     }
+    return im;
+}
+
+/* A w x h PNG image of a transparent background: its RGBA rows (4 bytes a
+ * pixel), for a writer and parts with alpha. */
+static img make_rgba_img(int32_t w, int32_t h, uint32_t seed)
+{
+    qr_image *f = qr_test_alpha_image(w, h, seed);
+    img im = {QR_FORMAT_PNG, w, h, (size_t)w * 4, qr_test_rgba8_rows(f)};
+    qr_image_destroy(f);
     return im;
 }
 
@@ -339,6 +350,25 @@ Test(image_parts, png_reads_back_with_libpng)
     remove(path);
 }
 
+/* With alpha: parts of RGBA rows on the same grid (the grid and context
+ * are those of RGB, whatever the pixels), assembled into the file the
+ * writer writes from the rows. */
+Test(image_parts, png_with_alpha)
+{
+    const int32_t dims[][2] = {{3000, 100}, {43691, 12}, {1, 100000}, {257, 1100}, {1, 1}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        img im = make_rgba_img(dims[d][0], dims[d][1], 40u + (uint32_t)d);
+        for (int l = 0; l < 3; l++) {
+            qr_image_write_options o = opts_for(all_levels[l], l == 1 ? 1 : 3);
+            o.alpha = 1;
+            char tag[96];
+            snprintf(tag, sizeof tag, "RGBA PNG, level %d", all_levels[l]);
+            check_all_cuts(tag, &im, &o);
+        }
+        free(im.px);
+    }
+}
+
 /* ---- what is refused ----------------------------------------------------------------- */
 
 /* Opens a writer in a folder of its own, appends `part` after `before`
@@ -409,6 +439,37 @@ Test(image_parts, refuses_parts_of_another_image)
     free(ppm.px);
     free(wider.px);
     free(im.px);
+}
+
+/* A part of RGBA rows to a file of RGB ones, and the other way round; a
+ * PPM or PFM part with alpha is not encoded at all. */
+Test(image_parts, refuses_parts_of_other_pixels)
+{
+    img rgb = make_img(QR_FORMAT_PNG, 300, 1000, 1, 3), rgba = make_rgba_img(300, 1000, 3);
+    qr_image_write_options o = opts_for(1, 1), oa = o;
+    oa.alpha = 1;
+    const int32_t g = qr_image_part_grid(QR_FORMAT_PNG, 300, 1000);
+    size_t len;
+    void *p = encode_part(&rgba, &oa, 0, g, &len);
+    expect_refused("rgba-to-rgb", &rgb, &o, 0, p, len, "a part of RGBA pixels given to a file "
+                                                       "of RGB pixels");
+    free(p);
+    p = encode_part(&rgb, &o, g, 2 * g, &len);
+    expect_refused("rgb-to-rgba", &rgba, &oa, g, p, len, "a part of RGB pixels given to a file "
+                                                          "of RGBA pixels");
+    free(p);
+    const qr_image_format formats[] = {QR_FORMAT_PPM, QR_FORMAT_PFM};
+    for (int f = 0; f < 2; f++) {
+        qr_error err;
+        void *part = (void *)&err;
+        cr_assert_eq(qr_image_part_encode(formats[f], 300, 1000, &oa, 0, 1, rgb.px, &part, &len,
+                                          &err),
+                     QR_ERR_INVALID);
+        cr_assert(part == NULL && len == 0);
+        cr_assert(strstr(err.msg, "has no alpha channel"), "message: %s", err.msg);
+    }
+    free(rgb.px);
+    free(rgba.px);
 }
 
 Test(image_parts, refuses_damaged_parts)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "alpha_image.h"
 #include "image/png_encoder.h"
 #include "quadrender/image.h"
 #include "test_util.h"
@@ -154,7 +155,8 @@ static float *rows_rgbf(const qr_image *img)
     return px;
 }
 
-/* Streams w x h rows (rgb8, or rgbf when rgbf != NULL) in bands of `band`. */
+/* Streams w x h rows (rgb8, or rgbf when rgbf != NULL; RGBA rows in rgb8
+ * when opts->alpha) in bands of `band`. */
 static qr_status stream_file(const char *path, qr_image_format f, int32_t w, int32_t h,
                              const unsigned char *rgb8, const float *rgbf, int32_t band,
                              const qr_image_write_options *opts, qr_error *err)
@@ -163,10 +165,12 @@ static qr_status stream_file(const char *path, qr_image_format f, int32_t w, int
     qr_status st = qr_image_writer_open(path, f, w, h, opts, &wr, err);
     if (st != QR_OK)
         return st;
+    const size_t row = (size_t)w * (size_t)qr_image_writer_pixel_bytes(wr); /* bytes */
     for (int32_t r = 0; st == QR_OK && r < h; r += band) {
         int32_t n = h - r < band ? h - r : band;
-        st = rgbf ? qr_image_writer_append_rgbf(wr, rgbf + (size_t)r * w * 3, n, err)
-                  : qr_image_writer_append_rgb8(wr, rgb8 + (size_t)r * w * 3, n, err);
+        st = rgbf ? qr_image_writer_append_rgbf(wr, rgbf + (size_t)r * row / sizeof(float), n,
+                                                err)
+                  : qr_image_writer_append_rgb8(wr, rgb8 + (size_t)r * row, n, err);
     }
     if (st != QR_OK) {
         qr_image_writer_abort(wr);
@@ -188,12 +192,12 @@ static int paeth(int a, int b, int c)
     return (pa <= pb && pa <= pc) ? a : pb <= pc ? b : c;
 }
 
-/* Decodes an 8-bit RGB, non-interlaced PNG to top-first rows, checking
- * every chunk's CRC, the chunk order and the zlib stream (inflate checks
- * the Adler-32). Fails the test on anything else. With `filtered`, also
- * hands back the inflated, still filtered data. */
-static unsigned char *decode_png(const unsigned char *d, size_t len, int32_t *w, int32_t *h,
-                                 unsigned char **filtered)
+/* Decodes an 8-bit RGB (ch 3) or RGBA (ch 4), non-interlaced PNG to
+ * top-first rows, checking every chunk's CRC, the chunk order and the zlib
+ * stream (inflate checks the Adler-32). Fails the test on anything else.
+ * With `filtered`, also hands back the inflated, still filtered data. */
+static unsigned char *decode_png(const unsigned char *d, size_t len, int ch, int32_t *w,
+                                 int32_t *h, unsigned char **filtered)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     cr_assert(len >= 8 && memcmp(d, sig, 8) == 0, "no PNG signature");
@@ -212,8 +216,9 @@ static unsigned char *decode_png(const unsigned char *d, size_t len, int32_t *w,
             cr_assert(pos == 8 && n == 13, "IHDR must come first, 13 bytes");
             *w = (int32_t)be32(data);
             *h = (int32_t)be32(data + 4);
-            cr_assert(data[8] == 8 && data[9] == 2 && !data[10] && !data[11] && !data[12],
-                      "not 8-bit RGB, deflate, no interlace");
+            cr_assert(data[8] == 8 && data[9] == (ch == 4 ? 6 : 2) && !data[10] && !data[11] &&
+                          !data[12],
+                      "not 8-bit %s, deflate, no interlace", ch == 4 ? "RGBA" : "RGB");
             seen_ihdr = 1;
         } else if (!memcmp(type, "IDAT", 4)) {
             cr_assert(seen_ihdr);
@@ -229,7 +234,7 @@ static unsigned char *decode_png(const unsigned char *d, size_t len, int32_t *w,
         pos += 12 + (size_t)n;
     }
     cr_assert(seen_iend, "no IEND");
-    const size_t rb = (size_t)*w * 3, fb = rb + 1;
+    const size_t rb = (size_t)*w * (size_t)ch, fb = rb + 1;
     unsigned char *raw = malloc(fb * (size_t)*h + 1);
     z_stream zs;
     memset(&zs, 0, sizeof zs);
@@ -251,7 +256,9 @@ static unsigned char *decode_png(const unsigned char *d, size_t len, int32_t *w,
         const unsigned char *up = r ? x - rb : NULL;
         cr_assert_leq(f[0], 4, "row %d: filter type %d", r, f[0]);
         for (size_t i = 0; i < rb; i++) {
-            int a = i >= 3 ? x[i - 3] : 0, b = up ? up[i] : 0, c = (up && i >= 3) ? up[i - 3] : 0;
+            const size_t bpp = (size_t)ch;
+            int a = i >= bpp ? x[i - bpp] : 0, b = up ? up[i] : 0;
+            int c = (up && i >= bpp) ? up[i - bpp] : 0;
             int pred = f[0] == 0 ? 0 : f[0] == 1 ? a : f[0] == 2 ? b : f[0] == 3 ? (a + b) / 2
                                                                                 : paeth(a, b, c);
             x[i] = (unsigned char)(f[1 + i] + pred);
@@ -264,8 +271,10 @@ static unsigned char *decode_png(const unsigned char *d, size_t len, int32_t *w,
     return px;
 }
 
-/* Checks the PNG at path against the expected rows with both decoders. */
-static void assert_png_pixels(const char *path, const unsigned char *want, int32_t w, int32_t h)
+/* Checks the PNG at path against the expected rows, of ch channels (3:
+ * RGB, 4: RGBA), with both decoders. */
+static void assert_png_pixels(const char *path, const unsigned char *want, int32_t w, int32_t h,
+                              int ch)
 {
     png_image pi;
     memset(&pi, 0, sizeof pi);
@@ -273,8 +282,8 @@ static void assert_png_pixels(const char *path, const unsigned char *want, int32
     cr_assert(png_image_begin_read_from_file(&pi, path), "libpng: %s", pi.message);
     cr_assert_eq(pi.width, (png_uint_32)w);
     cr_assert_eq(pi.height, (png_uint_32)h);
-    pi.format = PNG_FORMAT_RGB;
-    const size_t n = (size_t)w * h * 3;
+    pi.format = ch == 4 ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
+    const size_t n = (size_t)w * h * (size_t)ch;
     cr_assert_eq(PNG_IMAGE_SIZE(pi), n);
     unsigned char *got = malloc(n);
     cr_assert(png_image_finish_read(&pi, NULL, got, 0, NULL), "libpng: %s", pi.message);
@@ -284,7 +293,7 @@ static void assert_png_pixels(const char *path, const unsigned char *want, int32
     size_t len;
     unsigned char *file = read_all(path, &len);
     int32_t dw, dh;
-    got = decode_png(file, len, &dw, &dh, NULL);
+    got = decode_png(file, len, ch, &dw, &dh, NULL);
     cr_assert(dw == w && dh == h, "decoded %dx%d", dw, dh);
     cr_assert_eq(memcmp(got, want, n), 0, "%s: the second decoder reads other pixels", path);
     free(got);
@@ -340,25 +349,119 @@ Test(image_stream, ppm_is_header_and_rows)
     free(d);
 }
 
+/* The whole-image writer's PNG of img, RGB or with alpha RGBA (ch 3 or
+ * 4), reads back as `rows` with both decoders; the streaming writer given
+ * those rows in any banding, on 1 or 3 threads, and given the image whole
+ * (qr_image_writer_append_image) writes the same bytes. */
+static void check_stream_equals_whole(const char *dir, const qr_image *img,
+                                      const unsigned char *rows, int ch)
+{
+    const int32_t w = img->width, h = img->height;
+    qr_image_write_options o = qr_image_write_options_default();
+    o.alpha = ch == 4;
+    qr_error err;
+    QR_CHECK(err, qr_image_write_with(img, join(dir, "whole.png"), &o, &err));
+    assert_png_pixels(join(dir, "whole.png"), rows, w, h, ch);
+    for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
+        o.threads = b == 0 ? 1 : 3;
+        QR_CHECK(err, stream_file(join(dir, "s.png"), QR_FORMAT_PNG, w, h, rows, NULL, bands[b],
+                                  &o, &err));
+        assert_same_file(join(dir, "whole.png"), join(dir, "s.png"));
+    }
+    qr_image_writer *wr;
+    QR_CHECK(err, qr_image_writer_open(join(dir, "i.png"), QR_FORMAT_PNG, w, h, &o, &wr, &err));
+    QR_CHECK(err, qr_image_writer_append_image(wr, img, &err));
+    QR_CHECK(err, qr_image_writer_close(wr, &err));
+    assert_same_file(join(dir, "whole.png"), join(dir, "i.png"));
+    cr_assert_eq(qr_test_count_temp_files(dir), 0);
+}
+
 Test(image_stream, png_equals_the_whole_image_writer_and_reads_back)
 {
     const char *dir = fresh_dir("png-vs-whole");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        int32_t w = sizes[s][0], h = sizes[s][1];
-        qr_image *img = make_image(w, h);
+        qr_image *img = make_image(sizes[s][0], sizes[s][1]);
         unsigned char *rgb8 = rows_rgb8(img);
-        qr_error err;
-        cr_assert_eq(qr_image_write_png(img, join(dir, "whole.png"), &err), QR_OK, "%s", err.msg);
-        assert_png_pixels(join(dir, "whole.png"), rgb8, w, h);
-        for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
-            cr_assert_eq(stream_file(join(dir, "s.png"), QR_FORMAT_PNG, w, h, rgb8, NULL,
-                                     bands[b], NULL, &err), QR_OK, "%s", err.msg);
-            assert_same_file(join(dir, "whole.png"), join(dir, "s.png"));
-        }
+        check_stream_equals_whole(dir, img, rgb8, 3);
         free(rgb8);
         qr_image_destroy(img);
     }
+}
+
+/* ---- a transparent background: RGBA ---------------------------------------------------------- */
+
+/* The streaming writer with alpha takes RGBA rows (4 bytes a pixel) and
+ * writes the whole-image writer's file byte for byte; both decoders read
+ * the rule's bytes. */
+Test(image_stream, png_with_alpha_equals_the_whole_image_writer)
+{
+    const char *dir = fresh_dir("alpha-vs-whole");
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        qr_image *img = qr_test_alpha_image(sizes[s][0], sizes[s][1], 10u + s);
+        unsigned char *rgba = qr_test_rgba8_rows(img);
+        check_stream_equals_whole(dir, img, rgba, 4);
+        free(rgba);
+        qr_image_destroy(img);
+    }
+}
+
+Test(image_stream, pixel_bytes)
+{
+    const char *dir = fresh_dir("pixel-bytes");
+    const struct {
+        qr_image_format f;
+        int alpha, bytes;
+        const char *name;
+    } cases[] = {{QR_FORMAT_PNG, 0, 3, "a.png"},
+                 {QR_FORMAT_PNG, 1, 4, "b.png"},
+                 {QR_FORMAT_PPM, 0, 3, "c.ppm"},
+                 {QR_FORMAT_PFM, 0, 12, "d.pfm"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        qr_image_write_options o = qr_image_write_options_default();
+        o.alpha = cases[k].alpha;
+        qr_image_writer *w;
+        qr_error err;
+        QR_CHECK(err, qr_image_writer_open(join(dir, cases[k].name), cases[k].f, 3, 2, &o, &w,
+                                           &err));
+        cr_assert_eq(qr_image_writer_pixel_bytes(w), cases[k].bytes, "%s", cases[k].name);
+        qr_image_writer_abort(w);
+    }
     cr_assert_eq(qr_test_count_temp_files(dir), 0);
+}
+
+/* Every filter with pixels of 3 and 4 bytes (the left byte is a pixel
+ * back): the second decoder, which unfilters by the specification, and
+ * libpng read the rows back. The product filters Up, which looks at no
+ * left byte; the others serve the tools (dev/png_timer.c). */
+Test(image_stream, every_filter_with_rgb_and_rgba)
+{
+    const char *path = qr_test_tmp("filters.png");
+    const int32_t dims[][2] = {{257, 301}, {1, 500}, {3000, 7}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        const int32_t w = dims[d][0], h = dims[d][1];
+        qr_image *img = qr_test_alpha_image(w, h, 20u + d);
+        unsigned char *rows[2] = {rows_rgb8(img), qr_test_rgba8_rows(img)};
+        for (int ch = 3; ch <= 4; ch++)
+            for (int f = QR_PNG_FILTER_NONE; f <= QR_PNG_FILTER_ADAPTIVE; f++) {
+                qr_png_params p = qr_png_params_for(QR_PNG_LEVEL_DEFAULT, 2);
+                p.filter = (qr_png_filter)f;
+                p.pixel_bytes = ch;
+                qr_error err;
+                qr_png_encoder *e;
+                FILE *fp = fopen(path, "wb");
+                cr_assert_not_null(fp);
+                QR_CHECK(err, qr_png_encoder_open(fp, path, w, h, &p, &e, &err));
+                QR_CHECK(err, qr_png_encoder_rows(e, rows[ch - 3], h, &err));
+                QR_CHECK(err, qr_png_encoder_finish(e, &err));
+                qr_png_encoder_free(e);
+                cr_assert_eq(fclose(fp), 0);
+                assert_png_pixels(path, rows[ch - 3], w, h, ch);
+            }
+        free(rows[0]);
+        free(rows[1]);
+        qr_image_destroy(img);
+    }
+    remove(path);
 }
 
 /* ---- the parallel PNG encoder ---------------------------------------------------------------- */
@@ -380,7 +483,7 @@ Test(image_stream, png_reads_back_at_every_level)
             qr_error err;
             cr_assert_eq(stream_file(path, QR_FORMAT_PNG, w, h, rgb8, NULL, 97, &o, &err), QR_OK,
                          "%s", err.msg);
-            assert_png_pixels(path, rgb8, w, h);
+            assert_png_pixels(path, rgb8, w, h, 3);
         }
         free(rgb8);
     }
@@ -400,7 +503,7 @@ Test(image_stream, png_same_bytes_whatever_the_threads)
             cr_assert_eq(stream_file(path, QR_FORMAT_PNG, w, h, rgb8, NULL, t == 0 ? h : 13, &o,
                                      &err), QR_OK, "%s", err.msg);
             if (t == 0)
-                assert_png_pixels(path, rgb8, w, h);
+                assert_png_pixels(path, rgb8, w, h, 3);
             else
                 assert_same_file(join(dir, "t1.png"), path);
         }
@@ -425,7 +528,7 @@ Test(image_stream, png_size_close_to_one_stream)
     const size_t fb = (size_t)w * 3 + 1;
     unsigned char *filt;
     int32_t dw, dh;
-    unsigned char *px = decode_png(file, len, &dw, &dh, &filt);
+    unsigned char *px = decode_png(file, len, 3, &dw, &dh, &filt);
     uLongf zlen = compressBound(fb * h);
     unsigned char *z = malloc(zlen);
     cr_assert_eq(compress2(z, &zlen, filt, fb * h, QR_PNG_LEVEL_DEFAULT), Z_OK);
@@ -625,7 +728,7 @@ Test(image_stream, png_text_chunks_read_back_before_the_pixels)
 
     /* the pixels are those of the same image written without text */
     unsigned char *rgb = rows_rgb8(img);
-    assert_png_pixels(path, rgb, w, h);
+    assert_png_pixels(path, rgb, w, h, 3);
     free(rgb);
     qr_image_destroy(img);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "alpha_image.h"
 #include "image/deflate_chunk.h"
 #include "image/png_portable.h"
 #include "quadrender/image.h"
@@ -228,13 +229,14 @@ static unsigned char *rows_of(const qr_image *img)
     qr_error err;
     unsigned char *rows = malloc((size_t)img->width * img->height * 3);
     cr_assert_not_null(rows);
-    QR_CHECK(err, qr_image_file_rows(img, QR_FORMAT_PNG, 0, img->height, rows, &err));
+    QR_CHECK(err, qr_image_file_rows(img, QR_FORMAT_PNG, 0, 0, img->height, rows, &err));
     return rows;
 }
 
-/* Decodes a PNG in memory with libpng and compares it with rows. */
+/* Decodes a PNG in memory with libpng and compares it with rows, of ch
+ * channels (3: RGB, 4: RGBA). */
 static void check_decodes(const unsigned char *png, size_t len, const unsigned char *rows,
-                          int32_t w, int32_t h, const char *what)
+                          int32_t w, int32_t h, int ch, const char *what)
 {
     png_image pi;
     memset(&pi, 0, sizeof pi);
@@ -242,14 +244,40 @@ static void check_decodes(const unsigned char *png, size_t len, const unsigned c
     cr_assert(png_image_begin_read_from_memory(&pi, png, len), "%s: %s", what, pi.message);
     cr_assert_eq(pi.width, (png_uint_32)w, "%s", what);
     cr_assert_eq(pi.height, (png_uint_32)h, "%s", what);
-    cr_assert_eq(pi.format, PNG_FORMAT_RGB, "%s", what);
-    const size_t n = (size_t)w * h * 3;
+    cr_assert_eq(pi.format, ch == 4 ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB, "%s", what);
+    const size_t n = (size_t)w * h * (size_t)ch;
     cr_assert_eq(PNG_IMAGE_SIZE(pi), n, "%s", what);
     unsigned char *got = malloc(n);
     cr_assert_not_null(got);
     cr_assert(png_image_finish_read(&pi, NULL, got, 0, NULL), "%s: %s", what, pi.message);
     cr_assert_eq(memcmp(got, rows, n), 0, "%s: other pixels", what);
     free(got);
+}
+
+/* rows (RGB, or RGBA with alpha) encoded on 1 and on 3 threads: the same
+ * bytes, which libpng reads back as rows, with the IHDR's colour type. */
+static void check_any_threads(const unsigned char *rows, int32_t w, int32_t h, int alpha,
+                              const char *what)
+{
+    unsigned char *first = NULL;
+    size_t first_len = 0;
+    for (int threads = 1; threads <= 3; threads += 2) {
+        unsigned char *png;
+        size_t len;
+        qr_error err;
+        QR_CHECK(err, qr_png_encode_portable(rows, w, h, alpha, threads, &png, &len, &err));
+        cr_assert_eq(png[25], alpha ? 6 : 2, "%s: colour type %d", what, png[25]);
+        check_decodes(png, len, rows, w, h, alpha ? 4 : 3, what);
+        if (!first) {
+            first = png;
+            first_len = len;
+        } else {
+            cr_assert(len == first_len && memcmp(png, first, len) == 0,
+                      "%s: other bytes on %d threads", what, threads);
+            free(png);
+        }
+    }
+    free(first);
 }
 
 Test(png_portable, scenes_decode_to_their_bytes_whatever_the_threads)
@@ -264,25 +292,7 @@ Test(png_portable, scenes_decode_to_their_bytes_whatever_the_threads)
         snprintf(what, sizeof what, "%s %dx%d", cases[c].scene, (int)cases[c].w, (int)cases[c].h);
         qr_image *img = render(cases[c].scene, cases[c].w, cases[c].h);
         unsigned char *rows = rows_of(img);
-        unsigned char *first = NULL;
-        size_t first_len = 0;
-        for (int threads = 1; threads <= 3; threads += 2) {
-            unsigned char *png;
-            size_t len;
-            qr_error err;
-            QR_CHECK(err, qr_png_encode_portable(rows, img->width, img->height, threads, &png,
-                                                 &len, &err));
-            check_decodes(png, len, rows, img->width, img->height, what);
-            if (!first) {
-                first = png;
-                first_len = len;
-            } else {
-                cr_assert(len == first_len && memcmp(png, first, len) == 0,
-                          "%s: other bytes on %d threads", what, threads);
-                free(png);
-            }
-        }
-        free(first);
+        check_any_threads(rows, img->width, img->height, 0, what);
         free(rows);
         qr_image_destroy(img);
     }
@@ -296,7 +306,7 @@ Test(png_portable, many_chunks_decode)
     unsigned char *png;
     size_t len;
     qr_error err;
-    QR_CHECK(err, qr_png_encode_portable(rows, 600, 1500, 2, &png, &len, &err));
+    QR_CHECK(err, qr_png_encode_portable(rows, 600, 1500, 0, 2, &png, &len, &err));
     int idats = 0;
     for (size_t at = 8; at + 8 <= len;) {
         uint32_t l = (uint32_t)png[at] << 24 | png[at + 1] << 16 | png[at + 2] << 8 | png[at + 3];
@@ -307,10 +317,27 @@ Test(png_portable, many_chunks_decode)
         at += 12 + (size_t)l;
     }
     cr_assert_gt(idats, 10);
-    check_decodes(png, len, rows, 600, 1500, "rand10k 600x1500");
+    check_decodes(png, len, rows, 600, 1500, 3, "rand10k 600x1500");
     free(png);
     free(rows);
     qr_image_destroy(img);
+}
+
+/* With alpha: RGBA rows (colour type 6), the same bytes whatever the
+ * threads, read back by libpng; many chunks at 600 x 1500. */
+Test(png_portable, rgba_decodes_to_its_bytes_whatever_the_threads)
+{
+    const int32_t dims[][2] = {{256, 256}, {3, 700}, {700, 3}, {1, 1}, {600, 1500}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        const int32_t w = dims[d][0], h = dims[d][1];
+        char what[64];
+        snprintf(what, sizeof what, "RGBA %dx%d", (int)w, (int)h);
+        qr_image *img = qr_test_alpha_image(w, h, 30u + d);
+        unsigned char *rows = qr_test_rgba8_rows(img);
+        check_any_threads(rows, w, h, 1, what);
+        free(rows);
+        qr_image_destroy(img);
+    }
 }
 
 Test(png_portable, refuses_bad_sizes)
@@ -319,10 +346,10 @@ Test(png_portable, refuses_bad_sizes)
     unsigned char *png = (unsigned char *)px;
     size_t len = 5;
     qr_error err;
-    cr_assert_eq(qr_png_encode_portable(px, 0, 1, 1, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_png_encode_portable(px, 0, 1, 0, 1, &png, &len, &err), QR_ERR_INVALID);
     cr_assert(png == NULL && len == 0);
-    cr_assert_eq(qr_png_encode_portable(px, 1, -1, 1, &png, &len, &err), QR_ERR_INVALID);
-    cr_assert_eq(qr_png_encode_portable(NULL, 1, 1, 1, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_png_encode_portable(px, 1, -1, 0, 1, &png, &len, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_png_encode_portable(NULL, 1, 1, 0, 1, &png, &len, &err), QR_ERR_INVALID);
 }
 
 /* The portable encoder's PNG against the zlib encoder's at level 1 (the
@@ -341,7 +368,7 @@ Test(png_portable, size_against_zlib_level_1)
         unsigned char *png, *zpng;
         size_t len, zlen;
         qr_error err;
-        QR_CHECK(err, qr_png_encode_portable(rows, img->width, img->height, 0, &png, &len, &err));
+        QR_CHECK(err, qr_png_encode_portable(rows, img->width, img->height, 0, 0, &png, &len, &err));
         qr_image_write_options o = qr_image_write_options_default();
         o.png_level = 1;
         QR_CHECK(err, qr_image_encode_png(img, &o, &zpng, &zlen, &err));

@@ -5,10 +5,19 @@
  * file format's own convention.
  *
  * Output formats, chosen by extension:
- *   .png  8-bit RGB (zlib, on all cores)  .ppm  P6 8-bit RGB, top row first
+ *   .png  8-bit RGB (zlib, on all cores), or 8-bit RGBA with alpha (below)
+ *   .ppm  P6 8-bit RGB, top row first
  *   .pfm  float RGB, little-endian, bottom row first (as PFM specifies)
  * 8-bit values are (unsigned char)(255 * clamp(v, 0, 1)) — truncation — so a
  * PPM equals byte for byte the one the CS149 tool writes.
+ *
+ * Alpha: an image of a transparent background holds in R, G, B the colour
+ * premultiplied by A (the colour over black) and in A the coverage. With
+ * qr_image_write_options.alpha a PNG keeps it, as colour type 6 (8-bit
+ * RGBA, straight alpha: qr_to_rgba8); PPM and PFM have no alpha channel
+ * and refuse it. Without it, A is dropped and R, G, B are written as they
+ * are.
+ *
  * Every writer goes through a temporary file and a rename: a failed run never
  * leaves a half-written image behind.
  *
@@ -122,11 +131,15 @@ typedef struct qr_image_write_options {
      * before anything is written */
     const qr_image_text *text;
     int ntext;
+    /* 1: the file keeps the image's alpha channel (PNG only: colour type 6,
+     * pixels through qr_to_rgba8); PPM and PFM have none and refuse it with
+     * QR_ERR_INVALID before anything is written. 0 (the default): RGB. */
+    int alpha;
 } qr_image_write_options;
 
 static inline qr_image_write_options qr_image_write_options_default(void)
 {
-    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0, NULL, 0};
+    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0, NULL, 0, 0};
     return o;
 }
 
@@ -148,10 +161,12 @@ qr_status qr_image_encode_png(const qr_image *img, const qr_image_write_options 
 
 /* The n file rows from file row `first` of img, as the file of `format`
  * stores them (PNG and PPM: 8-bit RGB through qr_to_byte, top row first;
- * PFM: float RGB, bottom row first), into rows (n * 3 * width bytes or
- * floats): for rows rendered apart and written later, or elsewhere. */
-qr_status qr_image_file_rows(const qr_image *img, qr_image_format format, int32_t first,
-                             int32_t n, void *rows, qr_error *err);
+ * with alpha, PNG only, 8-bit RGBA through qr_to_rgba8; PFM: float RGB,
+ * bottom row first), into rows (n * width pixels of 3 or 4 bytes, or 3
+ * floats): for rows rendered apart and written later, or elsewhere. alpha
+ * other than 0 or 1, or 1 with PPM or PFM: QR_ERR_INVALID. */
+qr_status qr_image_file_rows(const qr_image *img, qr_image_format format, int alpha,
+                             int32_t first, int32_t n, void *rows, qr_error *err);
 
 /* A file being written row band by row band:
  *
@@ -161,7 +176,9 @@ qr_status qr_image_file_rows(const qr_image *img, qr_image_format format, int32_
  *     qr_image_writer_close(w, &err);   // or qr_image_writer_abort(w)
  *
  * Rows go in the file's own order: top row first for PNG and PPM (8-bit
- * RGB rows of 3 * width bytes, qr_image_writer_append_rgb8), bottom row
+ * RGB rows of 3 * width bytes, qr_image_writer_append_rgb8; a PNG opened
+ * with opts->alpha takes 8-bit RGBA rows of 4 * width bytes, straight
+ * alpha, through the same call: qr_image_writer_pixel_bytes), bottom row
  * first for PFM (float RGB rows of 3 * width floats,
  * qr_image_writer_append_rgbf). A band may hold any number of rows; the
  * bytes written do not depend on how the rows were banded. The file
@@ -180,12 +197,16 @@ qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int
                                       qr_error *err);
 /* Appends the rows of a float image (row 0 = bottom) that holds the next
  * rows of the file: its top row first for PNG and PPM, its bottom row first
- * for PFM, converted as qr_image_write does (qr_to_byte; alpha dropped).
+ * for PFM, converted as qr_image_write does (qr_to_byte, alpha dropped; or
+ * qr_to_rgba8 when the writer keeps alpha).
  * A band of a larger image is any width x n qr_image, made by hand when
  * wider than QR_IMAGE_MAX_DIM. */
 qr_status qr_image_writer_append_image(qr_image_writer *w, const qr_image *rows, qr_error *err);
 /* The format w writes. */
 qr_image_format qr_image_writer_format(const qr_image_writer *w);
+/* The bytes of a pixel in the rows w takes: 3 (RGB8), 4 (RGBA8: a PNG
+ * with alpha) or 12 (float RGB: PFM). */
+int qr_image_writer_pixel_bytes(const qr_image_writer *w);
 
 /* Finishes the file and renames it into place; frees w whatever happens. */
 qr_status qr_image_writer_close(qr_image_writer *w, qr_error *err);
@@ -204,6 +225,25 @@ static inline QR_HOST_DEVICE unsigned char qr_to_byte(float v)
     float c = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
     if (!(v == v)) c = 0.0f; /* NaN */
     return (unsigned char)(255.0f * c);
+}
+
+/* The 8-bit straight-alpha RGBA a pixel of premultiplied colour (r, g, b)
+ * and alpha a is written as: A = qr_to_byte(a); where A is 0, R = G = B =
+ * 0, else each channel is qr_to_byte(c / a) (a colour above its alpha, as
+ * rounding leaves some, clamps to 255). The division rounds to nearest on
+ * the host and on the GPU alike (__fdiv_rn), so both write the same bytes. */
+static inline QR_HOST_DEVICE void qr_to_rgba8(float r, float g, float b, float a,
+                                              unsigned char out[4])
+{
+    const unsigned char alpha = qr_to_byte(a);
+    const float c[3] = {r, g, b};
+    for (int k = 0; k < 3; k++)
+#ifdef __CUDA_ARCH__
+        out[k] = alpha ? qr_to_byte(__fdiv_rn(c[k], a)) : 0;
+#else
+        out[k] = alpha ? qr_to_byte(c[k] / a) : 0;
+#endif
+    out[3] = alpha;
 }
 
 #ifdef __cplusplus

@@ -78,10 +78,10 @@ static qr_status encode_png(qr_png_buffer *b, qr_image_part_info *i,
                             uint32_t *nrecords, qr_error *err)
 {
     const qr_image_part_info *in = i;
-    qr_png_params p = qr_png_params_for(o->png_level, qr_image_threads(o->threads));
+    qr_png_params p = qr_png_params_of(o);
     int32_t grid, ctx;
     qr_png_layout(in->width, in->height, &p, &grid, &ctx);
-    const size_t rb = (size_t)in->width * 3;
+    const size_t rb = (size_t)in->width * (size_t)p.pixel_bytes;
     const int32_t nctx = in->row0 < ctx ? in->row0 : ctx, n = in->row1 - in->row0;
     qr_png_encoder *e;
     qr_status st = qr_png_encoder_open_part(b, "image part", in->width, in->height, &p, in->row0,
@@ -124,10 +124,11 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
                        "image part: cannot write a %ldx%ld image (1..%d a side)", (long)width,
                        (long)height, QR_IMAGE_WRITER_MAX_DIM);
     qr_image_write_options o = opts ? *opts : qr_image_write_options_default();
-    if (o.png_level < 0 || o.png_level > 9)
-        return qr_fail(err, QR_ERR_INVALID, "PNG level %d is out of range (0..9)", o.png_level);
-    if (o.threads < 0)
-        return qr_fail(err, QR_ERR_INVALID, "thread count %d is negative", o.threads);
+    o.text = NULL; /* ignored: the writer writes the header */
+    o.ntext = 0;
+    qr_status st = qr_image_options_check(&o, format, "image part", &o, err);
+    if (st != QR_OK)
+        return st;
     const int32_t grid = qr_image_part_grid(format, width, height);
     if (row0 < 0 || row1 <= row0 || row1 > height)
         return qr_fail(err, QR_ERR_INVALID, "image part: rows %ld to %ld are not rows of a "
@@ -140,12 +141,11 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
         return qr_fail(err, QR_ERR_INVALID, "image part: no rows to encode");
 
     qr_image_part_info i = {.format = format, .width = width, .height = height, .row0 = row0,
-                            .row1 = row1};
+                            .row1 = row1, .pixel_bytes = qr_image_pixel_bytes(format, o.alpha)};
     uint32_t nrecords = 0;
-    const size_t row_bytes = (size_t)width * (format == QR_FORMAT_PFM ? 12 : 3);
+    const size_t row_bytes = (size_t)width * (size_t)i.pixel_bytes;
     const size_t n = (size_t)(row1 - row0);
     qr_png_buffer b = {0};
-    qr_status st = QR_OK;
     if (format == QR_FORMAT_PNG) {
         static const unsigned char room[QR_PART_HEADER]; /* for the header, filled last */
         if (qr_png_buffer_put(&b, room, sizeof room))
@@ -168,16 +168,15 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
     }
     unsigned char *h = b.data;
     memcpy(h, QR_PART_MAGIC, 8);
-    const uint32_t fields[13] = {QR_PART_VERSION, (uint32_t)format, (uint32_t)width,
-                                 (uint32_t)height, (uint32_t)row0, (uint32_t)row1,
-                                 (uint32_t)i.level, (uint32_t)i.filter, (uint32_t)i.strategy,
-                                 (uint32_t)i.grid, (uint32_t)i.dict_bytes, nrecords,
-                                 (uint32_t)((b.len - QR_PART_HEADER - i.body_len) /
-                                            ((size_t)width * 3))};
-    for (int k = 0; k < 13; k++)
+    const uint32_t fields[QR_PART_FIELDS] = {
+        QR_PART_VERSION, (uint32_t)format, (uint32_t)width, (uint32_t)height, (uint32_t)row0,
+        (uint32_t)row1, (uint32_t)i.level, (uint32_t)i.filter, (uint32_t)i.strategy,
+        (uint32_t)i.grid, (uint32_t)i.dict_bytes, nrecords,
+        (uint32_t)((b.len - QR_PART_HEADER - i.body_len) / row_bytes), (uint32_t)i.pixel_bytes};
+    for (int k = 0; k < QR_PART_FIELDS; k++)
         qr_le_put(h + 8 + 4 * k, fields[k], 4);
-    qr_le_put(h + 60, i.body_len, 8);
-    qr_le_put(h + 68, part_crc(h, b.len), 4);
+    qr_le_put(h + QR_PART_BODY_LEN_AT, i.body_len, 8);
+    qr_le_put(h + QR_PART_CRC_AT, part_crc(h, b.len), 4);
     *out = b.data;
     *len = b.len;
     return QR_OK;
@@ -189,37 +188,41 @@ qr_status qr_image_part_read(const char *name, const void *part, size_t len,
     const unsigned char *p = part;
     if (!p || len < QR_PART_HEADER || memcmp(p, QR_PART_MAGIC, 8) != 0)
         return qr_fail(err, QR_ERR_INVALID, "%s: not an image part (no part header)", name);
-    uint32_t f[13];
-    for (int k = 0; k < 13; k++)
+    uint32_t f[QR_PART_FIELDS];
+    for (int k = 0; k < QR_PART_FIELDS; k++)
         f[k] = (uint32_t)qr_le_get(p + 8 + 4 * k, 4);
     if (f[0] != QR_PART_VERSION)
         return qr_fail(err, QR_ERR_INVALID, "%s: an image part of version %lu (this library "
                        "reads version %d)", name, (unsigned long)f[0], QR_PART_VERSION);
     /* a part's length, from its header: the body and the PNG context rows
-     * (a width out of range fails below; here it only must not overflow) */
-    const uint64_t body_len = qr_le_get(p + 60, 8);
+     * (a width or pixel size out of range fails below; here it only must
+     * not overflow) */
+    const uint64_t body_len = qr_le_get(p + QR_PART_BODY_LEN_AT, 8);
     const uint64_t width = f[2] <= QR_IMAGE_WRITER_MAX_DIM ? f[2] : 0;
-    const uint64_t want = QR_PART_HEADER + body_len + (uint64_t)f[12] * width * 3;
+    const uint64_t pixel_bytes = f[13] <= QR_PFM_PIXEL_BYTES ? f[13] : 0;
+    const uint64_t want = QR_PART_HEADER + body_len + (uint64_t)f[12] * width * pixel_bytes;
     if (body_len > UINT64_MAX / 2 || want != len)
         return qr_fail(err, QR_ERR_INVALID, "%s: the image part is %s (%zu bytes, its header "
                        "says %llu)", name, want > len ? "truncated" : "too long", len,
                        (unsigned long long)want);
-    if ((uint32_t)qr_le_get(p + 68, 4) != part_crc(p, len))
+    if ((uint32_t)qr_le_get(p + QR_PART_CRC_AT, 4) != part_crc(p, len))
         return qr_fail(err, QR_ERR_INVALID, "%s: the image part is corrupted (checksum "
                        "mismatch)", name);
     qr_image_part_info i = {.format = (qr_image_format)f[1], .width = (int32_t)f[2],
                             .height = (int32_t)f[3], .row0 = (int32_t)f[4], .row1 = (int32_t)f[5],
                             .level = (int32_t)f[6], .filter = (int32_t)f[7],
                             .strategy = (int32_t)f[8], .grid = (int32_t)f[9],
-                            .dict_bytes = (int32_t)f[10], .body = p + QR_PART_HEADER,
-                            .body_len = (size_t)body_len};
+                            .dict_bytes = (int32_t)f[10], .pixel_bytes = (int32_t)pixel_bytes,
+                            .body = p + QR_PART_HEADER, .body_len = (size_t)body_len};
     i.tail = i.body + i.body_len;
     /* the checksum holds, so what follows catches parts made wrongly, not
      * bytes damaged on the way */
     const int32_t grid = qr_image_part_grid(i.format, i.width, i.height);
     int ok = grid > 0 && f[2] <= QR_IMAGE_WRITER_MAX_DIM && f[3] <= QR_IMAGE_WRITER_MAX_DIM &&
              f[4] < f[5] && f[5] <= f[3] && i.row0 % grid == 0 &&
-             (i.row1 % grid == 0 || i.row1 == i.height);
+             (i.row1 % grid == 0 || i.row1 == i.height) &&
+             (f[13] == (uint32_t)qr_image_pixel_bytes(i.format, 0) ||
+              (i.format == QR_FORMAT_PNG && f[13] == (uint32_t)qr_image_pixel_bytes(i.format, 1)));
     if (ok && i.format == QR_FORMAT_PNG) {
         const int32_t ctx = qr_image_part_context(i.format, i.width, i.height, i.row1);
         const uint32_t ntail = i.row1 < i.height ? (uint32_t)ctx : 0;
@@ -227,7 +230,7 @@ qr_status qr_image_part_read(const char *name, const void *part, size_t len,
              f[11] == (uint32_t)(((int64_t)i.row1 + grid - 1) / grid - i.row0 / grid) &&
              f[12] == ntail;
     } else if (ok) {
-        const size_t row_bytes = (size_t)i.width * (i.format == QR_FORMAT_PFM ? 12 : 3);
+        const size_t row_bytes = (size_t)i.width * (size_t)i.pixel_bytes;
         ok = f[11] == 0 && f[12] == 0 && i.body_len == (size_t)(i.row1 - i.row0) * row_bytes;
     }
     if (!ok)

@@ -28,7 +28,7 @@
 /* Rows a part's first row must be a multiple of (its last row too, unless
  * it is the image's last): the file's grid. PNG: the encoder's rows per
  * chunk, which depend on the width and height alone, so every process
- * computes the same grid; PPM and PFM: 1. An unknown format or a size out
+ * computes the same grid (with alpha or without); PPM and PFM: 1. An unknown format or a size out
  * of 1..QR_IMAGE_WRITER_MAX_DIM: 0. */
 int32_t qr_image_part_grid(qr_image_format format, int32_t width, int32_t height);
 
@@ -41,12 +41,14 @@ int32_t qr_image_part_context(qr_image_format format, int32_t width, int32_t hei
                               int32_t row0);
 
 /* Encodes file rows [row0, row1) of a width x height image in `format`
- * (file order: PNG and PPM top row first as RGB8, 3 * width bytes a row;
- * PFM bottom row first as float RGB, 3 * width floats a row, as
+ * (file order: PNG and PPM top row first as RGB8, 3 * width bytes a row,
+ * or for a PNG with opts->alpha as RGBA8, 4 * width bytes a row; PFM
+ * bottom row first as float RGB, 3 * width floats a row, as
  * qr_image_writer_append_rgb8/_rgbf take them). `rows` holds the context
  * rows (qr_image_part_context) and then the part's rows, contiguous.
- * opts (NULL: the defaults): the PNG level and the threads that compress
- * (opts->threads, 0 = all); text is ignored, since the writer writes the
+ * opts (NULL: the defaults): the PNG level, the threads that compress
+ * (opts->threads, 0 = all) and alpha (refused by PPM and PFM, as the
+ * writer refuses it); text is ignored, since the writer writes the
  * header. *out (malloc'd, *len bytes, free with free()) is the part:
  * opaque, self-describing bytes (format, size, rows, the PNG parameters
  * that shape the bytes, a checksum) to be sent anywhere and given to
@@ -60,7 +62,8 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
  * image with the same format, size and options: its rows must be the next
  * rows the writer expects. Validates the bytes, since they may come from
  * another process: a part of another image, format or level, or out of
- * order, or malformed (its checksum covers every byte): QR_ERR_INVALID
+ * order, or with alpha where the writer has none or the other way round,
+ * or malformed (its checksum covers every byte): QR_ERR_INVALID
  * with a one-line message; the writer then fails as on any error (abort
  * removes the temporary file). Parts and pixel rows (append_rgb8/_rgbf)
  * may be mixed at grid boundaries. The file's bytes equal those of the

@@ -31,6 +31,7 @@ struct qr_image_writer {
     qr_image_format format;
     int32_t width, height;
     int png_level;
+    int pixel_bytes; /* of the rows it takes: 3, 4 (PNG with alpha) or 12 (PFM) */
     int64_t rows_in;
     qr_png_encoder *png;
     char *iobuf;
@@ -84,7 +85,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
         return qr_fail(err, QR_ERR_INVALID, "%s: cannot write a %ldx%ld image (1..%d a side)",
                        path, (long)width, (long)height, QR_IMAGE_WRITER_MAX_DIM);
     qr_image_write_options o;
-    qr_status st = qr_image_options_check(opts, path, &o, err);
+    qr_status st = qr_image_options_check(opts, format, path, &o, err);
     if (st != QR_OK)
         return st;
 
@@ -95,10 +96,11 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
     w->width = width;
     w->height = height;
     w->png_level = o.png_level;
+    w->pixel_bytes = qr_image_pixel_bytes(format, o.alpha);
     qr_error_clear(&w->fail);
     w->iobuf = malloc(IO_BUFFER_BYTES);
     if (!w->iobuf || (format == QR_FORMAT_PFM && !qr_host_is_little_endian() &&
-                      !(w->conv = malloc((size_t)width * 12)))) {
+                      !(w->conv = malloc((size_t)width * (size_t)w->pixel_bytes)))) {
         writer_free(w);
         return qr_fail(err, QR_ERR_NOMEM, "%s: out of memory starting the writer", path);
     }
@@ -110,9 +112,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
     setvbuf(w->af.fp, w->iobuf, _IOFBF, IO_BUFFER_BYTES);
 
     if (format == QR_FORMAT_PNG) {
-        qr_png_params p = qr_png_params_for(o.png_level, qr_image_threads(o.threads));
-        p.text = o.text;
-        p.ntext = o.ntext;
+        qr_png_params p = qr_png_params_of(&o);
         st = qr_png_encoder_open(w->af.fp, path, width, height, &p, &w->png, err);
     } else {
         /* Byte for byte the headers the CS149 tool and the PFM convention use. */
@@ -162,6 +162,11 @@ qr_image_format qr_image_writer_format(const qr_image_writer *w)
     return w->format;
 }
 
+int qr_image_writer_pixel_bytes(const qr_image_writer *w)
+{
+    return w->pixel_bytes;
+}
+
 qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *rows,
                                       int32_t nrows, qr_error *err)
 {
@@ -173,7 +178,7 @@ qr_status qr_image_writer_append_rgb8(qr_image_writer *w, const unsigned char *r
         if (st != QR_OK)
             return writer_failed(w, err);
     } else {
-        st = write_bytes(w, rows, (size_t)nrows * (size_t)w->width * 3, err);
+        st = write_bytes(w, rows, (size_t)nrows * (size_t)w->width * (size_t)w->pixel_bytes, err);
         if (st != QR_OK)
             return st;
     }
@@ -201,11 +206,6 @@ qr_status qr_image_writer_append_rgbf(qr_image_writer *w, const float *rows, int
     return st;
 }
 
-static const char *format_name(qr_image_format f)
-{
-    return f == QR_FORMAT_PNG ? "PNG" : f == QR_FORMAT_PPM ? "PPM" : "PFM";
-}
-
 /* Whether a PNG part was encoded as this writer's encoder encodes: the
  * same parameters, and so the same chunk grid and the same bytes. */
 static int png_part_fits(const qr_image_writer *w, const qr_image_part_info *i)
@@ -230,8 +230,13 @@ qr_status qr_image_writer_append_part(qr_image_writer *w, const void *part, size
         return writer_failed(w, err);
     if (i.format != w->format || i.width != w->width || i.height != w->height)
         qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part of a %ldx%ld %s image given to a %ldx%ld "
-                "%s file", w->af.path, (long)i.width, (long)i.height, format_name(i.format),
-                (long)w->width, (long)w->height, format_name(w->format));
+                "%s file", w->af.path, (long)i.width, (long)i.height,
+                qr_image_format_name(i.format), (long)w->width, (long)w->height,
+                qr_image_format_name(w->format));
+    else if (i.pixel_bytes != w->pixel_bytes)
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part of %s pixels given to a file of %s pixels",
+                w->af.path, i.pixel_bytes == 4 ? "RGBA" : "RGB",
+                w->pixel_bytes == 4 ? "RGBA" : "RGB");
     else if (w->png && !png_part_fits(w, &i))
         qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part encoded at PNG level %ld (filter %ld) "
                 "given to a file written at level %d", w->af.path, (long)i.level,

@@ -125,7 +125,7 @@ static qr_status put_text(qr_png_buffer *b, const char *name, const qr_image_tex
 }
 
 qr_status qr_png_head(qr_png_buffer *b, const char *name, int32_t width, int32_t height,
-                      const qr_image_text *text, int ntext, qr_error *err)
+                      int pixel_bytes, const qr_image_text *text, int ntext, qr_error *err)
 {
     for (int i = 0; i < ntext; i++)
         if (!text[i].key || !text[i].value || !valid_key(text[i].key))
@@ -137,7 +137,7 @@ qr_status qr_png_head(qr_png_buffer *b, const char *name, int32_t width, int32_t
     put_be32(ihdr, (uint32_t)width);
     put_be32(ihdr + 4, (uint32_t)height);
     ihdr[8] = 8;  /* bit depth */
-    ihdr[9] = 2;  /* colour type: RGB */
+    ihdr[9] = pixel_bytes == 4 ? 6 : 2; /* colour type: RGBA, RGB */
     ihdr[10] = 0; /* deflate */
     ihdr[11] = 0; /* adaptive filtering, types 0-4 */
     ihdr[12] = 0; /* no interlace */

@@ -26,10 +26,11 @@ int qr_png_buffer_put(qr_png_buffer *b, const void *data, size_t len);
 void qr_le_put(unsigned char *d, uint64_t v, int nbytes);
 uint64_t qr_le_get(const unsigned char *d, int nbytes);
 
-/* Appends the signature, IHDR (8-bit RGB, not interlaced) and one tEXt or
- * iTXt chunk for each of text[0..ntext-1]. A key that is not a PNG keyword:
- * QR_ERR_INVALID, whose message `name` prefixes. */
+/* Appends the signature, IHDR (8-bit, not interlaced; RGB for pixels of 3
+ * bytes, RGBA for 4) and one tEXt or iTXt chunk for each of
+ * text[0..ntext-1]. A key that is not a PNG keyword: QR_ERR_INVALID, whose
+ * message `name` prefixes. */
 qr_status qr_png_head(qr_png_buffer *b, const char *name, int32_t width, int32_t height,
-                      const qr_image_text *text, int ntext, qr_error *err);
+                      int pixel_bytes, const qr_image_text *text, int ntext, qr_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "image/png_encoder.h"
 #include "common/thread_start.h"
+#include "image/image_bytes.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -92,7 +93,17 @@ qr_png_params qr_png_params_for(int level, int threads)
                        .filter = QR_PNG_FILTER_DEFAULT,
                        .strategy = Z_DEFAULT_STRATEGY,
                        .chunk_bytes = 0,
-                       .dict_bytes = QR_PNG_DICT_BYTES};
+                       .dict_bytes = QR_PNG_DICT_BYTES,
+                       .pixel_bytes = 3};
+    return p;
+}
+
+qr_png_params qr_png_params_of(const qr_image_write_options *o)
+{
+    qr_png_params p = qr_png_params_for(o->png_level, qr_image_threads(o->threads));
+    p.text = o->text;
+    p.ntext = o->ntext;
+    p.pixel_bytes = qr_image_pixel_bytes(QR_FORMAT_PNG, o->alpha);
     return p;
 }
 
@@ -133,7 +144,7 @@ static void compress_chunk(const qr_png_encoder *e, worker *w, chunk_slot *s)
     int32_t r0 = (s->nctx == s->first_row) ? 0 : 1;
     for (int32_t r = r0; r < s->nctx + s->nrows; r++) {
         const unsigned char *prior = r > 0 ? s->raw + (size_t)(r - 1) * rb : NULL;
-        qr_png_filter_row(e->p.filter, s->raw + (size_t)r * rb, prior, rb,
+        qr_png_filter_row(e->p.filter, e->p.pixel_bytes, s->raw + (size_t)r * rb, prior, rb,
                           w->filtered + (size_t)(r - r0) * fb, w->scratch);
     }
     size_t ctx_len = (size_t)(s->nctx - r0) * fb;
@@ -484,7 +495,7 @@ void qr_png_encoder_free(qr_png_encoder *e)
 void qr_png_layout(int32_t width, int32_t height, const qr_png_params *p,
                    int32_t *rows_per_chunk, int32_t *ctx_rows)
 {
-    const size_t fb = (size_t)width * 3 + 1;
+    const size_t fb = (size_t)width * 3 + 1; /* RGB's, whatever p->pixel_bytes */
     size_t chunk = p->chunk_bytes;
     if (chunk == 0) {
         chunk = fb * (size_t)height / QR_PNG_CHUNKS;
@@ -504,7 +515,7 @@ static qr_status encoder_new(const char *name, int32_t width, int32_t height,
 {
     *out = NULL;
     if (width < 1 || height < 1 || params->level < 0 || params->level > 9 ||
-        params->dict_bytes > DICT_BYTES)
+        params->dict_bytes > DICT_BYTES || (params->pixel_bytes != 3 && params->pixel_bytes != 4))
         return qr_fail(err, QR_ERR_INVALID, "%s: invalid PNG parameters", name);
     qr_png_encoder *e = calloc(1, sizeof *e);
     if (!e || !(e->name = strdup(name))) {
@@ -515,7 +526,7 @@ static qr_status encoder_new(const char *name, int32_t width, int32_t height,
     e->width = width;
     e->height = height;
     e->p = *params;
-    e->row_bytes = (size_t)width * 3;
+    e->row_bytes = (size_t)width * (size_t)params->pixel_bytes;
     const size_t fb = e->row_bytes + 1;
     qr_png_layout(width, height, params, &e->rows_per_chunk, &e->ctx_max);
     e->nchunks = ((int64_t)height + e->rows_per_chunk - 1) / e->rows_per_chunk;
@@ -579,7 +590,8 @@ qr_status qr_png_encoder_open(FILE *fp, const char *name, int32_t width, int32_t
     *out = NULL;
     qr_png_encoder *e = NULL;
     qr_png_buffer head = {0};
-    qr_status st = qr_png_head(&head, name, width, height, params->text, params->ntext, err);
+    qr_status st = qr_png_head(&head, name, width, height, params->pixel_bytes, params->text,
+                               params->ntext, err);
     if (st == QR_OK)
         st = encoder_new(name, width, height, params, 0, height, &e, err);
     if (st == QR_OK) {

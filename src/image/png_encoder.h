@@ -1,4 +1,4 @@
-/* png_encoder.h — a streaming, multi-threaded PNG encoder (8-bit RGB).
+/* png_encoder.h — a streaming, multi-threaded PNG encoder (8-bit RGB or RGBA).
  *
  * Rows arrive top row first, in bands of any height. They are cut into
  * chunks of a fixed number of rows that depends on the width alone, and
@@ -50,15 +50,23 @@ typedef struct qr_png_params {
                              its compressor; QR_PNG_DICT_BYTES in the product */
     const qr_image_text *text; /* written after IHDR (quadrender/image.h) */
     int ntext;
+    int pixel_bytes;      /* 3: RGB; 4: RGBA (colour type 6) */
 } qr_png_params;
 
-/* The product's parameters for a level and a thread count. */
+/* The product's parameters for a level and a thread count (RGB). */
 qr_png_params qr_png_params_for(int level, int threads);
+
+/* The product's parameters for write options as qr_image_options_check
+ * passed them: their level, threads (qr_image_threads), text and alpha. */
+qr_png_params qr_png_params_of(const qr_image_write_options *o);
 
 /* The chunk grid: rows per chunk, and the rows above a chunk its
  * compressor needs (the rows whose filtered bytes prime its dictionary,
  * plus the one row their filter needs); the first chunk's chunk index is
- * row / rows_per_chunk. */
+ * row / rows_per_chunk. Both are counted in rows of RGB whatever
+ * p->pixel_bytes: the grid is a function of the width and height alone
+ * (image_parts.h), and context rows enough for RGB's dictionary are more
+ * than enough for RGBA's (the compressor takes the last dict_bytes). */
 void qr_png_layout(int32_t width, int32_t height, const qr_png_params *p,
                    int32_t *rows_per_chunk, int32_t *ctx_rows);
 
@@ -96,7 +104,7 @@ qr_status qr_png_encoder_append_records(qr_png_encoder *e, int32_t row0, int32_t
                                         const unsigned char *rec, size_t len,
                                         const unsigned char *tail, qr_error *err);
 
-/* Appends nrows rows of 3 * width bytes each, top row first. */
+/* Appends nrows rows of pixel_bytes * width bytes each, top row first. */
 qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int32_t nrows,
                               qr_error *err);
 

@@ -1,22 +1,25 @@
-/* png_filter.c — see png_filter.h. Pixels are 3 bytes (8-bit RGB), so the
- * "left" byte of byte i is byte i - 3. The loops are plain byte arithmetic
- * that the compiler vectorizes. */
+/* png_filter.c — see png_filter.h. A pixel is bpp bytes (3: RGB, 4: RGBA),
+ * so the "left" byte of byte i is byte i - bpp. The loops are plain byte
+ * arithmetic that the compiler vectorizes; they are inlined into one copy
+ * per pixel size (qr_png_filter_row), where bpp is a constant, as it was
+ * when the filters took RGB only. */
 #include "image/png_filter.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define BPP 3
+#define INLINE static inline __attribute__((always_inline))
 
-static void filter_sub(const unsigned char *x, size_t n, unsigned char *out)
+INLINE void filter_sub(const unsigned char *x, size_t n, size_t bpp, unsigned char *out)
 {
-    size_t head = n < BPP ? n : BPP;
+    size_t head = n < bpp ? n : bpp;
     memcpy(out, x, head);
-    for (size_t i = BPP; i < n; i++)
-        out[i] = (unsigned char)(x[i] - x[i - BPP]);
+    for (size_t i = bpp; i < n; i++)
+        out[i] = (unsigned char)(x[i] - x[i - bpp]);
 }
 
-static void filter_up(const unsigned char *x, const unsigned char *p, size_t n, unsigned char *out)
+INLINE void filter_up(const unsigned char *x, const unsigned char *p, size_t n,
+                      unsigned char *out)
 {
     if (!p) {
         memcpy(out, x, n);
@@ -26,18 +29,18 @@ static void filter_up(const unsigned char *x, const unsigned char *p, size_t n, 
         out[i] = (unsigned char)(x[i] - p[i]);
 }
 
-static void filter_avg(const unsigned char *x, const unsigned char *p, size_t n,
-                       unsigned char *out)
+INLINE void filter_avg(const unsigned char *x, const unsigned char *p, size_t n,
+                       size_t bpp, unsigned char *out)
 {
-    size_t head = n < BPP ? n : BPP;
+    size_t head = n < bpp ? n : bpp;
     for (size_t i = 0; i < head; i++)
         out[i] = (unsigned char)(x[i] - ((p ? p[i] : 0) >> 1));
     if (p) {
-        for (size_t i = BPP; i < n; i++)
-            out[i] = (unsigned char)(x[i] - (((unsigned)x[i - BPP] + p[i]) >> 1));
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (unsigned char)(x[i] - (((unsigned)x[i - bpp] + p[i]) >> 1));
     } else {
-        for (size_t i = BPP; i < n; i++)
-            out[i] = (unsigned char)(x[i] - (x[i - BPP] >> 1));
+        for (size_t i = bpp; i < n; i++)
+            out[i] = (unsigned char)(x[i] - (x[i - bpp] >> 1));
     }
 }
 
@@ -50,29 +53,29 @@ static inline unsigned char paeth(int a, int b, int c)
     return (unsigned char)((pc < pr) ? c : r);
 }
 
-static void filter_paeth(const unsigned char *x, const unsigned char *p, size_t n,
-                         unsigned char *out)
+INLINE void filter_paeth(const unsigned char *x, const unsigned char *p, size_t n,
+                         size_t bpp, unsigned char *out)
 {
     if (!p) { /* with b = c = 0 the predictor is the left byte: Sub */
-        filter_sub(x, n, out);
+        filter_sub(x, n, bpp, out);
         return;
     }
-    size_t head = n < BPP ? n : BPP;
+    size_t head = n < bpp ? n : bpp;
     for (size_t i = 0; i < head; i++)
         out[i] = (unsigned char)(x[i] - p[i]);
-    for (size_t i = BPP; i < n; i++)
-        out[i] = (unsigned char)(x[i] - paeth(x[i - BPP], p[i], p[i - BPP]));
+    for (size_t i = bpp; i < n; i++)
+        out[i] = (unsigned char)(x[i] - paeth(x[i - bpp], p[i], p[i - bpp]));
 }
 
-static void filter_fixed(qr_png_filter f, const unsigned char *x, const unsigned char *p, size_t n,
-                         unsigned char *out)
+INLINE void filter_fixed(qr_png_filter f, const unsigned char *x, const unsigned char *p,
+                         size_t n, size_t bpp, unsigned char *out)
 {
     out[0] = (unsigned char)f;
     switch (f) {
-    case QR_PNG_FILTER_SUB: filter_sub(x, n, out + 1); break;
+    case QR_PNG_FILTER_SUB: filter_sub(x, n, bpp, out + 1); break;
     case QR_PNG_FILTER_UP: filter_up(x, p, n, out + 1); break;
-    case QR_PNG_FILTER_AVG: filter_avg(x, p, n, out + 1); break;
-    case QR_PNG_FILTER_PAETH: filter_paeth(x, p, n, out + 1); break;
+    case QR_PNG_FILTER_AVG: filter_avg(x, p, n, bpp, out + 1); break;
+    case QR_PNG_FILTER_PAETH: filter_paeth(x, p, n, bpp, out + 1); break;
     default:
         out[0] = QR_PNG_FILTER_NONE;
         memcpy(out + 1, x, n);
@@ -88,24 +91,34 @@ static unsigned long sum_abs(const unsigned char *b, size_t n)
     return s;
 }
 
-void qr_png_filter_row(qr_png_filter filter, const unsigned char *row,
-                       const unsigned char *prior, size_t n, unsigned char *out,
-                       unsigned char *scratch)
+INLINE void filter_row_bpp(qr_png_filter filter, const unsigned char *row,
+                           const unsigned char *prior, size_t n, size_t bpp,
+                           unsigned char *out, unsigned char *scratch)
 {
     if (filter != QR_PNG_FILTER_ADAPTIVE) {
-        filter_fixed(filter, row, prior, n, out);
+        filter_fixed(filter, row, prior, n, bpp, out);
         return;
     }
     /* Ties go to the lower type, so the choice is a function of the row
      * and its prior alone. */
-    filter_fixed(QR_PNG_FILTER_NONE, row, prior, n, out);
+    filter_fixed(QR_PNG_FILTER_NONE, row, prior, n, bpp, out);
     unsigned long best = sum_abs(out + 1, n);
     for (int f = QR_PNG_FILTER_SUB; f <= QR_PNG_FILTER_PAETH; f++) {
-        filter_fixed((qr_png_filter)f, row, prior, n, scratch);
+        filter_fixed((qr_png_filter)f, row, prior, n, bpp, scratch);
         unsigned long s = sum_abs(scratch + 1, n);
         if (s < best) {
             best = s;
             memcpy(out, scratch, n + 1);
         }
     }
+}
+
+void qr_png_filter_row(qr_png_filter filter, int bpp, const unsigned char *row,
+                       const unsigned char *prior, size_t n, unsigned char *out,
+                       unsigned char *scratch)
+{
+    if (bpp == 4)
+        filter_row_bpp(filter, row, prior, n, 4, out, scratch);
+    else
+        filter_row_bpp(filter, row, prior, n, 3, out, scratch);
 }

@@ -1,4 +1,5 @@
-/* png_filter.h — PNG's per-row filters (ISO/IEC 15948, section 9) for 8-bit RGB.
+/* png_filter.h — PNG's per-row filters (ISO/IEC 15948, section 9) for 8-bit
+ * RGB and RGBA.
  *
  * A filtered row is the filter type byte followed by the row's bytes with
  * that filter applied; `prior` is the unfiltered row above, or NULL for the
@@ -20,9 +21,10 @@ typedef enum qr_png_filter {
     QR_PNG_FILTER_ADAPTIVE = 5
 } qr_png_filter;
 
-/* Writes 1 + n bytes to out: the type actually used, then the filtered row.
- * `scratch` (ADAPTIVE only, else may be NULL) holds 1 + n bytes. */
-void qr_png_filter_row(qr_png_filter filter, const unsigned char *row,
+/* Writes 1 + n bytes to out: the type actually used, then the filtered row
+ * of pixels of bpp bytes (3: RGB, 4: RGBA). `scratch` (ADAPTIVE only, else
+ * may be NULL) holds 1 + n bytes. */
+void qr_png_filter_row(qr_png_filter filter, int bpp, const unsigned char *row,
                        const unsigned char *prior, size_t n, unsigned char *out,
                        unsigned char *scratch);
 

@@ -8,6 +8,7 @@
  */
 #include "image/png_portable.h"
 #include "image/deflate_chunk.h"
+#include "image/image_bytes.h"
 #include "image/png_chunks.h"
 #include "image/png_encoder.h"
 #include "quadrender/threads.h"
@@ -16,8 +17,9 @@
 #include <string.h>
 
 typedef struct portable_job {
-    const unsigned char *rgb;
-    size_t row_bytes;      /* 3 * width */
+    const unsigned char *rows;
+    int pixel_bytes;       /* 3: RGB, 4: RGBA */
+    size_t row_bytes;      /* pixel_bytes * width */
     int32_t height, rows_per_chunk;
     qr_png_filter filter;
     unsigned char *filtered; /* height rows of 1 + row_bytes */
@@ -42,8 +44,9 @@ static void filter_task(void *ctx, int k)
         return;
     }
     for (int32_t r = r0; r < r1; r++)
-        qr_png_filter_row(j->filter, j->rgb + (size_t)r * rb, r ? j->rgb + (size_t)(r - 1) * rb : NULL,
-                          rb, j->filtered + (size_t)r * fb, scratch);
+        qr_png_filter_row(j->filter, j->pixel_bytes, j->rows + (size_t)r * rb,
+                          r ? j->rows + (size_t)(r - 1) * rb : NULL, rb,
+                          j->filtered + (size_t)r * fb, scratch);
     free(scratch);
     j->out_len[k] = 1; /* filtered */
 }
@@ -91,21 +94,24 @@ static void be32(unsigned char *d, uint32_t v)
         d[i] = (unsigned char)(v >> (24 - 8 * i));
 }
 
-qr_status qr_png_encode_portable(const unsigned char *rgb, int32_t width, int32_t height,
-                                 int threads, unsigned char **png, size_t *len, qr_error *err)
+qr_status qr_png_encode_portable(const unsigned char *rows, int32_t width, int32_t height,
+                                 int alpha, int threads, unsigned char **png, size_t *len,
+                                 qr_error *err)
 {
     *png = NULL;
     *len = 0;
     const char *name = "portable PNG";
-    /* a filtered row, and an IDAT (at most a chunk's bound), well within 2^31 */
-    if (!rgb || width < 1 || height < 1 || width > (INT32_MAX - 1) / 3 / 8)
-        return qr_fail(err, QR_ERR_INVALID, "%s: a %d x %d image", name, (int)width, (int)height);
     qr_png_params p = qr_png_params_for(QR_PNG_LEVEL_DEFAULT, threads);
+    p.pixel_bytes = qr_image_pixel_bytes(QR_FORMAT_PNG, alpha != 0);
+    /* a filtered row, and an IDAT (at most a chunk's bound), well within 2^31 */
+    if (!rows || width < 1 || height < 1 || width > (INT32_MAX - 1) / p.pixel_bytes / 8)
+        return qr_fail(err, QR_ERR_INVALID, "%s: a %d x %d image", name, (int)width, (int)height);
     int32_t rpc, ctx_rows;
     qr_png_layout(width, height, &p, &rpc, &ctx_rows);
     const int64_t nchunks = ((int64_t)height + rpc - 1) / rpc;
-    portable_job j = {.rgb = rgb,
-                      .row_bytes = (size_t)width * 3,
+    portable_job j = {.rows = rows,
+                      .pixel_bytes = p.pixel_bytes,
+                      .row_bytes = (size_t)width * (size_t)p.pixel_bytes,
                       .height = height,
                       .rows_per_chunk = rpc,
                       .filter = p.filter,
@@ -128,7 +134,7 @@ qr_status qr_png_encode_portable(const unsigned char *rgb, int32_t width, int32_
     qr_parallel_for(j.nchunks, threads, filter_task, &j);
     qr_parallel_for(j.nchunks, threads, compress_task, &j);
 
-    st = qr_png_head(&b, name, width, height, NULL, 0, err);
+    st = qr_png_head(&b, name, width, height, p.pixel_bytes, NULL, 0, err);
     uint32_t adler = 1;
     for (int k = 0; st == QR_OK && k < j.nchunks; k++) {
         if (!j.out_len[k]) {

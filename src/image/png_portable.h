@@ -19,12 +19,15 @@
 
 #include "quadrender/error.h"
 
-/* Encodes height rows of 3 * width bytes (8-bit RGB, top row first) as a
- * PNG (signature, IHDR, an IDAT per chunk, IEND): *png, *len bytes,
+/* Encodes height rows of 3 * width bytes (8-bit RGB, top row first), or
+ * with alpha of 4 * width bytes (8-bit RGBA, straight alpha, as
+ * qr_to_rgba8 makes them; colour type 6), as a PNG (signature, IHDR, an
+ * IDAT per chunk, IEND): *png, *len bytes,
  * malloc'd (free it with free()). threads: 0 for qr_threads(), else at
  * most that many. A size below 1 or too large: QR_ERR_INVALID; memory:
  * QR_ERR_NOMEM; on failure *png is NULL and *len 0. */
-qr_status qr_png_encode_portable(const unsigned char *rgb, int32_t width, int32_t height,
-                                 int threads, unsigned char **png, size_t *len, qr_error *err);
+qr_status qr_png_encode_portable(const unsigned char *rows, int32_t width, int32_t height,
+                                 int alpha, int threads, unsigned char **png, size_t *len,
+                                 qr_error *err);
 
 #endif

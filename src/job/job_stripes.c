@@ -59,7 +59,7 @@ static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
             ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
             : qr_render_cpu_fast_band(ln->scene, &job->index, job->mode, sp->threads, job->width,
                                       job->height, y0, y1, &ln->band, NULL, err);
-    return st ? st : qr_image_file_rows(&ln->band, sp->format, 0, row1 - a, rows, err);
+    return st ? st : qr_image_file_rows(&ln->band, sp->format, 0, 0, row1 - a, rows, err);
 }
 
 /* The lane's renders, one stripe ahead of its encoder: a thread of its own

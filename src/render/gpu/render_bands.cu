@@ -179,6 +179,7 @@ static qr_status render_band(qr_gpu_renderer *r, const qr_gpu_scene *scene,
         a.out = slot;
         a.out_pitch = r->width;
         a.out_x = x0;
+        a.alpha = 0;
         cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, r->frame.stream) : qr_launch_rows_rgb8(&a, r->frame.stream);
         if (e != cudaSuccess)
             return qr_fail(err, qr_cuda_status(e), "converting a band: %s", cudaGetErrorString(e));

@@ -107,6 +107,7 @@ static cudaError_t queue_band(qr_gpu_renderer *r, int pfm, int32_t first, int32_
     a.out = r->band_dev[k];
     a.out_pitch = 0;
     a.out_x = 0;
+    a.alpha = 0;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
     cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
     if (e == cudaSuccess)
