@@ -39,7 +39,7 @@ static const field scene_f[] = {
     F(qr_scene, y0),    F(qr_scene, vx0),   F(qr_scene, vy0),   F(qr_scene, block),
     F(qr_scene, block_floats), F(qr_scene, shading), F(qr_scene, anim), F(qr_scene, steps),
     F(qr_scene, name),  F(qr_scene, alpha), F(qr_scene, background),
-    F(qr_scene, antialias)};
+    F(qr_scene, antialias), F(qr_scene, transparent)};
 static const field image_f[] = {F(qr_image, width), F(qr_image, height), F(qr_image, rgba)};
 static const field params_f[] = {
     F(qr_index_params, capacity), F(qr_index_params, min_leaf),   F(qr_index_params, max_depth),

@@ -17,7 +17,7 @@ static void compare(const qr_scene *s, int w, int h, const qr_index_params *p, c
                   bad, d);
     else
         cr_assert(d <= 1e-5, "%s: exact snow differs from the CPU by %g", what, d);
-    d = image_max_diff(fast, cpu, 0, &bad);
+    d = image_max_diff(fast, cpu, s->transparent, &bad); /* without a background, its coverage */
     cr_assert(d <= QR_FAST_TOLERANCE, "%s: fast mode differs from the CPU by %g", what, d);
     qr_image_destroy(cpu);
     qr_image_destroy(exact);
@@ -220,6 +220,44 @@ Test(gpu_render, alpha_and_background, .timeout = 600)
                  (unsigned long long)seed, (int)s->antialias);
         compare(s, 512, 512, &p, what);
         compare(s, 17, 301, &p, what);
+        qr_scene_destroy(s);
+    }
+}
+
+/* No background: the alpha channel is the coverage (exact: to the CPU's
+ * bit; fast: 1 - T within the bound), on plain and picture scenes, hard and
+ * anti-aliased edges, shallow ones (fast mode takes the exact walk) and
+ * deep ones, the walk gathered and chunk by chunk, crowded leaves. */
+Test(gpu_render, transparent, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    const char *names[] = {"rgb", "rand10k", "rand100k", "micro2M", "clusters"};
+    for (int n = 0; n < 5; n++) {
+        qr_scene *s = gpu_test_scene(names[n], 0);
+        QR_CHECK(err, qr_scene_set_transparent(s, 1, "background", &err));
+        char what[96];
+        snprintf(what, sizeof what, "%s without a background", names[n]);
+        qr_index_params p;
+        qr_index_params_default(&p);
+        compare(s, 1024, 1024, &p, what);
+        qr_test_random_picture(s, (uint64_t)n + 11);
+        QR_CHECK(err, qr_scene_set_transparent(s, 1, "background", &err));
+        s->antialias = n % 2;
+        snprintf(what, sizeof what, "%s with alpha, no background (antialias %d)", names[n], n % 2);
+        compare(s, 333, 777, &p, what);
+        qr_scene_destroy(s);
+    }
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 9000);
+        qr_test_random_picture(s, seed);
+        QR_CHECK(err, qr_scene_set_transparent(s, 1, "background", &err));
+        qr_index_params p;
+        qr_index_params_default(&p);
+        p.capacity = (int32_t)(1 + seed * 97 % 300);
+        char what[96];
+        snprintf(what, sizeof what, "random seed %llu, no background", (unsigned long long)seed);
+        compare(s, 512, 512, &p, what);
         qr_scene_destroy(s);
     }
 }

@@ -470,7 +470,7 @@ Test(render_cpu, snow_one_flake)
 static void naive_reference(const qr_scene *s, int width, int height, float *data)
 {
     for (size_t k = 0; k < (size_t)width * (size_t)height * 4; k++)
-        data[k] = k % 4 == 3 ? 1.f : s->background[k % 4];
+        data[k] = k % 4 == 3 ? (s->transparent ? 0.f : 1.f) : s->background[k % 4];
     const int side = width > height ? width : height;
     for (int c = 0; c < s->n; c++) {
         float px = s->x[c], py = s->y[c], rad = s->r[c];
@@ -504,7 +504,11 @@ static void naive_reference(const qr_scene *s, int width, int height, float *dat
                     imgPtr[0] = alpha * s->red[c] + oneMinusAlpha * imgPtr[0];
                     imgPtr[1] = alpha * s->green[c] + oneMinusAlpha * imgPtr[1];
                     imgPtr[2] = alpha * s->blue[c] + oneMinusAlpha * imgPtr[2];
-                    imgPtr[3] += alpha;
+                    /* no background: the coverage, a channel of value 1 */
+                    if (s->transparent)
+                        imgPtr[3] = alpha + oneMinusAlpha * imgPtr[3];
+                    else
+                        imgPtr[3] += alpha;
                 }
                 imgPtr += 4;
             }
@@ -587,6 +591,10 @@ Test(render_cpu, alpha_and_background_against_naive_reference)
             qr_scene *s = qr_test_random_scene(QR_TEST_MIX_UNIFORM, seed, 300);
             qr_test_random_picture(s, seed);
             s->antialias = seed != 2; /* and hard edges */
+            if (seed == 3) { /* and no background */
+                qr_error err;
+                cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK);
+            }
             qr_image *img = render(s, w, h);
             const size_t n = (size_t)w * (size_t)h * 4;
             float *want = malloc(n * sizeof *want);
@@ -633,6 +641,59 @@ Test(render_cpu, alpha_and_background_by_hand)
     qr_scene_destroy(s);
 }
 
+/* No background, by hand: the circles over black, the alpha channel their
+ * coverage a + (1 - a) A (exact in float here); and, on random scenes, what
+ * the coverage means: over white a pixel shows 1 - A more than over black. */
+Test(render_cpu, transparent_by_hand)
+{
+    qr_scene *s = scene_new(3, QR_SHADE_FLAT);
+    set_circle(s, 0, 0.25f, 0.5f, 0.3f, 1.0f, 0.0f, 0.0f);   /* covers 0, 1 */
+    set_circle(s, 1, 0.5f, 0.5f, 0.1f, 0.0f, 1.0f, 0.0f);    /* covers 1 */
+    set_circle(s, 2, 5.0f / 6.0f, 0.5f, 0.1f, 0.0f, 0.0f, 1.0f); /* covers 2 */
+    const float alpha[3] = {0.25f, 0.5f, 0.0f};
+    qr_error err;
+    cr_assert_eq(qr_scene_set_alpha(s, alpha, "alpha", &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK, "%s", err.msg);
+    cr_assert(!qr_scene_is_plain(s));
+    qr_image *img = render(s, 3, 1);
+    expect_pixel(img, 0, 0, 0.25f, 0.0f, 0.0f, 0.25f);
+    expect_pixel(img, 1, 0, 0.125f, 0.5f, 0.0f, 0.625f); /* 0.5 + 0.5 * 0.25 */
+    expect_pixel(img, 2, 0, 0.0f, 0.0f, 0.0f, 0.0f);
+    qr_image_destroy(img);
+    /* a background set again ends the transparency; off restores white */
+    const float grey[3] = {0.5f, 0.5f, 0.5f};
+    cr_assert_eq(qr_scene_set_background(s, grey, "background", &err), QR_OK);
+    cr_assert(!s->transparent);
+    cr_assert_eq(qr_scene_set_transparent(s, 0, "background", &err), QR_OK);
+    cr_assert(!s->transparent && s->background[0] == 1.0f && s->background[2] == 1.0f);
+    qr_scene_destroy(s);
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        qr_scene *r = qr_test_random_scene(QR_TEST_MIX_UNIFORM, seed, 400);
+        qr_test_random_picture(r, seed);
+        r->antialias = seed == 2;
+        const float white[3] = {1.0f, 1.0f, 1.0f};
+        cr_assert_eq(qr_scene_set_background(r, white, "background", &err), QR_OK);
+        qr_image *over_white = render(r, 64, 48);
+        cr_assert_eq(qr_scene_set_transparent(r, 1, "background", &err), QR_OK);
+        qr_image *none = render(r, 64, 48);
+        int covered = 0;
+        for (size_t i = 0; i < (size_t)64 * 48; i++) {
+            const float A = none->rgba[4 * i + 3];
+            cr_assert(A >= 0.0f && A <= 1.0f, "pixel %zu: coverage %g", i, (double)A);
+            covered += A > 0.0f;
+            for (int c = 0; c < 3; c++)
+                cr_assert(fabs(over_white->rgba[4 * i + c] - none->rgba[4 * i + c] - (1.0 - A)) < 1e-5,
+                          "seed %llu pixel %zu channel %d: white %g, none %g, coverage %g",
+                          (unsigned long long)seed, i, c, (double)over_white->rgba[4 * i + c],
+                          (double)none->rgba[4 * i + c], (double)A);
+        }
+        cr_assert_gt(covered, 0);
+        qr_image_destroy(none);
+        qr_image_destroy(over_white);
+        qr_scene_destroy(r);
+    }
+}
+
 /* The options' refusals, and a clone keeps them. */
 Test(render_cpu, alpha_and_background_checked)
 {
@@ -647,16 +708,16 @@ Test(render_cpu, alpha_and_background_checked)
     cr_assert_eq(qr_scene_set_background(s, bg_bad, "--background", &err), QR_ERR_INVALID);
     cr_assert_str_eq(err.msg, "--background: expected three numbers from 0 to 1, got 0,-0.5,1");
     float rgb[3];
-    cr_assert_eq(qr_background_check("bg", "#FF8000", rgb, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_background_check("bg", "#FF8000", rgb, NULL, &err), QR_OK, "%s", err.msg);
     cr_assert(rgb[0] == 1.0f && rgb[1] == 128.0f / 255.0f && rgb[2] == 0.0f);
-    cr_assert_eq(qr_background_check("bg", "0.25,0.5,1", rgb, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_background_check("bg", "0.25,0.5,1", rgb, NULL, &err), QR_OK, "%s", err.msg);
     cr_assert(rgb[0] == 0.25f && rgb[1] == 0.5f && rgb[2] == 1.0f);
-    cr_assert_eq(qr_background_check("bg", "black", rgb, &err), QR_OK);
+    cr_assert_eq(qr_background_check("bg", "black", rgb, NULL, &err), QR_OK);
     cr_assert(rgb[0] == 0.0f && rgb[1] == 0.0f && rgb[2] == 0.0f);
     const char *refused[] = {"", "red", "#12345", "#12345g", "1,1", "1,1,1,", "0.5,2,0",
                              "0.5, 0.5,0.5", "nan,0,0"};
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-        cr_assert_eq(qr_background_check("bg", refused[k], rgb, &err), QR_ERR_INVALID, "'%s'",
+        cr_assert_eq(qr_background_check("bg", refused[k], rgb, NULL, &err), QR_ERR_INVALID, "'%s'",
                      refused[k]);
         char want[160];
         snprintf(want, sizeof want,
@@ -672,12 +733,27 @@ Test(render_cpu, alpha_and_background_checked)
     cr_assert(c->alpha && c->alpha != s->alpha && memcmp(c->alpha, alpha, sizeof alpha) == 0);
     cr_assert(memcmp(c->background, bg, sizeof bg) == 0);
     qr_scene_destroy(c);
+    cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK);
+    cr_assert_eq(qr_scene_clone(s, &c, &err), QR_OK, "%s", err.msg);
+    cr_assert(c->transparent);
+    qr_scene_destroy(c);
+    int none = -1;
+    cr_assert_eq(qr_background_check("bg", "none", rgb, &none, &err), QR_OK, "%s", err.msg);
+    cr_assert(none == 1 && rgb[0] == 0.0f && rgb[1] == 0.0f && rgb[2] == 0.0f);
+    cr_assert_eq(qr_background_check("bg", "black", rgb, &none, &err), QR_OK);
+    cr_assert_eq(none, 0);
+    cr_assert_eq(qr_background_check("bg", "none", rgb, NULL, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_background_check("bg", "grey", rgb, &none, &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "bg: expected white, black, #RRGGBB, R,G,B (numbers from 0 to 1) "
+                              "or none, got 'grey'");
     qr_scene_destroy(s);
     /* snow's alpha and background are its shading's */
     s = scene_new(1, QR_SHADE_SNOW);
     snprintf(s->name, sizeof s->name, "flakes");
     cr_assert_eq(qr_scene_set_alpha(s, alpha, "--alpha", &err), QR_ERR_INVALID);
     cr_assert_str_eq(err.msg, "--alpha: flat scenes only; flakes is snow-shaded");
+    cr_assert_eq(qr_scene_set_transparent(s, 1, "--background", &err), QR_ERR_INVALID);
+    cr_assert_str_eq(err.msg, "--background: flat scenes only; flakes is snow-shaded");
     cr_assert_eq(qr_scene_set_background(s, bg, "--background", &err), QR_ERR_INVALID);
     qr_scene_destroy(s);
 }

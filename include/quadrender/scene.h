@@ -68,6 +68,8 @@ typedef struct qr_scene {
     float background[3];        /* the background's red, green, blue in [0, 1]; what
                                    qr_scene_create sets: white, the CS149 scenes' */
     int32_t antialias;          /* 1: anti-aliased edges (qr_scene_set_antialias); 0 */
+    int32_t transparent;        /* 1: no background (qr_scene_set_transparent): the
+                                   circles over black, with their coverage as alpha */
 } qr_scene;
 
 /* Allocates a scene of n circles, zero-filled. Velocity arrays exist when
@@ -76,7 +78,7 @@ typedef struct qr_scene {
 qr_status qr_scene_create(int32_t n, qr_anim anim, qr_scene **out, qr_error *err);
 void qr_scene_destroy(qr_scene *scene);
 
-/* A deep copy (same block layout, alpha and background included). */
+/* A deep copy (same block layout, alpha, background and transparency included). */
 qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);
 
 /* ---- the picture's options: per-circle alpha, the background ------------ *
@@ -94,15 +96,28 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);
 qr_status qr_scene_set_alpha(qr_scene *scene, const float *alpha, const char *what, qr_error *err);
 
 /* Sets the background colour: three finite numbers from 0 to 1, else
- * QR_ERR_INVALID "<what>: expected three numbers from 0 to 1, got R,G,B". */
+ * QR_ERR_INVALID "<what>: expected three numbers from 0 to 1, got R,G,B".
+ * The scene is no longer transparent. */
 qr_status qr_scene_set_background(qr_scene *scene, const float rgb[3], const char *what,
                                   qr_error *err);
 
-/* A background colour as a user writes it: "white", "black", "#RRGGBB"
- * (hex digits) or "R,G,B" (three numbers from 0 to 1, strtod's); else
- * QR_ERR_INVALID "<name>: expected white, black, #RRGGBB or R,G,B (numbers
- * from 0 to 1), got '<text>'". */
-qr_status qr_background_check(const char *name, const char *text, float rgb[3], qr_error *err);
+/* No background (on 1): every renderer draws the circles over black and
+ * writes, besides that colour (premultiplied by alpha), the pixel's
+ * coverage as its alpha channel, blended as a colour channel whose value is
+ * 1 on each circle and 0 behind them (A' = a + (1 - a) A; fast mode:
+ * 1 - T). PNG files keep it (8-bit RGBA, straight alpha:
+ * quadrender/image.h); PPM and PFM, which cannot, are refused. Off (0):
+ * the white background again. */
+qr_status qr_scene_set_transparent(qr_scene *scene, int on, const char *what, qr_error *err);
+
+/* A background as a user writes it: "white", "black", "#RRGGBB" (hex
+ * digits) or "R,G,B" (three numbers from 0 to 1, strtod's), or, where
+ * transparent is not NULL, "none" (*transparent = 1, rgb black; else
+ * *transparent = 0); else QR_ERR_INVALID "<name>: expected white, black,
+ * #RRGGBB, R,G,B (numbers from 0 to 1) or none, got '<text>'" (without
+ * "or none" where transparent is NULL). */
+qr_status qr_background_check(const char *name, const char *text, float rgb[3], int *transparent,
+                              qr_error *err);
 
 /* One alpha as a user writes it: a number from 0 to 1 (strtod's, no
  * blanks); else QR_ERR_INVALID "<name>: expected a number from 0 to 1, got
@@ -126,7 +141,7 @@ static inline float qr_scene_alpha(const qr_scene *scene, int32_t i)
 static inline int qr_scene_is_plain(const qr_scene *scene)
 {
     return !scene->alpha && scene->background[0] == 1.0f && scene->background[1] == 1.0f &&
-           scene->background[2] == 1.0f && !scene->antialias;
+           scene->background[2] == 1.0f && !scene->antialias && !scene->transparent;
 }
 
 /* ---- built-in scenes ---------------------------------------------------- */

@@ -133,14 +133,30 @@ QR_HD float qr_aa_alpha(float a, float d2, float r2, float k)
     return QR_MUL(a, cov < 1.0f ? cov : 1.0f);
 }
 
-/* The reference blend of one circle into one pixel (back to front). */
-QR_HD void qr_blend(float alpha, float r, float g, float b, float *px)
+/* The reference blend of one circle into one pixel's colour (back to
+ * front), one_minus = fl(1 - alpha). */
+QR_HD void qr_blend_rgb(float alpha, float one_minus, float r, float g, float b, float *px)
 {
-    float one_minus = QR_SUB(1.0f, alpha);
     px[0] = QR_ADD(QR_MUL(alpha, r), QR_MUL(one_minus, px[0]));
     px[1] = QR_ADD(QR_MUL(alpha, g), QR_MUL(one_minus, px[1]));
     px[2] = QR_ADD(QR_MUL(alpha, b), QR_MUL(one_minus, px[2]));
+}
+
+/* The reference blend of one circle into one pixel: the colour, and the
+ * alpha channel adds alpha (CS149's). */
+QR_HD void qr_blend(float alpha, float r, float g, float b, float *px)
+{
+    qr_blend_rgb(alpha, QR_SUB(1.0f, alpha), r, g, b, px);
     px[3] = QR_ADD(px[3], alpha);
+}
+
+/* The same over no background (qr_scene.transparent): the alpha channel is
+ * the coverage, blended as a colour channel of value 1, A' = a + (1 - a) A. */
+QR_HD void qr_blend_cover(float alpha, float r, float g, float b, float *px)
+{
+    const float one_minus = QR_SUB(1.0f, alpha);
+    qr_blend_rgb(alpha, one_minus, r, g, b, px);
+    px[3] = QR_ADD(alpha, QR_MUL(one_minus, px[3]));
 }
 
 /* Snow's peak alpha for a circle at depth z: half of 0.6 + 0.4 (1 - z),

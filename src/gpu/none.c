@@ -213,8 +213,8 @@ qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     return no_gpu(err);
 }
 
-qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
-                                    qr_error *err)
+qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, int alpha,
+                                    void *rows, qr_error *err)
 {
     return no_gpu(err);
 }

@@ -122,6 +122,7 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
     memcpy(d->name, src->name, sizeof d->name);
     memcpy(d->background, src->background, sizeof d->background);
     d->antialias = src->antialias;
+    d->transparent = src->transparent;
     st = src->alpha ? qr_scene_set_alpha(d, src->alpha, "alpha", err) : QR_OK;
     if (st != QR_OK) {
         qr_scene_destroy(d);
@@ -173,15 +174,32 @@ qr_status qr_scene_set_background(qr_scene *scene, const float rgb[3], const cha
         if (st != QR_OK) return st;
     }
     memcpy(scene->background, rgb, sizeof scene->background);
+    scene->transparent = 0;
     return QR_OK;
 }
 
-qr_status qr_background_check(const char *name, const char *text, float rgb[3], qr_error *err)
+qr_status qr_scene_set_transparent(qr_scene *scene, int on, const char *what, qr_error *err)
 {
+    static const float white[3] = {1.0f, 1.0f, 1.0f}, black[3] = {0.0f, 0.0f, 0.0f};
+    qr_status st = on ? flat_only(scene, what, err) : QR_OK;
+    if (st != QR_OK) return st;
+    memcpy(scene->background, on ? black : white, sizeof scene->background);
+    scene->transparent = on != 0;
+    return QR_OK;
+}
+
+qr_status qr_background_check(const char *name, const char *text, float rgb[3], int *transparent,
+                              qr_error *err)
+{
+    const char *expected = transparent ? "white, black, #RRGGBB, R,G,B (numbers from 0 to 1) or none"
+                                       : "white, black, #RRGGBB or R,G,B (numbers from 0 to 1)";
     float v[3];
-    int ok = 0;
-    if (!text) return qr_text_refuse(name, text, "white, black, #RRGGBB or R,G,B (numbers from 0 to 1)", err);
-    if (!strcmp(text, "white") || !strcmp(text, "black")) {
+    int ok = 0, none = 0;
+    if (!text) return qr_text_refuse(name, text, expected, err);
+    if (transparent && !strcmp(text, "none")) {
+        v[0] = v[1] = v[2] = 0.0f;
+        ok = none = 1;
+    } else if (!strcmp(text, "white") || !strcmp(text, "black")) {
         v[0] = v[1] = v[2] = text[0] == 'w' ? 1.0f : 0.0f;
         ok = 1;
     } else if (text[0] == '#' && strlen(text) == 7 && strspn(text + 1, "0123456789abcdefABCDEF") == 6) {
@@ -202,8 +220,9 @@ qr_status qr_background_check(const char *name, const char *text, float rgb[3], 
             p = end + 1;
         }
     }
-    if (!ok) return qr_text_refuse(name, text, "white, black, #RRGGBB or R,G,B (numbers from 0 to 1)", err);
+    if (!ok) return qr_text_refuse(name, text, expected, err);
     memcpy(rgb, v, sizeof v);
+    if (transparent) *transparent = none;
     return QR_OK;
 }
 

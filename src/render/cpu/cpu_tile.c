@@ -122,9 +122,9 @@ typedef float v8f_alias __attribute__((vector_size(32), may_alias));
 
 /* Flat circles in list order: qr_blend lane by lane, a c + (1 - a) C and
  * alpha + a (a c and 1 - a once a circle where every lane's a is the
- * circle's). */
+ * circle's); cover: qr_blend_cover's alpha, a + (1 - a) A. */
 INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, const float *alpha,
-                       int32_t count, const tile_geom *t, tile_px *p, int aa)
+                       int32_t count, const tile_geom *t, tile_px *p, int aa, int cover)
 {
     const v8f one = SPLAT(1.0f);
     for (int32_t j = 0; j < count; j++) {
@@ -155,7 +155,7 @@ INLINE void exact_flat(const cpu_frame *f, const cpu_circle *list, const float *
                 STORE(p->r + at, SELECT(m, (aa ? ae * cr : hr) + om * pr, pr));
                 STORE(p->g + at, SELECT(m, (aa ? ae * cg : hg) + om * pg, pg));
                 STORE(p->b + at, SELECT(m, (aa ? ae * cb : hb) + om * pb, pb));
-                STORE(p->a + at, SELECT(m, pa + ae, pa));
+                STORE(p->a + at, SELECT(m, cover ? ae + om * pa : pa + ae, pa));
             }
         }
     }
@@ -351,14 +351,18 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
                 p.r[at] = t.bg[0][k];
                 p.g[at] = t.bg[1][k];
                 p.b[at] = t.bg[2][k];
-                p.a[at] = 1.0f;
+                p.a[at] = f->cover ? 0.0f : 1.0f;
             }
+        /* the walk's instances: aa and cover are constants in each */
         if (f->snow)
             exact_snow(f, list, count, &t, &p);
+        else if (f->cover)
+            f->aa ? exact_flat(f, list, alpha, count, &t, &p, 1, 1)
+                  : exact_flat(f, list, alpha, count, &t, &p, 0, 1);
         else if (f->aa)
-            exact_flat(f, list, alpha, count, &t, &p, 1);
+            exact_flat(f, list, alpha, count, &t, &p, 1, 0);
         else
-            exact_flat(f, list, alpha, count, &t, &p, 0);
+            exact_flat(f, list, alpha, count, &t, &p, 0, 0);
     } else {
         for (int k = 0; k < CPU_TILE; k++)
             for (int c = 0; c < CPU_TILE; c++) {
@@ -384,7 +388,10 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
                 p.b[at] += p.a[at] * t.bg[2][k];
             }
     }
-    const int keep_alpha = !f->front_to_back && f->keep_alpha;
+    /* the alpha channel: the coverage (fast: 1 - T), the exact walk's
+     * CS149 alpha, or 1 */
+    const int keep_alpha = !f->front_to_back && (f->keep_alpha || f->cover);
+    const int cover_t = f->front_to_back && f->cover;
     for (int k = 0; k < t.h; k++) {
         const size_t row = (size_t)(f->oy + y0 + k - f->band_y0);
         float *out = f->band->rgba + (row * (size_t)width + (size_t)(f->ox + x0)) * 4;
@@ -393,7 +400,7 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
             out[4 * c + 0] = p.r[at];
             out[4 * c + 1] = p.g[at];
             out[4 * c + 2] = p.b[at];
-            out[4 * c + 3] = keep_alpha ? p.a[at] : 1.0f;
+            out[4 * c + 3] = cover_t ? 1.0f - p.a[at] : keep_alpha ? p.a[at] : 1.0f;
         }
     }
 }

@@ -53,6 +53,8 @@ typedef struct cpu_frame {
     int32_t band_y0;
     int front_to_back;     /* fast mode's walk; else the exact walk */
     int keep_alpha;        /* write the exact walk's alpha (else 1) */
+    int cover;             /* flat: no background (qr_scene.transparent): the
+                              alpha channel is the coverage, in both walks */
     float stop;            /* fast: a pixel group is done once T <= stop */
     float bg[3];           /* flat: the background colour (qr_scene.background) */
     int aa;                /* flat: anti-aliased edges; the records' radii are then

@@ -47,13 +47,14 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
 
     const int snow = scene->shading == QR_SHADE_SNOW;
     /* the background of image rows y0.. (qr_image_clear's, by image row;
-     * a flat scene's own colour, white unless set) */
+     * a flat scene's own colour, white unless set; black where it is
+     * transparent) */
     for (int32_t py = y0; py < y1; py++) {
         const float shade = snow ? qr_snow_shade_row(py, height) : 1.0f;
         float *row = band->rgba + (size_t)(py - y0) * (size_t)width * 4;
         for (size_t px = 0; px < (size_t)width; px++) {
             for (int k = 0; k < 3; k++) row[4 * px + k] = snow ? shade : scene->background[k];
-            row[4 * px + 3] = 1.0f;
+            row[4 * px + 3] = scene->transparent ? 0.0f : 1.0f; /* no background: no coverage */
         }
     }
 
@@ -94,7 +95,10 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
                     g = scene->green[i];
                     b = scene->blue[i];
                 }
-                qr_blend(alpha, r, g, b, row + 4 * (size_t)px);
+                if (scene->transparent)
+                    qr_blend_cover(alpha, r, g, b, row + 4 * (size_t)px);
+                else
+                    qr_blend(alpha, r, g, b, row + 4 * (size_t)px);
             }
         }
     }

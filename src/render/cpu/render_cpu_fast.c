@@ -365,6 +365,7 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
     f->stop = 0.5f * QR_FAST_TOLERANCE / span;
     for (int k = 0; k < 3; k++) f->bg[k] = scene->background[k];
     f->aa = !snow && scene->antialias;
+    f->cover = !snow && scene->transparent;
 }
 
 /* One window of the band: its circles' boxes, then its blocks. Returns -1

@@ -37,10 +37,6 @@
  * host memory. */
 #define SLOT_MAX_BYTES ((size_t)128 << 20)
 
-static size_t row_bytes_of(int32_t width, qr_image_format format)
-{
-    return (size_t)width * 3 * (format == QR_FORMAT_PFM ? sizeof(float) : 1);
-}
 
 /* Device bytes of the scene (its arrays and the packed copies). */
 static size_t scene_bytes(const qr_gpu_scene *s)
@@ -98,7 +94,8 @@ extern "C" qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height
     size_t fixed = 0;
     qr_status st = qr_gpu_index_fixed_bytes(scene->n, width, height, &first, params, &fixed, err);
     if (st) return st;
-    const size_t row_bytes = row_bytes_of(width, format);
+    /* a PNG of a scene without a background keeps its alpha (qr_job_run) */
+    const size_t row_bytes = (size_t)width * (size_t)qr_file_px(format, scene->transparent);
     const size_t base = scene_bytes(scene) + fixed;
     /* the bands get half of what the scene and the index leave; the other
      * half is for the index's lists */
@@ -163,7 +160,7 @@ static void limit_index(qr_gpu_renderer *r, const qr_gpu_scene *scene, size_t sl
 
 /* Renders band rows [y0, y1) tile by tile into device slot `slot`. */
 static qr_status render_band(qr_gpu_renderer *r, const qr_gpu_scene *scene,
-                             const qr_index_params *params, qr_render_mode mode, int pfm, int32_t y0,
+                             const qr_index_params *params, qr_render_mode mode, int px, int32_t y0,
                              int32_t y1, void *slot, qr_error *err)
 {
     for (int32_t x0 = 0; x0 < r->width; x0 += r->tile_w) {
@@ -179,8 +176,7 @@ static qr_status render_band(qr_gpu_renderer *r, const qr_gpu_scene *scene,
         a.out = slot;
         a.out_pitch = r->width;
         a.out_x = x0;
-        a.alpha = 0;
-        cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, r->frame.stream) : qr_launch_rows_rgb8(&a, r->frame.stream);
+        cudaError_t e = qr_launch_rows_px(&a, px, r->frame.stream);
         if (e != cudaSuccess)
             return qr_fail(err, qr_cuda_status(e), "converting a band: %s", cudaGetErrorString(e));
     }
@@ -193,8 +189,8 @@ static qr_status write_bands(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                              const qr_index_params *params, qr_render_mode mode, qr_image_writer *w,
                              qr_error *err)
 {
-    const int pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
-    const size_t row_bytes = row_bytes_of(r->width, qr_image_writer_format(w));
+    const int px = qr_image_writer_pixel_bytes(w), pfm = px == QR_PX_RGBF;
+    const size_t row_bytes = (size_t)r->width * (size_t)px;
     const cudaStream_t s = r->frame.stream;
     qr_status st = qr_render_output_slots(r, (size_t)r->tile_h * row_bytes, err);
     if (st) return st;
@@ -214,7 +210,7 @@ static qr_status write_bands(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                 y0 = (next_hi - 1) / h * h; /* on the band grid from the bottom */
             }
             limit_index(r, scene, r->band_bytes);
-            st = render_band(r, scene, params, mode, pfm, y0, y1, r->band_dev[k & 1], err);
+            st = render_band(r, scene, params, mode, px, y0, y1, r->band_dev[k & 1], err);
             if (st == QR_ERR_GPU_NOMEM && r->tile_h > QR_REGION) {
                 /* this band's lists outgrew the budget: halve the bands */
                 int32_t rows = r->tile_h / 2;
@@ -263,14 +259,16 @@ static qr_status render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                              qr_error *err)
 {
     const int pfm = format == QR_FORMAT_PFM;
-    const size_t row_bytes = row_bytes_of(r->width, format);
+    /* a PNG of a scene without a background keeps its alpha (qr_job_run) */
+    const int px = qr_file_px(format, scene->transparent);
+    const size_t row_bytes = (size_t)r->width * (size_t)px;
     /* the image rows (row 0 = bottom) the file rows are */
     const int32_t lo = pfm ? row0 : r->height - row1, hi = pfm ? row1 : r->height - row0;
     qr_status st = qr_render_output_slots(r, (size_t)r->tile_h * row_bytes, err);
     for (int32_t y0 = lo - lo % QR_REGION; st == QR_OK && y0 < hi;) {
         const int32_t y1 = y0 + r->tile_h < r->height ? y0 + r->tile_h : r->height;
         limit_index(r, scene, r->band_bytes);
-        st = render_band(r, scene, params, mode, pfm, y0, y1, r->band_dev[0], err);
+        st = render_band(r, scene, params, mode, px, y0, y1, r->band_dev[0], err);
         if (st == QR_ERR_GPU_NOMEM && r->tile_h > QR_REGION) {
             int32_t rows = r->tile_h / 2;
             rows -= rows % QR_REGION;

@@ -65,11 +65,16 @@ __device__ __forceinline__ int next_ticket(uint32_t *counter, int total, int *s_
 
 /* ---- one walk of the leaf lists (render_walk.cu) ---- */
 
+/* What a walk writes as each pixel's alpha: 1; the exact walk's (CS149's:
+ * 1 plus the alphas blended); the coverage of a scene without a background
+ * (qr_gpu_scene.transparent), in either walk. */
+enum { QR_WALK_ALPHA_ONE = 0, QR_WALK_ALPHA_EXACT = 1, QR_WALK_ALPHA_COVER = 2 };
+
 typedef struct qr_render_walk_args {
     const qr_index_view *view; /* host: the built index */
     const float4 *pos, *col;   /* the scene's packed circles (qr_gpu_scene) */
     float color_span;          /* qr_gpu_scene.color_span: fast mode's stopping bound */
-    int alpha;                 /* write exact mode's alpha (else 1) */
+    int alpha;                 /* QR_WALK_ALPHA_* */
     float back[3];             /* flat: the background colour (qr_gpu_scene.background) */
     int aa;                    /* flat: anti-aliased edges (pos holds the widened radii) */
     float4 *image;             /* out: the view's full image, row 0 = bottom */

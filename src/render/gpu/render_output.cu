@@ -84,18 +84,18 @@ qr_status qr_render_output_slots(qr_gpu_renderer *r, size_t bytes, qr_error *err
 
 /* The bytes of a file row, the rows of a band (about BAND_BYTES) and the
  * two slots that hold them. */
-static qr_status plan_bands(qr_gpu_renderer *r, int pfm, size_t *row_bytes, int32_t *band, qr_error *err)
+static qr_status plan_bands(qr_gpu_renderer *r, int px, size_t *row_bytes, int32_t *band, qr_error *err)
 {
-    *row_bytes = (size_t)r->width * 3 * (pfm ? sizeof(float) : 1);
+    *row_bytes = (size_t)r->width * (size_t)px;
     int32_t b = (int32_t)(BAND_BYTES / *row_bytes);
     *band = b < 1 ? 1 : b > r->height ? r->height : b;
     return qr_render_output_slots(r, (size_t)*band * *row_bytes, err);
 }
 
 /* Queues file rows [first, first + rows) of the whole image, converted for
- * the file (pfm: float RGB, else 8-bit), into band slot k and their copy
- * into its pinned host twin. */
-static cudaError_t queue_band(qr_gpu_renderer *r, int pfm, int32_t first, int32_t rows, int k,
+ * the file (px: qr_file_px), into band slot k and their copy into its
+ * pinned host twin. */
+static cudaError_t queue_band(qr_gpu_renderer *r, int px, int32_t first, int32_t rows, int k,
                               size_t row_bytes)
 {
     qr_rows_args a;
@@ -107,9 +107,8 @@ static cudaError_t queue_band(qr_gpu_renderer *r, int pfm, int32_t first, int32_
     a.out = r->band_dev[k];
     a.out_pitch = 0;
     a.out_x = 0;
-    a.alpha = 0;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
-    cudaError_t e = pfm ? qr_launch_rows_rgbf(&a, s) : qr_launch_rows_rgb8(&a, s);
+    cudaError_t e = qr_launch_rows_px(&a, px, s);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(r->band_host[k], r->band_dev[k], (size_t)rows * row_bytes,
                             cudaMemcpyDeviceToHost, s);
@@ -122,12 +121,12 @@ static cudaError_t queue_band(qr_gpu_renderer *r, int pfm, int32_t first, int32_
 typedef qr_status (*band_sink)(void *ctx, const void *rows, int32_t first, int32_t count,
                                qr_error *err);
 
-/* Brings the whole image back as file rows (pfm: float RGB from the bottom
- * row, else 8-bit RGB from the top) in bands of `band` rows through the two
+/* Brings the whole image back as file rows (px: qr_file_px; float RGB from
+ * the bottom row, 8-bit rows from the top) in bands of `band` rows through the two
  * slots, each band handed to sink: band k is queued in round k into slot
  * k % 2 and handed over in round k + 1, so that the GPU converts and copies
  * one band while the host takes the one before. */
-static qr_status stream_bands(qr_gpu_renderer *r, int pfm, size_t row_bytes, int32_t band,
+static qr_status stream_bands(qr_gpu_renderer *r, int px, size_t row_bytes, int32_t band,
                               band_sink sink, void *ctx, qr_error *err)
 {
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
@@ -136,7 +135,7 @@ static qr_status stream_bands(qr_gpu_renderer *r, int pfm, size_t row_bytes, int
     for (int32_t k = 0; k <= bands && st == QR_OK; k++) {
         if (k < bands) {
             const int32_t first = k * band;
-            cudaError_t e = queue_band(r, pfm, first, r->height - first < band ? r->height - first : band,
+            cudaError_t e = queue_band(r, px, first, r->height - first < band ? r->height - first : band,
                                        k & 1, row_bytes);
             if (e == cudaSuccess) e = cudaEventRecord(r->band_done[k & 1], s);
             if (e != cudaSuccess) {
@@ -176,12 +175,12 @@ extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *
     if (r->banded)
         return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is written as it renders (qr_gpu_render_write)",
                        r->width, r->height);
-    const int pfm = qr_image_writer_format(w) == QR_FORMAT_PFM;
+    const int px = qr_image_writer_pixel_bytes(w);
     size_t row_bytes = 0;
     int32_t band = 0;
-    qr_status st = plan_bands(r, pfm, &row_bytes, &band, err);
+    qr_status st = plan_bands(r, px, &row_bytes, &band, err);
     if (st) return st;
-    return stream_bands(r, pfm, row_bytes, band, append_band, w, err);
+    return stream_bands(r, px, row_bytes, band, append_band, w, err);
 }
 
 /* Bytes of a band a thread copies into the caller's image. */
@@ -230,28 +229,30 @@ extern "C" qr_status qr_gpu_renderer_download_rgb(qr_gpu_renderer *r, float *dst
     if (!dst) return qr_fail(err, QR_ERR_INVALID, "no host image to download into");
     rgb_sink o = {dst, r->height, 1, 0, threads, NULL, 0, 0};
     int32_t band = 0;
-    qr_status st = plan_bands(r, 1, &o.row_bytes, &band, err);
+    qr_status st = plan_bands(r, QR_PX_RGBF, &o.row_bytes, &band, err);
     if (st) return st;
     if (RGB_PIECE_BYTES / o.row_bytes > 1)
         o.rows_per_task = (int32_t)(RGB_PIECE_BYTES / o.row_bytes);
-    return stream_bands(r, 1, o.row_bytes, band, rgb_band, &o, err);
+    return stream_bands(r, QR_PX_RGBF, o.row_bytes, band, rgb_band, &o, err);
 }
 
-extern "C" qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
-                                              qr_error *err)
+extern "C" qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, int alpha,
+                                              void *rows, qr_error *err)
 {
     if (r->banded)
         return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is never whole on the GPU",
                        r->width, r->height);
-    const int pfm = format == QR_FORMAT_PFM;
+    if (alpha && format != QR_FORMAT_PNG)
+        return qr_fail(err, QR_ERR_INVALID, "only PNG rows keep the alpha channel");
+    const int px = qr_file_px(format, alpha);
     size_t row_bytes = 0;
     int32_t band = 0;
-    qr_status st = plan_bands(r, pfm, &row_bytes, &band, err);
+    qr_status st = plan_bands(r, px, &row_bytes, &band, err);
     if (st) return st;
     const cudaStream_t s = r->frame.stream; /* behind the frame's render */
     for (int32_t first = 0; first < r->height; first += band) {
         const int32_t rows_n = r->height - first < band ? r->height - first : band;
-        cudaError_t e = queue_band(r, pfm, first, rows_n, 0, row_bytes);
+        cudaError_t e = queue_band(r, px, first, rows_n, 0, row_bytes);
         if (e == cudaSuccess) e = cudaStreamSynchronize(s);
         if (e != cudaSuccess) {
             cudaStreamSynchronize(s);

@@ -98,11 +98,13 @@ __device__ __forceinline__ float blend_alpha(float h, float m, float c)
  * alpha is 0.5 (a plain scene's, staged so: stage_batch), the constant.
  * AA: anti-aliased edges, each pixel's alpha the circle's times its
  * coverage (qr_aa_alpha; staged: r'^2 and the slope in sp, the raw colour
- * and alpha in sc). */
+ * and alpha in sc). cover: the scene has no background, and the exact
+ * blends' alpha channel is the coverage (qr_blend_cover; plain scenes, the
+ * HALF ones, never). */
 template <bool EXACT, bool SNOW, bool FMA, bool HALF, bool AA>
 __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t rows, float cx,
                                       const float *cy, float (*c)[4], float *T, float stop,
-                                      uint32_t &live)
+                                      uint32_t &live, bool cover)
 {
     const float dx = QR_SUB(sp.x, cx);
     const float dx2 = QR_MUL(dx, dx);
@@ -149,7 +151,7 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
                     c[r][0] = QR_ADD(QR_MUL(ae, sc.x), QR_MUL(m, c[r][0]));
                     c[r][1] = QR_ADD(QR_MUL(ae, sc.y), QR_MUL(m, c[r][1]));
                     c[r][2] = QR_ADD(QR_MUL(ae, sc.z), QR_MUL(m, c[r][2]));
-                    c[r][3] = QR_ADD(c[r][3], ae);
+                    c[r][3] = cover ? QR_ADD(ae, QR_MUL(m, c[r][3])) : QR_ADD(c[r][3], ae);
                 } else {
                     const float w = T[r] * ae;
                     c[r][0] += w * sc.x;
@@ -169,7 +171,8 @@ __device__ __forceinline__ void shade(const float4 sp, const float4 sc, uint32_t
                 c[r][0] = blend_alpha<FMA>(sc.x, sc.w, c[r][0]);
                 c[r][1] = blend_alpha<FMA>(sc.y, sc.w, c[r][1]);
                 c[r][2] = blend_alpha<FMA>(sc.z, sc.w, c[r][2]);
-                c[r][3] = QR_ADD(c[r][3], sp.w);
+                /* qr_blend_cover's alpha where there is no background */
+                c[r][3] = cover ? QR_ADD(sp.w, QR_MUL(sc.w, c[r][3])) : QR_ADD(c[r][3], sp.w);
             } else {
                 c[r][0] += T[r] * sc.x;
                 c[r][1] += T[r] * sc.y;

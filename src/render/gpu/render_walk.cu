@@ -31,9 +31,10 @@
 
 #include <limits.h>
 
-/* alpha: write the exact walk's alpha (else 1, as fast mode leaves it; the
- * exact walk also serves fast mode on shallow scenes: plan_render,
- * renderer.cu). */
+/* alpha (QR_WALK_ALPHA_*, render_kernels.h): 1, the exact walk's alpha (as
+ * fast mode leaves it; the exact walk also serves fast mode on shallow
+ * scenes: plan_render, renderer.cu), or the coverage of a scene without a
+ * background (exact: qr_blend_cover's from 0; fast: 1 - T). */
 template <bool EXACT, bool SNOW, bool GATHER, bool FMA, bool AA = false>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
@@ -60,7 +61,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
             bg[r][1] = SNOW ? shade : back.y;
             bg[r][2] = SNOW ? shade : back.z;
             for (int k = 0; k < 3; k++) c[r][k] = EXACT ? bg[r][k] : 0.0f;
-            c[r][3] = 1.0f;
+            c[r][3] = alpha == QR_WALK_ALPHA_COVER ? 0.0f : 1.0f;
             T[r] = 1.0f;
         }
         const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
@@ -72,7 +73,8 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
             const uint32_t mine = leaf_part(leaf, b, rc);
             owned |= mine;
             walk_leaf<EXACT, SNOW, false, GATHER, FMA, AA>(sm, leaf, v.lists + leaf.offset, rc, b, mine,
-                                                          pos, col, g, c, T, stop, live);
+                                                          pos, col, g, c, T, stop, live,
+                                                          alpha == QR_WALK_ALPHA_COVER);
         }
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++) {
@@ -82,9 +84,10 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
                 c[r][0] += T[r] * bg[r][0];
                 c[r][1] += T[r] * bg[r][1];
                 c[r][2] += T[r] * bg[r][2];
+                if (alpha == QR_WALK_ALPHA_COVER) c[r][3] = 1.0f - T[r];
             }
             image[qr_region_pixel(g, b.px, b.by0 + b.ly0 + r)] =
-                make_float4(c[r][0], c[r][1], c[r][2], alpha ? c[r][3] : 1.0f);
+                make_float4(c[r][0], c[r][1], c[r][2], alpha != QR_WALK_ALPHA_ONE ? c[r][3] : 1.0f);
         }
     }
 }

@@ -59,7 +59,8 @@ __device__ __forceinline__ uint32_t box_rows(const stage_mem &sm, int k, const b
 }
 
 /* Walks one leaf's list for this thread's pixels `mine` of the leaf part rc:
- * exact first to last, fast last to first with early stop (live, T).
+ * exact first to last, fast last to first with early stop (live, T);
+ * cover: shade's.
  *
  * Each staged batch goes to the lanes in groups of up to 32 circles that
  * touch the warp's 16 x 8 pixels; a 32 x 32 bit transpose turns "the lanes
@@ -79,7 +80,8 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                                           const region_ctx &rc, const block_setup &b, uint32_t mine,
                                           const float4 *__restrict__ pos,
                                           const float4 *__restrict__ col, const qr_tree_geom &g,
-                                          float (*c)[4], float *T, float stop, uint32_t &live)
+                                          float (*c)[4], float *T, float stop, uint32_t &live,
+                                          bool cover = false)
 {
     const int lane = threadIdx.x % 32;
     uint16_t *queue = sm.queue[threadIdx.x / 32];
@@ -131,7 +133,7 @@ __device__ __forceinline__ void walk_leaf(stage_mem &sm, const qr_leaf &leaf, co
                 const uint32_t rows = box_rows(sm, k, b, live);
                 if (rows)
                     shade<EXACT, SNOW, FMA, WINDOW || FMA, AA>(sm.pos[k], sm.col[k], rows, b.cx,
-                                                              b.cy, c, T, stop, live);
+                                                              b.cy, c, T, stop, live, cover);
             }
             if (GATHER) {
                 /* the rest (under 32) to the queue's front */

@@ -235,7 +235,9 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
          * exact image, alpha left at 1). */
         const float stop_blends = log2f(2.0f * scene->color_span / QR_FAST_TOLERANCE);
         const bool exact = mode == QR_RENDER_EXACT || (!snow && scene->depth < 0.5f * stop_blends);
-        p->alpha = mode == QR_RENDER_EXACT;
+        p->alpha = scene->transparent          ? QR_WALK_ALPHA_COVER
+                   : mode == QR_RENDER_EXACT ? QR_WALK_ALPHA_EXACT
+                                             : QR_WALK_ALPHA_ONE;
         /* Walks that go to the end of their lists gather each warp's circles
          * where circles are narrower than the region (walk_leaf): faster on
          * micro2M and snowsingle; flat fast walks stop after a few groups

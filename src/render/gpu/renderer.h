@@ -8,6 +8,7 @@
 #include "quadrender/gpu_render.h"
 #include "quadtree/gpu/frame.h"
 #include "render/gpu/render_kernels.h"
+#include "image/gpu/image_gpu.h"
 
 struct qr_gpu_renderer {
     int32_t width, height; /* the image */
@@ -46,6 +47,24 @@ qr_status qr_renderer_make(int32_t width, int32_t height, int32_t tile_w, int32_
 qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                const qr_index_params *params, qr_render_mode mode,
                                const qr_rect *region, qr_error *err);
+
+/* The bytes of a pixel of a file's rows, as the GPU converts them
+ * (image/gpu/image_gpu.h): float RGB for PFM, 8-bit RGBA for a PNG that
+ * keeps the alpha channel (alpha: PNG only), else 8-bit RGB. */
+enum { QR_PX_RGB8 = 3, QR_PX_RGBA8 = 4, QR_PX_RGBF = 12 };
+static inline int qr_file_px(qr_image_format format, int alpha)
+{
+    return format == QR_FORMAT_PFM                ? QR_PX_RGBF
+           : format == QR_FORMAT_PNG && alpha ? QR_PX_RGBA8
+                                              : QR_PX_RGB8;
+}
+
+/* Queues the conversion of a's rows into px-byte pixels (qr_file_px). */
+static inline cudaError_t qr_launch_rows_px(qr_rows_args *a, int px, cudaStream_t s)
+{
+    a->alpha = px == QR_PX_RGBA8;
+    return px == QR_PX_RGBF ? qr_launch_rows_rgbf(a, s) : qr_launch_rows_rgb8(a, s);
+}
 
 /* Frees the streamed write's band buffers (render_output.cu). */
 void qr_render_output_release(qr_gpu_renderer *r);

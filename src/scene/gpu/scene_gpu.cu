@@ -239,6 +239,7 @@ static void combine_ranges(const range_part *parts, int runs, int32_t n, qr_shad
     range_part all = range_empty();
     qr_scene bg;
     bg.shading = shading;
+    bg.transparent = g->transparent;
     memcpy(bg.background, g->background, sizeof bg.background);
     qr_background_range(&bg, &all.lo, &all.hi);
     double area = 0.0, radii = 0.0;
@@ -349,6 +350,7 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
     g->block_floats = s->block_floats;
     memcpy(g->background, s->background, sizeof g->background);
     g->antialias = s->shading == QR_SHADE_FLAT && s->antialias;
+    g->transparent = s->shading == QR_SHADE_FLAT && s->transparent;
     g->plain = qr_scene_is_plain(s);
     size_t bytes = s->block_floats * sizeof(float);
     cudaError_t e = cudaMalloc((void **)&g->block, bytes ? bytes : sizeof(float));
@@ -477,6 +479,7 @@ static qr_status scene_from_rows(qr_gpu_scene *g, const float *rows, int32_t n, 
     g->alpha = NULL;
     g->background[0] = g->background[1] = g->background[2] = 1.0f;
     g->antialias = 0;
+    g->transparent = 0;
     g->plain = 1;
     g->vx = g->vy = g->vz = g->x0 = g->y0 = g->vx0 = g->vy0 = NULL;
     cudaError_t e = cudaSuccess;

@@ -32,6 +32,7 @@ struct qr_gpu_scene {
     float *alpha;
     float background[3];
     int antialias; /* qr_scene.antialias (the renderer widens the radii) */
+    int transparent; /* qr_scene.transparent: the alpha channel is the coverage */
     int plain;
     /* A scene made from device rows (qr_gpu_scene_create_device, _update_device)
      * keeps its memory for the next update: block holds 7 cap floats, pos
