@@ -316,7 +316,8 @@ Test(cli_map, alpha_and_background)
     snprintf(want, sizeof want, "quadrender: %s\n", err.msg);
     cr_expect_eq(RUN("render", "rgb", "-s", "16", "-o", num, "--alpha", "1.5"), 2);
     cr_expect(strncmp(R.err, want, strlen(want)) == 0, "%s", R.err);
-    cr_assert_eq(qr_background_check("--background", "grey", rgb, &err), QR_ERR_INVALID);
+    int none;
+    cr_assert_eq(qr_background_check("--background", "grey", rgb, &none, &err), QR_ERR_INVALID);
     snprintf(want, sizeof want, "quadrender: %s\n", err.msg);
     cr_expect_eq(RUN("render", "rgb", "-s", "16", "-o", num, "--background", "grey"), 2);
     cr_expect(strncmp(R.err, want, strlen(want)) == 0, "%s", R.err);

@@ -204,7 +204,7 @@ Test(gpu_bands, rows_equal_the_whole_image, .timeout = 300)
             unsigned char *all = malloc((size_t)h * row_bytes), *part = malloc((size_t)h * row_bytes);
             cr_assert(all && part);
             QR_CHECK(err, qr_gpu_render(whole, gs, &p, mode, &err));
-            QR_CHECK(err, qr_gpu_renderer_read_rows(whole, fmt, all, &err));
+            QR_CHECK(err, qr_gpu_renderer_read_rows(whole, fmt, 0, all, &err));
             for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
                 const int a = runs[k][0], b = runs[k][1];
                 qr_gpu_renderer *rs[2] = {whole, banded};

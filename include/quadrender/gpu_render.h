@@ -87,9 +87,11 @@ qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                               qr_image_writer *w, qr_error *err);
 
 /* Renders file rows [row0, row1) of the image, as the file of `format`
- * holds them (PNG and PPM: 8-bit RGB from the top row; PFM: float RGB from
- * the bottom row), into host memory `out` ((row1 - row0) rows of 3 * width
- * bytes or floats): the same bytes as those rows of qr_gpu_render_write's
+ * holds them (PNG and PPM: 8-bit RGB from the top row, or for a PNG of a
+ * scene without a background (qr_scene.transparent) 8-bit RGBA, straight
+ * alpha (qr_to_rgba8); PFM: float RGB from the bottom row), into host
+ * memory `out` ((row1 - row0) rows of 3 or 4 * width bytes, or 3 * width
+ * floats): the same bytes as those rows of qr_gpu_render_write's
  * file, rendered on the same grid. For work split over GPUs, threads or
  * processes, each rendering its own rows. Synchronous. */
 qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
@@ -103,11 +105,13 @@ qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
 qr_status qr_gpu_renderer_copy_image(const qr_gpu_renderer *r, void *dst, qr_error *err);
 
 /* The last render's file rows, as qr_gpu_renderer_write would write them
- * (converted on the GPU: 8-bit RGB from the top row for PNG and PPM, float
- * RGB from the bottom row for PFM), into rows: width * height * 3 bytes or
- * floats of host memory. For a whole-image renderer. */
-qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, void *rows,
-                                    qr_error *err);
+ * (converted on the GPU: 8-bit RGB from the top row for PNG and PPM, or
+ * with alpha (PNG only, else QR_ERR_INVALID) 8-bit RGBA through
+ * qr_to_rgba8; float RGB from the bottom row for PFM), into rows: width *
+ * height * 3 or 4 bytes, or 3 floats, a pixel, of host memory. For a
+ * whole-image renderer. */
+qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, int alpha,
+                                    void *rows, qr_error *err);
 
 /* The last render's colour as float RGB, row 0 the image's top row (what
  * Python's render returns): width * height * 3 floats of host memory at

@@ -188,6 +188,13 @@ typedef struct qr_job_params {
 /* The defaults above; every other field zero. */
 void qr_job_params_init(qr_job_params *p);
 
+/* Whether files of `format` (QR_FORMAT_UNKNOWN: PNG, the job's default)
+ * hold the scene's picture: one without a background (qr_scene.transparent)
+ * needs the alpha channel only PNG keeps; else QR_ERR_INVALID "<scene> has
+ * no background: only PNG keeps its alpha channel, not PPM". What
+ * qr_job_run checks of its files first. */
+qr_status qr_job_check_format(const qr_scene *scene, qr_image_format format, qr_error *err);
+
 /* What the job was doing when it failed. */
 typedef enum qr_job_stage {
     QR_JOB_STAGE_PARAMS = 0, /* checking the params: nothing was done */

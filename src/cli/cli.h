@@ -279,6 +279,7 @@ typedef struct cli_map_opts {
     const char *alpha;   /* --alpha: a number for every circle, or a .npy of one a circle; NULL */
     float background[3]; /* --background */
     int background_given;
+    int transparent;     /* --background none */
     int antialias;       /* --antialias */
 } cli_map_opts;
 enum { CLI_MO_EXTENT, CLI_MO_ASPECT, CLI_MO_COLOR_BY, CLI_MO_CMAP, CLI_MO_NORM, CLI_MO_VMIN,

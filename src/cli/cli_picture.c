@@ -33,7 +33,7 @@ static const char *set_background(const char *text, void *dest)
 {
     cli_map_opts *m = dest;
     qr_error err;
-    const char *why = cli_checked(qr_background_check(cli_setting(), text, m->background, &err), &err);
+    const char *why = cli_checked(qr_background_check(cli_setting(), text, m->background, &m->transparent, &err), &err);
     m->background_given = !why;
     return why;
 }
@@ -45,8 +45,8 @@ void cli_picture_opts_init(cli_opt *opts, cli_map_opts *m)
                           "each circle's opacity: a number from 0 to 1 for all, or a .npy of "
                           "shape (N,), one a circle (default: 0.5, CS149's)"},
         [CLI_PO_BACKGROUND] = {"--background", NULL, "COLOR", set_background, m,
-                               "the background: white (default), black, #RRGGBB or R,G,B "
-                               "(numbers from 0 to 1)"},
+                               "the background: white (default), black, #RRGGBB, R,G,B "
+                               "(numbers from 0 to 1), or none: transparent (PNG only)"},
         [CLI_PO_ANTIALIAS] = {"--antialias", NULL, NULL, NULL, &m->antialias,
                               "anti-aliased edges: each circle half a pixel larger, its edge's "
                               "pixels covered in part (default: hard edges, CS149's)"},
@@ -90,7 +90,8 @@ qr_status cli_picture_apply(const cli_map_opts *m, qr_scene *scene, qr_error *er
 {
     qr_status st = m->alpha ? set_alpha(m->alpha, scene, err) : QR_OK;
     if (st == QR_OK && m->background_given)
-        st = qr_scene_set_background(scene, m->background, "--background", err);
+        st = m->transparent ? qr_scene_set_transparent(scene, 1, "--background", err)
+                            : qr_scene_set_background(scene, m->background, "--background", err);
     if (st == QR_OK && m->antialias) st = qr_scene_set_antialias(scene, 1, "--antialias", err);
     return st;
 }

@@ -461,6 +461,10 @@ static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
     if (qr_scene_load(a->scene_arg, a->so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
     int map_rc = cli_map_apply(&a->map, scene, NULL);
+    if (map_rc == CLI_EXIT_OK && qr_job_check_format(scene, a->format, &err) != QR_OK) {
+        cli_message("%s", err.msg); /* --background none with -o x.ppm: the command line's */
+        map_rc = CLI_EXIT_USAGE;
+    }
     if (map_rc != CLI_EXIT_OK) {
         qr_scene_destroy(scene);
         return map_rc;

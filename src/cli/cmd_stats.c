@@ -120,6 +120,7 @@ static qr_status build_cpu(qr_scene *scene, int64_t frame, int32_t w, int32_t h,
 typedef struct canvas {
     qr_image *img;
     int32_t y0, full_h;
+    bool cover; /* the scene has no background: alpha is the coverage */
 } canvas;
 
 static void blend(const canvas *c, int x, int y, const float rgb[3], float a)
@@ -129,6 +130,7 @@ static void blend(const canvas *c, int x, int y, const float rgb[3], float a)
     float *p = c->img->rgba + 4 * ((size_t)(y - c->y0) * (size_t)c->img->width + (size_t)x);
     for (int k = 0; k < 3; k++)
         p[k] = (1.0f - a) * p[k] + a * rgb[k];
+    if (c->cover) p[3] = (1.0f - a) * p[3] + a;
 }
 
 /* A leaf's rectangle, clipped to the image (it always lies inside; this
@@ -258,6 +260,9 @@ static qr_status picture_open(picture_src *src, int32_t *rows, qr_error *err)
     /* banded on the GPU: a band's float RGB comes back beside its RGBA */
     const uint64_t row_bytes = (uint64_t)w * (src->gs ? 7 : 4) * sizeof(float);
     *rows = whole ? h : qr_host_band_rows(row_bytes, h, QR_REGION, PICTURE_BAND_BYTES);
+    /* a band's float rows from the GPU carry no alpha: a picture without a
+     * background is rendered in bands on the CPU */
+    if (!whole && src->scene->transparent) src->gs = NULL;
     if (!src->gs)
         return QR_OK;
     if (whole)
@@ -311,12 +316,15 @@ static qr_status write_picture(const char *path, picture_mode mode, const qr_sce
         st = qr_host_malloc("a band of the picture", (size_t)rows * (size_t)ix->width * 16,
                             (void **)&band.rgba, err);
     const qr_image_format format = qr_image_format_from_path(path);
+    qr_image_write_options o = qr_image_write_options_default();
+    o.alpha = scene->transparent; /* PNG keeps it; PPM and PFM refuse */
     if (st == QR_OK)
-        st = qr_image_writer_open(path, format, ix->width, H, NULL, &w, err);
+        st = qr_image_writer_open(path, format, ix->width, H, &o, &w, err);
     for (int32_t done = 0; st == QR_OK && done < H; done += rows) {
         band.height = H - done < rows ? H - done : rows;
         /* PNG and PPM from the top row down, PFM from the bottom up */
-        canvas c = {&band, format == QR_FORMAT_PFM ? done : H - done - band.height, H};
+        canvas c = {&band, format == QR_FORMAT_PFM ? done : H - done - band.height, H,
+                    scene->transparent != 0};
         st = picture_rows(&src, c.y0, &band, err);
         static const float dark_red[3] = {0.55f, 0.0f, 0.0f};
         if (st == QR_OK && mode == PICTURE_HEAT)

@@ -31,6 +31,7 @@ struct job_frame_pool {
     pthread_t *threads;
     int nthreads;
     qr_image_format format;
+    bool alpha; /* RGBA rows: a PNG that keeps the alpha channel */
     int32_t width, height;
     int png_level;
     size_t frame_bytes;
@@ -66,6 +67,7 @@ static void *worker(void *arg)
         if (!failed) {
             qr_image_write_options o = qr_image_write_options_default();
             o.png_level = p->png_level;
+            o.alpha = p->alpha;
             o.threads = 1;
             o.text = job->text;
             o.ntext = job->ntext;
@@ -116,12 +118,13 @@ void job_frame_pool_free(job_frame_pool *p)
     free(p);
 }
 
-qr_status job_frame_pool_start(qr_image_format format, int32_t width, int32_t height, int png_level,
-                               int workers, size_t max_bytes, job_frame_pool **out, qr_error *err)
+qr_status job_frame_pool_start(qr_image_format format, bool alpha, int32_t width, int32_t height,
+                               int png_level, int workers, size_t max_bytes, job_frame_pool **out,
+                               qr_error *err)
 {
     *out = NULL;
-    const size_t frame_bytes =
-        (size_t)width * (size_t)height * 3 * (format == QR_FORMAT_PFM ? sizeof(float) : 1);
+    const size_t px = format == QR_FORMAT_PFM ? 3 * sizeof(float) : alpha ? 4 : 3;
+    const size_t frame_bytes = (size_t)width * (size_t)height * px;
     /* a buffer per worker and one being filled, as many as max_bytes holds */
     size_t nbuf = (size_t)workers + 1;
     if (nbuf * frame_bytes > max_bytes)
@@ -135,6 +138,7 @@ qr_status job_frame_pool_start(qr_image_format format, int32_t width, int32_t he
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->changed, NULL);
     p->format = format;
+    p->alpha = alpha;
     p->width = width;
     p->height = height;
     p->png_level = png_level;

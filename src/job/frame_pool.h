@@ -4,6 +4,7 @@
 #ifndef QR_JOB_FRAME_POOL_H
 #define QR_JOB_FRAME_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,8 +17,9 @@
  * fewer than two fit). Only for files named per frame: files may appear
  * out of order. */
 typedef struct job_frame_pool job_frame_pool;
-qr_status job_frame_pool_start(qr_image_format format, int32_t width, int32_t height, int png_level,
-                               int workers, size_t max_bytes, job_frame_pool **out, qr_error *err);
+qr_status job_frame_pool_start(qr_image_format format, bool alpha, int32_t width, int32_t height,
+                               int png_level, int workers, size_t max_bytes, job_frame_pool **out,
+                               qr_error *err);
 /* A free buffer for the next frame's file rows (waits for one); fails with
  * the first write's error once one has failed. */
 qr_status job_frame_pool_take(job_frame_pool *p, void **rows, int *slot, qr_error *err);

@@ -213,7 +213,7 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
         job_frame_path(p->output, p->first, a, sizeof a, NULL) == QR_OK &&
         job_frame_path(p->output, p->first + 1, b, sizeof b, NULL) == QR_OK && strcmp(a, b)) {
         const int workers = qr_threads() < 32 ? qr_threads() : 32;
-        if (job_frame_pool_start(s->st->format, p->width, p->height, p->png_level, workers,
+        if (job_frame_pool_start(s->st->format, s->st->alpha, p->width, p->height, p->png_level, workers,
                                  (size_t)1 << 30, &ctx->pool, NULL) != QR_OK)
             ctx->pool = NULL;
     }
@@ -337,6 +337,14 @@ static qr_status check_split(const qr_job_params *p, const qr_job_plan *plan, qr
     return QR_OK;
 }
 
+qr_status qr_job_check_format(const qr_scene *scene, qr_image_format format, qr_error *err)
+{
+    if (!scene->transparent || format == QR_FORMAT_PNG || format == QR_FORMAT_UNKNOWN)
+        return QR_OK;
+    return qr_fail(err, QR_ERR_INVALID, "%s has no background: only PNG keeps its alpha channel, not %s",
+                   scene->name, format == QR_FORMAT_PPM ? "PPM" : "PFM");
+}
+
 qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
 {
     qr_job_result spare;
@@ -363,6 +371,13 @@ qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
         js.format = qr_image_format_from_path(path);
     if (js.format == QR_FORMAT_UNKNOWN)
         js.format = QR_FORMAT_PNG;
+    /* a scene without a background needs a file with an alpha channel */
+    js.alpha = js.scene->transparent && p->output;
+    if (p->output && (st = qr_job_check_format(js.scene, js.format, err)) != QR_OK) {
+        res->stage = QR_JOB_STAGE_PARAMS;
+        if (js.scene != p->scene) qr_scene_destroy(js.scene);
+        return st;
+    }
     js.mode_text = p->device == QR_JOB_CPU_REFERENCE ? "reference"
                    : p->mode == QR_RENDER_EXACT      ? "exact"
                                                      : "fast";

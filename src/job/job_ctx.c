@@ -206,6 +206,7 @@ void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_writ
     m->text[n++] = (qr_image_text){"Software", m->software};
     opts->text = m->text;
     opts->ntext = n;
+    opts->alpha = st->alpha;
 }
 
 /* Bytes of float pixels a band of the CPU's streamed render holds at most
@@ -277,7 +278,7 @@ qr_status job_write_frame(job_ctx *ctx, const qr_scene *scene, const qr_image *i
         if (st == QR_OK)
             st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
         if (st == QR_OK)
-            st = qr_gpu_renderer_read_rows(ctx->r, format, rows, err);
+            st = qr_gpu_renderer_read_rows(ctx->r, format, opts && opts->alpha, rows, err);
         if (st == QR_OK)
             st = job_frame_pool_submit(ctx->pool, slot, path, opts, err);
         return st;

@@ -28,6 +28,8 @@ typedef struct job_state {
     qr_scene *scene;         /* at its first state: the caller's, or loaded */
     bool builtin;            /* the scene is a built-in (its PNG text gives the seed) */
     qr_image_format format;  /* of every file (by the first name, else PNG) */
+    bool alpha;              /* the files keep the alpha channel: a scene without a
+                                background (qr_scene.transparent), as PNG */
     const char *mode_text;   /* the PNG's Mode: "fast", "exact", "reference" */
     pthread_mutex_t report_mu; /* one progress call at a time */
     atomic_int cancelled;    /* a callback answered nonzero */
@@ -94,7 +96,8 @@ void job_ctx_free(job_ctx *ctx);
 qr_status job_seek(job_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err);
 /* Renders the current state into img (NULL: nothing, write streams it). */
 qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_error *err);
-/* The PNG text of frame k into m, pointed to by opts. */
+/* The PNG text of frame k into m, pointed to by opts, and whether the file
+ * keeps the alpha channel (st->alpha). */
 void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_write_options *opts);
 /* Writes the frame to path: streamed from the renderer (stream), else img. */
 qr_status job_write_frame(job_ctx *ctx, const qr_scene *scene, const qr_image *img, bool stream,

@@ -82,7 +82,7 @@ static qr_status lane_start(lane *ln, qr_error *err)
         pthread_mutex_lock(&sp->mu);
         if (!sp->pool) {
             const int workers = sp->threads * sp->nlocal < 32 ? sp->threads * sp->nlocal : 32;
-            if (job_frame_pool_start(sp->format, job->width, job->height, job->png_level,
+            if (job_frame_pool_start(sp->format, sp->st->alpha, job->width, job->height, job->png_level,
                                      workers, (size_t)1 << 30, &sp->pool, NULL) != QR_OK)
                 sp->pool = NULL; /* each lane encodes its frames itself */
         }

@@ -59,7 +59,7 @@ static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
             ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
             : qr_render_cpu_fast_band(ln->scene, &job->index, job->mode, sp->threads, job->width,
                                       job->height, y0, y1, &ln->band, NULL, err);
-    return st ? st : qr_image_file_rows(&ln->band, sp->format, 0, 0, row1 - a, rows, err);
+    return st ? st : qr_image_file_rows(&ln->band, sp->format, sp->st->alpha, 0, row1 - a, rows, err);
 }
 
 /* The lane's renders, one stripe ahead of its encoder: a thread of its own
@@ -130,6 +130,7 @@ static qr_status lane_stripe(lane *ln, int32_t s, void **part, size_t *len, qr_e
     const double t0 = job_now_ms();
     qr_image_write_options o = qr_image_write_options_default();
     o.png_level = sp->job->png_level;
+    o.alpha = sp->st->alpha;
     o.threads = sp->threads;
     st = qr_image_part_encode(sp->format, sp->job->width, sp->job->height, &o, row0, row1,
                               ah->rows[slot], part, len, err);
@@ -325,7 +326,8 @@ void stripes_plan(split *sp)
 {
     const qr_job_params *job = sp->job;
     sp->grid = qr_image_part_grid(sp->format, job->width, job->height);
-    sp->row_bytes = (size_t)job->width * 3 * (sp->format == QR_FORMAT_PFM ? sizeof(float) : 1);
+    sp->row_bytes = (size_t)job->width *
+                    (sp->format == QR_FORMAT_PFM ? 3 * sizeof(float) : sp->st->alpha ? 4 : 3);
     int64_t rows = (int64_t)(STRIPE_BYTES / sp->row_bytes);
     const int64_t share = (job->height + (int64_t)sp->n * STRIPES_PER_LANE - 1) /
                           ((int64_t)sp->n * STRIPES_PER_LANE);
