@@ -34,6 +34,7 @@ import contextlib
 import ctypes
 import json
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
@@ -437,16 +438,25 @@ def _count(columns) -> int:
 
 
 class _Picture:
-    """The picture's options of a render (the command's --alpha and
-    --background; quadrender/scene.h): each circle's opacity (None: 0.5)
-    and the background colour (None: white), set on a library scene by
-    apply(). False when neither is given."""
+    """The picture's options of a render (the command's --alpha,
+    --background and --antialias; quadrender/scene.h): each circle's
+    opacity (None: 0.5), the background colour (None: white) or none at
+    all (transparent: the image comes back with an alpha channel), set on
+    a library scene by apply(). False when none is given."""
 
-    def __init__(self, alpha, background, antialias=False):
+    def __init__(self, alpha, background, antialias=False, transparent=False):
         self.alpha, self.background, self.antialias = alpha, background, antialias
+        self.transparent = transparent
 
     def __bool__(self):
-        return self.alpha is not None or self.background is not None or self.antialias
+        return (self.alpha is not None or self.background is not None or self.antialias
+                or self.transparent)
+
+    def background_arg(self):
+        """background= as render() takes it, for passing the picture on."""
+        if self.transparent:
+            return "none"
+        return None if self.background is None else list(self.background)
 
     def apply(self, scene, n):
         err = _lib.Error()
@@ -462,6 +472,8 @@ class _Picture:
         if self.background is not None:
             _check(_lib.qr_scene_set_background(scene, self.background, b"background",
                                                 ctypes.byref(err)), err)
+        if self.transparent:
+            _check(_lib.qr_scene_set_transparent(scene, 1, b"background", ctypes.byref(err)), err)
         if self.antialias:
             _check(_lib.qr_scene_set_antialias(scene, 1, b"antialias", ctypes.byref(err)), err)
 
@@ -471,7 +483,8 @@ def _picture(circles, alpha=None, background=None, antialias=False):
     command's --alpha and --background): alpha a number from 0 to 1 for
     every circle, an array of one a circle, or a column's name (a table's
     "alpha" column when None); background "white", "black", "#RRGGBB",
-    "R,G,B" or three numbers from 0 to 1; antialias True or False."""
+    "R,G,B", three numbers from 0 to 1, or "none" (no background: the
+    image has an alpha channel); antialias True or False."""
     if not isinstance(antialias, (bool, np.bool_)):
         raise TypeError(f"antialias must be True or False, not {antialias!r}")
     names = _column_names(circles)
@@ -498,19 +511,22 @@ def _picture(circles, alpha=None, background=None, antialias=False):
             with np.errstate(over="ignore"):
                 alpha = np.ascontiguousarray(alpha, dtype=np.float32)
     rgb = None
+    transparent = ctypes.c_int(0)
     if background is not None:
         rgb = (ctypes.c_float * 3)()
         if isinstance(background, str):
             err = _lib.Error()
             _check(_lib.qr_background_check(b"background", _word(background), rgb,
-                                            ctypes.byref(err)), err)
+                                            ctypes.byref(transparent), ctypes.byref(err)), err)
+            if transparent.value:
+                rgb = None  # qr_scene_set_transparent sets the scene's background
         else:
             values = _numbers(background, "background")
             if values.shape != (3,):
-                raise _invalid(f"background: expected a colour name, '#RRGGBB' or three "
-                               f"numbers from 0 to 1, not shape {values.shape}")
+                raise _invalid(f"background: expected a colour name, '#RRGGBB', three "
+                               f"numbers from 0 to 1 or 'none', not shape {values.shape}")
             rgb[:] = [float(v) for v in values]
-    return _Picture(alpha, rgb, bool(antialias))
+    return _Picture(alpha, rgb, bool(antialias), bool(transparent.value))
 
 
 class _Scene:
@@ -573,6 +589,39 @@ def _top_first(rgba):
     return rgb.view(Image) if isinstance(rgb, np.ndarray) else rgb
 
 
+def _straight(rgba):
+    """The image of a scene without a background (the library's RGBA, row
+    0 = bottom: the colour premultiplied by alpha, the coverage as alpha)
+    as render returns it: float32 H x W x 4, top row first, in new memory,
+    straight alpha (what matplotlib and Pillow take): A is the coverage a;
+    R, G, B are the colour c / a (float32 division) where a's 8-bit value
+    qr_to_byte(a) is not 0, else 0. So to_uint8 of it is, byte for byte,
+    what the library writes into an RGBA PNG (qr_to_rgba8, image.h). An
+    Image for a NumPy array (a CuPy one stays CuPy's)."""
+    if isinstance(rgba, np.ndarray):
+        xp = np
+    else:
+        import cupy as xp
+    top = rgba[::-1]
+    out = xp.empty(top.shape, xp.float32)
+    out[..., 3] = top[..., 3]
+    a = out[..., 3:4]
+    # qr_to_byte(a) != 0: 255 * clamp(a, 0, 1), in float32, is 1 or more (NaN is not)
+    hidden = ~(xp.float32(255) * xp.clip(a[..., 0], xp.float32(0), xp.float32(1))
+               >= xp.float32(1))
+    rgb = out[..., :3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xp.divide(top[..., :3], a, out=rgb)
+    rgb[hidden] = 0
+    return out.view(Image) if isinstance(out, np.ndarray) else out
+
+
+def _returned(rgba, transparent):
+    """An image as render returns it: _straight's H x W x 4 for a scene
+    without a background, else _top_first's H x W x 3."""
+    return _straight(rgba) if transparent else _top_first(rgba)
+
+
 def _check_size(width, height, who=None):
     """(width, height) as ints, checked as the command's --width and
     --height are; with `who` (what holds the image whole), at most
@@ -589,6 +638,13 @@ def _check_size(width, height, who=None):
 # bytes a pixel of the top-first RGB copy an image is returned as, beside
 # the library's float RGBA image (16 bytes a pixel)
 _RGB_COPY = 12
+# the same for a scene without a background: the RGBA copy and _straight's
+# two masks
+_RGBA_COPY = 18
+
+
+def _copy_bytes(transparent):
+    return _RGBA_COPY if transparent else _RGB_COPY
 
 
 def _check_fits(width, height, extra=_RGB_COPY):
@@ -823,7 +879,8 @@ class Renderer:
                vmax: float | None = None, alpha: npt.ArrayLike | float | str | None = None,
                background: str | Sequence[float] | None = None, antialias: bool = False
                ) -> Image | Any:  # Any: a CuPy array (output="cupy")
-        """The image of circles, float32 height x width x 3, top row first:
+        """The image of circles, float32 height x width x 3 (x 4 with
+        background="none", as render()'s), top row first:
         a quadrender.Image (a NumPy array), or for CUDA input a CuPy array left on the GPU
         (output="numpy" or "cupy" chooses). Each call returns a new array.
         The index arguments, the data ones (extent, aspect, values,
@@ -845,7 +902,7 @@ class Renderer:
         if output not in (None, "numpy", "cupy"):
             raise ValueError(f"output must be 'numpy' or 'cupy', not {output!r}")
         if output == "numpy" or (output is None and not _on_gpu(circles)):
-            _check_fits(self.width, self.height)
+            _check_fits(self.width, self.height, _copy_bytes(picture.transparent))
         err = _lib.Error()
         with self._scene(circles, picture) as (gs, on_gpu):
             _check(_lib.qr_gpu_render(self._r, gs, ctypes.byref(params), mode == "exact",
@@ -857,11 +914,12 @@ class Renderer:
                 rgba = cupy.empty((self.height, self.width, 4), cupy.float32)
                 _check(_lib.qr_gpu_renderer_copy_image(self._r, rgba.data.ptr, ctypes.byref(err)),
                        err)
-                return _top_first(rgba)
-            if not self._staged:
+                return _returned(rgba, picture.transparent)
+            if not self._staged or picture.transparent:
+                # the float RGBA image (the RGB download has no alpha channel)
                 with _image(self.width, self.height) as (img, rgba):
                     _check(_lib.qr_gpu_renderer_download(self._r, img, ctypes.byref(err)), err)
-                    return _top_first(rgba)
+                    return _returned(rgba, picture.transparent)
             # top-first RGB straight from the GPU (12 bytes a pixel), through
             # the renderer's kept pinned slots, copied into the array on all
             # cores
@@ -882,7 +940,8 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
            vmax: float | None = None, alpha: npt.ArrayLike | float | str | None = None,
            background: str | Sequence[float] | None = None, antialias: bool = False
            ) -> Image | Any:  # Any: a CuPy array for CUDA circles
-    """Renders circles into a float32 height x width x 3 image, top row
+    """Renders circles into a float32 height x width x 3 image (x 4,
+    straight RGBA, with background="none"), top row
     first: a quadrender.Image, the NumPy array (an ndarray subclass) that
     also shows itself in Jupyter and has save() and to_pil().
 
@@ -925,6 +984,14 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
     a c + (1 - a) C, in every mode and on every device. antialias=True:
     anti-aliased edges (each circle half a pixel larger, the pixels of its
     edge covered in part; the command's --antialias).
+
+    background="none": no background. The image is then float32 height x
+    width x 4, top row first, with straight alpha (as matplotlib and
+    Pillow take it): A is the pixel's coverage (0 where no circle is); R,
+    G, B the colour c / a, c the colour over black (premultiplied), where
+    a's 8-bit value is not 0, else 0. to_uint8 of it is the RGBA PNG the
+    library writes for it (render_file, the command), and save() writes
+    that PNG.
     """
     height = width if height is None else height
     width, height = _check_size(width, height, "render")
@@ -946,10 +1013,9 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
         with Renderer(width, height) as r:
             r._staged = False
             return r.render(circles, mode=mode, **index_args, alpha=picture.alpha,
-                            background=None if picture.background is None
-                            else list(picture.background), antialias=picture.antialias)
+                            background=picture.background_arg(), antialias=picture.antialias)
     circles = _as_circles(circles)
-    _check_fits(width, height)
+    _check_fits(width, height, _copy_bytes(picture.transparent))
     exact = 1 if mode == "exact" else 0
     err = _lib.Error()
     with _image(width, height) as (img, rgba), _Scene(circles, picture) as sc:
@@ -958,7 +1024,7 @@ def render(circles: CirclesLike, width: int, height: int | None = None, *, mode:
         else:
             _check(_lib.qr_render_cpu_fast(sc, ctypes.byref(params), exact, threads, img, None,
                                            ctypes.byref(err)), err)
-        return _top_first(rgba)
+        return _returned(rgba, picture.transparent)
 
 
 def scene(name: str, seed: int = 0, frame: int | None = None) -> np.ndarray:
@@ -988,7 +1054,8 @@ _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
 class Image(np.ndarray):
     """A rendered image: the NumPy array `render` has always returned
-    (float32, height x width x 3, top row first; a subclass of
+    (float32, height x width x 3, or x 4 for background="none", top row
+    first; a subclass of
     numpy.ndarray, so every NumPy function and operator takes it, and
     numpy.asarray(image) is the plain array, no copy), which also shows
     and saves itself:
@@ -1015,7 +1082,8 @@ class Image(np.ndarray):
         return super().__array_wrap__(obj, context)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """quadrender.save(self, path): .png, .ppm or .pfm by the extension."""
+        """quadrender.save(self, path): .png, .ppm or .pfm by the extension
+        (an RGBA image: PNG, with its alpha)."""
         save(self, path)
 
     def to_uint8(self) -> np.ndarray:
@@ -1023,8 +1091,9 @@ class Image(np.ndarray):
         return to_uint8(self)
 
     def to_pil(self) -> Any:  # a PIL.Image.Image
-        """The image as a Pillow image (mode RGB, or RGBA for 4 channels),
-        8 bits a channel as quadrender.save writes them. Needs Pillow
+        """The image as a Pillow image (mode RGB, or RGBA for 4 channels:
+        straight alpha, as Pillow holds it), 8 bits a channel as
+        quadrender.save writes them. Needs Pillow
         (pip install pillow)."""
         try:
             from PIL import Image as PILImage
@@ -1074,7 +1143,15 @@ def _library_image(image: np.ndarray, width: int, height: int):
 
 def _encode_png(image: np.ndarray) -> bytes:
     """The PNG file save() would write for a float image, in memory
-    (qr_image_encode_png)."""
+    (qr_image_encode_png; for 4 channels the file the writer writes into a
+    temporary directory, which keeps the straight 8-bit values as they are,
+    where qr_image_encode_png takes premultiplied floats)."""
+    if image.shape[2] == 4:
+        with tempfile.TemporaryDirectory(prefix="quadrender-") as d:
+            path = os.path.join(d, "image.png")
+            _write_rgba(to_uint8(image), path, _lib.QR_FORMAT_PNG)
+            with open(path, "rb") as f:
+                return f.read()
     height, width = image.shape[:2]
     png, size, err = ctypes.POINTER(ctypes.c_ubyte)(), ctypes.c_size_t(), _lib.Error()
     with _library_image(image, width, height) as img:
@@ -1095,17 +1172,54 @@ def to_uint8(image: npt.ArrayLike) -> np.ndarray:
     return (np.float32(255) * c).astype(np.uint8)
 
 
+def _write_rgba(pixels: np.ndarray, path, fmt: int) -> None:
+    """Writes 8-bit straight RGBA pixels (H x W x 4, top row first) as they
+    are through the library's streaming writer with alpha (a PNG of colour
+    type 6); the writer refuses a format without alpha (PPM, PFM) before
+    any file exists."""
+    height, width = pixels.shape[:2]
+    pixels = np.ascontiguousarray(pixels, np.uint8)
+    opts = _lib.ImageWriteOptions(png_level=_lib.QR_PNG_LEVEL_DEFAULT, threads=0, text=None,
+                                  ntext=0, alpha=1)
+    w, err = ctypes.c_void_p(), _lib.Error()
+    _check(_lib.qr_image_writer_open(os.fsencode(path), fmt, width, height, ctypes.byref(opts),
+                                     ctypes.byref(w), ctypes.byref(err)), err)
+    try:
+        status = _lib.qr_image_writer_append_rgb8(w, pixels.ctypes.data, height,
+                                                  ctypes.byref(err))
+    except BaseException:
+        _lib.qr_image_writer_abort(w)
+        raise
+    if status != 0:
+        _lib.qr_image_writer_abort(w)
+        _check(status, err)
+    _check(_lib.qr_image_writer_close(w, ctypes.byref(err)), err)
+
+
 def save(image: npt.ArrayLike, path: str | os.PathLike[str]) -> None:
     """Writes an H x W x 3 (or x 4) image, top row first, by the
     extension: .png, .ppm or .pfm, through the library's writers (whole or
     not at all). Float images hold 0 to 1 (clamped, as render returns
     them); uint8 images (to_uint8's, Pillow's, imageio's) are written with
-    their bytes, uint16 ones as value / 65535."""
+    their bytes, uint16 ones as value / 65535.
+
+    An H x W x 4 image is straight (not premultiplied) RGBA, as render
+    returns it for background="none" and as Pillow holds it: a PNG keeps
+    its alpha (8-bit RGBA, colour type 6, the bytes to_uint8 gives, as
+    they are). PPM and PFM have no alpha channel: they take a 4-channel
+    image only when it is opaque (every alpha 1, 255 in uint8), written as
+    RGB; else InvalidArgument, as the library refuses it."""
     image = _float_image(image)
     if image.ndim != 3 or image.shape[2] not in (3, 4):
         raise ValueError(f"image must have shape (H, W, 3) or (H, W, 4), not {image.shape}")
     height, width = image.shape[:2]
     _check_size(width, height, "save")
+    if image.shape[2] == 4:
+        fmt = _lib.qr_image_format_from_path(os.fsencode(path))
+        opaque = bool((image[..., 3] >= 1).all())
+        if fmt == _lib.QR_FORMAT_PNG or (fmt != _lib.QR_FORMAT_UNKNOWN and not opaque):
+            _write_rgba(to_uint8(image), path, fmt)
+            return
     err = _lib.Error()
     with _library_image(image, width, height) as img:
         _check(_lib.qr_image_write(img, os.fsencode(path), ctypes.byref(err)), err)

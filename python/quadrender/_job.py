@@ -8,8 +8,8 @@ scene to files or to a function, on the CPU, one GPU or several.
 
 The files are those `quadrender render` writes (the same bytes, the same
 PNG text); a function receives each frame as a float32 height x width x 3
-image, top row first, as `render` returns it. Frames are the scene after
-frame + 1 animation steps.
+image (x 4 with background="none"), top row first, as `render` returns
+it. Frames are the scene after frame + 1 animation steps.
 """
 from __future__ import annotations
 
@@ -87,17 +87,19 @@ def _frame_range(frames):
 
 def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast",
             device="auto", gpus=None, format=None, png_level=1, progress=None,
-            scene_ptr=None):
-    """The job behind render_frames and render_file; returns the frames done."""
-    from . import (Error, _check, _check_fits, _check_size, _checked, _device,  # the package's
-                   _params)  # helpers
+            scene_ptr=None, transparent=False):
+    """The job behind render_frames and render_file; returns the frames done.
+    transparent: scene_ptr has no background (a function is given RGBA
+    images, _straight's)."""
+    from . import (Error, _check, _check_fits, _check_size, _checked, _copy_bytes,  # the
+                   _device, _params)  # package's helpers
 
     height = width if height is None else height
     # a whole image in memory for a function, and its copy for each frame;
     # files are streamed, up to 131072
     width, height = _check_size(width, height, "render_frames" if callable(out) else None)
     if callable(out):
-        _check_fits(width, height)
+        _check_fits(width, height, _copy_bytes(transparent))
     seed = _checked(_lib.qr_scene_check_seed, "seed", seed, c_uint32)
     if mode not in ("fast", "exact"):
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
@@ -127,13 +129,13 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     p.format = _FORMATS[format]
     p.png_level = png_level
     raised = []
-    from . import _top_first
+    from . import _returned
 
     def on_frame(_user, k, img):
         try:
             h, w = img.contents.height, img.contents.width
             rgba = np.ctypeslib.as_array(img.contents.rgba, shape=(h, w, 4))
-            return 1 if out(k, _top_first(rgba)) is False else 0
+            return 1 if out(k, _returned(rgba, transparent)) is False else 0
         except BaseException as e:  # noqa: BLE001 - raised again below
             raised.append(e)
             return 1
@@ -188,7 +190,10 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
     progress: function(done, total) after each frame. A function answering
     False cancels the job (quadrender.Error, status 8); files of frames
     finished stay, no partial file is left. alpha, background, antialias:
-    the picture's options as render()'s (circles given as arrays only).
+    the picture's options as render()'s (circles given as arrays only);
+    with background="none" files are RGBA PNGs (PPM and PFM, which have no
+    alpha channel, are refused) and a function receives render()'s
+    straight RGBA images.
     """
     args = dict(frames=frames, out=out, seed=seed, mode=mode, device=device, gpus=gpus,
                 format=format, png_level=png_level, progress=progress)
@@ -202,7 +207,11 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
 
     picture = _picture(scene, alpha, background, antialias)
     with _Scene(_as_circles(scene), picture) as ptr:
-        return run_job(None, width, height, scene_ptr=ptr, **args)
+        # the name the job's messages and the PNG's "Scene" text give it, as
+        # the command names a .npy file's scene by the file's
+        ptr.contents.name = b"circles"
+        return run_job(None, width, height, scene_ptr=ptr, transparent=picture.transparent,
+                       **args)
 
 
 def render_file(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,

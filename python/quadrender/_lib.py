@@ -27,7 +27,7 @@ class Scene(Structure):
                      "x0", "y0", "vx0", "vy0", "block")
     ] + [("block_floats", c_size_t), ("shading", c_int), ("anim", c_int),
          ("steps", c_int64), ("name", c_char * 64), ("alpha", POINTER(c_float)),
-         ("background", c_float * 3), ("antialias", c_int32)]
+         ("background", c_float * 3), ("antialias", c_int32), ("transparent", c_int32)]
 
 
 class Image(Structure):
@@ -163,12 +163,15 @@ qr_scene_set_antialias = _fn("qr_scene_set_antialias", _S, POINTER(Scene), c_int
                              ctypes.c_char_p, POINTER(Error))
 qr_alpha_check = _fn("qr_alpha_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_float),
                      POINTER(Error))
+# out: rgb[3], and *transparent ("none": 1), or NULL where "none" is no value
 qr_background_check = _fn("qr_background_check", _S, ctypes.c_char_p, ctypes.c_char_p,
-                          POINTER(c_float), POINTER(Error))
+                          POINTER(c_float), POINTER(c_int), POINTER(Error))
 qr_scene_set_alpha = _fn("qr_scene_set_alpha", _S, POINTER(Scene), POINTER(c_float),
                          ctypes.c_char_p, POINTER(Error))
 qr_scene_set_background = _fn("qr_scene_set_background", _S, POINTER(Scene), POINTER(c_float),
                               ctypes.c_char_p, POINTER(Error))
+qr_scene_set_transparent = _fn("qr_scene_set_transparent", _S, POINTER(Scene), c_int,
+                               ctypes.c_char_p, POINTER(Error))
 qr_value_check = _fn("qr_value_check", _S, ctypes.c_char_p, ctypes.c_char_p, POINTER(c_double),
                      POINTER(Error))
 qr_colormap_names = _fn("qr_colormap_names", POINTER(ctypes.c_char_p), POINTER(c_int))
@@ -188,6 +191,25 @@ qr_image_create = _fn("qr_image_create", _S, c_int32, c_int32, POINTER(POINTER(I
                       POINTER(Error))
 qr_image_destroy = _fn("qr_image_destroy", None, POINTER(Image))
 qr_image_write = _fn("qr_image_write", _S, POINTER(Image), ctypes.c_char_p, POINTER(Error))
+
+
+class ImageWriteOptions(Structure):
+    """qr_image_write_options (quadrender/image.h); text is a
+    qr_image_text array, which Python never fills."""
+    _fields_ = [("png_level", c_int), ("threads", c_int), ("text", c_void_p), ("ntext", c_int),
+                ("alpha", c_int)]
+
+
+QR_PNG_LEVEL_DEFAULT = 1
+QR_FORMAT_UNKNOWN, QR_FORMAT_PNG, QR_FORMAT_PPM, QR_FORMAT_PFM = range(4)  # qr_image_format
+qr_image_format_from_path = _fn("qr_image_format_from_path", c_int, ctypes.c_char_p)
+# the streaming writer: rows in the file's order, 8-bit RGB (or RGBA with alpha)
+qr_image_writer_open = _fn("qr_image_writer_open", _S, ctypes.c_char_p, c_int, c_int32, c_int32,
+                           POINTER(ImageWriteOptions), POINTER(_P), POINTER(Error))
+qr_image_writer_append_rgb8 = _fn("qr_image_writer_append_rgb8", _S, _P, _P, c_int32,
+                                  POINTER(Error))
+qr_image_writer_close = _fn("qr_image_writer_close", _S, _P, POINTER(Error))
+qr_image_writer_abort = _fn("qr_image_writer_abort", None, _P)
 qr_render_cpu = _fn("qr_render_cpu", _S, POINTER(Scene), POINTER(Image), POINTER(Error))
 qr_render_cpu_fast = _fn("qr_render_cpu_fast", _S, POINTER(Scene), POINTER(IndexParams), c_int,
                          c_int, POINTER(Image), _P, POINTER(Error))

@@ -77,8 +77,8 @@ def test_table_alpha_column_and_every_spelling():
     (dict(alpha=[0.5, 0.5]), f"alpha: expected one alpha a circle, shape ({N},); got (2,)"),
     (dict(alpha="opacity"), "alpha: no column 'opacity'"),
     (dict(background=(1, 2, 3)), "background: expected three numbers from 0 to 1, got 1,2,3"),
-    (dict(background=(1, 1)), "background: expected a colour name, '#RRGGBB' or three numbers "
-                              "from 0 to 1, not shape (2,)"),
+    (dict(background=(1, 1)), "background: expected a colour name, '#RRGGBB', three numbers "
+                              "from 0 to 1 or 'none', not shape (2,)"),
 ])
 def test_refusals(kwargs, message):
     with pytest.raises(qr.InvalidArgument) as e:

@@ -140,6 +140,9 @@ CASES = [
     ("background #12345", ["render", "rgb", "--background", "#12345"], 2, None,
      lambda c: qr.render(RGB, 16, background="#12345", device="cpu"),
      {"--background": "background"}),
+    ("background None", ["render", "rgb", "--background", "None"], 2, None,
+     lambda c: qr.render(RGB, 16, background="None", device="cpu"),
+     {"--background": "background"}),
 ]
 
 
