@@ -73,6 +73,10 @@ static const field index_f[] = {
 static const field plan_f[] = {F(qr_plan, candidates), F(qr_plan, chosen), F(qr_plan, params),
                                F(qr_plan, median_ms), F(qr_plan, plan_ms)};
 
+static const field wopts_f[] = {
+    F(qr_image_write_options, png_level), F(qr_image_write_options, threads),
+    F(qr_image_write_options, text), F(qr_image_write_options, ntext),
+    F(qr_image_write_options, alpha)};
 static const field query_result_f[] = {
     F(qr_query_result, queries), F(qr_query_result, mode), F(qr_query_result, values),
     F(qr_query_result, offsets), F(qr_query_result, ids)};
@@ -83,7 +87,8 @@ static const layout layouts[] = {
     L("GpuInfo", qr_gpu_info, info_f),      L("IndexStats", qr_index_stats, stats_f),
     L("Rect", qr_rect, rect_f),             L("Leaf", qr_leaf, leaf_f),
     L("Index", qr_index, index_f),          L("Plan", qr_plan, plan_f),
-    L("QueryResult", qr_query_result, query_result_f)};
+    L("QueryResult", qr_query_result, query_result_f),
+    L("ImageWriteOptions", qr_image_write_options, wopts_f)};
 
 static size_t align_up(size_t v, size_t a)
 {
