@@ -74,6 +74,27 @@ static char *dup_path(const char *p)
     return d;
 }
 
+/* hypnosis's frames 0 to last on `device` (a sequence: on the GPU, its
+ * frame pool), each the rule's bytes of the reference's frame. */
+static void expect_sequence(const char *dir, const char *device, int side, int last)
+{
+    char *seq = dup_path(qr_test_join(dir, "h_%d.png"));
+    char size[16], frames[16];
+    snprintf(size, sizeof size, "%d", side);
+    snprintf(frames, sizeof frames, "0:%d", last);
+    cr_assert_eq(RUN("render", "hypnosis", "-s", size, "--frames", frames, "--exact", "--device",
+                     device, "--background", "none", "-o", seq),
+                 0, "%s", R.err);
+    for (int k = 0; k <= last; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "h_%d.png", k);
+        unsigned char *want = expected("hypnosis", k, side, side);
+        expect_pixels(qr_test_join(dir, name), want, side, side);
+        free(want);
+    }
+    free(seq);
+}
+
 /* On the CPU: the reference and the fast renderer's exact mode write the
  * rule's bytes of the reference's render; fast mode's alpha lies within a
  * step of it; a sequence's frames are the single frames'. */
@@ -100,19 +121,7 @@ Test(cli_transparent, cpu_png_holds_the_coverage, .timeout = 300)
                   want[i]);
     free(fast);
     free(want);
-    /* a sequence (frames 0 to 2) against single frames, and the rule */
-    char *seq = dup_path(qr_test_join(dir, "h_%d.png"));
-    cr_assert_eq(RUN("render", "hypnosis", "-s", "48", "--frames", "0:2", "--exact", "--device",
-                     "cpu", "--background", "none", "-o", seq),
-                 0, "%s", R.err);
-    for (int k = 0; k <= 2; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "h_%d.png", k);
-        want = expected("hypnosis", k, 48, 48);
-        expect_pixels(qr_test_join(dir, name), want, 48, 48);
-        free(want);
-    }
-    free(seq);
+    expect_sequence(dir, "cpu", 48, 2);
     free(cpu);
     free(ref);
 }
@@ -169,17 +178,6 @@ Test(cli_transparent, gpu_png_holds_the_coverage, .timeout = 600)
     cr_expect(strstr(R.err, "in bands of "), "%s", R.err);
     expect_pixels(out, want, 1500, 1500);
     free(want);
-    char *seq = dup_path(qr_test_join(dir, "h_%d.png"));
-    cr_assert_eq(RUN("render", "hypnosis", "-s", "64", "--frames", "0:3", "--exact", "--device",
-                     "gpu", "--background", "none", "-o", seq),
-                 0, "%s", R.err);
-    for (int k = 0; k <= 3; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "h_%d.png", k);
-        want = expected("hypnosis", k, 64, 64);
-        expect_pixels(qr_test_join(dir, name), want, 64, 64);
-        free(want);
-    }
-    free(seq);
+    expect_sequence(dir, "gpu", 64, 3);
     free(out);
 }
