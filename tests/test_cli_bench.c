@@ -47,8 +47,29 @@ Test(cli, bench_cpu_without_gpu)
               "%s", R.out);
     cr_expect(strstr(R.out, "rand10k          48 fast mode "), "%s", R.out);
     /* a missing GPU is exit 5 (the exit-code table), not a usage error */
-    cr_expect_eq(RUN("bench", "--cpu", "rgb", "--json", "x.json"), 5, "%s", R.err);
+    cr_expect_eq(RUN("bench", "--cpu", "rgb", "--csv", "x.csv"), 5, "%s", R.err);
     cr_expect(strstr(R.err, "need a GPU"), "%s", R.err);
+    /* with --json, each scene's rows on the CPU: the quadtree and every grid,
+     * each mode, with its index's shape */
+    const char *json = qr_test_tmp("cpu_rows.json");
+    cr_assert_eq(RUN("bench", "--cpu", "rgb", "rand10k", "--size", "48", "--tile", "16,32",
+                     "--cpu-frames", "1", "--threads", "2", "--json", json),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.out, "\nrand10k        48 exact grid16 "), "%s", R.out);
+    char *text = qr_test_read_file(json, NULL);
+    cr_assert_null(json_find(text, "results.12"));
+    for (int k = 0; k < 12; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "results.%d.leaves", k);
+        const double leaves = json_number(text, path);
+        snprintf(path, sizeof path, "results.%d.pairs", k);
+        const double pairs = json_number(text, path);
+        snprintf(path, sizeof path, "results.%d.visible", k);
+        const double visible = json_number(text, path);
+        cr_expect(leaves >= 1 && visible >= 1 && pairs >= visible, "row %d: %g leaves, %g pairs, %g visible",
+                  k, leaves, pairs, visible);
+    }
+    free(text);
 }
 
 /* A scene that cannot load is exit 3 before any work, as in render, on the

@@ -13,6 +13,7 @@
 #include "cli/bench/bench.h"
 #include "cli/cli.h"
 #include "quadrender/image.h"
+#include "quadrender/index.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/threads.h"
@@ -49,6 +50,14 @@ qr_status bench_measure_cpu(const qr_scene *scene, int w, int h, const qr_index_
         render[f] = t.render_ms;
     }
     qr_image_destroy(img);
+    /* the index's shape: the whole image's, as the renderer builds it */
+    qr_index *ix = NULL;
+    if (st == QR_OK && (st = qr_index_build_host(scene, w, h, NULL, p, mode, &ix, err)) == QR_OK) {
+        row->leaves = ix->num_leaves;
+        row->pairs = ix->num_pairs;
+        row->visible = ix->visible;
+    }
+    qr_index_destroy(ix);
     if (st == QR_OK) {
         row->frames = frames;
         row->frame = bench_stats_of(frame, frames);

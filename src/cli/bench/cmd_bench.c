@@ -559,30 +559,34 @@ static int bench_parse(const cli_cmd *cmd, int argc, char **argv, bench_args *a)
     return bench_check_args(cmd, a, npos);
 }
 
-/* Without a GPU, the zoo's rows (the last a->zoo scenes) on the fast CPU
- * renderer, every size, index and mode as the GPU bench's; then their table,
- * the zoo's lines and, with --json, the JSON. An exit code. */
-static int bench_zoo_cpu(const bench_args *a, qr_error *err)
+/* Without a GPU, rows on the fast CPU renderer for scenes[first..] (the
+ * zoo's, the last a->zoo; with --json the named ones too), every size,
+ * index and mode as the GPU bench's; then their table, the speed-ups, the
+ * zoo's lines and, with --json, the JSON. An exit code. */
+static int bench_rows_cpu(const bench_args *a, int first, qr_error *err)
 {
     const int configs = a->want_q + (a->want_g ? a->tiles.n : 0);
     bench_plan b = {.sizes = &a->sizes, .tiles = &a->tiles, .modes = &a->modes, .qp = &a->qp,
                     .want_q = a->want_q, .configs = configs};
-    b.rows = calloc((size_t)a->zoo * a->sizes.n * configs * a->modes.n + 1, sizeof *b.rows);
+    b.rows = calloc((size_t)(a->nscenes - first) * a->sizes.n * configs * a->modes.n + 1,
+                    sizeof *b.rows);
     if (!b.rows) {
         qr_fail(err, QR_ERR_NOMEM, "out of host memory");
         return cli_fail(err, CLI_PHASE_RUN);
     }
     int rc = CLI_EXIT_OK;
-    for (int s = a->nscenes - a->zoo; s < a->nscenes && rc == CLI_EXIT_OK; s++) {
+    for (int s = first; s < a->nscenes && rc == CLI_EXIT_OK; s++) {
         qr_scene *scene = NULL;
-        if (qr_scene_load(a->scenes[s], a->seed, &scene, err) != QR_OK) {
+        if (qr_scene_load(a->scenes[s], a->seed, &scene, err) != QR_OK ||
+            qr_scene_seek_frame(scene, 0, err) != QR_OK) {
+            qr_scene_destroy(scene);
             rc = cli_fail(err, CLI_PHASE_INPUT);
             break;
         }
         for (int z = 0; z < a->sizes.n && rc == CLI_EXIT_OK; z++)
             for (int c = 0; c < configs && rc == CLI_EXIT_OK; c++)
                 for (int m = 0; m < a->modes.n && rc == CLI_EXIT_OK; m++) {
-                    bench_row *row = start_row(&b, scene->name, "zoo", scene->n, 0,
+                    bench_row *row = start_row(&b, scene->name, scene_group(a->scenes[s]), scene->n, 0,
                                                a->sizes.item[z], c, m);
                     qr_index_params p = a->qp;
                     if (row->grid_tile) {
@@ -598,8 +602,9 @@ static int bench_zoo_cpu(const bench_args *a, qr_error *err)
         qr_scene_destroy(scene);
     }
     if (rc == CLI_EXIT_OK) {
-        printf("# the zoo on the fast CPU renderer: %d threads, 1 warm-up + %d timed frames "
+        printf("# %s on the fast CPU renderer: %d threads, 1 warm-up + %d timed frames "
                "(--cpu-frames) per row\n",
+               first < a->nscenes - a->zoo ? "the scenes" : "the zoo",
                qr_threads(), a->cpu_frames);
         bench_print_table(stdout, b.rows, b.nrows);
         bench_print_speedups(stdout, b.rows, b.nrows);
@@ -629,9 +634,8 @@ static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_e
         fprintf(stderr, "quadrender: bench needs a GPU (or --cpu): %s\n", why->msg);
         return CLI_EXIT_NO_GPU;
     }
-    if ((a->json && !a->zoo) || a->csv || a->plot || a->scaling || a->report) {
-        cli_message("--json (but with --zoo), --csv, --plot, --scaling-plot and --report need a "
-                    "GPU (no usable one: %s)",
+    if (a->csv || a->plot || a->scaling || a->report) {
+        cli_message("--csv, --plot, --scaling-plot and --report need a GPU (no usable one: %s)",
                     why->msg);
         return CLI_EXIT_NO_GPU;
     }
@@ -641,7 +645,8 @@ static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_e
     if (named && bench_cpu(stdout, a->scenes, named, a->sizes.item, a->sizes.n, a->want_exact,
                            a->want_fast, 1, a->cpu_frames, a->seed, &a->qp, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT); /* a scene that does not load: exit 3 */
-    return a->zoo ? bench_zoo_cpu(a, &err) : CLI_EXIT_OK;
+    /* with --json, every scene's rows; else the zoo's */
+    return a->json || a->zoo ? bench_rows_cpu(a, a->json ? 0 : named, &err) : CLI_EXIT_OK;
 }
 
 /* The run's header: comment lines on stdout, and the same as a JSON object
