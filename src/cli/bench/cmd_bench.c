@@ -642,11 +642,14 @@ static int bench_without_gpu(const cli_cmd *cmd, const bench_args *a, const qr_e
     cli_info("no usable GPU (%s): timing the CPU renderers only", why->msg);
     qr_error err;
     const int named = a->nscenes - a->zoo;
+    /* with --json, every scene's rows (and no reference, which takes
+     * seconds a scene); else the named scenes against the reference, and
+     * the zoo's rows */
+    if (a->json) return bench_rows_cpu(a, 0, &err);
     if (named && bench_cpu(stdout, a->scenes, named, a->sizes.item, a->sizes.n, a->want_exact,
                            a->want_fast, 1, a->cpu_frames, a->seed, &a->qp, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT); /* a scene that does not load: exit 3 */
-    /* with --json, every scene's rows; else the zoo's */
-    return a->json || a->zoo ? bench_rows_cpu(a, a->json ? 0 : named, &err) : CLI_EXIT_OK;
+    return a->zoo ? bench_rows_cpu(a, named, &err) : CLI_EXIT_OK;
 }
 
 /* The run's header: comment lines on stdout, and the same as a JSON object
