@@ -50,8 +50,23 @@ typedef struct qr_cpu_timing {
     double render_ms; /* the tiles */
 } qr_cpu_timing;
 
+/* The render mode whose index (quadrender/index.h) the fast CPU renderer
+ * builds to draw in `mode`: exact's, whose split rule weighs whole lists,
+ * in both modes. Fast mode's discount for the lists' unread tails suits
+ * the GPU, whose block stages a batch of a list at once and stops; this
+ * renderer's fast walk tests every list entry against each 32 x 32 tile
+ * until all its pixel groups stop, so the larger leaves the discount keeps
+ * cost it more than their lists save (docs/benchmarks.md, "The CPU
+ * backend"). A fast image does not depend on the index. */
+static inline qr_render_mode qr_render_cpu_fast_index_mode(qr_render_mode mode)
+{
+    (void)mode;
+    return QR_RENDER_EXACT;
+}
+
 /* Builds the index of the scene's current state over rows [y0, y1) of a
- * width x height image (params: NULL = qr_index_params_default) and renders
+ * width x height image (params: NULL = qr_index_params_default; the index
+ * of qr_render_cpu_fast_index_mode) and renders
  * those rows into band, a width x (y1 - y0) image whose row 0 is image row
  * y0, on `threads` threads (0: qr_threads()). Sides 1..QR_IMAGE_BANDS_MAX_DIM,
  * 0 <= y0 < y1 <= height; else QR_ERR_INVALID. timing may be NULL. */

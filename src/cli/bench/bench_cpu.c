@@ -52,7 +52,9 @@ qr_status bench_measure_cpu(const qr_scene *scene, int w, int h, const qr_index_
     qr_image_destroy(img);
     /* the index's shape: the whole image's, as the renderer builds it */
     qr_index *ix = NULL;
-    if (st == QR_OK && (st = qr_index_build_host(scene, w, h, NULL, p, mode, &ix, err)) == QR_OK) {
+    if (st == QR_OK && (st = qr_index_build_host(scene, w, h, NULL, p,
+                                                 qr_render_cpu_fast_index_mode(mode), &ix, err)) ==
+                           QR_OK) {
         row->leaves = ix->num_leaves;
         row->pairs = ix->num_pairs;
         row->visible = ix->visible;

@@ -495,8 +495,8 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
     }
     qr_index *ix = NULL;
     const qr_rect rows = {0, y0, width, y1};
-    st = qr_index_build_host_threads(scene, width, height, &rows, params, mode, threads, &ix,
-                                     err);
+    st = qr_index_build_host_threads(scene, width, height, &rows, params,
+                                     qr_render_cpu_fast_index_mode(mode), threads, &ix, err);
     const double t1 = now_ms();
     if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, band, err);
     const double t2 = now_ms();
