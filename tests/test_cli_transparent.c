@@ -127,7 +127,8 @@ Test(cli_transparent, cpu_png_holds_the_coverage, .timeout = 300)
 }
 
 /* PPM and PFM cannot keep an alpha channel: exit 2 with the library's
- * message, no file; a snow-shaded scene has its own background. */
+ * message, no file, for render's output and stats' picture; a snow-shaded
+ * scene has its own background. */
 Test(cli_transparent, refusals)
 {
     const char *dir = qr_test_tmp_dir("transparent-refused");
@@ -142,6 +143,14 @@ Test(cli_transparent, refusals)
         cr_expect(!qr_test_exists(out), "%s was written", out);
         free(out);
     }
+    /* stats' picture alike, before any work */
+    char *pic = dup_path(qr_test_join(dir, "p.ppm"));
+    cr_expect_eq(RUN("stats", "rgb", "-s", "16", "--background", "none", "--picture", pic), 2,
+                 "%s", R.err);
+    cr_expect(strstr(R.err, "only PNG keeps its alpha channel"), "%s", R.err);
+    cr_expect(!strstr(R.err, "frame 0 on"), "work began: %s", R.err);
+    cr_expect(!qr_test_exists(pic), "%s was written", pic);
+    free(pic);
     char *out = dup_path(qr_test_join(dir, "s.png"));
     cr_expect_eq(RUN("render", "snowsingle", "-s", "16", "--background", "none", "-o", out), 2,
                  "%s", R.err);

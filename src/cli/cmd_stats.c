@@ -668,6 +668,12 @@ static int stats_build(const stats_plan *p, stats_run *run)
         return cli_fail(&err, CLI_PHASE_INPUT);
     if ((rc = cli_map_apply(&p->map, run->scene, &run->scale)) != CLI_EXIT_OK)
         return rc;
+    /* --background none and --picture x.ppm: the command line's, before any work */
+    if (p->picture &&
+        qr_job_check_format(run->scene, qr_image_format_from_path(p->picture), &err) != QR_OK) {
+        cli_message("%s", err.msg);
+        return CLI_EXIT_USAGE;
+    }
     qr_scene *scene = run->scene;
     if (dev->note[0])
         cli_info("%s", dev->note);
