@@ -454,7 +454,8 @@ static qr_status write_report(const char *path, int tile, const qr_scene *scene,
                  "and up",
                  qr_threads(), REPORT_CPU_FRAMES, QR_TILE);
     if (st == QR_OK) {
-        report_stats rs = {.stats = s, .ctx = ctx, .picture = img, .quadtree = ix, .grid = grid,
+        report_stats rs = {.stats = s, .ctx = ctx, .picture = img,
+                           .picture_alpha = scene->transparent, .quadtree = ix, .grid = grid,
                            .rows = rows, .nrows = n, .grid_chosen = tile != 0, .timing = timing,
                            .scale = scale};
         st = report_stats_write(path, &rs, err);

@@ -45,9 +45,9 @@ qr_status report_write_page(const char *path, report_data_fn data, const void *a
 int report_image_scale(int32_t width, int32_t height);
 
 /* "image": {"width", "height" (the image's), "scale", "png" (the picture,
- * base64)} */
-qr_status report_write_image(FILE *f, const qr_image *picture, int32_t width, int32_t height,
-                             qr_error *err);
+ * base64; RGBA with alpha: a scene without a background)} */
+qr_status report_write_image(FILE *f, const qr_image *picture, int alpha, int32_t width,
+                             int32_t height, qr_error *err);
 
 /* The leaves of ix as columns: "x0", "y0", "x1", "y1" (pixels, y = 0 at the
  * bottom), "depth", "count", "first" and "last" (the first and last circle
@@ -62,6 +62,8 @@ typedef struct report_stats {
     const qr_stats_context *ctx;
     const qr_image *picture;   /* the scene as `render` draws it (fast mode), at the
                                   image's size / report_image_scale */
+    int picture_alpha;         /* the scene has no background: the picture's PNG
+                                  keeps its alpha channel */
     const qr_index *quadtree;
     const qr_index *grid;      /* the grid shown beside the quadtree */
     const bench_row *rows;     /* rows[0]: the quadtree; then the grid tiles */

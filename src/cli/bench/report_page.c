@@ -63,13 +63,14 @@ int report_image_scale(int32_t width, int32_t height)
     return (side + REPORT_IMAGE_MAX_SIDE - 1) / REPORT_IMAGE_MAX_SIDE;
 }
 
-qr_status report_write_image(FILE *f, const qr_image *picture, int32_t width, int32_t height,
-                             qr_error *err)
+qr_status report_write_image(FILE *f, const qr_image *picture, int alpha, int32_t width,
+                             int32_t height, qr_error *err)
 {
     unsigned char *png = NULL;
     size_t len = 0;
     qr_image_write_options o = qr_image_write_options_default();
     o.png_level = 9; /* the smallest page */
+    o.alpha = alpha;  /* a scene without a background: RGBA */
     qr_status st = qr_image_encode_png(picture, &o, &png, &len, err);
     if (st != QR_OK)
         return st;

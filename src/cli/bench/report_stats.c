@@ -76,7 +76,7 @@ static qr_status write_data(FILE *f, const void *arg, qr_error *err)
     if (st != QR_OK)
         return st;
     fputs(", ", f);
-    st = report_write_image(f, rs->picture, rs->quadtree->width, rs->quadtree->height, err);
+    st = report_write_image(f, rs->picture, rs->picture_alpha, rs->quadtree->width, rs->quadtree->height, err);
     if (st != QR_OK)
         return st;
     fputs(",\n\"timing\": ", f);
