@@ -134,6 +134,45 @@ Test(split, mpi_frames_equal_one_process, .timeout = 600)
     free(one);
 }
 
+/* A scene without a background over MPI processes: one image's RGBA
+ * stripes (parts with 4-byte pixels) and a sequence's frames, each file
+ * the one process's bytes. */
+Test(split, mpi_transparent_equals_one_process, .timeout = 600)
+{
+    REQUIRE_MPI();
+    const char *one_dir = qr_test_tmp_dir("split_clear_one");
+    char *one = dup_path(qr_test_join(one_dir, "r.png"));
+    cr_assert_eq(RUN("render", "rand10k", "--width", "300", "--height", "301", "--exact",
+                     "--device", "cpu", "--background", "none", "-o", one),
+                 0, "%s", R.err);
+    char *frames_one = dup_path(qr_test_join(one_dir, "h.png"));
+    cr_assert_eq(RUN("render", "hypnosis", "-s", "64", "--frames", "0:4", "--device", "cpu",
+                     "--background", "none", "-o", frames_one),
+                 0, "%s", R.err);
+    const char *dir = qr_test_tmp_dir("split_clear_many");
+    char *many = dup_path(qr_test_join(dir, "r.png"));
+    cr_assert_eq(RUN_MPI(2, "render", "rand10k", "--width", "300", "--height", "301", "--exact",
+                         "--device", "cpu", "--background", "none", "-o", many),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "stripes of"), "%s", R.err);
+    cr_expect(qr_test_same_bytes(one, many), "one image over 2 processes");
+    char *frames_many = dup_path(qr_test_join(dir, "h.png"));
+    cr_assert_eq(RUN_MPI(2, "render", "hypnosis", "-s", "64", "--frames", "0:4", "--device",
+                         "cpu", "--background", "none", "-o", frames_many),
+                 0, "%s", R.err);
+    for (int k = 0; k <= 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "h_%04d.png", k);
+        char *a = dup_path(qr_test_join(one_dir, name));
+        cr_expect(qr_test_same_bytes(a, qr_test_join(dir, name)), "frame %d over 2 processes", k);
+        free(a);
+    }
+    free(frames_many);
+    free(many);
+    free(frames_one);
+    free(one);
+}
+
 /* Runs an n-process job (n <= 4) whose rank k starts in dirs[k] (its
  * working directory) with CUDA_VISIBLE_DEVICES=k, through the launcher's
  * MPMD form: ranks as separate machines run them, each with its own disk
