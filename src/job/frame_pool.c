@@ -11,6 +11,7 @@
  */
 #include "job/frame_pool.h"
 #include "common/thread_start.h"
+#include "image/image_bytes.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -123,8 +124,8 @@ qr_status job_frame_pool_start(qr_image_format format, bool alpha, int32_t width
                                qr_error *err)
 {
     *out = NULL;
-    const size_t px = format == QR_FORMAT_PFM ? 3 * sizeof(float) : alpha ? 4 : 3;
-    const size_t frame_bytes = (size_t)width * (size_t)height * px;
+    const size_t frame_bytes =
+        (size_t)width * (size_t)height * (size_t)qr_image_pixel_bytes(format, alpha);
     /* a buffer per worker and one being filled, as many as max_bytes holds */
     size_t nbuf = (size_t)workers + 1;
     if (nbuf * frame_bytes > max_bytes)

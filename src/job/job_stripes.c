@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/image_bytes.h"
 #include "image/image_parts.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
@@ -326,8 +327,7 @@ void stripes_plan(split *sp)
 {
     const qr_job_params *job = sp->job;
     sp->grid = qr_image_part_grid(sp->format, job->width, job->height);
-    sp->row_bytes = (size_t)job->width *
-                    (sp->format == QR_FORMAT_PFM ? 3 * sizeof(float) : sp->st->alpha ? 4 : 3);
+    sp->row_bytes = (size_t)job->width * (size_t)qr_image_pixel_bytes(sp->format, sp->st->alpha);
     int64_t rows = (int64_t)(STRIPE_BYTES / sp->row_bytes);
     const int64_t share = (job->height + (int64_t)sp->n * STRIPES_PER_LANE - 1) /
                           ((int64_t)sp->n * STRIPES_PER_LANE);
