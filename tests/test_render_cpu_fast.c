@@ -120,6 +120,23 @@ static void check_scene(const qr_scene *s, int32_t w, int32_t h)
     qr_image_destroy(ref);
 }
 
+/* Random scenes of 3000 circles, seeds 1..seeds, each with a random
+ * picture, anti-aliased edges but for seed 2, and no background where
+ * `transparent`, at 256 x 256 (check_scene). */
+static void check_random_pictures(uint64_t seeds, int transparent)
+{
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 3000);
+        qr_test_random_picture(s, seed);
+        qr_error err;
+        if (transparent)
+            cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK, "%s", err.msg);
+        s->antialias = seed != 2;
+        check_scene(s, 256, 256);
+        qr_scene_destroy(s);
+    }
+}
+
 /* The picture's options (random alphas and backgrounds, anti-aliased edges
  * and hard ones) on built-in and random scenes, shallow and deep: exact to
  * the reference's bytes, fast within the bound. */
@@ -135,13 +152,7 @@ Test(render_cpu_fast, alpha_and_background, .timeout = 300)
         check_scene(s, 97, 45);
         qr_scene_destroy(s);
     }
-    for (uint64_t seed = 1; seed <= 3; seed++) {
-        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 3000);
-        qr_test_random_picture(s, seed);
-        s->antialias = seed != 2;
-        check_scene(s, 256, 256);
-        qr_scene_destroy(s);
-    }
+    check_random_pictures(3, 0);
 }
 
 /* No background (the alpha channel the coverage), on built-in and random
@@ -163,14 +174,7 @@ Test(render_cpu_fast, transparent, .timeout = 300)
         check_scene(s, 97, 45);
         qr_scene_destroy(s);
     }
-    for (uint64_t seed = 1; seed <= 2; seed++) {
-        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 3000);
-        qr_test_random_picture(s, seed);
-        cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK, "%s", err.msg);
-        s->antialias = seed == 2;
-        check_scene(s, 256, 256);
-        qr_scene_destroy(s);
-    }
+    check_random_pictures(2, 1);
 }
 
 /* Small, odd and extreme sizes of one built-in scene. */
