@@ -12,6 +12,7 @@
 #include "gpu_util.h"
 #include "quadrender/gpu_query.h"
 #include "quadrender/query.h"
+#include "query/query_internal.h"
 
 static void *to_device(const void *host, size_t bytes)
 {
@@ -98,12 +99,15 @@ static float *boxes(int64_t n, uint64_t seed)
     return b;
 }
 
-static void check_scene(const qr_scene *s, int32_t res, int brute, const char *what)
+/* pairs_max: the GPU's box queries list at most that many (box, leaf)
+ * pairs before they go a warp a box (-1: the default). */
+static void check_scene(const qr_scene *s, int32_t res, int brute, long long pairs_max, const char *what)
 {
     qr_error err;
     qr_gpu_query *gq;
     qr_query_index *hq;
     QR_CHECK(err, qr_gpu_query_create(s, res, NULL, &gq, &err));
+    if (pairs_max >= 0) qr_gpu_query_set_pairs_max(gq, pairs_max);
     QR_CHECK(err, qr_query_index_build(s, res, NULL, 0, &hq, &err));
     cr_assert_eq(qr_gpu_query_resolution(gq), qr_query_index_resolution(hq));
     const int64_t np = 20000, nb = s->n > 100000 ? 300 : 1500;
@@ -174,7 +178,7 @@ Test(gpu_query, builtin_scenes, .timeout = 600)
                                         "micro2M", "clusters", "hotspot", "ring"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         qr_scene *s = gpu_test_scene(names[k], 0);
-        check_scene(s, 0, s->n <= 10000, names[k]);
+        check_scene(s, 0, s->n <= 10000, -1, names[k]);
         qr_scene_destroy(s);
     }
 }
@@ -187,11 +191,24 @@ Test(gpu_query, random_and_large_circles_any_resolution, .timeout = 600)
         static const int32_t res[] = {16, 0, 2048};
         char w[64];
         snprintf(w, sizeof w, "mix %llu at %d", (unsigned long long)seed, res[seed - 1]);
-        check_scene(s, res[seed - 1], 1, w);
+        check_scene(s, res[seed - 1], 1, -1, w);
         qr_scene_destroy(s);
     }
     qr_scene *s = qr_test_large_circles(2000, 0.3f, 2.0f, 20000, 9);
-    check_scene(s, 0, 0, "large circles");
+    check_scene(s, 0, 0, -1, "large circles");
+    qr_scene_destroy(s);
+}
+
+/* Boxes past the most (box, leaf) pairs a batch lists go a warp a box:
+ * the same answers. */
+Test(gpu_query, boxes_a_warp_each, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    qr_scene *s = gpu_test_scene("rand10k", 0);
+    check_scene(s, 0, 1, 0, "rand10k, a warp a box");
+    qr_scene_destroy(s);
+    s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 5, 4000);
+    check_scene(s, 2048, 1, 0, "mix 5 at 2048, a warp a box");
     qr_scene_destroy(s);
 }
 
@@ -201,7 +218,8 @@ Test(gpu_query, empty_scene_empty_batch_bad_box)
     qr_error err, herr;
     qr_scene *s;
     QR_CHECK(err, qr_scene_create(0, QR_ANIM_NONE, &s, &err));
-    check_scene(s, 64, 1, "empty scene");
+    check_scene(s, 64, 1, -1, "empty scene");
+    check_scene(s, 64, 1, 0, "empty scene, a warp a box");
     qr_scene_destroy(s);
     s = gpu_test_scene("rgb", 0);
     qr_gpu_query *gq;

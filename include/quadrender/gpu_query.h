@@ -14,8 +14,9 @@
  * walks the list from its end and stops at the first hit). ALL counts,
  * scans the counts (CUB), then writes. Boxes are a warp each over the
  * leaves under them, a circle reported by the leaf holding the bottom-left
- * cell of its box's overlap with the query's, so once; ALL then sorts each
- * box's circles (CUB's segmented sort).
+ * cell of its box's overlap with the query's, so once; ALL then puts each
+ * box's circles in drawing order (merged by rank in shared memory, CUB's
+ * segmented sort for the largest boxes).
  *
  * Streams: a query object queues its work on a stream of its own that is
  * ordered with the legacy default stream (cudaStreamDefault flags), so

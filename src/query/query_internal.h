@@ -32,6 +32,12 @@ qr_status qr_query_setup(const qr_scene *scene, int32_t resolution, const qr_ind
  * it after each build, of the same trees. */
 int qr_query_coarser(long long pairs, int32_t visible, int32_t res, qr_index_params *p);
 
+/* The most (box, leaf) pairs a batch of box queries on the GPU lists
+ * before it takes the warp-a-box path instead (gpu/query_gpu.cu); tests
+ * lower it to reach that path. */
+struct qr_gpu_query;
+void qr_gpu_query_set_pairs_max(struct qr_gpu_query *q, long long pairs);
+
 /* QR_OK, or QR_ERR_INVALID "box <q>: ..." for box b (4 floats), the q-th. */
 qr_status qr_query_check_box(const float *b, int64_t q, qr_error *err);
 

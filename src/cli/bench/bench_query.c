@@ -30,9 +30,9 @@
 #define QB_BRUTE_SHARE 100
 #define QB_GRIDS 5 /* tiles of 4 to 64 cells */
 
-enum { QB_TOP, QB_COUNT, QB_ALL, QB_BOX_ALL, QB_QUERIES };
+enum { QB_TOP, QB_COUNT, QB_ALL, QB_BOX_COUNT, QB_BOX_ALL, QB_QUERIES };
 static const char *const query_names[QB_QUERIES] = {"points top", "points count", "points all",
-                                                    "boxes all"};
+                                                    "boxes count", "boxes all"};
 
 typedef struct qb_time {
     double total_ms; /* build + query, median */
@@ -79,8 +79,9 @@ static qr_status time_query(qr_gpu_query *q, int kind, const float *d_pts, const
             if (brute)
                 st = qr_gpu_query_points_brute(q, d_pts, QB_POINTS / QB_BRUTE_SHARE,
                                                kind == QB_TOP ? QR_QUERY_TOP : QR_QUERY_COUNT, &r, err);
-            else if (kind == QB_BOX_ALL)
-                st = qr_gpu_query_boxes(q, d_boxes, QB_BOXES, QR_QUERY_ALL, &r, err);
+            else if (kind >= QB_BOX_COUNT)
+                st = qr_gpu_query_boxes(q, d_boxes, QB_BOXES,
+                                        kind == QB_BOX_ALL ? QR_QUERY_ALL : QR_QUERY_COUNT, &r, err);
             else
                 st = qr_gpu_query_points(q, d_pts, QB_POINTS, (qr_query_mode)kind, &r, err);
         }
@@ -141,9 +142,10 @@ static qr_status bench_query_scene(FILE *out, FILE *json, int first, const char 
         const int brute = k == QB_TOP || k == QB_COUNT;
         if (brute && (st = time_query(quad, k, d_pts, d_boxes, 1, 1, 3, &tb, err)) != QR_OK) goto done;
         /* the floor: queries in, answers out (ALL: offsets and circles) */
-        const double nq = k == QB_BOX_ALL ? QB_BOXES : QB_POINTS;
-        const double ids = k >= QB_ALL ? (double)qr_gpu_query_last_total(quad) : 0.0;
-        const double bytes = nq * (k == QB_BOX_ALL ? 16 : 8) + nq * (k >= QB_ALL ? 8 : 4) + 4 * ids;
+        const int boxes = k >= QB_BOX_COUNT, all = k == QB_ALL || k == QB_BOX_ALL;
+        const double nq = boxes ? QB_BOXES : QB_POINTS;
+        const double ids = all ? (double)qr_gpu_query_last_total(quad) : 0.0;
+        const double bytes = nq * (boxes ? 16 : 8) + nq * (all ? 8 : 4) + 4 * ids;
         const double floor_ms = bytes / (peak_gbs * 1e9) * 1e3;
         fprintf(out, "%-10s %8d %5d  %-12s  %8.3f %8.3f   grid%-3d %8.3f %8.3f  %5.2fx", scene->name,
                 scene->n, res, query_names[k], tq.total_ms, tq.query_ms, 4 << best, tg[best].total_ms,

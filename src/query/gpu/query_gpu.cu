@@ -18,8 +18,11 @@
  *           (from the tile holding the bottom-left cell of its overlap
  *           with the box), each circle once (from the leaf holding the
  *           bottom-left cell of its widened box's overlap with the box's
- *           cells), as query.c does. ALL counts, scans, writes, then sorts
- *           each box's circles (CUB's segmented sort) into drawing order.
+ *           cells), as query.c does. ALL counts, scans, writes, then
+ *           k_box_order puts each box's circles in drawing order: they are
+ *           a few ascending runs (a leaf's list is in drawing order), merged
+ *           by rank in shared memory; the rare box too large for it goes to
+ *           CUB's segmented sort.
  *   brute   k_point_brute: every circle against every point, circles
  *           staged through shared memory a block-load at a time.
  */
@@ -43,6 +46,13 @@
 
 #define QT_THREADS 256
 
+/* The query object's buffers, grown as queries need. B_BOX_PAIRS to
+ * B_PAIR_OUT: the boxes' (box, leaf) pairs (k_box_pairs). */
+enum {
+    B_KEYS, B_VALS, B_SORT_TMP, B_VALUES, B_OFFSETS, B_IDS, B_IDS2, B_BAD,
+    B_BOX_PAIRS, B_LEAF_START, B_LEAF_FILL, B_LEAF_PAIRS, B_PAIR_BOX, B_PAIR_HITS, B_PAIR_OUT, B_COUNT
+};
+
 struct qr_gpu_query {
     int32_t res, n;
     qr_index_params params;
@@ -52,16 +62,16 @@ struct qr_gpu_query {
     qr_index_view view;      /* the last build's */
     int32_t num_leaves;
     long long last_total;    /* the last ALL answer's circles */
+    long long pairs_max;     /* boxes: the most (box, leaf) pairs a batch lists */
     qr_frame frame;          /* the builds, kept: its graph replays a rebuild */
     int frame_ready;
     cudaStream_t stream;     /* the frame's: builds and queries in order */
     cudaEvent_t t0, t1;
     /* buffers, grown as queries need */
-    void *buf[8];
-    size_t cap[8];
+    void *buf[B_COUNT];
+    size_t cap[B_COUNT];
 };
 
-enum { B_KEYS, B_VALS, B_SORT_TMP, B_VALUES, B_OFFSETS, B_IDS, B_IDS2, B_BAD };
 
 static qr_status grow(qr_gpu_query *q, int which, size_t bytes, qr_error *err)
 {
@@ -268,6 +278,231 @@ __global__ void k_box(qr_index_view v, int32_t num_leaves, int res, const float4
     if (MODE == QR_QUERY_ALL) offsets[q + 1] = count;
 }
 
+/* ---- boxes through (box, leaf) pairs ------------------------------------------
+ * A box of side 0.01 over rand1M meets about three leaves of a thousand
+ * circles each, and each leaf some sixteen boxes: a warp a box gathers every
+ * circle of its leaves from memory, sixteen times a leaf in all. Here the
+ * boxes' (box, leaf) pairs are listed first, grouped by leaf, and a block a
+ * leaf stages the leaf's circles in shared memory once for all its boxes. */
+
+/* The most pairs a batch of boxes lists (qr_gpu_query.pairs_max); past it
+ * the warp-a-box kernel (k_box) answers, with no memory for pairs. */
+#define QB_PAIRS_MAX ((long long)1 << 24)
+
+/* A warp a box: the leaves it meets, each once (k_box's rule), counted
+ * (WRITE 0: box_pairs[q + 1] = how many, leaf_fill[l] += 1 each) or listed
+ * (WRITE 1: the box's j-th pair is p = box_pairs[q] + j, pair_box[p] = q, and
+ * p goes into leaf l's part of leaf_pairs, from leaf_start[l]). */
+template <int WRITE>
+__global__ void k_box_pairs(qr_index_view v, int32_t num_leaves, int res, const float *__restrict__ boxes,
+                            int64_t n, long long *__restrict__ box_pairs, int32_t *__restrict__ leaf_fill,
+                            const int32_t *__restrict__ leaf_start, int32_t *__restrict__ leaf_pairs,
+                            int32_t *__restrict__ pair_box)
+{
+    const int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const int lane = threadIdx.x % 32;
+    if (q >= n) return;
+    float c[4];
+    long long j = 0;
+    const long long base = WRITE ? box_pairs[q] : 0;
+    if (qr_query_clip_box(boxes + 4 * q, c) && num_leaves > 0) {
+        const int cx0 = qr_query_cell(c[0], res), cx1 = qr_query_cell(c[2], res);
+        const int cy0 = qr_query_cell(c[1], res), cy1 = qr_query_cell(c[3], res);
+        const qr_tree_geom &g = v.geom;
+        const int tx0 = cx0 / QR_TILE, ty0 = cy0 / QR_TILE, nx = cx1 / QR_TILE - tx0 + 1;
+        const int tiles = nx * (cy1 / QR_TILE - ty0 + 1);
+        for (int t0 = 0; t0 < tiles; t0 += 32) {
+            const int k = t0 + lane, tx = tx0 + k % nx, ty = ty0 + k / nx;
+            int32_t l = 0, last = -1;
+            if (k < tiles) {
+                const size_t t = (size_t)ty * g.tiles_x + tx;
+                l = num_leaves == 1 ? 0 : v.tile_leaf[t];
+                last = num_leaves == 1 ? 0 : v.tile_leaf[(size_t)g.tiles_x * g.tiles_y + t];
+            }
+            for (;; l++) {
+                const bool live = l <= last;
+                if (!__any_sync(0xffffffffu, live)) break;
+                bool hit = false;
+                if (live) {
+                    const qr_rect r = v.leaves[l].rect;
+                    const int ox = r.x0 > cx0 ? r.x0 : cx0, oy = r.y0 > cy0 ? r.y0 : cy0;
+                    hit = !(r.x0 > cx1 || r.x1 <= cx0 || r.y0 > cy1 || r.y1 <= cy0) && ox / QR_TILE == tx &&
+                          oy / QR_TILE == ty;
+                }
+                const unsigned m = __ballot_sync(0xffffffffu, hit);
+                if (hit) {
+                    if (!WRITE) {
+                        atomicAdd(&leaf_fill[l], 1);
+                    } else {
+                        const long long p = base + j + __popc(m & ((1u << lane) - 1u));
+                        pair_box[p] = (int32_t)q;
+                        leaf_pairs[leaf_start[l] + atomicAdd(&leaf_fill[l], 1)] = (int32_t)p;
+                    }
+                }
+                j += __popc(m);
+            }
+        }
+    }
+    if (!WRITE && lane == 0) box_pairs[q + 1] = j;
+}
+
+/* A block a leaf: the leaf's circles staged in shared memory QB_STAGE at a
+ * time (the circle, its id, and the bottom-left cell of its widened box),
+ * a warp a pair of the leaf's tested against them as k_box tests. What a
+ * pair has found so far is kept in hits[p] between stagings; at the end TOP
+ * and COUNT fold it into the box's value (atomicMax, atomicAdd: the same
+ * whatever the order), ALL keeps the count in hits[p] (MODE ALL) or writes
+ * the ids from pair_out[p] on (ALL + 1), in list order. */
+#define QB_STAGE 1536
+template <int MODE>
+__global__ void __launch_bounds__(QT_THREADS)
+    k_box_test(qr_index_view v, int res, const float4 *__restrict__ circles, const float *__restrict__ boxes,
+               const int32_t *__restrict__ leaf_start, const int32_t *__restrict__ leaf_pairs,
+               const int32_t *__restrict__ pair_box, long long *__restrict__ hits,
+               const long long *__restrict__ pair_out, int32_t *__restrict__ values, int32_t *__restrict__ ids)
+{
+    __shared__ float4 sc[QB_STAGE];
+    __shared__ int2 sb[QB_STAGE];
+    const int32_t l = blockIdx.x, s = leaf_start[l], e = leaf_start[l + 1];
+    if (s == e) return;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const qr_leaf L = v.leaves[l];
+    const int32_t *list = v.lists + L.offset;
+    int32_t b0 = 0;
+    do { /* once at least: a leaf of no circles still answers its pairs */
+        const int nb = L.count - b0 < QB_STAGE ? L.count - b0 : QB_STAGE;
+        __syncthreads();
+        for (int k = threadIdx.x; k < nb; k += QT_THREADS) {
+            const int32_t i = list[b0 + k];
+            const float4 ci = circles[i];
+            const qr_pixbox bx = qr_circle_pixbox(ci.x, ci.y, qr_query_widen(ci.z, res), res, res);
+            sc[k] = make_float4(ci.x, ci.y, ci.z, __int_as_float(i));
+            sb[k] = make_int2(bx.x0, bx.y0);
+        }
+        __syncthreads();
+        const bool last = b0 + nb == L.count;
+        for (int32_t j = s + warp; j < e; j += QT_THREADS / 32) {
+            const int32_t p = leaf_pairs[j], q = pair_box[p];
+            float c[4];
+            qr_query_clip_box(boxes + 4 * (int64_t)q, c); /* not empty: the box has this pair */
+            const int cx0 = qr_query_cell(c[0], res), cy0 = qr_query_cell(c[1], res);
+            long long found = b0 ? hits[p] : (MODE == QR_QUERY_TOP ? -1 : 0);
+            int32_t *out = MODE == QR_QUERY_ALL + 1 ? ids + pair_out[p] : NULL;
+            for (int k0 = 0; k0 < nb; k0 += 32) {
+                const int k = k0 + lane;
+                int hit = 0;
+                float4 ci = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                if (k < nb) {
+                    ci = sc[k];
+                    const int2 b = sb[k];
+                    const int px = b.x > cx0 ? b.x : cx0, py = b.y > cy0 ? b.y : cy0;
+                    /* reported by the leaf holding its overlap's corner, once */
+                    hit = px >= L.rect.x0 && px < L.rect.x1 && py >= L.rect.y0 && py < L.rect.y1 &&
+                          qr_query_touches(ci.x, ci.y, ci.z, c);
+                }
+                const unsigned m = __ballot_sync(0xffffffffu, hit);
+                if (MODE == QR_QUERY_TOP) {
+                    if (m) found = __shfl_sync(0xffffffffu, __float_as_int(ci.w), 31 - __clz(m));
+                } else {
+                    if (MODE == QR_QUERY_ALL + 1 && hit)
+                        out[found + __popc(m & ((1u << lane) - 1u))] = __float_as_int(ci.w);
+                    found += __popc(m);
+                }
+            }
+            if (lane) continue;
+            if (!last) hits[p] = found;
+            else if (MODE == QR_QUERY_TOP) atomicMax(&values[q], (int32_t)found);
+            else if (MODE == QR_QUERY_COUNT) atomicAdd(&values[q], (int32_t)found);
+            else if (MODE == QR_QUERY_ALL) hits[p] = found;
+        }
+    } while ((b0 += QB_STAGE) < L.count);
+}
+
+/* ALL: box q's circles start where its first pair's do. */
+__global__ void k_box_offsets(const long long *__restrict__ box_pairs, const long long *__restrict__ pair_out,
+                              int64_t n, long long *__restrict__ offsets)
+{
+    const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q <= n) offsets[q] = pair_out[box_pairs[q]];
+}
+
+/* ALL's last step: each box's circles, as written (pair after pair, or leaf
+ * after leaf, each in drawing order), into drawing order. They are a few
+ * ascending runs, and a box's circles are distinct. A block a box stages
+ * them in shared memory, finds the runs (a run starts where a circle is
+ * less than the one before it) and writes each circle at its rank: its
+ * place in its own run plus, in every other run, how many are less (a
+ * binary search). A box of more than QB_ORDER_CAP circles or QB_ORDER_RUNS
+ * runs is left to the caller's segmented sort: seg_begin/seg_end get its
+ * [begin, end) (empty for the others) and *hard counts it. */
+#define QB_ORDER_THREADS 128
+#define QB_ORDER_CAP 3008
+#define QB_ORDER_RUNS 16
+
+__global__ void __launch_bounds__(QB_ORDER_THREADS)
+    k_box_order(const long long *__restrict__ offsets, const int32_t *__restrict__ unsorted,
+                int32_t *__restrict__ ids, long long *__restrict__ seg_begin, long long *__restrict__ seg_end,
+                unsigned long long *hard)
+{
+    __shared__ int32_t s[QB_ORDER_CAP];
+    __shared__ int32_t st[QB_ORDER_RUNS + 1]; /* the runs' starts, then the end */
+    __shared__ int32_t starts;                /* runs found past the first */
+    const int64_t q = blockIdx.x;
+    const int tid = threadIdx.x;
+    const long long o0 = offsets[q], o1 = offsets[q + 1];
+    const int len = o1 - o0 <= QB_ORDER_CAP ? (int)(o1 - o0) : 0;
+    if (tid == 0) starts = 0;
+#pragma unroll 4
+    for (int i = tid; i < len; i += QB_ORDER_THREADS) s[i] = unsorted[o0 + i];
+    __syncthreads();
+    for (int i = tid + 1; i < len; i += QB_ORDER_THREADS)
+        if (s[i] < s[i - 1]) {
+            const int k = atomicAdd(&starts, 1);
+            if (k + 1 < QB_ORDER_RUNS) st[k + 1] = i;
+        }
+    __syncthreads();
+    const int runs = 1 + starts;
+    const bool easy = o1 - o0 <= QB_ORDER_CAP && runs <= QB_ORDER_RUNS;
+    if (tid == 0) {
+        seg_begin[q] = o0;
+        seg_end[q] = easy ? o0 : o1;
+        if (!easy) {
+            atomicAdd(hard, 1ull);
+        } else {
+            st[0] = 0; /* the starts in order (found in any) */
+            for (int a = 2; a < runs; a++)
+                for (int b = a; b > 1 && st[b] < st[b - 1]; b--) {
+                    const int32_t t = st[b];
+                    st[b] = st[b - 1];
+                    st[b - 1] = t;
+                }
+            st[runs] = len;
+        }
+    }
+    if (!easy) return;
+    __syncthreads();
+    int32_t *out = ids + o0;
+    for (int i = tid; i < len; i += QB_ORDER_THREADS) {
+        const int32_t x = s[i];
+        int pos = i;
+        for (int r = 0; r < runs; r++) {
+            const int a = st[r], b = st[r + 1];
+            if (i >= a && i < b) {
+                pos -= a; /* its place in its own run */
+                continue;
+            }
+            int lo = a, hi = b; /* how many of run r are less */
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (s[mid] < x) lo = mid + 1;
+                else hi = mid;
+            }
+            pos += lo - a;
+        }
+        out[pos] = x;
+    }
+}
+
 template <int MODE>
 __global__ void __launch_bounds__(QT_THREADS) k_point_brute(const float4 *__restrict__ circles, int32_t nc,
                                                            const float *__restrict__ xy, int64_t n,
@@ -335,6 +570,7 @@ extern "C" qr_status qr_gpu_query_create(const qr_scene *scene, int32_t resoluti
     q->res = res;
     q->n = scene->n;
     q->params = p;
+    q->pairs_max = QB_PAIRS_MAX;
     qr_scene *w = NULL;
     if ((st = qr_frame_init(&q->frame, err)) != QR_OK) goto fail;
     q->frame_ready = 1;
@@ -380,13 +616,18 @@ extern "C" void qr_gpu_query_destroy(qr_gpu_query *q)
 {
     if (!q) return;
     if (q->frame_ready) qr_frame_release(&q->frame); /* waits for its work first */
-    for (int k = 0; k < 8; k++) cudaFree(q->buf[k]);
+    for (int k = 0; k < B_COUNT; k++) cudaFree(q->buf[k]);
     cudaFree(q->circles);
     qr_gpu_index_destroy(q->ix);
     qr_gpu_scene_destroy(q->widened);
     if (q->t0) cudaEventDestroy(q->t0);
     if (q->t1) cudaEventDestroy(q->t1);
     free(q);
+}
+
+extern "C" void qr_gpu_query_set_pairs_max(qr_gpu_query *q, long long pairs)
+{
+    q->pairs_max = pairs;
 }
 
 extern "C" int32_t qr_gpu_query_resolution(const qr_gpu_query *q)
@@ -501,13 +742,135 @@ extern "C" qr_status qr_gpu_query_points(qr_gpu_query *q, const float *d_xy, int
     return finish(q, n, mode, out, err);
 }
 
+/* ALL's last step on either path: the boxes' circles, written into
+ * B_IDS2 at the offsets, into drawing order in B_IDS. */
+static qr_status order_boxes(qr_gpu_query *q, int64_t n, long long total, qr_error *err)
+{
+    qr_status st;
+    if ((st = grow(q, B_KEYS, (size_t)n * sizeof(long long), err)) != QR_OK) return st;
+    if ((st = grow(q, B_VALS, (size_t)n * sizeof(long long), err)) != QR_OK) return st;
+    const long long *off = (const long long *)q->buf[B_OFFSETS];
+    const int32_t *unsorted = (const int32_t *)q->buf[B_IDS2];
+    long long *seg_begin = (long long *)q->buf[B_KEYS], *seg_end = (long long *)q->buf[B_VALS];
+    unsigned long long *hard = (unsigned long long *)q->buf[B_BAD] + 1, nhard = 0;
+    QR_CUDA_TRY(err, cudaMemsetAsync(hard, 0, sizeof *hard, q->stream));
+    k_box_order<<<(unsigned)n, QB_ORDER_THREADS, 0, q->stream>>>(off, unsorted, (int32_t *)q->buf[B_IDS], seg_begin,
+                                                                 seg_end, hard);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    QR_CUDA_TRY(err, cudaMemcpyAsync(&nhard, hard, sizeof nhard, cudaMemcpyDeviceToHost, q->stream));
+    QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+    if (nhard == 0) return QR_OK;
+    /* the boxes k_box_order left: the others' segments are empty */
+    size_t tmp = 0;
+    QR_CUDA_TRY(err, cub::DeviceSegmentedSort::SortKeys(NULL, tmp, unsorted, (int32_t *)q->buf[B_IDS], total, n,
+                                                        seg_begin, seg_end, q->stream));
+    if ((st = grow(q, B_SORT_TMP, tmp, err)) != QR_OK) return st;
+    tmp = q->cap[B_SORT_TMP];
+    QR_CUDA_TRY(err, cub::DeviceSegmentedSort::SortKeys(q->buf[B_SORT_TMP], tmp, unsorted, (int32_t *)q->buf[B_IDS],
+                                                        total, n, seg_begin, seg_end, q->stream));
+    return QR_OK;
+}
+
+/* In-place inclusive sum of v[0, n) (CUB, into B_SORT_TMP). */
+template <typename T>
+static qr_status inclusive_sum(qr_gpu_query *q, T *v, int64_t n, qr_error *err)
+{
+    size_t tmp = 0;
+    QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(NULL, tmp, v, v, n, q->stream));
+    qr_status st = grow(q, B_SORT_TMP, tmp, err);
+    if (st != QR_OK) return st;
+    tmp = q->cap[B_SORT_TMP];
+    QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(q->buf[B_SORT_TMP], tmp, v, v, n, q->stream));
+    return QR_OK;
+}
+
+/* Boxes through their (box, leaf) pairs: *listed 0 (nothing answered)
+ * where they number more than q->pairs_max. */
+static qr_status boxes_by_pairs(qr_gpu_query *q, const float *d_boxes, int64_t n, qr_query_mode mode,
+                                int *listed, qr_error *err)
+{
+    *listed = 0;
+    const int32_t nl = q->num_leaves;
+    qr_status st;
+    if ((st = grow(q, B_BOX_PAIRS, (size_t)(n + 1) * sizeof(long long), err)) != QR_OK) return st;
+    if ((st = grow(q, B_LEAF_START, (size_t)(nl + 1) * sizeof(int32_t), err)) != QR_OK) return st;
+    if ((st = grow(q, B_LEAF_FILL, (size_t)(nl + 1) * sizeof(int32_t), err)) != QR_OK) return st;
+    long long *box_pairs = (long long *)q->buf[B_BOX_PAIRS];
+    int32_t *leaf_start = (int32_t *)q->buf[B_LEAF_START], *leaf_fill = (int32_t *)q->buf[B_LEAF_FILL];
+    const unsigned nb = blocks_for(32 * n);
+    QR_CUDA_TRY(err, cudaMemsetAsync(box_pairs, 0, sizeof(long long), q->stream));
+    QR_CUDA_TRY(err, cudaMemsetAsync(leaf_start, 0, (size_t)(nl + 1) * sizeof(int32_t), q->stream));
+    k_box_pairs<0><<<nb, QT_THREADS, 0, q->stream>>>(q->view, nl, q->res, d_boxes, n, box_pairs, leaf_start + 1,
+                                                     NULL, NULL, NULL);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    if ((st = inclusive_sum(q, box_pairs + 1, n, err)) != QR_OK) return st;
+    long long pairs = 0;
+    QR_CUDA_TRY(err, cudaMemcpyAsync(&pairs, box_pairs + n, sizeof pairs, cudaMemcpyDeviceToHost, q->stream));
+    QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+    if (pairs > q->pairs_max) return QR_OK;
+    if ((st = inclusive_sum(q, leaf_start + 1, nl, err)) != QR_OK) return st;
+    const size_t np = (size_t)(pairs > 0 ? pairs : 1);
+    if ((st = grow(q, B_LEAF_PAIRS, np * sizeof(int32_t), err)) != QR_OK) return st;
+    if ((st = grow(q, B_PAIR_BOX, np * sizeof(int32_t), err)) != QR_OK) return st;
+    if ((st = grow(q, B_PAIR_HITS, np * sizeof(long long), err)) != QR_OK) return st;
+    if ((st = grow(q, B_PAIR_OUT, (np + 1) * sizeof(long long), err)) != QR_OK) return st;
+    int32_t *leaf_pairs = (int32_t *)q->buf[B_LEAF_PAIRS], *pair_box = (int32_t *)q->buf[B_PAIR_BOX];
+    long long *hits = (long long *)q->buf[B_PAIR_HITS], *pair_out = (long long *)q->buf[B_PAIR_OUT];
+    QR_CUDA_TRY(err, cudaMemsetAsync(leaf_fill, 0, (size_t)nl * sizeof(int32_t), q->stream));
+    k_box_pairs<1><<<nb, QT_THREADS, 0, q->stream>>>(q->view, nl, q->res, d_boxes, n, box_pairs, leaf_fill,
+                                                     leaf_start, leaf_pairs, pair_box);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    int32_t *values = (int32_t *)q->buf[B_VALUES];
+    const unsigned leaves = (unsigned)(pairs > 0 ? nl : 0); /* no launch without pairs */
+    *listed = 1;
+    if (mode != QR_QUERY_ALL) {
+        /* -1 (TOP: none) or 0 (COUNT) before the leaves' atomics */
+        QR_CUDA_TRY(err, cudaMemsetAsync(values, mode == QR_QUERY_TOP ? 0xff : 0, (size_t)n * sizeof(int32_t),
+                                         q->stream));
+        if (leaves == 0) return QR_OK;
+        if (mode == QR_QUERY_TOP)
+            k_box_test<QR_QUERY_TOP><<<leaves, QT_THREADS, 0, q->stream>>>(
+                q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, values, NULL);
+        else
+            k_box_test<QR_QUERY_COUNT><<<leaves, QT_THREADS, 0, q->stream>>>(
+                q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, values, NULL);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        return QR_OK;
+    }
+    QR_CUDA_TRY(err, cudaMemsetAsync(pair_out, 0, sizeof(long long), q->stream));
+    if (leaves > 0) {
+        k_box_test<QR_QUERY_ALL><<<leaves, QT_THREADS, 0, q->stream>>>(
+            q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, values, NULL);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        QR_CUDA_TRY(err, cudaMemcpyAsync(pair_out + 1, hits, (size_t)pairs * sizeof(long long),
+                                         cudaMemcpyDeviceToDevice, q->stream));
+        if ((st = inclusive_sum(q, pair_out + 1, pairs, err)) != QR_OK) return st;
+    }
+    long long *off = (long long *)q->buf[B_OFFSETS];
+    k_box_offsets<<<blocks_for(n + 1), QT_THREADS, 0, q->stream>>>(box_pairs, pair_out, n, off);
+    QR_CUDA_TRY(err, cudaGetLastError());
+    long long total = 0;
+    QR_CUDA_TRY(err, cudaMemcpyAsync(&total, pair_out + pairs, sizeof total, cudaMemcpyDeviceToHost, q->stream));
+    QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
+    q->last_total = total;
+    if ((st = grow(q, B_IDS, (size_t)(total > 0 ? total : 1) * sizeof(int32_t), err)) != QR_OK) return st;
+    if ((st = grow(q, B_IDS2, (size_t)(total > 0 ? total : 1) * sizeof(int32_t), err)) != QR_OK) return st;
+    if (leaves > 0) {
+        k_box_test<QR_QUERY_ALL + 1><<<leaves, QT_THREADS, 0, q->stream>>>(
+            q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, pair_out, values,
+            (int32_t *)q->buf[B_IDS2]);
+        QR_CUDA_TRY(err, cudaGetLastError());
+    }
+    return order_boxes(q, n, total, err);
+}
+
 extern "C" qr_status qr_gpu_query_boxes(qr_gpu_query *q, const float *d_boxes, int64_t n,
                                         qr_query_mode mode, qr_query_result *out, qr_error *err)
 {
     memset(out, 0, sizeof *out);
     qr_status st = check_args(q, d_boxes, n, mode, err);
     if (st != QR_OK) return st;
-    if ((st = grow(q, B_BAD, sizeof(unsigned long long), err)) != QR_OK) return st;
+    if ((st = grow(q, B_BAD, 2 * sizeof(unsigned long long), err)) != QR_OK) return st;
     if ((st = answers_room(q, n, mode, err)) != QR_OK) return st;
     QR_CUDA_TRY(err, cudaEventRecord(q->t0, q->stream));
     if (n > 0) {
@@ -523,17 +886,21 @@ extern "C" qr_status qr_gpu_query_boxes(qr_gpu_query *q, const float *d_boxes, i
             return qr_query_check_box(b, (int64_t)bad, err);
         }
     }
+    int listed = 0;
+    if (n > 0 && (st = boxes_by_pairs(q, d_boxes, n, mode, &listed, err)) != QR_OK) return st;
+    if (listed || n == 0) return finish(q, n, mode, out, err);
+    /* too many pairs: a warp a box */
     int32_t *values = (int32_t *)q->buf[B_VALUES];
     long long *off = (long long *)q->buf[B_OFFSETS];
     const unsigned nb = blocks_for(32 * n);
-    if (n > 0 && mode == QR_QUERY_TOP)
+    if (mode == QR_QUERY_TOP)
         k_box<QR_QUERY_TOP><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
                                                             values, off, NULL);
-    if (n > 0 && mode == QR_QUERY_COUNT)
+    if (mode == QR_QUERY_COUNT)
         k_box<QR_QUERY_COUNT><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
                                                               values, off, NULL);
     QR_CUDA_TRY(err, cudaGetLastError());
-    if (n > 0 && mode == QR_QUERY_ALL) {
+    if (mode == QR_QUERY_ALL) {
         k_box<QR_QUERY_ALL><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes, n,
                                                             values, off, NULL);
         QR_CUDA_TRY(err, cudaGetLastError());
@@ -541,20 +908,10 @@ extern "C" qr_status qr_gpu_query_boxes(qr_gpu_query *q, const float *d_boxes, i
         if ((st = scan_offsets(q, n, &total, err)) != QR_OK) return st;
         if ((st = grow(q, B_IDS2, (size_t)(total > 0 ? total : 1) * sizeof(int32_t), err)) != QR_OK) return st;
         off = (long long *)q->buf[B_OFFSETS];
-        int32_t *unsorted = (int32_t *)q->buf[B_IDS2];
         k_box<QR_QUERY_ALL + 1><<<nb, QT_THREADS, 0, q->stream>>>(q->view, q->num_leaves, q->res, q->circles, d_boxes,
-                                                                n, values, off, unsorted);
+                                                                n, values, off, (int32_t *)q->buf[B_IDS2]);
         QR_CUDA_TRY(err, cudaGetLastError());
-        if (total > 0) {
-            size_t tmp = 0;
-            QR_CUDA_TRY(err, cub::DeviceSegmentedSort::SortKeys(NULL, tmp, unsorted, (int32_t *)q->buf[B_IDS], total,
-                                                                n, off, off + 1, q->stream));
-            if ((st = grow(q, B_SORT_TMP, tmp, err)) != QR_OK) return st;
-            tmp = q->cap[B_SORT_TMP];
-            QR_CUDA_TRY(err, cub::DeviceSegmentedSort::SortKeys(q->buf[B_SORT_TMP], tmp, unsorted,
-                                                                (int32_t *)q->buf[B_IDS], total, n, off, off + 1,
-                                                                q->stream));
-        }
+        if ((st = order_boxes(q, n, total, err)) != QR_OK) return st;
     }
     return finish(q, n, mode, out, err);
 }
