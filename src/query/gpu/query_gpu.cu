@@ -14,15 +14,19 @@
  *           from the end, until each has its hit), answering at the
  *           point's own place. ALL counts into offsets[1..n], scans them
  *           (CUB, 64-bit) and tests again, writing.
- *   boxes   k_box: a warp a box over the tiles under it, each leaf once
- *           (from the tile holding the bottom-left cell of its overlap
- *           with the box), each circle once (from the leaf holding the
- *           bottom-left cell of its widened box's overlap with the box's
- *           cells), as query.c does. ALL counts, scans, writes, then
- *           k_box_order puts each box's circles in drawing order: they are
- *           a few ascending runs (a leaf's list is in drawing order), merged
- *           by rank in shared memory; the rare box too large for it goes to
- *           CUB's segmented sort.
+ *   boxes   k_box_pairs: a warp a box lists the leaves under it, each
+ *           once (from the tile holding the bottom-left cell of its overlap
+ *           with the box), as (box, leaf) pairs grouped by leaf;
+ *           k_box_test: a block a leaf stages the leaf's circles in shared
+ *           memory once for all its boxes, a warp a pair testing them, each
+ *           circle reported once (by the leaf holding the bottom-left cell
+ *           of its widened box's overlap with the box's cells), as query.c
+ *           does. ALL marks the hits as bits and counts, scans, then
+ *           k_box_emit writes them, and k_box_order puts each box's circles
+ *           in drawing order: they are a few ascending runs (a leaf's list
+ *           is in drawing order), merged by rank in shared memory; the rare
+ *           box too large for it goes to CUB's segmented sort. A batch of
+ *           too many pairs goes a warp a box instead (k_box).
  *   brute   k_point_brute: every circle against every point, circles
  *           staged through shared memory a block-load at a time.
  */
@@ -47,10 +51,11 @@
 #define QT_THREADS 256
 
 /* The query object's buffers, grown as queries need. B_BOX_PAIRS to
- * B_PAIR_OUT: the boxes' (box, leaf) pairs (k_box_pairs). */
+ * B_MASK: the boxes' (box, leaf) pairs (k_box_pairs) and ALL's hit bits. */
 enum {
     B_KEYS, B_VALS, B_SORT_TMP, B_VALUES, B_OFFSETS, B_IDS, B_IDS2, B_BAD,
-    B_BOX_PAIRS, B_LEAF_START, B_LEAF_FILL, B_LEAF_PAIRS, B_PAIR_BOX, B_PAIR_HITS, B_PAIR_OUT, B_COUNT
+    B_BOX_PAIRS, B_LEAF_START, B_LEAF_FILL, B_LEAF_PAIRS, B_PAIR_BOX, B_PAIR_HITS, B_PAIR_OUT,
+    B_LEAF_WORDS, B_MASK, B_COUNT
 };
 
 struct qr_gpu_query {
@@ -288,6 +293,9 @@ __global__ void k_box(qr_index_view v, int32_t num_leaves, int res, const float4
 /* The most pairs a batch of boxes lists (qr_gpu_query.pairs_max); past it
  * the warp-a-box kernel (k_box) answers, with no memory for pairs. */
 #define QB_PAIRS_MAX ((long long)1 << 24)
+/* ALL: the most words of hit bits (k_box_test) a batch keeps; past it,
+ * the warp-a-box kernel too. */
+#define QB_MASK_MAX ((long long)1 << 28)
 
 /* A warp a box: the leaves it meets, each once (k_box's rule), counted
  * (WRITE 0: box_pairs[q + 1] = how many, leaf_fill[l] += 1 each) or listed
@@ -351,15 +359,17 @@ __global__ void k_box_pairs(qr_index_view v, int32_t num_leaves, int res, const 
  * a warp a pair of the leaf's tested against them as k_box tests. What a
  * pair has found so far is kept in hits[p] between stagings; at the end TOP
  * and COUNT fold it into the box's value (atomicMax, atomicAdd: the same
- * whatever the order), ALL keeps the count in hits[p] (MODE ALL) or writes
- * the ids from pair_out[p] on (ALL + 1), in list order. */
+ * whatever the order), ALL keeps the count in hits[p] and the hits
+ * themselves as bits, a word per 32 list entries: the leaf's pairs' words
+ * from mask + leaf_words[l], a pair's after the one before (k_box_emit
+ * writes them). */
 #define QB_STAGE 1536
 template <int MODE>
 __global__ void __launch_bounds__(QT_THREADS)
     k_box_test(qr_index_view v, int res, const float4 *__restrict__ circles, const float *__restrict__ boxes,
                const int32_t *__restrict__ leaf_start, const int32_t *__restrict__ leaf_pairs,
                const int32_t *__restrict__ pair_box, long long *__restrict__ hits,
-               const long long *__restrict__ pair_out, int32_t *__restrict__ values, int32_t *__restrict__ ids)
+               const long long *__restrict__ leaf_words, unsigned *__restrict__ mask, int32_t *__restrict__ values)
 {
     __shared__ float4 sc[QB_STAGE];
     __shared__ int2 sb[QB_STAGE];
@@ -387,7 +397,9 @@ __global__ void __launch_bounds__(QT_THREADS)
             qr_query_clip_box(boxes + 4 * (int64_t)q, c); /* not empty: the box has this pair */
             const int cx0 = qr_query_cell(c[0], res), cy0 = qr_query_cell(c[1], res);
             long long found = b0 ? hits[p] : (MODE == QR_QUERY_TOP ? -1 : 0);
-            int32_t *out = MODE == QR_QUERY_ALL + 1 ? ids + pair_out[p] : NULL;
+            unsigned *bits = MODE == QR_QUERY_ALL
+                                 ? mask + leaf_words[l] + (long long)(j - s) * ((L.count + 31) / 32) + b0 / 32
+                                 : NULL;
             for (int k0 = 0; k0 < nb; k0 += 32) {
                 const int k = k0 + lane;
                 int hit = 0;
@@ -404,8 +416,7 @@ __global__ void __launch_bounds__(QT_THREADS)
                 if (MODE == QR_QUERY_TOP) {
                     if (m) found = __shfl_sync(0xffffffffu, __float_as_int(ci.w), 31 - __clz(m));
                 } else {
-                    if (MODE == QR_QUERY_ALL + 1 && hit)
-                        out[found + __popc(m & ((1u << lane) - 1u))] = __float_as_int(ci.w);
+                    if (MODE == QR_QUERY_ALL && lane == 0) bits[k0 / 32] = m;
                     found += __popc(m);
                 }
             }
@@ -416,6 +427,40 @@ __global__ void __launch_bounds__(QT_THREADS)
             else if (MODE == QR_QUERY_ALL) hits[p] = found;
         }
     } while ((b0 += QB_STAGE) < L.count);
+}
+
+/* ALL's second pass, a block a leaf and a warp a pair: the hits
+ * k_box_test<ALL> marked, written from pair_out[p] on in list order; the
+ * list is read again, nothing tested. */
+__global__ void __launch_bounds__(QT_THREADS)
+    k_box_emit(qr_index_view v, const int32_t *__restrict__ leaf_start, const int32_t *__restrict__ leaf_pairs,
+               const long long *__restrict__ leaf_words, const unsigned *__restrict__ mask,
+               const long long *__restrict__ pair_out, int32_t *__restrict__ ids)
+{
+    const int32_t l = blockIdx.x, s = leaf_start[l], e = leaf_start[l + 1];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const qr_leaf L = v.leaves[l];
+    const int32_t *list = v.lists + L.offset;
+    const int words = (L.count + 31) / 32;
+    for (int32_t j = s + warp; j < e; j += QT_THREADS / 32) {
+        const unsigned *bits = mask + leaf_words[l] + (long long)(j - s) * words;
+        int32_t *out = ids + pair_out[leaf_pairs[j]];
+        long long found = 0;
+#pragma unroll 4
+        for (int c = 0; c < words; c++) {
+            const unsigned m = bits[c];
+            if ((m >> lane) & 1u) out[found + __popc(m & ((1u << lane) - 1u))] = list[32 * c + lane];
+            found += __popc(m);
+        }
+    }
+}
+
+/* ALL: the mask words of leaf l's pairs, words[l] (summed afterwards). */
+__global__ void k_leaf_words(qr_index_view v, const int32_t *__restrict__ leaf_pairs_count, int32_t nl,
+                             long long *__restrict__ words)
+{
+    const int32_t l = blockIdx.x * blockDim.x + threadIdx.x;
+    if (l < nl) words[l] = (long long)leaf_pairs_count[l] * ((v.leaves[l].count + 31) / 32);
 }
 
 /* ALL: box q's circles start where its first pair's do. */
@@ -791,31 +836,43 @@ static qr_status boxes_by_pairs(qr_gpu_query *q, const float *d_boxes, int64_t n
 {
     *listed = 0;
     const int32_t nl = q->num_leaves;
+    const int all = mode == QR_QUERY_ALL;
     qr_status st;
     if ((st = grow(q, B_BOX_PAIRS, (size_t)(n + 1) * sizeof(long long), err)) != QR_OK) return st;
     if ((st = grow(q, B_LEAF_START, (size_t)(nl + 1) * sizeof(int32_t), err)) != QR_OK) return st;
     if ((st = grow(q, B_LEAF_FILL, (size_t)(nl + 1) * sizeof(int32_t), err)) != QR_OK) return st;
-    long long *box_pairs = (long long *)q->buf[B_BOX_PAIRS];
+    if ((st = grow(q, B_LEAF_WORDS, (size_t)(nl + 1) * sizeof(long long), err)) != QR_OK) return st;
+    long long *box_pairs = (long long *)q->buf[B_BOX_PAIRS], *leaf_words = (long long *)q->buf[B_LEAF_WORDS];
     int32_t *leaf_start = (int32_t *)q->buf[B_LEAF_START], *leaf_fill = (int32_t *)q->buf[B_LEAF_FILL];
     const unsigned nb = blocks_for(32 * n);
     QR_CUDA_TRY(err, cudaMemsetAsync(box_pairs, 0, sizeof(long long), q->stream));
+    QR_CUDA_TRY(err, cudaMemsetAsync(leaf_words, 0, sizeof(long long), q->stream));
     QR_CUDA_TRY(err, cudaMemsetAsync(leaf_start, 0, (size_t)(nl + 1) * sizeof(int32_t), q->stream));
     k_box_pairs<0><<<nb, QT_THREADS, 0, q->stream>>>(q->view, nl, q->res, d_boxes, n, box_pairs, leaf_start + 1,
                                                      NULL, NULL, NULL);
     QR_CUDA_TRY(err, cudaGetLastError());
     if ((st = inclusive_sum(q, box_pairs + 1, n, err)) != QR_OK) return st;
-    long long pairs = 0;
+    if (all && nl > 0) {
+        k_leaf_words<<<blocks_for(nl), QT_THREADS, 0, q->stream>>>(q->view, leaf_start + 1, nl, leaf_words + 1);
+        QR_CUDA_TRY(err, cudaGetLastError());
+        if ((st = inclusive_sum(q, leaf_words + 1, nl, err)) != QR_OK) return st;
+    }
+    long long pairs = 0, words = 0;
     QR_CUDA_TRY(err, cudaMemcpyAsync(&pairs, box_pairs + n, sizeof pairs, cudaMemcpyDeviceToHost, q->stream));
+    if (all)
+        QR_CUDA_TRY(err, cudaMemcpyAsync(&words, leaf_words + nl, sizeof words, cudaMemcpyDeviceToHost, q->stream));
     QR_CUDA_TRY(err, cudaStreamSynchronize(q->stream));
-    if (pairs > q->pairs_max) return QR_OK;
+    if (pairs > q->pairs_max || words > QB_MASK_MAX) return QR_OK;
     if ((st = inclusive_sum(q, leaf_start + 1, nl, err)) != QR_OK) return st;
     const size_t np = (size_t)(pairs > 0 ? pairs : 1);
     if ((st = grow(q, B_LEAF_PAIRS, np * sizeof(int32_t), err)) != QR_OK) return st;
     if ((st = grow(q, B_PAIR_BOX, np * sizeof(int32_t), err)) != QR_OK) return st;
     if ((st = grow(q, B_PAIR_HITS, np * sizeof(long long), err)) != QR_OK) return st;
     if ((st = grow(q, B_PAIR_OUT, (np + 1) * sizeof(long long), err)) != QR_OK) return st;
+    if ((st = grow(q, B_MASK, (size_t)(words > 0 ? words : 1) * sizeof(unsigned), err)) != QR_OK) return st;
     int32_t *leaf_pairs = (int32_t *)q->buf[B_LEAF_PAIRS], *pair_box = (int32_t *)q->buf[B_PAIR_BOX];
     long long *hits = (long long *)q->buf[B_PAIR_HITS], *pair_out = (long long *)q->buf[B_PAIR_OUT];
+    unsigned *mask = (unsigned *)q->buf[B_MASK];
     QR_CUDA_TRY(err, cudaMemsetAsync(leaf_fill, 0, (size_t)nl * sizeof(int32_t), q->stream));
     k_box_pairs<1><<<nb, QT_THREADS, 0, q->stream>>>(q->view, nl, q->res, d_boxes, n, box_pairs, leaf_fill,
                                                      leaf_start, leaf_pairs, pair_box);
@@ -823,28 +880,30 @@ static qr_status boxes_by_pairs(qr_gpu_query *q, const float *d_boxes, int64_t n
     int32_t *values = (int32_t *)q->buf[B_VALUES];
     const unsigned leaves = (unsigned)(pairs > 0 ? nl : 0); /* no launch without pairs */
     *listed = 1;
-    if (mode != QR_QUERY_ALL) {
+    if (!all) {
         /* -1 (TOP: none) or 0 (COUNT) before the leaves' atomics */
         QR_CUDA_TRY(err, cudaMemsetAsync(values, mode == QR_QUERY_TOP ? 0xff : 0, (size_t)n * sizeof(int32_t),
                                          q->stream));
         if (leaves == 0) return QR_OK;
         if (mode == QR_QUERY_TOP)
             k_box_test<QR_QUERY_TOP><<<leaves, QT_THREADS, 0, q->stream>>>(
-                q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, values, NULL);
+                q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, NULL, values);
         else
             k_box_test<QR_QUERY_COUNT><<<leaves, QT_THREADS, 0, q->stream>>>(
-                q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, values, NULL);
+                q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, NULL, values);
         QR_CUDA_TRY(err, cudaGetLastError());
         return QR_OK;
     }
     QR_CUDA_TRY(err, cudaMemsetAsync(pair_out, 0, sizeof(long long), q->stream));
     if (leaves > 0) {
         k_box_test<QR_QUERY_ALL><<<leaves, QT_THREADS, 0, q->stream>>>(
-            q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, NULL, values, NULL);
+            q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, leaf_words, mask, NULL);
         QR_CUDA_TRY(err, cudaGetLastError());
-        QR_CUDA_TRY(err, cudaMemcpyAsync(pair_out + 1, hits, (size_t)pairs * sizeof(long long),
-                                         cudaMemcpyDeviceToDevice, q->stream));
-        if ((st = inclusive_sum(q, pair_out + 1, pairs, err)) != QR_OK) return st;
+        size_t tmp = 0;
+        QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(NULL, tmp, hits, pair_out + 1, pairs, q->stream));
+        if ((st = grow(q, B_SORT_TMP, tmp, err)) != QR_OK) return st;
+        tmp = q->cap[B_SORT_TMP];
+        QR_CUDA_TRY(err, cub::DeviceScan::InclusiveSum(q->buf[B_SORT_TMP], tmp, hits, pair_out + 1, pairs, q->stream));
     }
     long long *off = (long long *)q->buf[B_OFFSETS];
     k_box_offsets<<<blocks_for(n + 1), QT_THREADS, 0, q->stream>>>(box_pairs, pair_out, n, off);
@@ -856,9 +915,8 @@ static qr_status boxes_by_pairs(qr_gpu_query *q, const float *d_boxes, int64_t n
     if ((st = grow(q, B_IDS, (size_t)(total > 0 ? total : 1) * sizeof(int32_t), err)) != QR_OK) return st;
     if ((st = grow(q, B_IDS2, (size_t)(total > 0 ? total : 1) * sizeof(int32_t), err)) != QR_OK) return st;
     if (leaves > 0) {
-        k_box_test<QR_QUERY_ALL + 1><<<leaves, QT_THREADS, 0, q->stream>>>(
-            q->view, q->res, q->circles, d_boxes, leaf_start, leaf_pairs, pair_box, hits, pair_out, values,
-            (int32_t *)q->buf[B_IDS2]);
+        k_box_emit<<<leaves, QT_THREADS, 0, q->stream>>>(q->view, leaf_start, leaf_pairs, leaf_words, mask, pair_out,
+                                                         (int32_t *)q->buf[B_IDS2]);
         QR_CUDA_TRY(err, cudaGetLastError());
     }
     return order_boxes(q, n, total, err);
