@@ -48,4 +48,5 @@ set(QR_CPU_SOURCES
   job/job_mpi.c
   job/job_stripes.c
   job/job_split.c
+  job/job_tiles.c
   job/job.c)

@@ -35,5 +35,6 @@
 #include "quadrender/stats.h"
 #include "quadrender/text.h"
 #include "quadrender/threads.h"
+#include "quadrender/tiles.h"
 
 #endif

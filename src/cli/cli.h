@@ -111,6 +111,7 @@ extern const cli_cmd cli_cmd_check;
 extern const cli_cmd cli_cmd_stats;
 extern const cli_cmd cli_cmd_bench;
 extern const cli_cmd cli_cmd_query;
+extern const cli_cmd cli_cmd_tiles;
 
 /* ---- options --------------------------------------------------------------- */
 

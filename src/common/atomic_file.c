@@ -279,6 +279,7 @@ qr_status qr_atomic_open(qr_atomic_file *af, const char *path, qr_error *err)
     af->path[0] = '\0';
     af->direct = 0;
     af->slot = -1;
+    af->no_sync = 0;
     target_kind kind;
     int exists;
     struct stat st;
@@ -387,7 +388,7 @@ qr_status qr_atomic_commit(qr_atomic_file *af, qr_error *err)
     if (af->direct)
         return commit_direct(af, err);
     errno = 0;
-    int bad = ferror(af->fp) || fflush(af->fp) != 0 || fsync(fileno(af->fp)) != 0;
+    int bad = ferror(af->fp) || fflush(af->fp) != 0 || (!af->no_sync && fsync(fileno(af->fp)) != 0);
     int e = errno;
     if (fclose(af->fp) != 0 && !bad) {
         bad = 1;
@@ -409,7 +410,7 @@ qr_status qr_atomic_commit(qr_atomic_file *af, qr_error *err)
     temp_unregister(af->slot);
     af->slot = -1;
     af->tmp_path[0] = '\0';
-    return sync_dir(af, err);
+    return af->no_sync ? QR_OK : sync_dir(af, err);
 }
 
 void qr_atomic_abort(qr_atomic_file *af)

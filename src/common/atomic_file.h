@@ -37,6 +37,10 @@ typedef struct qr_atomic_file {
     char target[4096];  /* what the rename replaces: path with links followed */
     int direct;         /* 1: fp writes straight into the target (no rename) */
     int slot;           /* its entry in the signal-cleanup table, or -1 */
+    int no_sync;        /* set after open: commit renames without fsyncing the file
+                           or its directory (many small files a caller syncs at
+                           once: a tile pyramid); readers still never see a
+                           partial file */
 } qr_atomic_file;
 
 /* Opens path for binary writing as described above. */

@@ -1,0 +1,506 @@
+/* job_tiles.c — a deep-zoom tile pyramid (quadrender/tiles.h).
+ *
+ * A level is a square image of side tile_size * 2^z, rendered in bands of
+ * whole tile rows as a file's rows (qr_gpu_render_rows on the GPU; on the
+ * CPU qr_render_cpu_fast_band or the reference's band, then
+ * qr_image_file_rows): the same bytes as those rows of the whole image.
+ * While the next band renders, a thread of its own cuts the band before
+ * into tiles and encodes them on every core (qr_parallel_for), each tile a
+ * PNG of its own written through a temporary file renamed into place.
+ * The Deep Zoom levels below the tile size are whole images of one tile
+ * each; those from the tile size up are the XYZ tiles, linked.
+ */
+#define _GNU_SOURCE /* syncfs */
+#include "quadrender/tiles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/atomic_file.h"
+#include "image/png_encoder.h"
+#include "job/job_ctx.h"
+#include "quadrender/file.h"
+#include "quadrender/gpu_render.h"
+#include "quadrender/gpu_scene.h"
+#include "quadrender/render_cpu.h"
+#include "quadrender/text.h"
+#include "quadrender/threads.h"
+
+/* The page beside the tiles (tiles_page.html, compiled in by
+ * cmake/QrEmbed.cmake). */
+extern const unsigned char qr_tiles_page[];
+
+/* The file rows a band holds at most, in bytes of pixels (host memory:
+ * two bands, one rendering while the other is encoded). */
+#define TILES_BAND_BYTES ((size_t)256 << 20)
+
+void qr_tiles_params_init(qr_tiles_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->levels = 4;
+    p->tile_size = 256;
+    p->mode = QR_RENDER_FAST;
+    qr_index_params_default(&p->index);
+    p->device = QR_JOB_AUTO;
+    p->png_level = QR_PNG_LEVEL_DEFAULT;
+}
+
+qr_status qr_tiles_check_levels(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, 1, QR_TILES_MAX_LEVELS, QR_UINT_RANGE,
+                                      "an integer from 1 to 17", &v, err);
+    if (st == QR_OK)
+        *out = (int32_t)v;
+    return st;
+}
+
+qr_status qr_tiles_check_tile_size(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    uint64_t v;
+    qr_status st = qr_text_check_uint(name, text, QR_TILE_SIZE_MIN, QR_TILE_SIZE_MAX, QR_UINT_POW2,
+                                      "a power of two from 16 to 4096", &v, err);
+    if (st == QR_OK)
+        *out = (int32_t)v;
+    return st;
+}
+
+qr_status qr_tiles_check(const qr_tiles_params *p, qr_error *err)
+{
+    if (!p->dir || !p->dir[0])
+        return qr_fail(err, QR_ERR_INVALID, "tiles: no directory to write the pyramid into");
+    if (!p->scene && !p->scene_name)
+        return qr_fail(err, QR_ERR_INVALID, "tiles: no scene");
+    const int32_t t = p->tile_size;
+    if (t < QR_TILE_SIZE_MIN || t > QR_TILE_SIZE_MAX || (t & (t - 1)))
+        return qr_fail(err, QR_ERR_INVALID,
+                       "tile size: expected a power of two from %d to %d, got %d", QR_TILE_SIZE_MIN,
+                       QR_TILE_SIZE_MAX, t);
+    if (p->levels < 1 || p->levels > QR_TILES_MAX_LEVELS ||
+        ((int64_t)t << (p->levels - 1)) > QR_IMAGE_BANDS_MAX_DIM)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "levels: %d levels of %d-pixel tiles make the largest level %lld pixels a "
+                       "side, more than %d",
+                       p->levels, t, (long long)t << (p->levels > 0 && p->levels < 40 ? p->levels - 1 : 0),
+                       QR_IMAGE_BANDS_MAX_DIM);
+    if (p->mode != QR_RENDER_FAST && p->mode != QR_RENDER_EXACT)
+        return qr_fail(err, QR_ERR_INVALID, "tiles: render mode %d: expected fast or exact", (int)p->mode);
+    if (p->png_level < 0 || p->png_level > 9)
+        return qr_fail(err, QR_ERR_INVALID, "PNG level %d: expected 0 to 9", p->png_level);
+    return qr_index_params_check(&p->index, err);
+}
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+/* Makes directory path and its parents. */
+static qr_status make_dirs(const char *path, qr_error *err)
+{
+    char buf[JOB_PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return qr_fail(err, QR_ERR_IO, "%s: name too long", path);
+    for (char *s = buf + 1;; s++) {
+        const char c = *s;
+        if (c != '/' && c != '\0')
+            continue;
+        *s = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return qr_fail(err, QR_ERR_IO, "%s: cannot make the directory: %s", buf, strerror(errno));
+        struct stat sb;
+        if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return qr_fail(err, QR_ERR_IO, "%s: not a directory", buf);
+        *s = c;
+        if (!c)
+            return QR_OK;
+    }
+}
+
+/* Writes n rows of a tile (side x side pixels of px bytes, rows `stride`
+ * bytes apart) as a PNG at path: whole or not at all, not fsynced. */
+static qr_status write_tile(const char *path, const unsigned char *rows, size_t stride,
+                            int32_t side, const qr_png_params *png, unsigned char *scratch,
+                            qr_error *err)
+{
+    const size_t row = (size_t)side * (size_t)png->pixel_bytes;
+    for (int32_t y = 0; y < side; y++)
+        memcpy(scratch + (size_t)y * row, rows + (size_t)y * stride, row);
+    qr_atomic_file af;
+    qr_status st = qr_atomic_open(&af, path, err);
+    if (st != QR_OK)
+        return st;
+    af.no_sync = 1;
+    qr_png_encoder *e = NULL;
+    st = qr_png_encoder_open(af.fp, path, side, side, png, &e, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_rows(e, scratch, side, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_finish(e, err);
+    qr_png_encoder_free(e);
+    if (st != QR_OK) {
+        qr_atomic_abort(&af);
+        return st;
+    }
+    return qr_atomic_commit(&af, err);
+}
+
+/* ---- a level's bands, cut into tiles ------------------------------------------------------ */
+
+typedef struct tiles_run tiles_run;
+
+/* A band of file rows of one level, to cut into tiles. */
+typedef struct band {
+    tiles_run *run;
+    const unsigned char *rows; /* nrows rows of side * px bytes, from file row row0 */
+    int32_t side, tile, row0, nrows;
+    int32_t z;                 /* XYZ level, or -1: a Deep Zoom level alone */
+    int32_t dz;                /* its Deep Zoom level */
+    pthread_mutex_t mu;
+    qr_status st;              /* the first failure of its tiles */
+    qr_error err;
+} band;
+
+struct tiles_run {
+    const qr_tiles_params *p;
+    const qr_scene *scene;
+    qr_device_choice dev;
+    qr_gpu_scene *gs;
+    qr_png_params png;
+    int px;                    /* bytes a pixel: 3 (RGB) or 4 (RGBA, no background) */
+    int threads;
+    char dzi_dir[JOB_PATH_MAX - 64]; /* room for a tile's name after it */
+    int64_t done, total;
+    double render_ms;
+};
+
+static void band_fail(band *b, qr_status st, const qr_error *err)
+{
+    pthread_mutex_lock(&b->mu);
+    if (b->st == QR_OK) {
+        b->st = st;
+        b->err = *err;
+    }
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* Task t of a band: its tile, written as z/x/y.png and linked as the Deep
+ * Zoom level's x_y.png (written again where links are refused). */
+static void encode_tile(void *ctx, int t)
+{
+    band *b = ctx;
+    const tiles_run *run = b->run;
+    pthread_mutex_lock(&b->mu);
+    const int failed = b->st != QR_OK;
+    pthread_mutex_unlock(&b->mu);
+    if (failed)
+        return;
+    const int32_t cols = b->side / b->tile;
+    const int32_t tx = t % cols, ty = b->row0 / b->tile + t / cols;
+    const size_t stride = (size_t)b->side * (size_t)run->px;
+    const unsigned char *rows =
+        b->rows + (size_t)(ty * b->tile - b->row0) * stride + (size_t)tx * b->tile * run->px;
+    unsigned char *scratch = malloc((size_t)b->tile * b->tile * run->px);
+    qr_error err;
+    qr_status st = QR_OK;
+    char xyz[JOB_PATH_MAX], dzi[JOB_PATH_MAX];
+    if (!scratch)
+        st = qr_fail(&err, QR_ERR_NOMEM, "out of memory: a tile");
+    snprintf(dzi, sizeof dzi, "%s/%d/%d_%d.png", run->dzi_dir, b->dz, tx, ty);
+    if (st == QR_OK && b->z >= 0) {
+        snprintf(xyz, sizeof xyz, "%s/%d/%d/%d.png", run->p->dir, b->z, tx, ty);
+        st = write_tile(xyz, rows, stride, b->tile, &run->png, scratch, &err);
+        if (st == QR_OK && (unlink(dzi) == 0 || errno == ENOENT) && link(xyz, dzi) == 0) {
+            free(scratch);
+            return;
+        }
+    }
+    if (st == QR_OK)
+        st = write_tile(dzi, rows, stride, b->tile, &run->png, scratch, &err);
+    free(scratch);
+    if (st != QR_OK)
+        band_fail(b, st, &err);
+}
+
+typedef struct encoder {
+    pthread_t tid;
+    int started;
+    band *b;
+    int ntiles;
+} encoder;
+
+static void *encoder_main(void *arg)
+{
+    encoder *e = arg;
+    qr_parallel_for(e->ntiles, e->b->run->threads, encode_tile, e->b);
+    return NULL;
+}
+
+/* Renders file rows [row0, row0 + n) of a side x side image into out. */
+static qr_status render_band(tiles_run *run, qr_gpu_renderer *r, qr_image *img, int32_t side,
+                             int32_t row0, int32_t n, unsigned char *out, qr_error *err)
+{
+    const qr_tiles_params *p = run->p;
+    const double t0 = job_now_ms();
+    qr_status st;
+    if (run->dev.gpu) {
+        st = qr_gpu_render_rows(r, run->gs, &p->index, p->mode, QR_FORMAT_PNG, row0, row0 + n, out, err);
+    } else {
+        /* the image rows (row 0 = bottom) the file rows are */
+        const int32_t y0 = side - (row0 + n), y1 = side - row0;
+        img->width = side;
+        img->height = n;
+        st = run->dev.reference
+                 ? qr_render_cpu_band(run->scene, side, side, y0, y1, img, err)
+                 : qr_render_cpu_fast_band(run->scene, &p->index, p->mode, run->threads, side, side,
+                                           y0, y1, img, NULL, err);
+        if (st == QR_OK)
+            st = qr_image_file_rows(img, QR_FORMAT_PNG, run->px == 4, 0, n, out, err);
+    }
+    run->render_ms += job_now_ms() - t0;
+    return st;
+}
+
+static bool report(tiles_run *run, int64_t step)
+{
+    run->done += step;
+    return !run->p->on_progress || run->p->on_progress(run->p->user, run->done, run->total) == 0;
+}
+
+/* One level: side x side pixels in tiles of `tile` (the level's side when
+ * smaller: a Deep Zoom level of one tile), XYZ level z (-1: none), Deep
+ * Zoom level dz. */
+static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_t z, int32_t dz,
+                              qr_error *err)
+{
+    const qr_tiles_params *p = run->p;
+    char dir[JOB_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%d", run->dzi_dir, dz);
+    qr_status st = make_dirs(dir, err);
+    for (int32_t x = 0; st == QR_OK && z >= 0 && x < side / tile; x++) {
+        snprintf(dir, sizeof dir, "%s/%d/%d", p->dir, z, x);
+        st = make_dirs(dir, err);
+    }
+    if (st != QR_OK)
+        return st;
+    qr_gpu_renderer *r = NULL;
+    int32_t rows_max = (int32_t)(TILES_BAND_BYTES / ((size_t)side * run->px));
+    if (run->dev.gpu) {
+        st = qr_gpu_renderer_create_budget(side, side, run->gs, QR_FORMAT_PNG, p->gpu_memory, &p->index,
+                                           &r, err);
+        if (st != QR_OK)
+            return st;
+        /* a band of the renderer's own, so that no region renders twice */
+        const int32_t br = qr_gpu_renderer_band_rows(r);
+        if (br < rows_max)
+            rows_max = br;
+    } else if ((size_t)rows_max * 16 / run->px * side > 2 * TILES_BAND_BYTES) {
+        rows_max = (int32_t)(2 * TILES_BAND_BYTES / 16 / side); /* the CPU's float band */
+    }
+    int32_t band_rows = rows_max - rows_max % tile;
+    if (band_rows < tile)
+        band_rows = tile;
+    if (band_rows > side)
+        band_rows = side;
+    const size_t band_bytes = (size_t)band_rows * side * run->px;
+    unsigned char *buf[2] = {malloc(band_bytes), malloc(band_bytes)};
+    qr_image img = {side, band_rows, NULL};
+    if (!run->dev.gpu)
+        img.rgba = malloc((size_t)band_rows * side * 4 * sizeof(float));
+    band bands[2];
+    encoder enc[2];
+    memset(enc, 0, sizeof enc);
+    for (int k = 0; k < 2; k++) {
+        memset(&bands[k], 0, sizeof bands[k]);
+        pthread_mutex_init(&bands[k].mu, NULL);
+    }
+    if (!buf[0] || !buf[1] || (!run->dev.gpu && !img.rgba))
+        st = qr_fail(err, QR_ERR_NOMEM, "out of memory: two bands of %d rows of %d pixels", band_rows,
+                     side);
+    for (int32_t row0 = 0, k = 0; st == QR_OK && row0 < side; row0 += band_rows, k ^= 1) {
+        const int32_t n = side - row0 < band_rows ? side - row0 : band_rows;
+        /* the band two before used this buffer: its tiles must be out */
+        if (enc[k].started) {
+            pthread_join(enc[k].tid, NULL);
+            enc[k].started = 0;
+            if (bands[k].st != QR_OK) {
+                *err = bands[k].err;
+                st = bands[k].st;
+                break;
+            }
+            if (!report(run, enc[k].ntiles)) {
+                st = qr_fail(err, QR_ERR_CANCELLED, "tiles: cancelled");
+                break;
+            }
+        }
+        if ((st = render_band(run, r, &img, side, row0, n, buf[k], err)) != QR_OK)
+            break;
+        band *b = &bands[k];
+        b->run = run;
+        b->rows = buf[k];
+        b->side = side;
+        b->tile = tile;
+        b->row0 = row0;
+        b->nrows = n;
+        b->z = z;
+        b->dz = dz;
+        enc[k].b = b;
+        enc[k].ntiles = (n / tile) * (side / tile);
+        if (pthread_create(&enc[k].tid, NULL, encoder_main, &enc[k]) != 0) {
+            encoder_main(&enc[k]); /* no thread: encode it here */
+        } else {
+            enc[k].started = 1;
+            continue;
+        }
+        if (b->st != QR_OK) {
+            *err = b->err;
+            st = b->st;
+        } else if (!report(run, enc[k].ntiles)) {
+            st = qr_fail(err, QR_ERR_CANCELLED, "tiles: cancelled");
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        if (enc[k].started) {
+            pthread_join(enc[k].tid, NULL);
+            if (st == QR_OK && bands[k].st != QR_OK) {
+                *err = bands[k].err;
+                st = bands[k].st;
+            }
+            if (st == QR_OK && !report(run, enc[k].ntiles))
+                st = qr_fail(err, QR_ERR_CANCELLED, "tiles: cancelled");
+        }
+        pthread_mutex_destroy(&bands[k].mu);
+    }
+    free(buf[0]);
+    free(buf[1]);
+    free(img.rgba);
+    qr_gpu_renderer_destroy(r);
+    return st;
+}
+
+/* ---- the descriptor and the page ---------------------------------------------------------- */
+
+/* s as a JSON string that is safe inside a <script>: '<', '>' and '&'
+ * escaped too. */
+static void page_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c < 0x20 || *c == '"' || *c == '\\' || *c == '<' || *c == '>' || *c == '&')
+            fprintf(fp, "\\u%04x", *c);
+        else
+            fputc(*c, fp);
+    }
+    fputc('"', fp);
+}
+
+static qr_status write_meta(const tiles_run *run, int32_t full, qr_error *err)
+{
+    const qr_tiles_params *p = run->p;
+    char path[JOB_PATH_MAX], text[512];
+    snprintf(text, sizeof text,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<Image xmlns=\"http://schemas.microsoft.com/deepzoom/2008\" Format=\"png\" "
+             "Overlap=\"0\" TileSize=\"%d\">\n  <Size Width=\"%d\" Height=\"%d\"/>\n</Image>\n",
+             p->tile_size, full, full);
+    snprintf(path, sizeof path, "%s/tiles.dzi", p->dir);
+    qr_file *f;
+    qr_status st = qr_file_open(path, &f, err);
+    if (st != QR_OK)
+        return st;
+    fputs(text, qr_file_stream(f));
+    if ((st = qr_file_commit(f, err)) != QR_OK)
+        return st;
+    /* the page, the run's facts in place of its QR_TILES comment's object */
+    const char *page = (const char *)qr_tiles_page;
+    const char *at = strstr(page, "/*QR_TILES*/");
+    const char *rest = at ? strchr(at, ';') : NULL;
+    if (!at || !rest)
+        return qr_fail(err, QR_ERR_INVALID, "tiles: the page has no QR_TILES mark");
+    snprintf(path, sizeof path, "%s/index.html", p->dir);
+    if ((st = qr_file_open(path, &f, err)) != QR_OK)
+        return st;
+    FILE *fp = qr_file_stream(f);
+    fwrite(page, 1, (size_t)(at - page), fp);
+    fputs("{\"scene\": ", fp);
+    page_string(fp, run->scene->name);
+    fprintf(fp, ", \"levels\": %d, \"tile\": %d}", p->levels, p->tile_size);
+    fputs(rest, fp);
+    return qr_file_commit(f, err);
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+qr_status qr_tiles_run(const qr_tiles_params *p, qr_tiles_result *res, qr_error *err)
+{
+    qr_tiles_result local;
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof *res);
+    const double t0 = job_now_ms();
+    qr_status st = qr_tiles_check(p, err);
+    if (st != QR_OK)
+        return st;
+    tiles_run run;
+    memset(&run, 0, sizeof run);
+    run.p = p;
+    run.threads = p->threads > 0 ? p->threads : qr_threads();
+    qr_scene *loaded = NULL;
+    if (p->scene) {
+        run.scene = p->scene;
+    } else {
+        if ((st = qr_scene_load(p->scene_name, p->seed, &loaded, err)) != QR_OK)
+            return st;
+        run.scene = loaded;
+    }
+    run.px = run.scene->transparent ? 4 : 3;
+    run.png = qr_png_params_for(p->png_level, 1);
+    run.png.pixel_bytes = run.px;
+    const int32_t full = p->tile_size << (p->levels - 1);
+    int32_t log_tile = 0;
+    while ((1 << log_tile) < p->tile_size)
+        log_tile++;
+    run.total = 0;
+    for (int32_t z = 0; z < p->levels; z++)
+        run.total += (int64_t)1 << (2 * z);
+    run.total += log_tile; /* the Deep Zoom levels of side 1 .. tile_size / 2 */
+    if (snprintf(run.dzi_dir, sizeof run.dzi_dir, "%s/tiles_files", p->dir) >= (int)sizeof run.dzi_dir - 1)
+        st = qr_fail(err, QR_ERR_IO, "%s: name too long", p->dir);
+    if (st == QR_OK)
+        st = make_dirs(p->dir, err);
+    if (st == QR_OK)
+        st = qr_job_choose_device(p->device, "rendering the tiles", &run.dev, err);
+    if (st == QR_OK && run.dev.gpu)
+        st = qr_gpu_scene_create(run.scene, &run.gs, err);
+    if (st == QR_OK) {
+        res->gpu = run.dev.gpu;
+        snprintf(res->where, sizeof res->where, "%s", run.dev.where);
+        snprintf(res->note, sizeof res->note, "%s", run.dev.note);
+        if (!report(&run, 0))
+            st = qr_fail(err, QR_ERR_CANCELLED, "tiles: cancelled");
+    }
+    /* the Deep Zoom levels smaller than a tile, then the XYZ levels */
+    for (int32_t dz = 0; st == QR_OK && dz < log_tile; dz++)
+        st = render_level(&run, 1 << dz, 1 << dz, -1, dz, err);
+    for (int32_t z = 0; st == QR_OK && z < p->levels; z++)
+        st = render_level(&run, p->tile_size << z, p->tile_size, z, log_tile + z, err);
+    if (st == QR_OK)
+        st = write_meta(&run, full, err);
+    if (st == QR_OK) {
+        /* the tiles were not synced one by one: the whole pyramid at once */
+        const int fd = open(p->dir, O_RDONLY | O_DIRECTORY);
+        if (fd < 0 || syncfs(fd) != 0)
+            st = qr_fail(err, QR_ERR_IO, "%s: cannot sync: %s", p->dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    res->tiles = run.done;
+    res->render_ms = run.render_ms;
+    res->ms = job_now_ms() - t0;
+    qr_gpu_scene_destroy(run.gs);
+    qr_scene_destroy(loaded);
+    return st;
+}
