@@ -111,7 +111,8 @@ void cli_expect_usage_cases(const cli_usage_case *cases, size_t n)
                   cases[i].args[3] ? cases[i].args[3] : "", R.code);
         const char *a0 = cases[i].args[0];
         bool is_cmd = !strcmp(a0, "render") || !strcmp(a0, "dump") || !strcmp(a0, "scenes") ||
-                      !strcmp(a0, "check") || !strcmp(a0, "stats") || !strcmp(a0, "query");
+                      !strcmp(a0, "check") || !strcmp(a0, "stats") || !strcmp(a0, "query") ||
+                      !strcmp(a0, "tiles");
         cli_expect_usage_error(is_cmd ? a0 : NULL, cases[i].what);
     }
     cr_expect(!qr_test_exists(out), "a usage error wrote an image");
