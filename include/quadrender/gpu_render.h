@@ -61,6 +61,8 @@ qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error
  * modes. qr_gpu_render and qr_gpu_renderer_download refuse it. */
 qr_status qr_gpu_renderer_create_bands(int32_t width, int32_t height, int32_t band_w,
                                        int32_t band_h, qr_gpu_renderer **out, qr_error *err);
+/* The widest and tallest band. */
+#define QR_GPU_BAND_SIDE_MAX 32768
 
 /* A renderer for a width x height image written as `format`, within a GPU
  * memory budget of `budget` bytes that covers the scene (already uploaded),

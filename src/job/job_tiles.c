@@ -26,6 +26,7 @@
 #include "image/png_encoder.h"
 #include "job/job_ctx.h"
 #include "quadrender/file.h"
+#include "quadrender/gpu_device.h"
 #include "quadrender/gpu_render.h"
 #include "quadrender/gpu_scene.h"
 #include "quadrender/render_cpu.h"
@@ -287,26 +288,41 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
     if (st != QR_OK)
         return st;
     qr_gpu_renderer *r = NULL;
+    /* a band: whole tile rows (and whole regions of the GPU's), within the
+     * host's share, and on the GPU within its budget's bands */
+    const int32_t unit = tile < QR_REGION ? QR_REGION : tile;
     int32_t rows_max = (int32_t)(TILES_BAND_BYTES / ((size_t)side * run->px));
     if (run->dev.gpu) {
         st = qr_gpu_renderer_create_budget(side, side, run->gs, QR_FORMAT_PNG, p->gpu_memory, &p->index,
                                            &r, err);
         if (st != QR_OK)
             return st;
-        /* a band of the renderer's own, so that no region renders twice */
         const int32_t br = qr_gpu_renderer_band_rows(r);
         if (br < rows_max)
             rows_max = br;
     } else if ((size_t)rows_max * 16 / run->px * side > 2 * TILES_BAND_BYTES) {
         rows_max = (int32_t)(2 * TILES_BAND_BYTES / 16 / side); /* the CPU's float band */
     }
-    int32_t band_rows = rows_max - rows_max % tile;
-    if (band_rows < tile)
-        band_rows = tile;
+    int32_t band_rows = rows_max - rows_max % unit;
+    if (band_rows < unit)
+        band_rows = unit;
     if (band_rows > side)
         band_rows = side;
+    if (r && band_rows < side && band_rows != qr_gpu_renderer_band_rows(r) && band_rows % QR_REGION == 0) {
+        /* the renderer's own bands as tall as ours, so that no row renders twice */
+        qr_gpu_renderer_destroy(r);
+        r = NULL;
+        st = qr_gpu_renderer_create_bands(side, side, side < QR_GPU_BAND_SIDE_MAX ? side : QR_GPU_BAND_SIDE_MAX, band_rows,
+                                          &r, err);
+        if (st != QR_OK)
+            return st;
+    }
     const size_t band_bytes = (size_t)band_rows * side * run->px;
-    unsigned char *buf[2] = {malloc(band_bytes), malloc(band_bytes)};
+    unsigned char *buf[2] = {NULL, NULL};
+    for (int k = 0; k < 2 && st == QR_OK; k++) /* page-locked on the GPU: its copies at full speed */
+        st = run->dev.gpu ? qr_gpu_host_alloc(band_bytes, (void **)&buf[k], err)
+                          : ((buf[k] = malloc(band_bytes)) ? QR_OK
+                                                            : qr_fail(err, QR_ERR_NOMEM, "out of memory: a band"));
     qr_image img = {side, band_rows, NULL};
     if (!run->dev.gpu)
         img.rgba = malloc((size_t)band_rows * side * 4 * sizeof(float));
@@ -317,9 +333,8 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
         memset(&bands[k], 0, sizeof bands[k]);
         pthread_mutex_init(&bands[k].mu, NULL);
     }
-    if (!buf[0] || !buf[1] || (!run->dev.gpu && !img.rgba))
-        st = qr_fail(err, QR_ERR_NOMEM, "out of memory: two bands of %d rows of %d pixels", band_rows,
-                     side);
+    if (st == QR_OK && !run->dev.gpu && !img.rgba)
+        st = qr_fail(err, QR_ERR_NOMEM, "out of memory: a band of %d rows of %d pixels", band_rows, side);
     for (int32_t row0 = 0, k = 0; st == QR_OK && row0 < side; row0 += band_rows, k ^= 1) {
         const int32_t n = side - row0 < band_rows ? side - row0 : band_rows;
         /* the band two before used this buffer: its tiles must be out */
@@ -374,8 +389,8 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
         }
         pthread_mutex_destroy(&bands[k].mu);
     }
-    free(buf[0]);
-    free(buf[1]);
+    for (int k = 0; k < 2; k++)
+        run->dev.gpu ? qr_gpu_host_free(buf[k]) : free(buf[k]);
     free(img.rgba);
     qr_gpu_renderer_destroy(r);
     return st;

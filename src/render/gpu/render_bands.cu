@@ -50,6 +50,8 @@ static size_t band_bytes(int32_t tile_w, int32_t rows, size_t row_bytes)
     return (size_t)rows * ((size_t)tile_w * TILE_PX_BYTES + 2 * row_bytes);
 }
 
+static_assert(QR_GPU_BAND_SIDE_MAX == QR_GPU_REGION_MAX, "gpu_render.h's band limit is the index's region limit");
+
 extern "C" qr_status qr_gpu_renderer_create_bands(int32_t width, int32_t height, int32_t band_w,
                                                   int32_t band_h, qr_gpu_renderer **out,
                                                   qr_error *err)
