@@ -61,6 +61,8 @@ static int tiles_run(const cli_cmd *cmd, int argc, char **argv)
     char *pos[1];
     int npos;
     int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
     if (rc != CLI_PARSE_OK)
         return rc;
     if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &p.index)) != CLI_EXIT_OK)

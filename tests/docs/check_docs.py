@@ -33,7 +33,8 @@ samples CLI DOC...
 options CLI SRC_CLI_DIR CLI_MD [DOC...]
     Every command's --help against the option tables of src/cli (the
     cli_opt initialisers of the command's file, the scene and index options
-    of cli_shared.c when the command parses through cli_parse_scene_command,
+    of cli_shared.c when the command parses through cli_parse_scene_command
+    (the index options alone when it calls cli_index_opts_init),
     the data options of cli_map.c when it calls cli_map_opts_init, the
     picture's of cli_picture.c when it calls cli_picture_opts_init,
     the common options of cli_args.c): the same options, long and short
@@ -58,7 +59,7 @@ import subprocess
 import sys
 import tempfile
 
-COMMANDS = ("render", "check", "stats", "query", "bench", "dump", "scenes")
+COMMANDS = ("render", "check", "stats", "query", "tiles", "bench", "dump", "scenes")
 MARKER = re.compile(r"^\s*<!--\s*checked\b(.*?)-->\s*$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
@@ -289,6 +290,8 @@ def source_options(src):
             continue
         if "cli_parse_scene_command(" in text:
             opts |= shared
+        elif "cli_index_opts_init(" in text:  # the index options alone
+            opts |= shared - {"--size", "-s", "--width", "--height", "--seed", "--frame"}
         if "cli_map_opts_init(" in text:
             opts |= data
         if "cli_picture_opts_init(" in text:
