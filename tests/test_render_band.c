@@ -14,8 +14,13 @@
  *                  hand: qr_image_create stops at QR_IMAGE_MAX_DIM), exact
  *                  bands equal the reference's band, fast ones lie within
  *                  QR_FAST_TOLERANCE of it, whatever the thread count;
+ *   regions: any rectangle whose sides are on the 16-pixel grid (or the
+ *                  right one the image's),
+ *                  rendered alone by qr_render_cpu_fast_region, equals
+ *                  those pixels of the whole image in both modes, on
+ *                  plain, snow, picture and anti-aliased scenes;
  *   the host index at such widths passes the invariant checker;
- *   bad bands are refused with a message.
+ *   bad bands and regions are refused with a message.
  * Band heights: 1, odd ones cutting through tiles and leaves, one tile, and
  * the last band short. Runs without a GPU.
  */
@@ -417,11 +422,89 @@ Test(render_band, rejects_bad_bands)
     QR_CHECK(err, qr_index_build_host(s, 64, 64, &rows, &p, QR_RENDER_FAST, &ix, &err));
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, band, &err), QR_ERR_INVALID);
     qr_index_destroy(ix);
-    /* nor part of the rows */
+    /* nor a region off the 16-pixel grid, or of another size than the image */
     const qr_rect part = {8, 0, 64, 8};
     QR_CHECK(err, qr_index_build_host(s, 64, 64, &part, &p, QR_RENDER_FAST, &ix, &err));
     cr_assert_eq(qr_render_cpu_index(s, ix, QR_RENDER_EXACT, 1, band, &err), QR_ERR_INVALID);
     qr_index_destroy(ix);
     band_free(band);
+    qr_scene_destroy(s);
+}
+
+/* Rectangles of a w x h image rendered alone against the whole image's
+ * pixels, to the bit: sides on the 16-pixel grid, or the right one the
+ * image's; heights from one row to the rest of the image. */
+static void check_regions(const qr_scene *s, int32_t w, int32_t h, qr_render_mode mode, int threads,
+                          const char *what)
+{
+    const renderer r = {1, mode, threads, NULL};
+    qr_image *whole = render_whole(&r, s, w, h);
+    static const int32_t xs[] = {0, 16, 48, 160};
+    static const int32_t ws[] = {16, 32, 112, 1 << 20};
+    static const int32_t ys[][2] = {{0, 1}, {5, 70}, {31, 1 << 20}};
+    qr_error err;
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        for (size_t j = 0; j < sizeof ws / sizeof ws[0]; j++)
+            for (size_t k = 0; k < sizeof ys / sizeof ys[0]; k++) {
+                qr_rect reg = {xs[i], ys[k][0], xs[i] + ws[j], ys[k][1]};
+                if (reg.x0 >= w || reg.y0 >= h) continue;
+                if (reg.x1 > w) reg.x1 = w;
+                if (reg.y1 > h) reg.y1 = h;
+                const int32_t rw = reg.x1 - reg.x0;
+                qr_image *out = band_image(rw, reg.y1 - reg.y0);
+                QR_CHECK(err, qr_render_cpu_fast_region(s, NULL, mode, threads, w, h, &reg, out, NULL,
+                                                        &err));
+                for (int32_t y = reg.y0; y < reg.y1; y++)
+                    cr_assert(!memcmp(out->rgba + row_floats(rw) * (size_t)(y - reg.y0),
+                                      whole->rgba + row_floats(w) * (size_t)y + (size_t)reg.x0 * 4,
+                                      row_floats(rw) * sizeof(float)),
+                              "%s, %s: region [%d,%d) x [%d,%d) row %d differs from the whole image",
+                              what, mode == QR_RENDER_FAST ? "fast" : "exact", reg.x0, reg.x1, reg.y0,
+                              reg.y1, y);
+                band_free(out);
+            }
+    band_free(whole);
+}
+
+Test(render_band, regions_equal_the_whole_image, .timeout = 300)
+{
+    static const char *const names[] = {"rand10k", "biglittle", "snowsingle", "pattern"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        qr_scene *s = load(names[k]);
+        check_regions(s, 300, 260, QR_RENDER_FAST, 2, names[k]);
+        check_regions(s, 300, 260, QR_RENDER_EXACT, 3, names[k]);
+        qr_scene_destroy(s);
+    }
+    qr_error err;
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 11, 2000);
+    QR_CHECK(err, qr_scene_set_transparent(s, 1, "background", &err));
+    check_regions(s, 257, 190, QR_RENDER_FAST, 2, "a random scene without a background");
+    check_regions(s, 257, 190, QR_RENDER_EXACT, 2, "a random scene without a background");
+    s->antialias = 1;
+    check_regions(s, 257, 190, QR_RENDER_FAST, 2, "anti-aliased");
+    check_regions(s, 257, 190, QR_RENDER_EXACT, 1, "anti-aliased");
+    qr_scene_destroy(s);
+}
+
+Test(render_band, rejects_bad_regions)
+{
+    qr_scene *s = load("rgb");
+    qr_image *out = band_image(32, 8);
+    qr_error err;
+    const qr_rect bad[] = {{8, 0, 40, 8}, {16, 0, 47, 8}, /* off the 16-pixel grid */
+                           {-16, 0, 16, 8}, {48, 0, 80, 8}, /* outside the image */
+                           {16, 8, 16, 16}, {16, 8, 48, 8}, /* empty */
+                           {0, 0, 48, 8},   {0, 0, 32, 9}}; /* not the image's size */
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        err.msg[0] = '\0';
+        cr_assert_eq(qr_render_cpu_fast_region(s, NULL, QR_RENDER_FAST, 1, 64, 64, &bad[k], out, NULL,
+                                               &err),
+                     QR_ERR_INVALID, "[%d,%d) x [%d,%d) accepted", bad[k].x0, bad[k].x1, bad[k].y0,
+                     bad[k].y1);
+        cr_assert(err.msg[0] != '\0');
+    }
+    cr_assert_eq(qr_render_cpu_fast_region(s, NULL, QR_RENDER_FAST, 1, 64, 64, NULL, out, NULL, &err),
+                 QR_ERR_INVALID);
+    band_free(out);
     qr_scene_destroy(s);
 }

@@ -75,14 +75,26 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
                                   int32_t height, int32_t y0, int32_t y1, qr_image *band,
                                   qr_cpu_timing *timing, qr_error *err);
 
+/* The same for any rectangle of the image: pixels [x0, x1) x [y0, y1)
+ * (image rows, row 0 = bottom) into out, an (x1 - x0) x (y1 - y0) image
+ * whose pixel (0, 0) is image pixel (x0, y0): the same bytes as those
+ * pixels of the whole image, in both modes. x0, and x1 unless it is the
+ * width, must be multiples of QR_TILE (fast mode's pixel groups stop
+ * together, on that grid); else QR_ERR_INVALID. A deep-zoom tile of an
+ * image too large to hold. */
+qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params *params,
+                                    qr_render_mode mode, int threads, int32_t width,
+                                    int32_t height, const qr_rect *region, qr_image *out,
+                                    qr_cpu_timing *timing, qr_error *err);
+
 /* The whole image: the band of all img's rows. */
 qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *params,
                              qr_render_mode mode, int threads, qr_image *img,
                              qr_cpu_timing *timing, qr_error *err);
 
-/* Renders from an index built for this scene over full rows [y0, y1) of
- * its image (region {0, y0, width, y1}: qr_index_build_host, or a GPU build
- * downloaded) into band, a width x (y1 - y0) image; the whole image when
+/* Renders from an index built for this scene over a region of its image
+ * (qr_index_build_host, or a GPU build downloaded; its sides on the
+ * QR_TILE grid as above) into band, an image of the region's size; the whole image when
  * the index's region is. Its min_leaf must be at least QR_TILE (the fast
  * renderers above raise a smaller one to QR_TILE: the image is the same). */
 qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *index,

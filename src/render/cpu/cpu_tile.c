@@ -394,7 +394,7 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
     const int cover_t = f->front_to_back && f->cover;
     for (int k = 0; k < t.h; k++) {
         const size_t row = (size_t)(f->oy + y0 + k - f->band_y0);
-        float *out = f->band->rgba + (row * (size_t)width + (size_t)(f->ox + x0)) * 4;
+        float *out = f->band->rgba + (row * (size_t)f->band->width + (size_t)(f->ox + x0 - f->band_x0)) * 4;
         for (int c = 0; c < t.w; c++) {
             const int at = k * CPU_TILE + c;
             out[4 * c + 0] = p.r[at];

@@ -49,8 +49,8 @@ typedef struct cpu_frame {
     int32_t width, height; /* the whole image */
     float inv_w, inv_h;    /* 1.0f / width, 1.0f / height, as the reference */
     int32_t ox, oy;        /* the window's corner in the image */
-    qr_image *band;        /* out: image rows band_y0.. of the full width */
-    int32_t band_y0;
+    qr_image *band;        /* out: the image's pixels from (band_x0, band_y0) on */
+    int32_t band_x0, band_y0;
     int front_to_back;     /* fast mode's walk; else the exact walk */
     int keep_alpha;        /* write the exact walk's alpha (else 1) */
     int cover;             /* flat: no background (qr_scene.transparent): the

@@ -324,20 +324,24 @@ static qr_status check_scene(const qr_scene *scene, qr_error *err)
 }
 
 /* The band's size and rows, and the image that holds them. */
-static qr_status check_band(int32_t width, int32_t height, int32_t y0, int32_t y1,
-                            const qr_image *band, qr_error *err)
+static qr_status check_region(int32_t width, int32_t height, const qr_rect *reg,
+                              const qr_image *out, qr_error *err)
 {
     if (width < 1 || height < 1 || width > QR_IMAGE_BANDS_MAX_DIM || height > QR_IMAGE_BANDS_MAX_DIM)
         return qr_fail(err, QR_ERR_INVALID,
                        "CPU renderer: image size %ldx%ld out of range (1 to %d a side)",
                        (long)width, (long)height, QR_IMAGE_BANDS_MAX_DIM);
-    if (y0 < 0 || y1 > height || y0 >= y1)
-        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: rows [%ld,%ld) are not a band of %ld",
-                       (long)y0, (long)y1, (long)height);
-    if (!band || !band->rgba || band->width != width || band->height != y1 - y0)
+    if (!reg || reg->x0 < 0 || reg->y0 < 0 || reg->x1 > width || reg->y1 > height ||
+        reg->x0 >= reg->x1 || reg->y0 >= reg->y1 || reg->x0 % QR_TILE ||
+        (reg->x1 % QR_TILE && reg->x1 != width))
         return qr_fail(err, QR_ERR_INVALID,
-                       "CPU renderer: the band image is not %ldx%ld", (long)width,
-                       (long)(y1 - y0));
+                       "CPU renderer: pixels [%ld,%ld) x [%ld,%ld) are not a region of %ldx%ld "
+                       "whose sides lie on the %d-pixel grid (or the right one on the image's)",
+                       reg ? (long)reg->x0 : 0L, reg ? (long)reg->x1 : 0L, reg ? (long)reg->y0 : 0L,
+                       reg ? (long)reg->y1 : 0L, (long)width, (long)height, QR_TILE);
+    if (!out || !out->rgba || out->width != reg->x1 - reg->x0 || out->height != reg->y1 - reg->y0)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: the image is not %ldx%ld",
+                       (long)(reg->x1 - reg->x0), (long)(reg->y1 - reg->y0));
     return QR_OK;
 }
 
@@ -403,12 +407,9 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
     if (!ix)
         return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no index");
     const qr_rect reg = ix->region;
-    if ((st = check_band(ix->width, ix->height, reg.y0, reg.y1, band, err))) return st;
-    if (reg.x0 != 0 || reg.x1 != ix->width || ix->visible + ix->culled != scene->n)
-        return qr_fail(err, QR_ERR_INVALID,
-                       "CPU renderer: the index is not of this scene over full rows of the "
-                       "%dx%d image",
-                       ix->width, ix->height);
+    if ((st = check_region(ix->width, ix->height, &reg, band, err))) return st;
+    if (ix->visible + ix->culled != scene->n)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: the index is not of this scene");
     if (ix->params.min_leaf < QR_TILE)
         return qr_fail(err, QR_ERR_INVALID,
                        "CPU renderer: the index's leaves must be at least %d pixels (its minimum is %d)",
@@ -432,12 +433,13 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
     f.inv_w = 1.f / (float)ix->width;
     f.inv_h = 1.f / (float)ix->height;
     f.band = band;
+    f.band_x0 = reg.x0;
     f.band_y0 = reg.y0;
     f.side = ix->width > ix->height ? ix->width : ix->height;
     /* windows of CPU_WINDOW from the band's corner, row by row */
     int first = 1;
     for (int32_t y = reg.y0; y < reg.y1 && !oom; y += CPU_WINDOW)
-        for (int32_t x = 0; x < reg.x1 && !oom; x += CPU_WINDOW) {
+        for (int32_t x = reg.x0; x < reg.x1 && !oom; x += CPU_WINDOW) {
             const qr_rect win = {x, y, x + CPU_WINDOW < reg.x1 ? x + CPU_WINDOW : reg.x1,
                                  y + CPU_WINDOW < reg.y1 ? y + CPU_WINDOW : reg.y1};
             oom = render_window(scene, ix, circles, sums, nchunks, mode, threads, win, first, &f);
@@ -462,13 +464,13 @@ static float *widened_radii(const qr_scene *s, int side)
     return r;
 }
 
-qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
-                                  qr_render_mode mode, int threads, int32_t width,
-                                  int32_t height, int32_t y0, int32_t y1, qr_image *band,
-                                  qr_cpu_timing *timing, qr_error *err)
+qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params *params,
+                                    qr_render_mode mode, int threads, int32_t width,
+                                    int32_t height, const qr_rect *region, qr_image *out,
+                                    qr_cpu_timing *timing, qr_error *err)
 {
     qr_status st = check_scene(scene, err);
-    if (!st) st = check_band(width, height, y0, y1, band, err);
+    if (!st) st = check_region(width, height, region, out, err);
     if (st) return st;
     qr_index_params def;
     if (!params) {
@@ -494,11 +496,10 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
         scene = &view;
     }
     qr_index *ix = NULL;
-    const qr_rect rows = {0, y0, width, y1};
-    st = qr_index_build_host_threads(scene, width, height, &rows, params,
+    st = qr_index_build_host_threads(scene, width, height, region, params,
                                      qr_render_cpu_fast_index_mode(mode), threads, &ix, err);
     const double t1 = now_ms();
-    if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, band, err);
+    if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, out, err);
     const double t2 = now_ms();
     qr_index_destroy(ix);
     free(wide);
@@ -507,6 +508,19 @@ qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *
         timing->render_ms = t2 - t1;
     }
     return st;
+}
+
+qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
+                                  qr_render_mode mode, int threads, int32_t width,
+                                  int32_t height, int32_t y0, int32_t y1, qr_image *band,
+                                  qr_cpu_timing *timing, qr_error *err)
+{
+    const qr_rect rows = {0, y0, width, y1};
+    if (y0 < 0 || y1 > height || y0 >= y1)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: rows [%ld,%ld) are not a band of %ld",
+                       (long)y0, (long)y1, (long)height);
+    return qr_render_cpu_fast_region(scene, params, mode, threads, width, height, &rows, band,
+                                     timing, err);
 }
 
 qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *params,
