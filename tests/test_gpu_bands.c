@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "quadrender/render_cpu_fast.h"
 
 /* Writes `scene` through renderer r into a fresh file named `name`. */
 static const char *write_with(qr_gpu_renderer *r, const qr_gpu_scene *gs, qr_render_mode mode,
@@ -225,6 +226,104 @@ Test(gpu_bands, rows_equal_the_whole_image, .timeout = 300)
             qr_gpu_renderer_destroy(whole);
             qr_gpu_renderer_destroy(banded);
         }
+    qr_gpu_scene_destroy(gs);
+    qr_scene_destroy(s);
+}
+
+/* Rectangles on the 32-pixel grid (and the image's own right and top
+ * edges) rendered alone (qr_gpu_render_rect) hold the whole image's bytes,
+ * by a whole renderer and by one of small bands, in both modes, with and
+ * without a background; deep in an image too large to hold (65536^2 in
+ * 256^2 bands) a tile equals the fast CPU renderer's region (exact) and the
+ * same pixels of the band of rows around it (fast). Off-grid and
+ * oversized rectangles are refused. */
+Test(gpu_bands, rectangles_equal_the_whole_image, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    qr_error err;
+    qr_index_params p;
+    qr_index_params_default(&p);
+    const int w = 500, h = 430;
+    const qr_rect rects[] = {{0, 0, 128, 96},   {32, 64, 96, 96},  {480, 0, 500, 96},
+                             {384, 416, 500, 430}, {96, 320, 128, 352}, {0, 384, 64, 430}};
+    for (int sc = 0; sc < 3; sc++) {
+        qr_scene *s = gpu_test_scene(sc == 2 ? "rand10k" : sc ? "snowsingle" : "biglittle", 1);
+        if (sc == 2) QR_CHECK(err, qr_scene_set_transparent(s, 1, "background", &err));
+        const int px = s->transparent ? 4 : 3;
+        qr_gpu_scene *gs = NULL;
+        QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
+        for (int exact = 0; exact < 2; exact++) {
+            const qr_render_mode mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+            qr_gpu_renderer *whole = NULL, *banded = NULL;
+            QR_CHECK(err, qr_gpu_renderer_create(w, h, &whole, &err));
+            QR_CHECK(err, qr_gpu_renderer_create_bands(w, h, 128, 96, &banded, &err));
+            unsigned char *all = malloc((size_t)w * h * px), *part = malloc((size_t)w * h * px);
+            cr_assert(all && part);
+            QR_CHECK(err, qr_gpu_render(whole, gs, &p, mode, &err));
+            QR_CHECK(err, qr_gpu_renderer_read_rows(whole, QR_FORMAT_PNG, px == 4, all, &err));
+            for (size_t k = 0; k < sizeof rects / sizeof rects[0]; k++) {
+                const qr_rect rc = rects[k];
+                const int rw = rc.x1 - rc.x0;
+                qr_gpu_renderer *rs[2] = {whole, banded};
+                for (int j = 0; j < 2; j++) {
+                    memset(part, 0xab, (size_t)w * h * px);
+                    QR_CHECK(err, qr_gpu_render_rect(rs[j], gs, &p, mode, QR_FORMAT_PNG, &rc, part, &err));
+                    /* file row t of the rectangle is file row h - rc.y1 + t of the image */
+                    for (int t = 0; t < rc.y1 - rc.y0; t++)
+                        cr_assert(!memcmp(part + (size_t)t * rw * px,
+                                          all + ((size_t)(h - rc.y1 + t) * w + rc.x0) * px, (size_t)rw * px),
+                                  "%s %s: [%d,%d) x [%d,%d) file row %d, %s renderer", s->name,
+                                  exact ? "exact" : "fast", rc.x0, rc.x1, rc.y0, rc.y1, t,
+                                  j ? "banded" : "whole");
+                }
+            }
+            const qr_rect bad[] = {{16, 0, 48, 32}, {0, 0, 48, 32}, {0, 0, 160, 96}, {0, 0, 0, 32}};
+            for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+                cr_expect_eq(qr_gpu_render_rect(banded, gs, &p, mode, QR_FORMAT_PNG, &bad[k], part, &err),
+                             QR_ERR_INVALID, "[%d,%d) x [%d,%d) accepted", bad[k].x0, bad[k].x1,
+                             bad[k].y0, bad[k].y1);
+            free(all);
+            free(part);
+            qr_gpu_renderer_destroy(whole);
+            qr_gpu_renderer_destroy(banded);
+        }
+        qr_gpu_scene_destroy(gs);
+        qr_scene_destroy(s);
+    }
+    /* deep: a tile of rand10k at 65536^2 */
+    qr_scene *s = gpu_test_scene("rand10k", 0);
+    qr_gpu_scene *gs = NULL;
+    QR_CHECK(err, qr_gpu_scene_create(s, &gs, &err));
+    const int W = 65536, T = 256;
+    const qr_rect tile = {T * 101, T * 37, T * 102, T * 38};
+    qr_gpu_renderer *deep = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create_bands(W, W, T, T, &deep, &err));
+    unsigned char *got = malloc((size_t)T * T * 3), *want = malloc((size_t)T * T * 3);
+    unsigned char *band = malloc((size_t)T * W * 3);
+    cr_assert(got && want && band);
+    QR_CHECK(err, qr_gpu_render_rect(deep, gs, &p, QR_RENDER_EXACT, QR_FORMAT_PNG, &tile, got, &err));
+    qr_image img = {T, T, malloc((size_t)T * T * 4 * sizeof(float))};
+    cr_assert(img.rgba);
+    QR_CHECK(err, qr_render_cpu_fast_region(s, NULL, QR_RENDER_EXACT, 0, W, W, &tile, &img, NULL, &err));
+    QR_CHECK(err, qr_image_file_rows(&img, QR_FORMAT_PNG, 0, 0, T, want, &err));
+    cr_assert(!memcmp(got, want, (size_t)T * T * 3), "exact deep tile differs from the CPU's region");
+    size_t lit = 0;
+    for (size_t i = 0; i < (size_t)T * T * 3; i++) lit += want[i] != 255;
+    cr_assert_gt(lit, 0, "the deep tile is empty: the test shows nothing");
+    QR_CHECK(err, qr_gpu_render_rect(deep, gs, &p, QR_RENDER_FAST, QR_FORMAT_PNG, &tile, got, &err));
+    qr_gpu_renderer *rows = NULL;
+    QR_CHECK(err, qr_gpu_renderer_create_bands(W, W, 32768, T, &rows, &err));
+    QR_CHECK(err, qr_gpu_render_rows(rows, gs, &p, QR_RENDER_FAST, QR_FORMAT_PNG, W - tile.y1, W - tile.y0,
+                                     band, &err));
+    for (int t = 0; t < T; t++)
+        cr_assert(!memcmp(got + (size_t)t * T * 3, band + ((size_t)t * W + tile.x0) * 3, (size_t)T * 3),
+                  "fast deep tile row %d differs from its band's", t);
+    free(img.rgba);
+    free(got);
+    free(want);
+    free(band);
+    qr_gpu_renderer_destroy(rows);
+    qr_gpu_renderer_destroy(deep);
     qr_gpu_scene_destroy(gs);
     qr_scene_destroy(s);
 }

@@ -101,6 +101,21 @@ qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                              qr_image_format format, int32_t row0, int32_t row1, void *out,
                              qr_error *err);
 
+/* Renders one rectangle of the image, pixels [x0, x1) x [y0, y1) (image
+ * rows, row 0 = bottom), as the file of `format` holds them (as
+ * qr_gpu_render_rows: PNG and PPM from the rectangle's top row), into
+ * host memory `out` ((y1 - y0) rows of (x1 - x0) pixels): the same bytes
+ * as those pixels of the whole image. Its sides must lie on the QR_REGION
+ * grid (or be the image's own right and top edges), and it must fit one
+ * of the renderer's regions (a banded renderer's band_w x band_h; a whole
+ * renderer's image); else QR_ERR_INVALID. A deep-zoom tile of an image
+ * too large to hold: a renderer of bands as large as the tile renders
+ * any tile of it. Synchronous. */
+qr_status qr_gpu_render_rect(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_image_format format, const qr_rect *rect, void *out,
+                             qr_error *err);
+
 /* Copies the last render's float RGBA image (row 0 = bottom) into device
  * memory dst (width * height * 4 floats): for callers that keep the image
  * on the GPU. For a whole-image renderer. */

@@ -213,6 +213,14 @@ qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     return no_gpu(err);
 }
 
+qr_status qr_gpu_render_rect(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                             const qr_index_params *params, qr_render_mode mode,
+                             qr_image_format format, const qr_rect *rect, void *out,
+                             qr_error *err)
+{
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_renderer_read_rows(qr_gpu_renderer *r, qr_image_format format, int alpha,
                                     void *rows, qr_error *err)
 {

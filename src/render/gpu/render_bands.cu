@@ -310,6 +310,54 @@ extern "C" qr_status qr_gpu_render_rows(qr_gpu_renderer *r, const qr_gpu_scene *
     return st;
 }
 
+extern "C" qr_status qr_gpu_render_rect(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                       const qr_index_params *params, qr_render_mode mode,
+                                       qr_image_format format, const qr_rect *rect, void *out,
+                                       qr_error *err)
+{
+    if (format != QR_FORMAT_PNG && format != QR_FORMAT_PPM && format != QR_FORMAT_PFM)
+        return qr_fail(err, QR_ERR_INVALID, "a rectangle of an unknown image format");
+    if (!rect || !out || rect->x0 < 0 || rect->y0 < 0 || rect->x1 > r->width || rect->y1 > r->height ||
+        rect->x0 >= rect->x1 || rect->y0 >= rect->y1 || rect->x0 % QR_REGION || rect->y0 % QR_REGION ||
+        (rect->x1 % QR_REGION && rect->x1 != r->width) || (rect->y1 % QR_REGION && rect->y1 != r->height))
+        return qr_fail(err, QR_ERR_INVALID,
+                       "pixels [%d,%d) x [%d,%d) are not a rectangle of the %dx%d image on the %d-pixel "
+                       "grid", rect ? rect->x0 : 0, rect ? rect->x1 : 0, rect ? rect->y0 : 0,
+                       rect ? rect->y1 : 0, r->width, r->height, QR_REGION);
+    if (rect->x1 - rect->x0 > r->tile_w || rect->y1 - rect->y0 > r->tile_h)
+        return qr_fail(err, QR_ERR_INVALID, "a %dx%d rectangle is larger than the renderer's %dx%d regions",
+                       rect->x1 - rect->x0, rect->y1 - rect->y0, r->tile_w, r->tile_h);
+    const int px = qr_file_px(format, scene->transparent);
+    const int32_t w = rect->x1 - rect->x0, h = rect->y1 - rect->y0;
+    const size_t bytes = (size_t)w * (size_t)h * (size_t)px;
+    /* every rectangle differs: no graph is captured for them */
+    qr_gpu_renderer_set_graph(r, 0);
+    qr_status st = qr_render_output_slots(r, bytes, err);
+    if (!st) {
+        limit_index(r, scene, r->band_bytes);
+        st = qr_gpu_render_region(r, scene, params, mode, rect, err);
+    }
+    if (!st) {
+        qr_rows_args a;
+        a.image = r->image;
+        a.width = w;
+        a.height = h;
+        a.first = 0;
+        a.rows = h;
+        a.out = r->band_dev[0];
+        a.out_pitch = w;
+        a.out_x = 0;
+        cudaError_t e = qr_launch_rows_px(&a, px, r->frame.stream);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(out, r->band_dev[0], bytes, cudaMemcpyDeviceToHost, r->frame.stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(r->frame.stream);
+        if (e != cudaSuccess)
+            st = qr_fail(err, qr_cuda_status(e), "a rectangle's pixels: %s", cudaGetErrorString(e));
+    }
+    qr_gpu_index_set_limit(r->index, 0);
+    return st;
+}
+
 extern "C" qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                         const qr_index_params *params, qr_render_mode mode,
                                         qr_image_writer *w, qr_error *err)
