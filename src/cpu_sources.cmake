@@ -49,4 +49,5 @@ set(QR_CPU_SOURCES
   job/job_stripes.c
   job/job_split.c
   job/job_tiles.c
+  job/tile_service.c
   job/job.c)

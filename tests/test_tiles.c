@@ -123,7 +123,7 @@ static void check_pyramid(const qr_scene *s, const qr_tiles_params *p, int by, c
     free(text);
     snprintf(path, sizeof path, "%s/index.html", p->dir);
     text = qr_test_read_file(path, NULL);
-    snprintf(want, sizeof want, "\"levels\": %d, \"tile\": %d}", p->levels, t);
+    snprintf(want, sizeof want, "\"levels\": %d, \"tile\": %d, \"served\": false}", p->levels, t);
     cr_assert(strstr(text, want), "%s: the page does not say %s", what, want);
     cr_assert(!strstr(text, "/*QR_TILES*/"), "%s: the page kept its mark", what);
     free(text);

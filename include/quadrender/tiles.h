@@ -97,6 +97,54 @@ typedef struct qr_tiles_result {
  * QR_ERR_IO for a file that cannot be written (its name in the message). */
 qr_status qr_tiles_run(const qr_tiles_params *p, qr_tiles_result *res, qr_error *err);
 
+/* ---- tiles on demand: what a viewer serves --------------------------------------
+ * A service renders any tile of the pyramid as a viewer asks for it, each
+ * alone (qr_gpu_render_rect, or qr_render_cpu_fast_region: the bytes of
+ * that region of the whole level, as qr_tiles_run writes them), and keeps
+ * the PNGs in a cache within a memory budget, the least recently asked
+ * going first. Every function may be called from several threads at once:
+ * GPU renders take turns, CPU renders run side by side. levels may reach
+ * the largest a renderer takes (tile_size * 2^(levels - 1) at most
+ * QR_IMAGE_BANDS_MAX_DIM); the device is the GPU or the fast CPU renderer
+ * (cpu-reference is refused: it has no region renderer). */
+typedef struct qr_tile_service qr_tile_service;
+
+/* The most levels of `tile_size` tiles a service or a pyramid takes. */
+int32_t qr_tiles_max_levels(int32_t tile_size);
+
+qr_status qr_tile_service_create(const qr_tiles_params *p, size_t cache_bytes, qr_tile_service **out,
+                                 qr_error *err);
+void qr_tile_service_destroy(qr_tile_service *s);
+
+/* The scene served, and where its tiles render ("the GPU (...)", "the CPU
+ * (N threads)") with why, if not the GPU ("" else). */
+const qr_scene *qr_tile_service_scene(const qr_tile_service *s);
+const char *qr_tile_service_where(const qr_tile_service *s);
+const char *qr_tile_service_note(const qr_tile_service *s);
+
+/* Tile (z, x, y), y from the top, as PNG bytes: *png (malloc'd; free())
+ * and *len. QR_ERR_INVALID (message "no tile z/x/y: ...") for a tile
+ * outside the pyramid. */
+qr_status qr_tile_service_png(qr_tile_service *s, int32_t z, int32_t x, int32_t y, unsigned char **png,
+                              size_t *len, qr_error *err);
+
+/* The front-most circle over the point (x, y) of the scene's unit square
+ * (quadrender/query.h's TOP), or -1: *id. */
+qr_status qr_tile_service_top(qr_tile_service *s, float x, float y, int32_t *id, qr_error *err);
+
+/* The leaves of the index that tile (z, x, y) renders from: *n rectangles
+ * (malloc'd; free()) in the tile's pixels, x from the left and y from the
+ * top, [x0, x1) x [y0, y1), each with its circles in *counts (malloc'd). */
+qr_status qr_tile_service_leaves(qr_tile_service *s, int32_t z, int32_t x, int32_t y, qr_rect **rects,
+                                 int32_t **counts, int32_t *n, qr_error *err);
+
+/* The viewer's page, as qr_tiles_run writes it beside a pyramid (served 0:
+ * tiles at z/x/y.png beside it) or as a service's front end serves it
+ * (served 1: tiles at tiles/z/x/y.png, with hover, leaves and save): *html
+ * (malloc'd, NUL-terminated; free()). */
+qr_status qr_tiles_page(const qr_scene *scene, int32_t levels, int32_t tile_size, int served, char **html,
+                        qr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -112,6 +112,7 @@ extern const cli_cmd cli_cmd_stats;
 extern const cli_cmd cli_cmd_bench;
 extern const cli_cmd cli_cmd_query;
 extern const cli_cmd cli_cmd_tiles;
+extern const cli_cmd cli_cmd_view;
 
 /* ---- options --------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@ static const cli_cmd *const commands[] = {
     &cli_cmd_stats,
     &cli_cmd_query,
     &cli_cmd_tiles,
+    &cli_cmd_view,
     &cli_cmd_dump,
     &cli_cmd_scenes,
     &cli_cmd_bench,

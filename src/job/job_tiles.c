@@ -35,7 +35,7 @@
 
 /* The page beside the tiles (tiles_page.html, compiled in by
  * cmake/QrEmbed.cmake). */
-extern const unsigned char qr_tiles_page[];
+extern const unsigned char qr_tiles_page_html[];
 
 /* The file rows a band holds at most, in bytes of pixels (host memory:
  * two bands, one rendering while the other is encoded). */
@@ -83,8 +83,7 @@ qr_status qr_tiles_check(const qr_tiles_params *p, qr_error *err)
         return qr_fail(err, QR_ERR_INVALID,
                        "tile size: expected a power of two from %d to %d, got %d", QR_TILE_SIZE_MIN,
                        QR_TILE_SIZE_MAX, t);
-    if (p->levels < 1 || p->levels > QR_TILES_MAX_LEVELS ||
-        ((int64_t)t << (p->levels - 1)) > QR_IMAGE_BANDS_MAX_DIM)
+    if (p->levels < 1 || p->levels > QR_TILES_MAX_LEVELS || p->levels > qr_tiles_max_levels(t))
         return qr_fail(err, QR_ERR_INVALID,
                        "levels: %d levels of %d-pixel tiles make the largest level %lld pixels a "
                        "side, more than %d",
@@ -429,22 +428,52 @@ static qr_status write_meta(const tiles_run *run, int32_t full, qr_error *err)
     fputs(text, qr_file_stream(f));
     if ((st = qr_file_commit(f, err)) != QR_OK)
         return st;
-    /* the page, the run's facts in place of its QR_TILES comment's object */
-    const char *page = (const char *)qr_tiles_page;
+    char *html = NULL;
+    if ((st = qr_tiles_page(run->scene, p->levels, p->tile_size, 0, &html, err)) != QR_OK)
+        return st;
+    snprintf(path, sizeof path, "%s/index.html", p->dir);
+    if ((st = qr_file_open(path, &f, err)) == QR_OK) {
+        fputs(html, qr_file_stream(f));
+        st = qr_file_commit(f, err);
+    }
+    free(html);
+    return st;
+}
+
+qr_status qr_tiles_page(const qr_scene *scene, int32_t levels, int32_t tile_size, int served, char **html,
+                        qr_error *err)
+{
+    *html = NULL;
+    /* the run's facts in place of the QR_TILES comment's object */
+    const char *page = (const char *)qr_tiles_page_html;
     const char *at = strstr(page, "/*QR_TILES*/");
     const char *rest = at ? strchr(at, ';') : NULL;
     if (!at || !rest)
         return qr_fail(err, QR_ERR_INVALID, "tiles: the page has no QR_TILES mark");
-    snprintf(path, sizeof path, "%s/index.html", p->dir);
-    if ((st = qr_file_open(path, &f, err)) != QR_OK)
-        return st;
-    FILE *fp = qr_file_stream(f);
+    size_t len = 0;
+    FILE *fp = open_memstream(html, &len);
+    if (!fp)
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: the page");
     fwrite(page, 1, (size_t)(at - page), fp);
     fputs("{\"scene\": ", fp);
-    page_string(fp, run->scene->name);
-    fprintf(fp, ", \"levels\": %d, \"tile\": %d}", p->levels, p->tile_size);
+    page_string(fp, scene->name);
+    fprintf(fp, ", \"circles\": %d, \"levels\": %d, \"tile\": %d, \"served\": %s}", scene->n, levels,
+            tile_size, served ? "true" : "false");
     fputs(rest, fp);
-    return qr_file_commit(f, err);
+    if (fclose(fp) != 0 || !*html) {
+        free(*html);
+        *html = NULL;
+        return qr_fail(err, QR_ERR_NOMEM, "out of memory: the page");
+    }
+    return QR_OK;
+}
+
+int32_t qr_tiles_max_levels(int32_t tile_size)
+{
+    int32_t levels = 1;
+    while (levels < QR_TILES_MAX_LEVELS && ((int64_t)tile_size << levels) <= QR_IMAGE_BANDS_MAX_DIM)
+        levels++;
+    return levels;
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
