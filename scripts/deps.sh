@@ -10,7 +10,9 @@
 # zlib1g-dev: the PNG encoder deflates with zlib itself (libpng-dev brings it
 # too). dev/png_timer also measures libdeflate when libdeflate-dev is there;
 # nothing else needs it, so it is not installed here.
-QR_PACKAGES=(cmake pkg-config libpng-dev zlib1g-dev libcriterion-dev)
+# libmicrohttpd-dev: `quadrender view`'s web server (without it the command
+# says it was built without).
+QR_PACKAGES=(cmake pkg-config libpng-dev zlib1g-dev libcriterion-dev libmicrohttpd-dev)
 
 qr_apt_install() {
     local sudo=()

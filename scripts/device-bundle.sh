@@ -51,4 +51,28 @@ if [ -f /usr/include/libdeflate.h ] && [ -f /usr/lib/x86_64-linux-gnu/libdeflate
     cp -L /usr/lib/x86_64-linux-gnu/libdeflate.so.0 "$dest/lib/"
     ln -sf libdeflate.so.0 "$dest/lib/libdeflate.so"
 fi
+# libmicrohttpd, for `quadrender view`, when installed here (libmicrohttpd-dev),
+# with the libraries it loads
+mhd=/usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12
+if [ -f /usr/include/microhttpd.h ] && [ -f "$mhd" ]; then
+    cp -L /usr/include/microhttpd.h "$dest/include/"
+    cp -L "$mhd" "$dest/lib/"
+    ln -sf libmicrohttpd.so.12 "$dest/lib/libmicrohttpd.so"
+    ldd "$mhd" | awk '/=>/ {print $3}' | while read -r so; do
+        case "$(basename "$so")" in
+            libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*) ;;
+            *) cp -L "$so" "$dest/lib/" ;;
+        esac
+    done
+    cat > "$dest/lib/pkgconfig/libmicrohttpd.pc" <<PC
+prefix=\${pcfiledir}/../..
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+Name: libmicrohttpd
+Description: an embedded HTTP server (bundled)
+Version: $(dpkg-query -W -f='${Version}' libmicrohttpd-dev)
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -lmicrohttpd
+PC
+fi
 echo "device bundle ready in $dest ($(du -sh "$dest" | cut -f1))"

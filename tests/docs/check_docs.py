@@ -59,7 +59,7 @@ import subprocess
 import sys
 import tempfile
 
-COMMANDS = ("render", "check", "stats", "query", "tiles", "bench", "dump", "scenes")
+COMMANDS = ("render", "check", "stats", "query", "tiles", "view", "bench", "dump", "scenes")
 MARKER = re.compile(r"^\s*<!--\s*checked\b(.*?)-->\s*$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][A-Za-z0-9-]*)")
