@@ -11,8 +11,10 @@
 # too). dev/png_timer also measures libdeflate when libdeflate-dev is there;
 # nothing else needs it, so it is not installed here.
 # libmicrohttpd-dev: `quadrender view`'s web server (without it the command
-# says it was built without).
-QR_PACKAGES=(cmake pkg-config libpng-dev zlib1g-dev libcriterion-dev libmicrohttpd-dev)
+# says it was built without); chromium-headless-shell: the test that loads
+# its page in a browser (tests/test_cli_view.c; skipped without one).
+QR_PACKAGES=(cmake pkg-config libpng-dev zlib1g-dev libcriterion-dev libmicrohttpd-dev
+             chromium-headless-shell)
 
 qr_apt_install() {
     local sudo=()

@@ -4,10 +4,12 @@
  * against the fast CPU renderer's region, the oracle of test_render_band)
  * and of `quadrender tiles`' files; the circle under the cursor is the
  * brute-force query's; the leaves tile the tile; bad paths, numbers,
- * methods and headers get 4xx; a burst of 200 connections is answered or
+ * methods and headers get 4xx; a burst of 500 connections is answered or
  * refused with 503 and the server lives on; a port in use is an error
- * naming it; INT stops it cleanly. Built without libmicrohttpd, the
- * command says so.
+ * naming it; INT stops it cleanly; in a headless Chromium the page, zoomed
+ * and dragged, shows the level's very pixels and names the circle under a
+ * point as the oracle does. Built without libmicrohttpd, the command says
+ * so.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -298,7 +300,7 @@ Test(cli_view, a_burst_is_answered_or_refused, .timeout = 300)
 {
     QR_REQUIRE_MHD();
     server sv = start(QR_ARGS("view", "rand10k", "--device", "cpu", "--port", "0", "--cache", "1M"));
-    enum { N = 200 };
+    enum { N = 500 };
     pthread_t t[N];
     burst_arg a[N];
     for (int k = 0; k < N; k++) {
@@ -350,6 +352,100 @@ Test(cli_view, gpu_tiles_are_the_references, .timeout = 300)
     QR_CHECK(err, qr_scene_builtin("rand10k", 0, &s, &err));
     server sv = start(QR_ARGS("view", "rand10k", "--device", "gpu", "--exact", "--port", "0"));
     check_tiles(sv.port, s, QR_RENDER_EXACT);
+    stop(&sv);
+    qr_scene_destroy(s);
+}
+
+/* A headless Chromium, or NULL. */
+static const char *chromium(void)
+{
+    static const char *const names[] = {"/usr/bin/chromium-headless-shell", "/usr/bin/chromium",
+                                        "/usr/bin/chromium-browser"};
+    const char *env = getenv("QR_CHROMIUM");
+    if (env && access(env, X_OK) == 0) return env;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (access(names[k], X_OK) == 0) return names[k];
+    return NULL;
+}
+
+/* Chromium loads url in a 512 x 512 window, waits for its work, and either
+ * saves a screenshot to shot or prints the page's DOM into dom. */
+static void browse(const char *chrome, const char *url, const char *shot, const char *dom)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 '%s' --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1 "
+             "--window-size=512,512 --virtual-time-budget=5000 %s%s '%s' > '%s' 2>/dev/null",
+             chrome, shot ? "--screenshot=" : "--dump-dom", shot ? shot : "", url, dom ? dom : "/dev/null");
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* The page in a real browser, as a person uses it: zoomed in twice about the
+ * centre and dragged (the page's own zoom and pan, asked in its address),
+ * the screen holds the bytes of that part of the level, tile seams
+ * included; the panel under a point names the brute-force query's circle,
+ * and no panel shows off the scene. */
+Test(cli_view, a_browser_zooms_pans_and_hovers, .timeout = 300)
+{
+    QR_REQUIRE_MHD();
+    const char *chrome = chromium();
+    if (!chrome) cr_skip_test("no headless Chromium");
+    qr_error err;
+    qr_scene *s;
+    QR_CHECK(err, qr_scene_builtin("rand10k", 0, &s, &err));
+    server sv = start(QR_ARGS("view", "rand10k", "--device", "cpu", "--port", "0"));
+    char url[256], shot[512], dom[512];
+    snprintf(shot, sizeof shot, "%s", qr_test_tmp("view_shot.png"));
+    snprintf(dom, sizeof dom, "%s", qr_test_tmp("view_dom.html"));
+    /* the whole scene fits 512 pixels: level 1 at one pixel a pixel; zoomed in
+     * twice, level 3 (2048 pixels), its centre at the screen's, then dragged
+     * 96 pixels left and 64 down: the screen's corner is level 3's pixel
+     * (1024 - 256 + 96, 1024 - 256 - 64) from the top-left */
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#steps=in,in,pan:-96:64&ui=0", sv.port);
+    browse(chrome, url, shot, NULL);
+    png_image pi;
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    cr_assert(png_image_begin_read_from_file(&pi, shot), "%s: %s", shot, pi.message);
+    cr_assert(pi.width == 512 && pi.height == 512, "screenshot %ux%u", pi.width, pi.height);
+    pi.format = PNG_FORMAT_RGB;
+    unsigned char *got = malloc(PNG_IMAGE_SIZE(pi));
+    cr_assert(png_image_finish_read(&pi, NULL, got, 0, NULL), "%s", pi.message);
+    const int side = 2048, x0 = 1024 - 256 + 96, top = 1024 - 256 - 64;
+    const qr_rect rc = {x0, side - (top + 512), x0 + 512, side - top};
+    qr_image img = {512, 512, malloc((size_t)512 * 512 * 16)};
+    QR_CHECK(err, qr_render_cpu_fast_region(s, NULL, QR_RENDER_FAST, 0, side, side, &rc, &img, NULL, &err));
+    unsigned char *want = malloc((size_t)512 * 512 * 3);
+    QR_CHECK(err, qr_image_file_rows(&img, QR_FORMAT_PNG, 0, 0, 512, want, &err));
+    for (int y = 0; y < 512; y++)
+        for (int x = 0; x < 512 * 3; x++)
+            cr_assert_eq(got[y * 512 * 3 + x], want[y * 512 * 3 + x],
+                         "screen pixel (%d, %d) channel %d: %d, the level's %d", x / 3, y, x % 3,
+                         got[y * 512 * 3 + x], want[y * 512 * 3 + x]);
+    free(got);
+    free(want);
+    free(img.rgba);
+    /* the panel under a point */
+    const float pts[][2] = {{0.5f, 0.5f}, {0.25f, 0.75f}};
+    qr_query_result top_of;
+    QR_CHECK(err, qr_query_points_brute(s, &pts[0][0], 2, QR_QUERY_TOP, &top_of, &err));
+    for (int k = 0; k < 2; k++) {
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/#hover=%g,%g", sv.port, pts[k][0], pts[k][1]);
+        browse(chrome, url, NULL, dom);
+        char *html = qr_test_read_file(dom, NULL);
+        char want_text[64];
+        snprintf(want_text, sizeof want_text, ">circle %d (depth %d)", top_of.values[k], top_of.values[k]);
+        cr_assert(strstr(html, want_text), "the panel at (%g, %g) does not say %s", pts[k][0], pts[k][1],
+                  want_text + 1);
+        free(html);
+    }
+    qr_query_result_free(&top_of);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#hover=1.5,0.5", sv.port);
+    browse(chrome, url, NULL, dom);
+    char *html = qr_test_read_file(dom, NULL);
+    cr_assert(strstr(html, "<div id=\"hover\"></div>") || strstr(html, "id=\"hover\" style=\"display: none;\""),
+              "a panel off the scene");
+    free(html);
     stop(&sv);
     qr_scene_destroy(s);
 }
