@@ -124,10 +124,24 @@ static enum MHD_Result serve_tile(view *v, struct MHD_Connection *c, int32_t z, 
     unsigned char *png;
     size_t len;
     qr_error err;
+    const double t0 = cli_now_ms();
     const qr_status st = qr_tile_service_png(v->svc, z, x, y, &png, &len, &err);
     if (st != QR_OK)
         return reply_text(c, status_of(st), err.msg);
-    return reply(c, MHD_HTTP_OK, "image/png", png, len, MHD_RESPMEM_MUST_FREE, "max-age=3600");
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, png, MHD_RESPMEM_MUST_FREE);
+    if (!r)
+        return MHD_NO;
+    /* the server's own time for the tile (rendered and encoded, or from the
+     * cache), for the browser's developer tools and for benchmarks */
+    char timing[64];
+    snprintf(timing, sizeof timing, "tile;dur=%.3f", cli_now_ms() - t0);
+    MHD_add_response_header(r, "Content-Type", "image/png");
+    MHD_add_response_header(r, "Cache-Control", "max-age=3600");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Server-Timing", timing);
+    const enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ok;
 }
 
 static enum MHD_Result serve_leaves(view *v, struct MHD_Connection *c, int32_t z, int32_t x, int32_t y)
