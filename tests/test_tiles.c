@@ -297,3 +297,27 @@ Test(tiles, cli_writes_the_pyramid_and_keeps_the_exit_codes, .timeout = 300)
     cr_assert_eq(RUN("tiles", "rand10k", "-o", qr_test_join(file, "sub"), "--levels", "1",
                      "--device", "cpu"), 4, "%s", R.err);
 }
+
+/* Files that cannot grow past 8 KB stand for a full disk: the first tile
+ * larger than that fails, `tiles` exits 4 naming it, and no folder holds a
+ * partial tile or a temporary file. */
+Test(tiles, cli_full_disk_is_exit_4_and_leaves_no_partial_tile, .timeout = 120)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", qr_test_tmp_dir("tiles_full"));
+    qr_cli_opts o = {0};
+    o.file_size = 8192;
+    cr_assert_eq(qr_cli_run(&o, QR_ARGS("tiles", "rand10k", "-o", dir, "--levels", "3", "--device", "cpu"), &R), 4,
+                 "%s", R.err);
+    cr_assert(strstr(R.err, ".png"), "the message names no tile: %s", R.err);
+    expect_no_temps(dir, 3);
+    char path[1024];
+    for (int z = 0; z < 3; z++)
+        for (int x = 0; x < (1 << z); x++)
+            for (int y = 0; y < (1 << z); y++) {
+                snprintf(path, sizeof path, "%s/%d/%d/%d.png", dir, z, x, y);
+                if (!qr_test_exists(path)) continue;
+                /* a tile that is there is whole: libpng reads all of it */
+                free(read_png(path, 256, 3));
+            }
+}

@@ -60,6 +60,9 @@ static void become_cli(const qr_cli_opts *opts, const char *in_path, const char 
         _exit(126);
     if (opts->set_ids && (setgid(opts->gid) != 0 || setuid(opts->uid) != 0))
         _exit(QR_CLI_EXIT_NO_IDS);
+    const struct rlimit fs = {(rlim_t)opts->file_size, (rlim_t)opts->file_size};
+    if (opts->file_size && (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &fs) != 0))
+        _exit(126);
     const struct rlimit rl = {(rlim_t)opts->address_space, (rlim_t)opts->address_space};
     if (opts->address_space && setrlimit(RLIMIT_AS, &rl) != 0)
         _exit(126);

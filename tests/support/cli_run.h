@@ -37,6 +37,9 @@ typedef struct qr_cli_opts {
                                exits QR_CLI_EXIT_NO_IDS if it cannot */
     uid_t uid;
     gid_t gid;
+    size_t file_size;       /* a limit on the size of any file the child writes
+                               (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails
+                               with EFBIG, as on a full disk); 0: none */
     size_t address_space;   /* a limit on the child's address space (RLIMIT_AS),
                                in bytes; 0: none */
     double timeout_s;       /* 0: QR_CLI_TIMEOUT_S */
