@@ -144,13 +144,17 @@ static qr_tiles_params params_for(const qr_scene *s, const char *dir, int levels
     return p;
 }
 
-static void run_and_check(const qr_scene *s, const char *name, int levels, int tile,
-                          qr_render_mode mode, qr_job_device dev, int by, size_t gpu_memory)
+/* lanes: 0 or 1, one device; more, that many lanes on CUDA device 0 (the
+ * code of several GPUs, on one) */
+static void run_lanes(const qr_scene *s, const char *name, int levels, int tile, qr_render_mode mode,
+                      qr_job_device dev, int by, size_t gpu_memory, int lanes)
 {
     char dir[512];
     snprintf(dir, sizeof dir, "%s", qr_test_tmp_dir(name));
     qr_tiles_params p = params_for(s, dir, levels, tile, mode, dev);
     p.gpu_memory = gpu_memory;
+    p.ngpus = lanes;
+    for (int k = 0; k < lanes; k++) p.gpus[k] = 0;
     qr_tiles_result res;
     qr_error err;
     QR_CHECK(err, qr_tiles_run(&p, &res, &err));
@@ -159,7 +163,14 @@ static void run_and_check(const qr_scene *s, const char *name, int levels, int t
     for (int k = tile; k > 1; k /= 2) want++;
     cr_assert_eq(res.tiles, want, "%s: %lld tiles, expected %lld", name, (long long)res.tiles,
                  (long long)want);
+    if (lanes > 1) cr_assert(strstr(res.where, "GPUs"), "%s: %s", name, res.where);
     check_pyramid(s, &p, by, name);
+}
+
+static void run_and_check(const qr_scene *s, const char *name, int levels, int tile,
+                          qr_render_mode mode, qr_job_device dev, int by, size_t gpu_memory)
+{
+    run_lanes(s, name, levels, tile, mode, dev, by, gpu_memory, 0);
 }
 
 Test(tiles, cpu_fast_and_exact, .timeout = 300)
@@ -193,6 +204,8 @@ Test(tiles, gpu_whole_and_bands, .timeout = 300)
     run_and_check(s, "tiles_gpu_fast", 3, 256, QR_RENDER_FAST, QR_JOB_GPU, BY_GPU, 0);
     /* a budget the 2048^2 level does not fit whole: it renders in bands */
     run_and_check(s, "tiles_gpu_bands", 4, 256, QR_RENDER_FAST, QR_JOB_GPU, BY_GPU, (size_t)48 << 20);
+    /* three lanes dealt the bands in turn (several GPUs' code, on one) */
+    run_lanes(s, "tiles_gpu_lanes", 4, 128, QR_RENDER_FAST, QR_JOB_GPU, BY_GPU, (size_t)48 << 20, 3);
     qr_scene_destroy(s);
     s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 8, 3000);
     QR_CHECK(err, qr_scene_set_transparent(s, 1, "background", &err));
@@ -267,6 +280,11 @@ Test(tiles, params_refused_as_the_cli_refuses_them)
     p.tile_size = 48;
     p.levels = 2;
     cr_assert_eq(qr_tiles_check(&p, &err), QR_ERR_INVALID);
+    p.tile_size = 256;
+    p.ngpus = 2;
+    p.device = QR_JOB_CPU;
+    cr_assert_eq(qr_tiles_check(&p, &err), QR_ERR_INVALID);
+    cr_assert(strstr(err.msg, "several GPUs"), "%s", err.msg);
 }
 
 Test(tiles, cli_writes_the_pyramid_and_keeps_the_exit_codes, .timeout = 300)

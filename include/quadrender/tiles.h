@@ -23,8 +23,9 @@
  * Every tile is the region of its level's full image, rendered by the same
  * renderer over the same pixel grid: its bytes are those of cutting
  * `quadrender render -s SIDE` of that level (tested). Each level renders in
- * bands of whole tile rows, on the GPU or the CPU (qr_job_device), while
- * every core encodes the band before. Tiles are written whole or not at
+ * bands of whole tile rows, on the GPU, several GPUs (the bands dealt to
+ * them in turn) or the CPU (qr_job_device), while every core encodes the
+ * band before. Tiles are written whole or not at
  * all (a temporary file renamed into place, as every file the library
  * writes, but not fsynced one by one: the pyramid is synced once at the
  * end); a failure leaves the tiles finished before it and no partial one.
@@ -64,7 +65,11 @@ typedef struct qr_tiles_params {
     qr_render_mode mode;      /* default QR_RENDER_FAST */
     qr_index_params index;    /* default qr_index_params_default() */
     qr_job_device device;     /* default QR_JOB_AUTO */
-    size_t gpu_memory;        /* the GPU's budget (0: what is free) */
+    /* several GPUs (ngpus > 1, on the GPU): each level's bands dealt to
+     * them in turn, a thread each; else the current CUDA device */
+    int gpus[QR_JOB_MAX_GPUS];
+    int ngpus;
+    size_t gpu_memory;        /* a GPU's budget (0: what is free) */
     int png_level;            /* default QR_PNG_LEVEL_DEFAULT */
     int threads;              /* encoding (and CPU rendering) threads; 0: every core */
     qr_tiles_progress_fn on_progress;

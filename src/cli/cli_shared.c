@@ -224,3 +224,31 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
     *scene = pos[0];
     return CLI_PARSE_OK;
 }
+
+const char *cli_set_gpus(const char *text, void *dest)
+{
+    int *g = dest;
+    if (!strcmp(text, "all")) {
+        g[0] = -1;
+        return NULL;
+    }
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        uint64_t v = 0;
+        char digits[8];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof digits)
+            return "all, or CUDA device numbers separated by commas (0,1)";
+        memcpy(digits, p, len);
+        digits[len] = '\0';
+        if (!cli_parse_u64(digits, 1023, &v) || n == QR_JOB_MAX_GPUS)
+            return "all, or up to 64 CUDA device numbers from 0 to 1023 (0,1)";
+        g[1 + n++] = (int)v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    g[0] = n;
+    return NULL;
+}

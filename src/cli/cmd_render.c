@@ -65,36 +65,6 @@ static const char *set_aspect(const char *text, void *dest)
     return NULL;
 }
 
-/* --gpus all|LIST into an int[QR_JOB_MAX_GPUS + 1] whose first entry is
- * the count, -1 for all. */
-static const char *set_gpus(const char *text, void *dest)
-{
-    int *g = dest;
-    if (!strcmp(text, "all")) {
-        g[0] = -1;
-        return NULL;
-    }
-    int n = 0;
-    const char *p = text;
-    for (;;) {
-        uint64_t v = 0;
-        char digits[8];
-        size_t len = strcspn(p, ",");
-        if (len == 0 || len >= sizeof digits)
-            return "all, or CUDA device numbers separated by commas (0,1)";
-        memcpy(digits, p, len);
-        digits[len] = '\0';
-        if (!cli_parse_u64(digits, 1023, &v) || n == QR_JOB_MAX_GPUS)
-            return "all, or up to 64 CUDA device numbers from 0 to 1023 (0,1)";
-        g[1 + n++] = (int)v;
-        if (!p[len])
-            break;
-        p += len + 1;
-    }
-    g[0] = n;
-    return NULL;
-}
-
 /* Checks, before any work, every file a run writes (a run of more than
  * QR_JOB_CHECKED_FRAMES frames: the first; the writer checks the others). */
 static int check_outputs(const cli_frame_names *names, cli_range frames)
@@ -145,7 +115,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &a->gpu_memory,
                           "GPU memory the render may use, e.g. 8G; an image that does not fit "
                           "renders in bands (default: what is free)"},
-        [O_GPUS] = {"--gpus", NULL, "LIST", set_gpus, a->gpus,
+        [O_GPUS] = {"--gpus", NULL, "LIST", cli_set_gpus, a->gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
                     "stripes of rows, over these GPUs"},
         [O_PLAN] = {"--plan", NULL, "N", cli_set_plan, &a->plan,

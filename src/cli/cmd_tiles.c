@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "quadrender/gpu.h"
 #include "quadrender/scene.h"
 #include "quadrender/tiles.h"
 
@@ -35,8 +36,9 @@ static int tiles_run(const cli_cmd *cmd, int argc, char **argv)
     qr_tiles_params p;
     qr_tiles_params_init(&p);
     int exact = 0, fast = 0;
+    int gpus[QR_JOB_MAX_GPUS + 1] = {0};
     enum { O_OUT, O_LEVELS, O_TILE_SIZE, O_SEED, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL,
-           O_GPU_MEMORY, O_INDEX, O_COUNT = O_INDEX + CLI_INDEX_NOPTS };
+           O_GPU_MEMORY, O_GPUS, O_INDEX, O_COUNT = O_INDEX + CLI_INDEX_NOPTS };
     cli_opt opts[O_COUNT] = {
         [O_OUT] = {"--output", "-o", "DIR", cli_set_string, &p.dir,
                    "the pyramid's directory, made if missing (required)"},
@@ -56,6 +58,8 @@ static int tiles_run(const cli_cmd *cmd, int argc, char **argv)
                          "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
         [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &p.gpu_memory,
                           "GPU memory the render may use, e.g. 8G (default: what is free)"},
+        [O_GPUS] = {"--gpus", NULL, "LIST", cli_set_gpus, gpus,
+                    "all, or CUDA devices 0,1,...: deal each level's bands to these GPUs"},
     };
     cli_index_opts_init(&opts[O_INDEX], &p.index);
     char *pos[1];
@@ -76,6 +80,11 @@ static int tiles_run(const cli_cmd *cmd, int argc, char **argv)
         return cli_usage_error(cmd, "--exact and --fast cannot be combined");
     p.scene_name = pos[0];
     p.mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+    p.ngpus = gpus[0] < 0 ? qr_gpu_count() : gpus[0];
+    if (p.ngpus > QR_JOB_MAX_GPUS)
+        p.ngpus = QR_JOB_MAX_GPUS;
+    for (int k = 0; k < p.ngpus; k++)
+        p.gpus[k] = gpus[0] < 0 ? k : gpus[1 + k];
     qr_error err;
     if (qr_tiles_check(&p, &err) != QR_OK)
         return cli_usage_error(cmd, "%s", err.msg);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,13 @@ qr_status qr_tiles_check(const qr_tiles_params *p, qr_error *err)
                        QR_IMAGE_BANDS_MAX_DIM);
     if (p->mode != QR_RENDER_FAST && p->mode != QR_RENDER_EXACT)
         return qr_fail(err, QR_ERR_INVALID, "tiles: render mode %d: expected fast or exact", (int)p->mode);
+    if (p->ngpus < 0 || p->ngpus > QR_JOB_MAX_GPUS)
+        return qr_fail(err, QR_ERR_INVALID, "tiles: %d GPUs: expected 0 to %d", p->ngpus, QR_JOB_MAX_GPUS);
+    for (int k = 0; k < p->ngpus; k++)
+        if (p->gpus[k] < 0)
+            return qr_fail(err, QR_ERR_INVALID, "tiles: GPU %d: expected a CUDA device number", p->gpus[k]);
+    if (p->ngpus > 1 && (p->device == QR_JOB_CPU || p->device == QR_JOB_CPU_REFERENCE))
+        return qr_fail(err, QR_ERR_INVALID, "tiles: several GPUs, but the device is the CPU");
     if (p->png_level < 0 || p->png_level > 9)
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d: expected 0 to 9", p->png_level);
     return qr_index_params_check(&p->index, err);
@@ -159,6 +167,7 @@ typedef struct band {
     int32_t side, tile, row0, nrows;
     int32_t z;                 /* XYZ level, or -1: a Deep Zoom level alone */
     int32_t dz;                /* its Deep Zoom level */
+    int threads;               /* its encoders */
     pthread_mutex_t mu;
     qr_status st;              /* the first failure of its tiles */
     qr_error err;
@@ -168,14 +177,30 @@ struct tiles_run {
     const qr_tiles_params *p;
     const qr_scene *scene;
     qr_device_choice dev;
-    qr_gpu_scene *gs;
     qr_png_params png;
     int px;                    /* bytes a pixel: 3 (RGB) or 4 (RGBA, no background) */
     int threads;
     char dzi_dir[JOB_PATH_MAX - 64]; /* room for a tile's name after it */
+    pthread_mutex_t report_mu; /* the lanes report one at a time */
     int64_t done, total;
-    double render_ms;
+    atomic_int cancelled;
 };
+
+/* A GPU (or the CPU) rendering its share of each level's bands: bands
+ * index, index + n, ... Several GPUs are a lane each, a thread each. */
+typedef struct lane {
+    tiles_run *run;
+    int device;                /* its CUDA device; -1: the calling thread's */
+    qr_gpu_scene *gs;          /* the scene on it */
+    int index, n;
+    int threads;               /* its CPU threads: encoders, the CPU's render */
+    double render_ms;
+    /* the level it renders (render_level) */
+    int32_t side, tile, z, dz, band_rows;
+    qr_status st;
+    qr_error err;
+    pthread_t tid;
+} lane;
 
 static void band_fail(band *b, qr_status st, const qr_error *err)
 {
@@ -235,19 +260,20 @@ typedef struct encoder {
 static void *encoder_main(void *arg)
 {
     encoder *e = arg;
-    qr_parallel_for(e->ntiles, e->b->run->threads, encode_tile, e->b);
+    qr_parallel_for(e->ntiles, e->b->threads, encode_tile, e->b);
     return NULL;
 }
 
 /* Renders file rows [row0, row0 + n) of a side x side image into out. */
-static qr_status render_band(tiles_run *run, qr_gpu_renderer *r, qr_image *img, int32_t side,
-                             int32_t row0, int32_t n, unsigned char *out, qr_error *err)
+static qr_status render_band(lane *ln, qr_gpu_renderer *r, qr_image *img, int32_t side, int32_t row0,
+                             int32_t n, unsigned char *out, qr_error *err)
 {
+    const tiles_run *run = ln->run;
     const qr_tiles_params *p = run->p;
     const double t0 = job_now_ms();
     qr_status st;
     if (run->dev.gpu) {
-        st = qr_gpu_render_rows(r, run->gs, &p->index, p->mode, QR_FORMAT_PNG, row0, row0 + n, out, err);
+        st = qr_gpu_render_rows(r, ln->gs, &p->index, p->mode, QR_FORMAT_PNG, row0, row0 + n, out, err);
     } else {
         /* the image rows (row 0 = bottom) the file rows are */
         const int32_t y0 = side - (row0 + n), y1 = side - row0;
@@ -255,66 +281,81 @@ static qr_status render_band(tiles_run *run, qr_gpu_renderer *r, qr_image *img, 
         img->height = n;
         st = run->dev.reference
                  ? qr_render_cpu_band(run->scene, side, side, y0, y1, img, err)
-                 : qr_render_cpu_fast_band(run->scene, &p->index, p->mode, run->threads, side, side,
+                 : qr_render_cpu_fast_band(run->scene, &p->index, p->mode, ln->threads, side, side,
                                            y0, y1, img, NULL, err);
         if (st == QR_OK)
             st = qr_image_file_rows(img, QR_FORMAT_PNG, run->px == 4, 0, n, out, err);
     }
-    run->render_ms += job_now_ms() - t0;
+    ln->render_ms += job_now_ms() - t0;
     return st;
 }
 
+/* Counts step tiles done and reports; false once the run is cancelled. */
 static bool report(tiles_run *run, int64_t step)
 {
+    pthread_mutex_lock(&run->report_mu);
     run->done += step;
-    return !run->p->on_progress || run->p->on_progress(run->p->user, run->done, run->total) == 0;
+    if (!atomic_load(&run->cancelled) && run->p->on_progress &&
+        run->p->on_progress(run->p->user, run->done, run->total) != 0)
+        atomic_store(&run->cancelled, 1);
+    pthread_mutex_unlock(&run->report_mu);
+    return !atomic_load(&run->cancelled);
 }
 
-/* One level: side x side pixels in tiles of `tile` (the level's side when
- * smaller: a Deep Zoom level of one tile), XYZ level z (-1: none), Deep
- * Zoom level dz. */
-static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_t z, int32_t dz,
-                              qr_error *err)
+/* A level's folders: the Deep Zoom level's, and an XYZ level's columns. */
+static qr_status level_dirs(const tiles_run *run, int32_t side, int32_t tile, int32_t z, int32_t dz,
+                            qr_error *err)
 {
-    const qr_tiles_params *p = run->p;
     char dir[JOB_PATH_MAX];
     snprintf(dir, sizeof dir, "%s/%d", run->dzi_dir, dz);
     qr_status st = make_dirs(dir, err);
     for (int32_t x = 0; st == QR_OK && z >= 0 && x < side / tile; x++) {
-        snprintf(dir, sizeof dir, "%s/%d/%d", p->dir, z, x);
+        snprintf(dir, sizeof dir, "%s/%d/%d", run->p->dir, z, x);
         st = make_dirs(dir, err);
     }
-    if (st != QR_OK)
-        return st;
-    qr_gpu_renderer *r = NULL;
-    /* a band: whole tile rows (and whole regions of the GPU's), within the
-     * host's share, and on the GPU within its budget's bands */
+    return st;
+}
+
+/* The rows of a level's bands: whole tile rows (and whole regions of the
+ * GPU's), within the host's share; the same for every lane. */
+static int32_t level_band_rows(const tiles_run *run, int32_t side, int32_t tile)
+{
     const int32_t unit = tile < QR_REGION ? QR_REGION : tile;
-    int32_t rows_max = (int32_t)(TILES_BAND_BYTES / ((size_t)side * run->px));
+    int32_t rows = (int32_t)(TILES_BAND_BYTES / ((size_t)side * run->px));
+    if (!run->dev.gpu && (size_t)rows * 16 / run->px * side > 2 * TILES_BAND_BYTES)
+        rows = (int32_t)(2 * TILES_BAND_BYTES / 16 / side); /* the CPU's float band */
+    rows -= rows % unit;
+    if (rows < unit)
+        rows = unit;
+    return rows > side ? side : rows;
+}
+
+/* A lane's bands of one level (ln->side x ln->side pixels in tiles of
+ * ln->tile, the level's side when smaller: a Deep Zoom level of one tile;
+ * XYZ level ln->z, -1: none; Deep Zoom level ln->dz), each band encoded
+ * while the next renders. */
+static qr_status render_level(lane *ln, qr_error *err)
+{
+    tiles_run *run = ln->run;
+    const qr_tiles_params *p = run->p;
+    const int32_t side = ln->side, tile = ln->tile, band_rows = ln->band_rows;
+    qr_status st = QR_OK;
+    qr_gpu_renderer *r = NULL;
     if (run->dev.gpu) {
-        st = qr_gpu_renderer_create_budget(side, side, run->gs, QR_FORMAT_PNG, p->gpu_memory, &p->index,
-                                           &r, err);
+        st = qr_gpu_renderer_create_budget(side, side, ln->gs, QR_FORMAT_PNG, p->gpu_memory, &p->index, &r,
+                                           err);
         if (st != QR_OK)
             return st;
-        const int32_t br = qr_gpu_renderer_band_rows(r);
-        if (br < rows_max)
-            rows_max = br;
-    } else if ((size_t)rows_max * 16 / run->px * side > 2 * TILES_BAND_BYTES) {
-        rows_max = (int32_t)(2 * TILES_BAND_BYTES / 16 / side); /* the CPU's float band */
-    }
-    int32_t band_rows = rows_max - rows_max % unit;
-    if (band_rows < unit)
-        band_rows = unit;
-    if (band_rows > side)
-        band_rows = side;
-    if (r && band_rows < side && band_rows != qr_gpu_renderer_band_rows(r) && band_rows % QR_REGION == 0) {
-        /* the renderer's own bands as tall as ours, so that no row renders twice */
-        qr_gpu_renderer_destroy(r);
-        r = NULL;
-        st = qr_gpu_renderer_create_bands(side, side, side < QR_GPU_BAND_SIDE_MAX ? side : QR_GPU_BAND_SIDE_MAX, band_rows,
-                                          &r, err);
-        if (st != QR_OK)
-            return st;
+        /* the renderer's own bands as tall as ours where its budget allows, so
+         * that no row renders twice (else render_rows renders ours in several) */
+        if (band_rows < side && band_rows < qr_gpu_renderer_band_rows(r)) {
+            qr_gpu_renderer_destroy(r);
+            r = NULL;
+            st = qr_gpu_renderer_create_bands(side, side, side < QR_GPU_BAND_SIDE_MAX ? side : QR_GPU_BAND_SIDE_MAX,
+                                              band_rows, &r, err);
+            if (st != QR_OK)
+                return st;
+        }
     }
     const size_t band_bytes = (size_t)band_rows * side * run->px;
     unsigned char *buf[2] = {NULL, NULL};
@@ -334,7 +375,8 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
     }
     if (st == QR_OK && !run->dev.gpu && !img.rgba)
         st = qr_fail(err, QR_ERR_NOMEM, "out of memory: a band of %d rows of %d pixels", band_rows, side);
-    for (int32_t row0 = 0, k = 0; st == QR_OK && row0 < side; row0 += band_rows, k ^= 1) {
+    for (int32_t row0 = ln->index * band_rows, k = 0; st == QR_OK && row0 < side;
+         row0 += ln->n * band_rows, k ^= 1) {
         const int32_t n = side - row0 < band_rows ? side - row0 : band_rows;
         /* the band two before used this buffer: its tiles must be out */
         if (enc[k].started) {
@@ -350,7 +392,11 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
                 break;
             }
         }
-        if ((st = render_band(run, r, &img, side, row0, n, buf[k], err)) != QR_OK)
+        if (atomic_load(&run->cancelled)) {
+            st = qr_fail(err, QR_ERR_CANCELLED, "tiles: cancelled");
+            break;
+        }
+        if ((st = render_band(ln, r, &img, side, row0, n, buf[k], err)) != QR_OK)
             break;
         band *b = &bands[k];
         b->run = run;
@@ -359,8 +405,9 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
         b->tile = tile;
         b->row0 = row0;
         b->nrows = n;
-        b->z = z;
-        b->dz = dz;
+        b->z = ln->z;
+        b->dz = ln->dz;
+        b->threads = ln->threads;
         enc[k].b = b;
         enc[k].ntiles = (n / tile) * (side / tile);
         if (pthread_create(&enc[k].tid, NULL, encoder_main, &enc[k]) != 0) {
@@ -392,6 +439,60 @@ static qr_status render_level(tiles_run *run, int32_t side, int32_t tile, int32_
         run->dev.gpu ? qr_gpu_host_free(buf[k]) : free(buf[k]);
     free(img.rgba);
     qr_gpu_renderer_destroy(r);
+    return st;
+}
+
+/* A lane of several GPUs: its device made the thread's, the scene put on
+ * it (once), then its share of the level. */
+static void *lane_main(void *arg)
+{
+    lane *ln = arg;
+    ln->st = qr_gpu_probe_device(ln->device, NULL, &ln->err);
+    if (ln->st == QR_OK && !ln->gs)
+        ln->st = qr_gpu_scene_create(ln->run->scene, &ln->gs, &ln->err);
+    if (ln->st == QR_OK)
+        ln->st = render_level(ln, &ln->err);
+    if (ln->st != QR_OK)
+        atomic_store(&ln->run->cancelled, 1); /* the others stop too */
+    return NULL;
+}
+
+/* One level over the lanes: on this thread for one, a thread each for
+ * several; the first failure (a cancellation last) is the level's. */
+static qr_status run_level(tiles_run *run, lane *lanes, int nl, int32_t side, int32_t tile, int32_t z,
+                           int32_t dz, qr_error *err)
+{
+    qr_status st = level_dirs(run, side, tile, z, dz, err);
+    if (st != QR_OK)
+        return st;
+    const int32_t band_rows = level_band_rows(run, side, tile);
+    for (int k = 0; k < nl; k++) {
+        lanes[k].side = side, lanes[k].tile = tile, lanes[k].z = z, lanes[k].dz = dz;
+        lanes[k].band_rows = band_rows;
+        lanes[k].st = QR_OK;
+    }
+    if (nl == 1)
+        return render_level(&lanes[0], err);
+    int started = 0;
+    for (; started < nl; started++)
+        if (pthread_create(&lanes[started].tid, NULL, lane_main, &lanes[started]) != 0)
+            break;
+    if (started < nl) {
+        atomic_store(&run->cancelled, 1);
+        st = qr_fail(err, QR_ERR_NOMEM, "tiles: cannot start a thread for GPU %d", lanes[started].device);
+    }
+    for (int k = 0; k < started; k++)
+        pthread_join(lanes[k].tid, NULL);
+    for (int k = 0; k < started && st == QR_OK; k++)
+        if (lanes[k].st != QR_OK && lanes[k].st != QR_ERR_CANCELLED) {
+            *err = lanes[k].err;
+            st = lanes[k].st;
+        }
+    for (int k = 0; k < started && st == QR_OK; k++)
+        if (lanes[k].st != QR_OK) {
+            *err = lanes[k].err;
+            st = lanes[k].st;
+        }
     return st;
 }
 
@@ -517,20 +618,35 @@ qr_status qr_tiles_run(const qr_tiles_params *p, qr_tiles_result *res, qr_error 
         st = make_dirs(p->dir, err);
     if (st == QR_OK)
         st = qr_job_choose_device(p->device, "rendering the tiles", &run.dev, err);
-    if (st == QR_OK && run.dev.gpu)
-        st = qr_gpu_scene_create(run.scene, &run.gs, err);
+    /* the lanes: one GPU, the CPU, or a thread a GPU of p->gpus */
+    const int nl = run.dev.gpu && p->ngpus > 1 ? p->ngpus : 1;
+    lane lanes[QR_JOB_MAX_GPUS];
+    memset(lanes, 0, sizeof lanes);
+    pthread_mutex_init(&run.report_mu, NULL);
+    for (int k = 0; k < nl; k++) {
+        lanes[k].run = &run;
+        lanes[k].device = nl > 1 ? p->gpus[k] : -1;
+        lanes[k].index = k;
+        lanes[k].n = nl;
+        lanes[k].threads = run.threads / nl > 0 ? run.threads / nl : 1;
+    }
+    if (st == QR_OK && run.dev.gpu && nl == 1)
+        st = qr_gpu_scene_create(run.scene, &lanes[0].gs, err);
     if (st == QR_OK) {
         res->gpu = run.dev.gpu;
-        snprintf(res->where, sizeof res->where, "%s", run.dev.where);
+        if (nl > 1)
+            snprintf(res->where, sizeof res->where, "%d GPUs", nl);
+        else
+            snprintf(res->where, sizeof res->where, "%s", run.dev.where);
         snprintf(res->note, sizeof res->note, "%s", run.dev.note);
         if (!report(&run, 0))
             st = qr_fail(err, QR_ERR_CANCELLED, "tiles: cancelled");
     }
     /* the Deep Zoom levels smaller than a tile, then the XYZ levels */
     for (int32_t dz = 0; st == QR_OK && dz < log_tile; dz++)
-        st = render_level(&run, 1 << dz, 1 << dz, -1, dz, err);
+        st = run_level(&run, lanes, nl, 1 << dz, 1 << dz, -1, dz, err);
     for (int32_t z = 0; st == QR_OK && z < p->levels; z++)
-        st = render_level(&run, p->tile_size << z, p->tile_size, z, log_tile + z, err);
+        st = run_level(&run, lanes, nl, p->tile_size << z, p->tile_size, z, log_tile + z, err);
     if (st == QR_OK)
         st = write_meta(&run, full, err);
     if (st == QR_OK) {
@@ -542,9 +658,12 @@ qr_status qr_tiles_run(const qr_tiles_params *p, qr_tiles_result *res, qr_error 
             close(fd);
     }
     res->tiles = run.done;
-    res->render_ms = run.render_ms;
+    for (int k = 0; k < nl; k++) {
+        res->render_ms += lanes[k].render_ms / nl; /* the lanes render side by side */
+        qr_gpu_scene_destroy(lanes[k].gs);
+    }
     res->ms = job_now_ms() - t0;
-    qr_gpu_scene_destroy(run.gs);
+    pthread_mutex_destroy(&run.report_mu);
     qr_scene_destroy(loaded);
     return st;
 }
