@@ -267,6 +267,15 @@ int cli_parse_scene_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_
                             int argc, char **argv, cli_scene_opts *so, qr_index_params *params,
                             const char **scene);
 
+/* Parses a command taking one SCENE, the index options at opts[o_index]
+ * and the --exact and --fast flags (bound to *exact and *fast): runs
+ * cli_parse, finishes the index options, requires the SCENE and refuses
+ * --exact with --fast. Answers CLI_PARSE_OK (and *scene, *mode),
+ * CLI_PARSE_HELP, or an exit code. */
+int cli_parse_index_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_index, int argc,
+                            char **argv, qr_index_params *params, const int *exact, const int *fast,
+                            const char **scene, qr_render_mode *mode);
+
 /* The data options of render, stats and dump (cli_map.c): --extent,
  * --data-aspect, --color-by, --cmap, --norm, --vmin, --vmax, in that order;
  * each value checked by the library (quadrender/scene_map.h), as Python's

@@ -252,3 +252,24 @@ const char *cli_set_gpus(const char *text, void *dest)
     g[0] = n;
     return NULL;
 }
+
+int cli_parse_index_command(const cli_cmd *cmd, cli_opt *opts, int nopts, int o_index, int argc,
+                            char **argv, qr_index_params *params, const int *exact, const int *fast,
+                            const char **scene, qr_render_mode *mode)
+{
+    char *pos[1];
+    int npos;
+    int rc = cli_parse(cmd, opts, nopts, argc, argv, pos, 1, &npos);
+    if (rc != CLI_PARSE_OK)
+        return rc;
+    if ((rc = cli_index_opts_finish(cmd, &opts[o_index], params)) != CLI_EXIT_OK)
+        return rc;
+    if (npos == 0)
+        return cli_usage_error(cmd, "%s: missing SCENE (a built-in name or a .circles/.par/.npy file)",
+                               cmd->name);
+    if (*exact && *fast)
+        return cli_usage_error(cmd, "--exact and --fast cannot be combined");
+    *scene = pos[0];
+    *mode = *exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
+    return CLI_PARSE_OK;
+}

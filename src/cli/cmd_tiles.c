@@ -62,24 +62,12 @@ static int tiles_run(const cli_cmd *cmd, int argc, char **argv)
                     "all, or CUDA devices 0,1,...: deal each level's bands to these GPUs"},
     };
     cli_index_opts_init(&opts[O_INDEX], &p.index);
-    char *pos[1];
-    int npos;
-    int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
+    int rc = cli_parse_index_command(cmd, opts, O_COUNT, O_INDEX, argc, argv, &p.index, &exact, &fast,
+                                     &p.scene_name, &p.mode);
     if (rc != CLI_PARSE_OK)
-        return rc;
-    if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &p.index)) != CLI_EXIT_OK)
-        return rc;
-    if (npos == 0)
-        return cli_usage_error(cmd, "tiles: missing SCENE (a built-in name or a "
-                                    ".circles/.par/.npy file)");
+        return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     if (!p.dir)
         return cli_usage_error(cmd, "tiles: missing -o/--output DIR");
-    if (exact && fast)
-        return cli_usage_error(cmd, "--exact and --fast cannot be combined");
-    p.scene_name = pos[0];
-    p.mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
     p.ngpus = gpus[0] < 0 ? qr_gpu_count() : gpus[0];
     if (p.ngpus > QR_JOB_MAX_GPUS)
         p.ngpus = QR_JOB_MAX_GPUS;

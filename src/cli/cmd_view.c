@@ -343,24 +343,13 @@ static int view_run(const cli_cmd *cmd, int argc, char **argv)
         [O_FAST] = {"--fast", NULL, NULL, NULL, &fast, "front to back with early stop, within 1e-5 (the default)"},
     };
     cli_index_opts_init(&opts[O_INDEX], &p.index);
-    char *pos[1];
-    int npos;
-    int rc = cli_parse(cmd, opts, O_COUNT, argc, argv, pos, 1, &npos);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
+    int rc = cli_parse_index_command(cmd, opts, O_COUNT, O_INDEX, argc, argv, &p.index, &exact, &fast,
+                                     &p.scene_name, &p.mode);
     if (rc != CLI_PARSE_OK)
-        return rc;
-    if ((rc = cli_index_opts_finish(cmd, &opts[O_INDEX], &p.index)) != CLI_EXIT_OK)
-        return rc;
-    if (npos == 0)
-        return cli_usage_error(cmd, "view: missing SCENE (a built-in name or a .circles/.par/.npy file)");
-    if (exact && fast)
-        return cli_usage_error(cmd, "--exact and --fast cannot be combined");
+        return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     if (p.device == QR_JOB_CPU_REFERENCE)
         return cli_usage_error(cmd, "--device: view renders on the GPU or the fast CPU renderer (auto, gpu or "
                                     "cpu), not cpu-reference");
-    p.scene_name = pos[0];
-    p.mode = exact ? QR_RENDER_EXACT : QR_RENDER_FAST;
     p.dir = ".";
     qr_error err;
     if (qr_tiles_check(&p, &err) != QR_OK)
