@@ -84,6 +84,9 @@ enum {
  * and *out, or qr_text_refuse's QR_ERR_INVALID saying `expected`. */
 qr_status qr_text_check_uint(const char *name, const char *text, uint64_t lo, uint64_t hi,
                              int how, const char *expected, uint64_t *out, qr_error *err);
+/* The same into an int32_t (hi at most INT32_MAX). */
+qr_status qr_text_check_int32(const char *name, const char *text, int32_t lo, int32_t hi, int how,
+                              const char *expected, int32_t *out, qr_error *err);
 
 #ifdef __cplusplus
 }

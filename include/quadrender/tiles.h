@@ -117,6 +117,11 @@ typedef struct qr_tile_service qr_tile_service;
 /* The most levels of `tile_size` tiles a service or a pyramid takes. */
 int32_t qr_tiles_max_levels(int32_t tile_size);
 
+/* The params a service takes, checked as qr_tile_service_create checks
+ * them first (qr_tiles_check's, less the directory, which a service does
+ * not write; and no cpu-reference, no tiles under QR_REGION pixels):
+ * QR_ERR_INVALID with a one-line message, else QR_OK. */
+qr_status qr_tile_service_check(const qr_tiles_params *p, qr_error *err);
 qr_status qr_tile_service_create(const qr_tiles_params *p, size_t cache_bytes, qr_tile_service **out,
                                  qr_error *err);
 void qr_tile_service_destroy(qr_tile_service *s);

@@ -252,15 +252,13 @@ static int view_serve(const cli_cmd *cmd, const qr_tiles_params *p, const char *
         return cli_fail(&err, CLI_PHASE_RUN);
     }
     v.page_len = strlen(v.page);
-    char name[400];
-    size_t k = 0;
-    for (const unsigned char *c = (const unsigned char *)s->name; *c && k + 7 < sizeof name; c++)
-        k += (size_t)(*c < 0x20 || *c == '"' || *c == '\\' || *c == '<' || *c == '>' || *c == '&'
-                          ? snprintf(name + k, sizeof name - k, "\\u%04x", *c)
-                          : snprintf(name + k, sizeof name - k, "%c", *c));
-    name[k] = '\0';
-    snprintf(v.info, sizeof v.info, "{\"scene\": \"%s\", \"circles\": %d, \"levels\": %d, \"tile\": %d}\n",
-             name, s->n, p->levels, p->tile_size);
+    FILE *info = fmemopen(v.info, sizeof v.info, "w");
+    if (info) {
+        fputs("{\"scene\": ", info);
+        qr_json_write_string(info, s->name);
+        fprintf(info, ", \"circles\": %d, \"levels\": %d, \"tile\": %d}\n", s->n, p->levels, p->tile_size);
+        fclose(info);
+    }
     const unsigned threads = (unsigned)(qr_threads() < 4 ? 4 : qr_threads());
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port, NULL, NULL,
@@ -347,12 +345,8 @@ static int view_run(const cli_cmd *cmd, int argc, char **argv)
                                      &p.scene_name, &p.mode);
     if (rc != CLI_PARSE_OK)
         return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
-    if (p.device == QR_JOB_CPU_REFERENCE)
-        return cli_usage_error(cmd, "--device: view renders on the GPU or the fast CPU renderer (auto, gpu or "
-                                    "cpu), not cpu-reference");
-    p.dir = ".";
     qr_error err;
-    if (qr_tiles_check(&p, &err) != QR_OK)
+    if (qr_tile_service_check(&p, &err) != QR_OK)
         return cli_usage_error(cmd, "%s", err.msg);
     qr_scene *scene;
     if (qr_scene_load(p.scene_name, p.seed, &scene, &err) != QR_OK)

@@ -246,3 +246,13 @@ qr_status qr_text_check_uint(const char *name, const char *text, uint64_t lo, ui
     *out = v;
     return QR_OK;
 }
+
+qr_status qr_text_check_int32(const char *name, const char *text, int32_t lo, int32_t hi, int how,
+                              const char *expected, int32_t *out, qr_error *err)
+{
+    uint64_t v = 0;
+    qr_status st = qr_text_check_uint(name, text, (uint64_t)lo, (uint64_t)hi, how, expected, &v, err);
+    if (st == QR_OK)
+        *out = (int32_t)v;
+    return st;
+}

@@ -17,12 +17,8 @@
 
 qr_status qr_image_check_side(const char *name, const char *text, int32_t *out, qr_error *err)
 {
-    uint64_t v;
-    qr_status st = qr_text_check_uint(name, text, 1, QR_IMAGE_BANDS_MAX_DIM, QR_UINT_RANGE,
-                                      "an integer from 1 to 131072", &v, err);
-    if (st == QR_OK)
-        *out = (int32_t)v;
-    return st;
+    return qr_text_check_int32(name, text, 1, QR_IMAGE_BANDS_MAX_DIM, QR_UINT_RANGE,
+                               "an integer from 1 to 131072", out, err);
 }
 
 qr_status qr_image_check_png_level(const char *name, const char *text, int *out, qr_error *err)

@@ -708,3 +708,27 @@ qr_status qr_png_encoder_append_records(qr_png_encoder *e, int32_t row0, int32_t
     }
     return QR_OK;
 }
+
+qr_status qr_png_encode_rows(FILE *fp, const char *name, int32_t width, int32_t height,
+                             const qr_png_params *params, const unsigned char *rows, size_t stride,
+                             qr_error *err)
+{
+    const size_t row = (size_t)width * (size_t)params->pixel_bytes;
+    unsigned char *packed = NULL;
+    if (stride != row) { /* the rows of a larger image: packed first */
+        if (!(packed = malloc(row * (size_t)height)))
+            return qr_fail(err, QR_ERR_NOMEM, "%s: out of host memory", name);
+        for (int32_t y = 0; y < height; y++)
+            memcpy(packed + (size_t)y * row, rows + (size_t)y * stride, row);
+        rows = packed;
+    }
+    qr_png_encoder *e = NULL;
+    qr_status st = qr_png_encoder_open(fp, name, width, height, params, &e, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_rows(e, rows, height, err);
+    if (st == QR_OK)
+        st = qr_png_encoder_finish(e, err);
+    qr_png_encoder_free(e);
+    free(packed);
+    return st;
+}

@@ -111,6 +111,13 @@ qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int3
 /* Once every row is in: writes the remaining IDATs and IEND. */
 qr_status qr_png_encoder_finish(qr_png_encoder *e, qr_error *err);
 
+/* A whole width x height image from its rows (top row first, row k at
+ * rows + k * stride, width * params->pixel_bytes bytes each) as a PNG
+ * into fp: open, the rows, finish. For small images made whole in memory
+ * (a tile). */
+qr_status qr_png_encode_rows(FILE *fp, const char *name, int32_t width, int32_t height,
+                             const qr_png_params *params, const unsigned char *rows, size_t stride,
+                             qr_error *err);
 /* Stops the threads and frees everything; safe on NULL and after a failure. */
 void qr_png_encoder_free(qr_png_encoder *e);
 

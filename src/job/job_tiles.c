@@ -55,22 +55,14 @@ void qr_tiles_params_init(qr_tiles_params *p)
 
 qr_status qr_tiles_check_levels(const char *name, const char *text, int32_t *out, qr_error *err)
 {
-    uint64_t v;
-    qr_status st = qr_text_check_uint(name, text, 1, QR_TILES_MAX_LEVELS, QR_UINT_RANGE,
-                                      "an integer from 1 to 17", &v, err);
-    if (st == QR_OK)
-        *out = (int32_t)v;
-    return st;
+    return qr_text_check_int32(name, text, 1, QR_TILES_MAX_LEVELS, QR_UINT_RANGE,
+                               "an integer from 1 to 17", out, err);
 }
 
 qr_status qr_tiles_check_tile_size(const char *name, const char *text, int32_t *out, qr_error *err)
 {
-    uint64_t v;
-    qr_status st = qr_text_check_uint(name, text, QR_TILE_SIZE_MIN, QR_TILE_SIZE_MAX, QR_UINT_POW2,
-                                      "a power of two from 16 to 4096", &v, err);
-    if (st == QR_OK)
-        *out = (int32_t)v;
-    return st;
+    return qr_text_check_int32(name, text, QR_TILE_SIZE_MIN, QR_TILE_SIZE_MAX, QR_UINT_POW2,
+                               "a power of two from 16 to 4096", out, err);
 }
 
 qr_status qr_tiles_check(const qr_tiles_params *p, qr_error *err)
@@ -128,28 +120,17 @@ static qr_status make_dirs(const char *path, qr_error *err)
     }
 }
 
-/* Writes n rows of a tile (side x side pixels of px bytes, rows `stride`
- * bytes apart) as a PNG at path: whole or not at all, not fsynced. */
+/* A tile (side x side pixels, rows `stride` bytes apart) as a PNG at path:
+ * whole or not at all, not fsynced. */
 static qr_status write_tile(const char *path, const unsigned char *rows, size_t stride,
-                            int32_t side, const qr_png_params *png, unsigned char *scratch,
-                            qr_error *err)
+                            int32_t side, const qr_png_params *png, qr_error *err)
 {
-    const size_t row = (size_t)side * (size_t)png->pixel_bytes;
-    for (int32_t y = 0; y < side; y++)
-        memcpy(scratch + (size_t)y * row, rows + (size_t)y * stride, row);
     qr_atomic_file af;
     qr_status st = qr_atomic_open(&af, path, err);
     if (st != QR_OK)
         return st;
     af.no_sync = 1;
-    qr_png_encoder *e = NULL;
-    st = qr_png_encoder_open(af.fp, path, side, side, png, &e, err);
-    if (st == QR_OK)
-        st = qr_png_encoder_rows(e, scratch, side, err);
-    if (st == QR_OK)
-        st = qr_png_encoder_finish(e, err);
-    qr_png_encoder_free(e);
-    if (st != QR_OK) {
+    if ((st = qr_png_encode_rows(af.fp, path, side, side, png, rows, stride, err)) != QR_OK) {
         qr_atomic_abort(&af);
         return st;
     }
@@ -228,24 +209,18 @@ static void encode_tile(void *ctx, int t)
     const size_t stride = (size_t)b->side * (size_t)run->px;
     const unsigned char *rows =
         b->rows + (size_t)(ty * b->tile - b->row0) * stride + (size_t)tx * b->tile * run->px;
-    unsigned char *scratch = malloc((size_t)b->tile * b->tile * run->px);
     qr_error err;
     qr_status st = QR_OK;
     char xyz[JOB_PATH_MAX], dzi[JOB_PATH_MAX];
-    if (!scratch)
-        st = qr_fail(&err, QR_ERR_NOMEM, "out of memory: a tile");
     snprintf(dzi, sizeof dzi, "%s/%d/%d_%d.png", run->dzi_dir, b->dz, tx, ty);
-    if (st == QR_OK && b->z >= 0) {
+    if (b->z >= 0) {
         snprintf(xyz, sizeof xyz, "%s/%d/%d/%d.png", run->p->dir, b->z, tx, ty);
-        st = write_tile(xyz, rows, stride, b->tile, &run->png, scratch, &err);
-        if (st == QR_OK && (unlink(dzi) == 0 || errno == ENOENT) && link(xyz, dzi) == 0) {
-            free(scratch);
+        st = write_tile(xyz, rows, stride, b->tile, &run->png, &err);
+        if (st == QR_OK && (unlink(dzi) == 0 || errno == ENOENT) && link(xyz, dzi) == 0)
             return;
-        }
     }
     if (st == QR_OK)
-        st = write_tile(dzi, rows, stride, b->tile, &run->png, scratch, &err);
-    free(scratch);
+        st = write_tile(dzi, rows, stride, b->tile, &run->png, &err);
     if (st != QR_OK)
         band_fail(b, st, &err);
 }

@@ -58,23 +58,31 @@ static _Thread_local const qr_tile_service *thread_device_of = NULL;
 
 int32_t qr_tiles_max_levels(int32_t tile_size);
 
-qr_status qr_tile_service_create(const qr_tiles_params *p, size_t cache_bytes, qr_tile_service **out,
-                                 qr_error *err)
+qr_status qr_tile_service_check(const qr_tiles_params *p, qr_error *err)
 {
-    *out = NULL;
     qr_tiles_params q = *p;
-    if (!q.dir)
-        q.dir = "."; /* a service writes nothing */
+    q.dir = "."; /* a service writes nothing */
     qr_status st = qr_tiles_check(&q, err);
     if (st != QR_OK)
         return st;
     if (q.device == QR_JOB_CPU_REFERENCE)
         return qr_fail(err, QR_ERR_INVALID,
-                       "tiles on demand render on the GPU or the fast CPU renderer, not the reference "
-                       "(it renders no region alone)");
+                       "device: tiles on demand render on the GPU or the fast CPU renderer (auto, gpu or cpu), "
+                       "not cpu-reference (it renders no region alone)");
     if (q.tile_size < QR_REGION)
         return qr_fail(err, QR_ERR_INVALID, "tiles on demand: tiles of at least %d pixels, not %d", QR_REGION,
                        q.tile_size);
+    return QR_OK;
+}
+
+qr_status qr_tile_service_create(const qr_tiles_params *p, size_t cache_bytes, qr_tile_service **out,
+                                 qr_error *err)
+{
+    *out = NULL;
+    qr_status st = qr_tile_service_check(p, err);
+    if (st != QR_OK)
+        return st;
+    qr_tiles_params q = *p;
     qr_tile_service *s = calloc(1, sizeof *s);
     if (!s)
         return qr_fail(err, QR_ERR_NOMEM, "out of memory: the tile service");
@@ -298,13 +306,7 @@ qr_status qr_tile_service_png(qr_tile_service *s, int32_t z, int32_t x, int32_t 
     if (st == QR_OK && !fp)
         st = qr_fail(err, QR_ERR_NOMEM, "out of memory: a tile's PNG");
     if (fp) {
-        qr_png_encoder *e = NULL;
-        st = qr_png_encoder_open(fp, "a tile", t, t, &pp, &e, err);
-        if (st == QR_OK)
-            st = qr_png_encoder_rows(e, rows, t, err);
-        if (st == QR_OK)
-            st = qr_png_encoder_finish(e, err);
-        qr_png_encoder_free(e);
+        st = qr_png_encode_rows(fp, "a tile", t, t, &pp, rows, (size_t)t * (size_t)pp.pixel_bytes, err);
         if (fclose(fp) != 0 && st == QR_OK)
             st = qr_fail(err, QR_ERR_NOMEM, "out of memory: a tile's PNG");
     }

@@ -69,10 +69,6 @@ int qr_index_plan_candidates(const qr_index_params *base, qr_index_params *out, 
 
 qr_status qr_index_check_plan(const char *name, const char *text, int32_t *out, qr_error *err)
 {
-    uint64_t v;
-    qr_status st = qr_text_check_uint(name, text, 0, QR_PLAN_TRIALS_MAX, QR_UINT_RANGE,
-                                      "0 (no plan) to 64 frames a candidate", &v, err);
-    if (st == QR_OK)
-        *out = (int32_t)v;
-    return st;
+    return qr_text_check_int32(name, text, 0, QR_PLAN_TRIALS_MAX, QR_UINT_RANGE,
+                               "0 (no plan) to 64 frames a candidate", out, err);
 }
