@@ -22,13 +22,16 @@ cp -L "$lib" "$dest/lib/"
 soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
 [ -n "$soname" ] && [ "$soname" != "$(basename "$lib")" ] && ln -sf "$(basename "$lib")" "$dest/lib/$soname"
 ln -sf "$(basename "$lib")" "$dest/lib/libcriterion.so"
-# every library it loads, except the C library's own and the loader
-ldd "$lib" | awk '/=>/ {print $3}' | while read -r so; do
-    case "$(basename "$so")" in
-        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*) ;;
-        *) cp -L "$so" "$dest/lib/" ;;
-    esac
-done
+# every library a library loads, except the C library's own and the loader
+copy_deps() {
+    ldd "$1" | awk '/=>/ {print $3}' | while read -r so; do
+        case "$(basename "$so")" in
+            libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*) ;;
+            *) cp -L "$so" "$dest/lib/" ;;
+        esac
+    done
+}
+copy_deps "$lib"
 cat > "$dest/lib/pkgconfig/criterion.pc" <<PC
 prefix=\${pcfiledir}/../..
 includedir=\${prefix}/include
@@ -58,12 +61,7 @@ if [ -f /usr/include/microhttpd.h ] && [ -f "$mhd" ]; then
     cp -L /usr/include/microhttpd.h "$dest/include/"
     cp -L "$mhd" "$dest/lib/"
     ln -sf libmicrohttpd.so.12 "$dest/lib/libmicrohttpd.so"
-    ldd "$mhd" | awk '/=>/ {print $3}' | while read -r so; do
-        case "$(basename "$so")" in
-            libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*) ;;
-            *) cp -L "$so" "$dest/lib/" ;;
-        esac
-    done
+    copy_deps "$mhd"
     cat > "$dest/lib/pkgconfig/libmicrohttpd.pc" <<PC
 prefix=\${pcfiledir}/../..
 includedir=\${prefix}/include
