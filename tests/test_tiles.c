@@ -310,6 +310,13 @@ Test(tiles, cli_writes_the_pyramid_and_keeps_the_exit_codes, .timeout = 300)
     };
     cli_expect_usage_cases(cases, sizeof cases / sizeof cases[0]);
     cr_assert_eq(RUN("tiles", "no_such_scene.circles", "-o", dir), 3, "%s", R.err);
+    /* no GPU for --device gpu (a machine without one): exit 5, no folder made */
+    qr_error gerr;
+    if (qr_gpu_probe(NULL, &gerr) != QR_OK) {
+        const char *none = qr_test_tmp("tiles_no_gpu");
+        cr_assert_eq(RUN("tiles", "rgb", "-o", none, "--device", "gpu"), 5, "%s", R.err);
+        cr_assert(!qr_test_exists(none), "a run refused for want of a GPU made its folder");
+    }
     const char *file = qr_test_tmp("tiles_cli_file");
     qr_test_write_text(file, "x");
     cr_assert_eq(RUN("tiles", "rand10k", "-o", qr_test_join(file, "sub"), "--levels", "1",

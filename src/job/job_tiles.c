@@ -589,10 +589,11 @@ qr_status qr_tiles_run(const qr_tiles_params *p, qr_tiles_result *res, qr_error 
     run.total += log_tile; /* the Deep Zoom levels of side 1 .. tile_size / 2 */
     if (snprintf(run.dzi_dir, sizeof run.dzi_dir, "%s/tiles_files", p->dir) >= (int)sizeof run.dzi_dir - 1)
         st = qr_fail(err, QR_ERR_IO, "%s: name too long", p->dir);
-    if (st == QR_OK)
-        st = make_dirs(p->dir, err);
+    /* the device first: a run refused for want of a GPU makes no folder */
     if (st == QR_OK)
         st = qr_job_choose_device(p->device, "rendering the tiles", &run.dev, err);
+    if (st == QR_OK)
+        st = make_dirs(p->dir, err);
     /* the lanes: one GPU, the CPU, or a thread a GPU of p->gpus */
     const int nl = run.dev.gpu && p->ngpus > 1 ? p->ngpus : 1;
     lane lanes[QR_JOB_MAX_GPUS];
