@@ -76,7 +76,7 @@ static const field plan_f[] = {F(qr_plan, candidates), F(qr_plan, chosen), F(qr_
 static const field wopts_f[] = {
     F(qr_image_write_options, png_level), F(qr_image_write_options, threads),
     F(qr_image_write_options, text), F(qr_image_write_options, ntext),
-    F(qr_image_write_options, alpha)};
+    F(qr_image_write_options, alpha), F(qr_image_write_options, deflate)};
 static const field query_result_f[] = {
     F(qr_query_result, queries), F(qr_query_result, mode), F(qr_query_result, values),
     F(qr_query_result, offsets), F(qr_query_result, ids)};

@@ -31,7 +31,7 @@ Test(frame_pool, files_equal_a_lone_writer)
         qr_error err;
         job_frame_pool *p = NULL;
         const size_t frame = (size_t)w * h * 3;
-        QR_CHECK(err, job_frame_pool_start(QR_FORMAT_PNG, false, w, h, 1, shapes[s][0],
+        QR_CHECK(err, job_frame_pool_start(QR_FORMAT_PNG, false, w, h, 1, QR_PNG_DEFLATE_ZLIB, shapes[s][0],
                                            frame * (size_t)shapes[s][1], &p, &err));
         for (int k = 0; k < frames; k++) {
             void *rows;
@@ -70,7 +70,7 @@ Test(frame_pool, a_failed_write_is_reported)
     const char *dir = qr_test_tmp_dir("frame-pool-fail");
     qr_error err;
     job_frame_pool *p = NULL;
-    QR_CHECK(err, job_frame_pool_start(QR_FORMAT_PPM, false, w, h, 1, 2, (size_t)1 << 20, &p, &err));
+    QR_CHECK(err, job_frame_pool_start(QR_FORMAT_PPM, false, w, h, 1, QR_PNG_DEFLATE_ZLIB, 2, (size_t)1 << 20, &p, &err));
     void *rows;
     int slot;
     QR_CHECK(err, job_frame_pool_take(p, &rows, &slot, &err));
@@ -84,7 +84,7 @@ Test(frame_pool, a_failed_write_is_reported)
     job_frame_pool_free(p);
     cr_assert_eq(qr_test_count_temp_files(dir), 0);
     /* too large for two buffers: refused */
-    cr_assert_eq(job_frame_pool_start(QR_FORMAT_PNG, false, 1000, 1000, 1, 4, (size_t)1 << 20, &p, &err),
+    cr_assert_eq(job_frame_pool_start(QR_FORMAT_PNG, false, 1000, 1000, 1, QR_PNG_DEFLATE_ZLIB, 4, (size_t)1 << 20, &p, &err),
                  QR_ERR_NOMEM);
     cr_assert_null(p);
 }

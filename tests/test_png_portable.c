@@ -15,6 +15,7 @@
 #include "quadrender/image.h"
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
+#include "files.h"
 #include "test_util.h"
 
 /* A reproducible byte stream (xorshift). */
@@ -55,7 +56,7 @@ static unsigned char *inflate_raw(const unsigned char *in, size_t len, const uns
  * with a sync flush, followed by an empty last chunk. */
 static void check_chunk(const unsigned char *data, size_t dict, size_t n, const char *what)
 {
-    uint32_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
+    uint16_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
     const size_t cap = QR_DEFLATE_BOUND(n) + QR_DEFLATE_BOUND(0);
     unsigned char *out = malloc(cap);
     cr_assert(hash && out);
@@ -131,7 +132,7 @@ Test(png_portable, matches_reach_into_the_dictionary)
     for (size_t i = 0; i < dict; i++)
         d[i] = (unsigned char)next_rand(&s);
     memcpy(d + dict, d, n);
-    uint32_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
+    uint16_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
     unsigned char *out = malloc(QR_DEFLATE_BOUND(n));
     size_t len = qr_deflate_chunk(d, dict, n, out, QR_DEFLATE_BOUND(n), hash, 1);
     cr_assert(len > 0 && len < n / 50, "%zu bytes for %zu bytes seen before", len, n);
@@ -157,7 +158,7 @@ Test(png_portable, chunks_concatenate)
     static const size_t cuts[] = {0, 1, 2, 1000, 1000, 40000, 40003, 180000, 250000};
     const int nc = sizeof cuts / sizeof cuts[0] - 1;
     unsigned char *out = malloc(QR_DEFLATE_BOUND(N) + 8 * nc);
-    uint32_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
+    uint16_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
     size_t len = 0;
     uint32_t adler = 1, crc = 0;
     for (int k = 0; k < nc; k++) {
@@ -381,5 +382,48 @@ Test(png_portable, size_against_zlib_level_1)
         free(zpng);
         free(rows);
         qr_image_destroy(img);
+    }
+}
+
+/* The streaming writer with the portable encoder (qr_image_write_options
+ * .deflate, the GPU encoder's host fallback and oracle) writes the very
+ * bytes of qr_png_encode_portable, whatever the thread count and however
+ * the rows are banded; RGB and RGBA, chunks of several pieces. */
+Test(png_portable, the_streaming_writer_writes_the_same_bytes)
+{
+    const int32_t dims[][2] = {{1, 1}, {600, 1500}, {11000, 40}, {5, 3000}};
+    const int bands[] = {1, 7, 1000};
+    qr_error err;
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        for (int alpha = 0; alpha < 2; alpha++) {
+            const int32_t w = dims[d][0], h = dims[d][1];
+            qr_image *img = qr_test_alpha_image(w, h, 70u + d);
+            unsigned char *rows = alpha ? qr_test_rgba8_rows(img) : rows_of(img);
+            unsigned char *want;
+            size_t want_len;
+            QR_CHECK(err, qr_png_encode_portable(rows, w, h, alpha, 2, &want, &want_len, &err));
+            const size_t rb = (size_t)w * (alpha ? 4 : 3);
+            for (int b = 0; b < 3; b++) {
+                qr_image_write_options o = qr_image_write_options_default();
+                o.deflate = QR_PNG_DEFLATE_PORTABLE;
+                o.alpha = alpha;
+                o.threads = b + 1;
+                char path[4096];
+                snprintf(path, sizeof path, "%s", qr_test_tmp("portable_stream.png"));
+                qr_image_writer *wr = NULL;
+                QR_CHECK(err, qr_image_writer_open(path, QR_FORMAT_PNG, w, h, &o, &wr, &err));
+                for (int32_t r = 0; r < h; r += bands[b]) {
+                    const int32_t n = h - r < bands[b] ? h - r : bands[b];
+                    QR_CHECK(err, qr_image_writer_append_rgb8(wr, rows + (size_t)r * rb, n, &err));
+                }
+                QR_CHECK(err, qr_image_writer_close(wr, &err));
+                cr_assert(qr_test_holds(path, want, want_len),
+                          "%dx%d alpha %d, bands of %d: not the oracle's %zu bytes", (int)w, (int)h,
+                          alpha, bands[b], want_len);
+            }
+            free(want);
+            free(rows);
+            qr_image_destroy(img);
+        }
     }
 }

@@ -105,6 +105,26 @@ qr_status qr_image_write_pfm(const qr_image *img, const char *path, qr_error *er
 /* zlib's levels: 0 stores, 1 is the fastest that compresses, 9 the smallest. */
 #define QR_PNG_LEVEL_DEFAULT 1
 
+/* Which deflate encoder makes a PNG's compressed data. The pixels are the
+ * same; the bytes differ, and each is deterministic on its own:
+ *   ZLIB      zlib at the level asked for (png_level), on the host's cores;
+ *   PORTABLE  quadrender's own encoder (fixed Huffman codes, 32 KiB pieces,
+ *             docs/images.md), which runs on the GPU and, with the same
+ *             bytes, on the host; the level does not apply. A render on the
+ *             GPU encodes on the GPU.
+ *   AUTO      (jobs only) PORTABLE where the GPU renders a PNG at the
+ *             default level, else ZLIB. */
+typedef enum qr_png_deflate {
+    QR_PNG_DEFLATE_AUTO = -1,
+    QR_PNG_DEFLATE_ZLIB = 0,
+    QR_PNG_DEFLATE_PORTABLE = 1
+} qr_png_deflate;
+
+/* A deflate encoder by name ("auto", "zlib", "portable"); else
+ * QR_ERR_INVALID, "<name>: expected auto, zlib or portable, got '<text>'". */
+qr_status qr_image_check_png_deflate(const char *name, const char *text, qr_png_deflate *out,
+                                     qr_error *err);
+
 /* A PNG level given as text (quadrender/text.h): 0 to 9; else
  * QR_ERR_INVALID, "<name>: expected a PNG level from 0 to 9, got '<text>'". */
 qr_status qr_image_check_png_level(const char *name, const char *text, int *out, qr_error *err);
@@ -135,11 +155,13 @@ typedef struct qr_image_write_options {
      * pixels through qr_to_rgba8); PPM and PFM have none and refuse it with
      * QR_ERR_INVALID before anything is written. 0 (the default): RGB. */
     int alpha;
+    /* PNG only: QR_PNG_DEFLATE_ZLIB (the default) or QR_PNG_DEFLATE_PORTABLE */
+    qr_png_deflate deflate;
 } qr_image_write_options;
 
 static inline qr_image_write_options qr_image_write_options_default(void)
 {
-    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0, NULL, 0, 0};
+    qr_image_write_options o = {QR_PNG_LEVEL_DEFAULT, 0, NULL, 0, 0, QR_PNG_DEFLATE_ZLIB};
     return o;
 }
 

@@ -170,6 +170,10 @@ typedef struct qr_job_params {
     qr_image_format format; /* QR_FORMAT_UNKNOWN (default): by output's
                                extension, else PNG */
     int png_level;          /* 0..9, default QR_PNG_LEVEL_DEFAULT */
+    qr_png_deflate png_deflate; /* QR_PNG_DEFLATE_AUTO (default): the portable
+                               encoder, on the GPU, for a large PNG the GPU
+                               renders at the default level; else zlib
+                               (quadrender/image.h) */
     const char *software;   /* the PNG's Software text (NULL: "quadrender VERSION") */
     bool stage_timing;      /* GPU: time each index stage (an event each) */
     /* or frames to a callback instead of files (output NULL) */

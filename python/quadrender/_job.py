@@ -49,7 +49,7 @@ class JobParams(Structure):
                 ("keep_aspect", c_bool), ("mode", c_int), ("index", _lib.IndexParams),
                 ("device", c_int), ("gpus", c_int * QR_JOB_MAX_GPUS), ("ngpus", c_int),
                 ("gpu_memory", c_size_t), ("output", c_char_p), ("format", c_int),
-                ("png_level", c_int), ("software", c_char_p), ("stage_timing", c_bool),
+                ("png_level", c_int), ("png_deflate", c_int), ("software", c_char_p), ("stage_timing", c_bool),
                 ("on_frame", _FrameFn), ("on_progress", _ProgressFn), ("on_seek", _SeekFn),
                 ("user", c_void_p), ("plan_trials", c_int32)]
 

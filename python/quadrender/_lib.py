@@ -197,7 +197,7 @@ class ImageWriteOptions(Structure):
     """qr_image_write_options (quadrender/image.h); text is a
     qr_image_text array, which Python never fills."""
     _fields_ = [("png_level", c_int), ("threads", c_int), ("text", c_void_p), ("ntext", c_int),
-                ("alpha", c_int)]
+                ("alpha", c_int), ("deflate", c_int)]
 
 
 QR_PNG_LEVEL_DEFAULT = 1

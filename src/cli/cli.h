@@ -189,6 +189,7 @@ const char *cli_set_frame(const char *text, void *dest);  /* int64_t, 0..QR_SCEN
 const char *cli_set_frames(const char *text, void *dest); /* cli_range, "A:B" */
 const char *cli_set_device(const char *text, void *dest); /* qr_job_device */
 const char *cli_set_png_level(const char *text, void *dest); /* int, 0..9 */
+const char *cli_set_deflate(const char *text, void *dest);   /* qr_png_deflate */
 const char *cli_set_threads(const char *text, void *dest); /* int, 0..QR_MAX_THREADS */
 const char *cli_set_plan(const char *text, void *dest);    /* int, 0..QR_PLAN_TRIALS_MAX */
 const char *cli_set_gpu_device(const char *text, void *dest); /* int, 0..1023 */

@@ -185,6 +185,12 @@ const char *cli_set_png_level(const char *text, void *dest)
     return cli_checked(qr_image_check_png_level(setting, text, dest, &err), &err);
 }
 
+const char *cli_set_deflate(const char *text, void *dest)
+{
+    qr_error err;
+    return cli_checked(qr_image_check_png_deflate(setting, text, dest, &err), &err);
+}
+
 const char *cli_set_threads(const char *text, void *dest)
 {
     qr_error err;

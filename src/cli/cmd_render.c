@@ -35,6 +35,7 @@ typedef struct render_args {
     int exact, fast, reference, no_clobber, force, keep;
     qr_image_format format;
     int png_level;
+    qr_png_deflate deflate;
     int plan; /* --plan N */
     qr_index_params params;
     size_t gpu_memory;
@@ -91,10 +92,11 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
     a->device = QR_JOB_AUTO;
     a->format = QR_FORMAT_UNKNOWN;
     a->png_level = QR_PNG_LEVEL_DEFAULT;
+    a->deflate = QR_PNG_DEFLATE_AUTO;
     enum {
         O_SCENE,
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
-        O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
+        O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_DEFLATE, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
         O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_MAP,
         O_PICTURE = O_MAP + CLI_MAP_NOPTS,
         O_INDEX = O_PICTURE + CLI_PICTURE_NOPTS,
@@ -131,6 +133,10 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
                     "front to back with early stop, within 1e-5 (the default)"},
         [O_PNG_LEVEL] = {"--png-level", NULL, "N", cli_set_png_level, &a->png_level,
                          "PNG compression, 0 (none) to 9 (smallest) (default 1, the fastest)"},
+        [O_DEFLATE] = {"--deflate", NULL, "ENC", cli_set_deflate, &a->deflate,
+                       "PNG's compressor: zlib (on the host's cores, --png-level), portable "
+                       "(quadrender's, on the GPU when it renders; the same bytes on the host) "
+                       "or auto (portable for a large PNG the GPU renders; default)"},
         [O_REFERENCE] = {"--reference", NULL, NULL, NULL, &a->reference,
                          "the serial CPU reference renderer (= --device cpu-reference)"},
     };
@@ -219,6 +225,7 @@ static void job_params(const render_args *a, qr_job_params *p)
     p->gpu_memory = a->gpu_memory;
     p->format = a->format;
     p->png_level = a->png_level;
+    p->png_deflate = a->deflate;
     p->software = "quadrender " QR_VERSION " (git " QR_GIT_REV ")";
     p->stage_timing = cli_verbose();
     p->plan_trials = a->plan;

@@ -16,14 +16,18 @@
  * codes are computed), and work memory the caller provides.
  *
  * Format choices:
- *   - One fixed-Huffman block (BTYPE 01) for the whole chunk: no code
- *     lengths to send, no buffering of symbols; a fixed block has no length
- *     limit, so a chunk is never split into several blocks.
+ *   - A chunk is cut into pieces of QR_DEFLATE_PIECE bytes from its start
+ *     (the last one shorter), each compressed on its own with the 32 KiB
+ *     before it as dictionary and ended on a byte boundary: the pieces are
+ *     the unit of parallel work on the GPU (a thread each), and their
+ *     positions fit 16 bits (dictionary and piece, 64 KiB at most).
+ *   - One fixed-Huffman block (BTYPE 01) per piece: no code lengths to
+ *     send, no buffering of symbols; a fixed block has no length limit.
  *   - Matches (length 3..258, distance 1..32768) found through a hash of 3
  *     bytes into buckets of QR_DEFLATE_WAYS positions, most recent first;
  *     every position is inserted, those inside matches included; the
  *     longest candidate wins, the nearest on a tie; greedy, not lazy.
- *   - The `dict` bytes before the chunk (the last 32 KiB of them) are
+ *   - The `dict` bytes before the piece (the last 32 KiB of them) are
  *     inserted first, so matches reach back into them as they would after
  *     zlib's deflateSetDictionary.
  * The bytes out depend on the input bytes, dict and `last` alone.
@@ -45,17 +49,24 @@
 #define QR_DEFLATE_WINDOW 32768 /* deflate's largest distance */
 #define QR_DEFLATE_HASH_BITS 13
 #define QR_DEFLATE_WAYS 8
-/* The work memory qr_deflate_chunk takes: this many uint32_t (256 KiB).
- * It need not be cleared: qr_deflate_chunk clears it. */
+/* The most bytes one piece compresses (see above). */
+#define QR_DEFLATE_PIECE 32768
+/* The work memory qr_deflate_piece and qr_deflate_chunk take: this many
+ * uint16_t (128 KiB), positions + 1 from the dictionary's first byte. It
+ * need not be cleared: they clear it. */
 #define QR_DEFLATE_HASH_WORDS ((size_t)QR_DEFLATE_WAYS << QR_DEFLATE_HASH_BITS)
 
-/* The most bytes qr_deflate_chunk writes for n input bytes: every byte a
+/* The most bytes qr_deflate_piece writes for n input bytes: every byte a
  * 9-bit literal (a match never costs more than 9 bits a byte: at least
  * 7 + 18 bits for 3 bytes), the block's 3-bit header and 7-bit end code,
  * then the sync flush's empty stored block (3 bits, up to 7 of alignment,
- * 4 bytes) or, on the last chunk, up to 7 bits of alignment:
+ * 4 bytes) or, on the last piece, up to 7 bits of alignment:
  * ceil((9n + 3 + 7 + 3 + 7) / 8) + 4 <= n + n / 8 + 8. */
-#define QR_DEFLATE_BOUND(n) ((size_t)(n) + (size_t)(n) / 8 + 8)
+#define QR_DEFLATE_PIECE_BOUND(n) ((size_t)(n) + (size_t)(n) / 8 + 8)
+/* The most qr_deflate_chunk writes for n bytes: a piece's bound for each
+ * of its pieces (at least one). */
+#define QR_DEFLATE_BOUND(n)                                                                        \
+    ((size_t)(n) + (size_t)(n) / 8 + 8 * (((size_t)(n) + QR_DEFLATE_PIECE - 1) / QR_DEFLATE_PIECE + 1))
 
 /* ---- bits out ------------------------------------------------------------------------------- */
 
@@ -157,27 +168,27 @@ QR_HD uint32_t qr_deflate_hash(const unsigned char *p)
 
 /* Enters position q (which has 3 bytes after it) at the head of its bucket;
  * slots hold position + 1, 0 when empty. */
-QR_HD void qr_deflate_insert(const unsigned char *data, uint32_t q, uint32_t *hash)
+QR_HD void qr_deflate_insert(const unsigned char *data, uint32_t q, uint16_t *hash)
 {
-    uint32_t *b = hash + (size_t)qr_deflate_hash(data + q) * QR_DEFLATE_WAYS;
+    uint16_t *b = hash + (size_t)qr_deflate_hash(data + q) * QR_DEFLATE_WAYS;
     for (int i = QR_DEFLATE_WAYS - 1; i > 0; i--)
         b[i] = b[i - 1];
-    b[0] = q + 1;
+    b[0] = (uint16_t)(q + 1);
 }
 
 /* The longest match for position p (end - p >= 3) among its bucket's
  * candidates within the window, the nearest on a tie; its length (0 when
  * under 3) and, through *dist, its distance. */
 QR_HD uint32_t qr_deflate_find(const unsigned char *data, uint32_t p, uint32_t end,
-                               const uint32_t *hash, uint32_t *dist)
+                               const uint16_t *hash, uint32_t *dist)
 {
-    const uint32_t *b = hash + (size_t)qr_deflate_hash(data + p) * QR_DEFLATE_WAYS;
+    const uint16_t *b = hash + (size_t)qr_deflate_hash(data + p) * QR_DEFLATE_WAYS;
     const uint32_t max = end - p < 258 ? end - p : 258;
     uint32_t best = 0;
     for (int i = 0; i < QR_DEFLATE_WAYS; i++) {
         if (b[i] == 0)
             break;
-        uint32_t c = b[i] - 1;
+        uint32_t c = (uint32_t)b[i] - 1;
         if (p - c > QR_DEFLATE_WINDOW)
             break; /* positions only get older along the bucket */
         if (best && data[c + best] != data[p + best])
@@ -195,25 +206,24 @@ QR_HD uint32_t qr_deflate_find(const unsigned char *data, uint32_t p, uint32_t e
     return best >= 3 ? best : 0;
 }
 
-/* ---- one chunk -------------------------------------------------------------------------------- */
+/* ---- one piece, one chunk ----------------------------------------------------------------- */
 
 /* Compresses data[dict .. dict + n) as raw deflate (no zlib header) into
  * out (out_cap bytes): one fixed-Huffman block whose matches may reach back
- * into the dict bytes before the chunk (only the last QR_DEFLATE_WINDOW of
- * them are used). Unless `last`, the block is followed by a sync flush (an
- * empty stored block, ending in 00 00 FF FF), and the next chunk's data
- * continues the stream; with `last`, the block has BFINAL set and is
- * padded to a byte. With n == 0 and not last there is no block, only the
- * sync flush. `hash` is QR_DEFLATE_HASH_WORDS words of work memory.
- * dict + n must be below 2^32 - 1.
- * Returns the bytes written (at least 2), or 0 when they would not fit
- * in out_cap (QR_DEFLATE_BOUND(n) always does). */
-QR_HD size_t qr_deflate_chunk(const unsigned char *data, size_t dict, size_t n,
-                              unsigned char *out, size_t out_cap, uint32_t *hash, int last)
+ * into the dict bytes before it. dict <= QR_DEFLATE_WINDOW and
+ * n <= QR_DEFLATE_PIECE. Unless `last`, the block is followed by a sync
+ * flush (an empty stored block, ending in 00 00 FF FF), and the next
+ * piece's data continues the stream; with `last`, the block has BFINAL set
+ * and is padded to a byte. With n == 0 and not last there is no block,
+ * only the sync flush. `hash` is QR_DEFLATE_HASH_WORDS words of work
+ * memory. Returns the bytes written (at least 2), or 0 when they would not
+ * fit in out_cap (QR_DEFLATE_PIECE_BOUND(n) always does). */
+QR_HD size_t qr_deflate_piece(const unsigned char *data, uint32_t dict, uint32_t n,
+                              unsigned char *out, size_t out_cap, uint16_t *hash, int last)
 {
     for (size_t i = 0; i < QR_DEFLATE_HASH_WORDS; i++)
         hash[i] = 0;
-    const uint32_t start = (uint32_t)dict, end = (uint32_t)(dict + n);
+    const uint32_t start = dict, end = dict + n;
     qr_bit_writer w;
     w.out = out;
     w.len = 0;
@@ -222,8 +232,7 @@ QR_HD size_t qr_deflate_chunk(const unsigned char *data, size_t dict, size_t n,
     w.nbits = 0;
     w.overflow = 0;
 
-    uint32_t q = start > QR_DEFLATE_WINDOW ? start - QR_DEFLATE_WINDOW : 0;
-    for (; q < start && end - q >= 3; q++)
+    for (uint32_t q = 0; q < start && end - q >= 3; q++)
         qr_deflate_insert(data, q, hash);
 
     if (n > 0 || last) {
@@ -255,6 +264,30 @@ QR_HD size_t qr_deflate_chunk(const unsigned char *data, size_t dict, size_t n,
     }
     qr_bits_align(&w);
     return w.overflow ? 0 : w.len;
+}
+
+/* Compresses data[dict .. dict + n) as its pieces (QR_DEFLATE_PIECE bytes
+ * from its start, at least one), each with the 32 KiB before it (of the
+ * dict bytes and the chunk's own) as dictionary, one after the other into
+ * out: a chunk of a stream, ending with a sync flush unless `last`. Returns
+ * the bytes written, or 0 when they would not fit in out_cap
+ * (QR_DEFLATE_BOUND(n) always does). */
+QR_HD size_t qr_deflate_chunk(const unsigned char *data, size_t dict, size_t n,
+                              unsigned char *out, size_t out_cap, uint16_t *hash, int last)
+{
+    size_t len = 0, at = 0;
+    do {
+        const size_t take = n - at < QR_DEFLATE_PIECE ? n - at : QR_DEFLATE_PIECE;
+        const size_t before = dict + at < QR_DEFLATE_WINDOW ? dict + at : QR_DEFLATE_WINDOW;
+        const size_t got = qr_deflate_piece(data + dict + at - before, (uint32_t)before,
+                                            (uint32_t)take, out + len, out_cap - len, hash,
+                                            last && at + take == n);
+        if (got == 0)
+            return 0;
+        len += got;
+        at += take;
+    } while (at < n);
+    return len;
 }
 
 /* ---- checksums -------------------------------------------------------------------------------- */

@@ -31,6 +31,24 @@ qr_status qr_image_check_png_level(const char *name, const char *text, int *out,
     return st;
 }
 
+qr_status qr_image_check_png_deflate(const char *name, const char *text, qr_png_deflate *out,
+                                     qr_error *err)
+{
+    static const struct {
+        const char *name;
+        qr_png_deflate v;
+    } names[] = {{"auto", QR_PNG_DEFLATE_AUTO},
+                 {"zlib", QR_PNG_DEFLATE_ZLIB},
+                 {"portable", QR_PNG_DEFLATE_PORTABLE}};
+    for (size_t k = 0; text && k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(text, names[k].name) == 0) {
+            *out = names[k].v;
+            return QR_OK;
+        }
+    return qr_fail(err, QR_ERR_INVALID, "%s: expected auto, zlib or portable, got '%s'", name,
+                   text ? text : "");
+}
+
 qr_status qr_image_check_whole(const char *name, const char *who, const char *streamer,
                                int32_t width, int32_t height, int32_t max, qr_error *err)
 {

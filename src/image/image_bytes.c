@@ -24,6 +24,9 @@ qr_status qr_image_options_check(const qr_image_write_options *opts, qr_image_fo
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d is out of range (0..9)", o.png_level);
     if (o.threads < 0)
         return qr_fail(err, QR_ERR_INVALID, "thread count %d is negative", o.threads);
+    if (o.deflate != QR_PNG_DEFLATE_ZLIB && o.deflate != QR_PNG_DEFLATE_PORTABLE)
+        return qr_fail(err, QR_ERR_INVALID, "%s: deflate encoder %d is not zlib (0) or portable (1)",
+                       name, (int)o.deflate);
     if (o.ntext < 0 || (o.ntext > 0 && !o.text))
         return qr_fail(err, QR_ERR_INVALID, "%s: bad PNG text list", name);
     qr_status st = qr_image_check_alpha(format, o.alpha, name, err);

@@ -105,6 +105,7 @@ static qr_status encode_png(qr_png_buffer *b, qr_image_part_info *i,
     i->strategy = p.strategy;
     i->grid = grid;
     i->dict_bytes = (int32_t)p.dict_bytes;
+    i->deflate = (int32_t)p.deflate;
     *nrecords = (uint32_t)(((int64_t)in->row1 + grid - 1) / grid - in->row0 / grid);
     return QR_OK;
 }
@@ -172,7 +173,8 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
         QR_PART_VERSION, (uint32_t)format, (uint32_t)width, (uint32_t)height, (uint32_t)row0,
         (uint32_t)row1, (uint32_t)i.level, (uint32_t)i.filter, (uint32_t)i.strategy,
         (uint32_t)i.grid, (uint32_t)i.dict_bytes, nrecords,
-        (uint32_t)((b.len - QR_PART_HEADER - i.body_len) / row_bytes), (uint32_t)i.pixel_bytes};
+        (uint32_t)((b.len - QR_PART_HEADER - i.body_len) / row_bytes), (uint32_t)i.pixel_bytes,
+        (uint32_t)i.deflate};
     for (int k = 0; k < QR_PART_FIELDS; k++)
         qr_le_put(h + 8 + 4 * k, fields[k], 4);
     qr_le_put(h + QR_PART_BODY_LEN_AT, i.body_len, 8);
@@ -213,6 +215,7 @@ qr_status qr_image_part_read(const char *name, const void *part, size_t len,
                             .level = (int32_t)f[6], .filter = (int32_t)f[7],
                             .strategy = (int32_t)f[8], .grid = (int32_t)f[9],
                             .dict_bytes = (int32_t)f[10], .pixel_bytes = (int32_t)pixel_bytes,
+                            .deflate = (int32_t)f[14],
                             .body = p + QR_PART_HEADER, .body_len = (size_t)body_len};
     i.tail = i.body + i.body_len;
     /* the checksum holds, so what follows catches parts made wrongly, not
@@ -226,12 +229,12 @@ qr_status qr_image_part_read(const char *name, const void *part, size_t len,
     if (ok && i.format == QR_FORMAT_PNG) {
         const int32_t ctx = qr_image_part_context(i.format, i.width, i.height, i.row1);
         const uint32_t ntail = i.row1 < i.height ? (uint32_t)ctx : 0;
-        ok = i.grid == grid &&
+        ok = i.grid == grid && (f[14] == QR_PNG_DEFLATE_ZLIB || f[14] == QR_PNG_DEFLATE_PORTABLE) &&
              f[11] == (uint32_t)(((int64_t)i.row1 + grid - 1) / grid - i.row0 / grid) &&
              f[12] == ntail;
     } else if (ok) {
         const size_t row_bytes = (size_t)i.width * (size_t)i.pixel_bytes;
-        ok = f[11] == 0 && f[12] == 0 && i.body_len == (size_t)(i.row1 - i.row0) * row_bytes;
+        ok = f[11] == 0 && f[12] == 0 && f[14] == 0 && i.body_len == (size_t)(i.row1 - i.row0) * row_bytes;
     }
     if (!ok)
         return qr_fail(err, QR_ERR_INVALID, "%s: the image part's header is inconsistent", name);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "quadrender/image.h"
+#include "image/png_encoder.h"
 
 /* Rows a part's first row must be a multiple of (its last row too, unless
  * it is the image's last): the file's grid. PNG: the encoder's rows per
@@ -70,5 +71,22 @@ qr_status qr_image_part_encode(qr_image_format format, int32_t width, int32_t he
  * same rows appended as pixels. */
 qr_status qr_image_writer_append_part(qr_image_writer *w, const void *part, size_t len,
                                       qr_error *err);
+
+/* For a PNG encoded elsewhere in this process (the GPU's encoder,
+ * image/gpu/png_gpu.h): the writer's PNG parameters (its chunk grid,
+ * filter, dictionary and deflate encoder); QR_ERR_INVALID when it does not
+ * write a PNG. */
+qr_status qr_image_writer_png_params(const qr_image_writer *w, qr_png_params *out, qr_error *err);
+
+/* The file rows appended so far. */
+int64_t qr_image_writer_rows_in(const qr_image_writer *w);
+
+/* Appends the records (png_encoder.h) of chunks compressed elsewhere with
+ * the writer's parameters, those of file rows [row0, row1): row0 the next
+ * row, on the chunk grid, and row1 too or the height. Rows that follow
+ * must come as records too. Records of other lengths: QR_ERR_INVALID, and
+ * the writer fails as on any error. */
+qr_status qr_image_writer_append_png_records(qr_image_writer *w, int32_t row0, int32_t row1,
+                                             const unsigned char *rec, size_t len, qr_error *err);
 
 #endif

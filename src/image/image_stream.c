@@ -31,6 +31,7 @@ struct qr_image_writer {
     qr_image_format format;
     int32_t width, height;
     int png_level;
+    qr_png_deflate png_deflate;
     int pixel_bytes; /* of the rows it takes: 3, 4 (PNG with alpha) or 12 (PFM) */
     int64_t rows_in;
     qr_png_encoder *png;
@@ -96,6 +97,7 @@ qr_status qr_image_writer_open(const char *path, qr_image_format format, int32_t
     w->width = width;
     w->height = height;
     w->png_level = o.png_level;
+    w->png_deflate = o.deflate;
     w->pixel_bytes = qr_image_pixel_bytes(format, o.alpha);
     qr_error_clear(&w->fail);
     w->iobuf = malloc(IO_BUFFER_BYTES);
@@ -213,7 +215,7 @@ static int png_part_fits(const qr_image_writer *w, const qr_image_part_info *i)
     qr_png_params p = qr_png_params_for(w->png_level, 1);
     int32_t grid, ctx;
     qr_png_layout(w->width, w->height, &p, &grid, &ctx);
-    return i->level == p.level && i->filter == (int32_t)p.filter &&
+    return i->level == p.level && i->filter == (int32_t)p.filter && i->deflate == (int32_t)w->png_deflate &&
            i->strategy == p.strategy && i->dict_bytes == (int32_t)p.dict_bytes &&
            i->grid == grid;
 }
@@ -238,9 +240,10 @@ qr_status qr_image_writer_append_part(qr_image_writer *w, const void *part, size
                 w->af.path, i.pixel_bytes == 4 ? "RGBA" : "RGB",
                 w->pixel_bytes == 4 ? "RGBA" : "RGB");
     else if (w->png && !png_part_fits(w, &i))
-        qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part encoded at PNG level %ld (filter %ld) "
-                "given to a file written at level %d", w->af.path, (long)i.level,
-                (long)i.filter, w->png_level);
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part encoded at PNG level %ld (filter %ld, "
+                "%s) given to a file written at level %d (%s)", w->af.path, (long)i.level,
+                (long)i.filter, i.deflate ? "portable" : "zlib", w->png_level,
+                w->png_deflate ? "portable" : "zlib");
     else if (i.row0 != w->rows_in)
         qr_fail(&w->fail, QR_ERR_INVALID, "%s: a part of rows %ld to %ld out of order (the "
                 "file's next row is %lld)", w->af.path, (long)i.row0, (long)i.row1,
@@ -257,6 +260,41 @@ qr_status qr_image_writer_append_part(qr_image_writer *w, const void *part, size
             return st;
     }
     w->rows_in = i.row1;
+    return QR_OK;
+}
+
+int64_t qr_image_writer_rows_in(const qr_image_writer *w)
+{
+    return w->rows_in;
+}
+
+qr_status qr_image_writer_png_params(const qr_image_writer *w, qr_png_params *out, qr_error *err)
+{
+    if (!w || !w->png)
+        return qr_fail(err, QR_ERR_INVALID, "not a PNG writer");
+    qr_image_write_options o = qr_image_write_options_default();
+    o.png_level = w->png_level;
+    o.alpha = w->pixel_bytes == 4;
+    o.deflate = w->png_deflate;
+    *out = qr_png_params_of(&o);
+    return QR_OK;
+}
+
+qr_status qr_image_writer_append_png_records(qr_image_writer *w, int32_t row0, int32_t row1,
+                                             const unsigned char *rec, size_t len, qr_error *err)
+{
+    if (!w)
+        return qr_fail(err, QR_ERR_INVALID, "no image writer");
+    if (w->fail.status != QR_OK)
+        return qr_fail(err, w->fail.status, "%s", w->fail.msg);
+    if (!w->png)
+        qr_fail(&w->fail, QR_ERR_INVALID, "%s: compressed PNG chunks given to a %s file",
+                w->af.path, qr_image_format_name(w->format));
+    else
+        qr_png_encoder_append_records(w->png, row0, row1, rec, len, NULL, &w->fail);
+    if (w->fail.status != QR_OK)
+        return writer_failed(w, err);
+    w->rows_in = row1;
     return QR_OK;
 }
 

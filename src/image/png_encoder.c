@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "image/png_encoder.h"
 #include "common/thread_start.h"
+#include "image/deflate_chunk.h"
 #include "image/image_bytes.h"
 
 #include <errno.h>
@@ -49,6 +50,7 @@ typedef struct worker {
     int zs_ready;
     unsigned char *filtered; /* (ctx_max + rows_per_chunk) filtered rows */
     unsigned char *scratch;  /* one filtered row, for the adaptive filter */
+    uint16_t *hash;          /* the portable encoder's work memory */
     struct qr_png_encoder *enc;
     pthread_t tid;
 } worker;
@@ -82,6 +84,7 @@ struct qr_png_encoder {
     int sync_ready;        /* mu and the condition variables exist */
     int64_t submitted, taken;
     int stop;
+    int records_only; /* records were appended without the context for rows */
 
     qr_error fail; /* sticky: once set, every call answers it */
 };
@@ -94,7 +97,8 @@ qr_png_params qr_png_params_for(int level, int threads)
                        .strategy = Z_DEFAULT_STRATEGY,
                        .chunk_bytes = 0,
                        .dict_bytes = QR_PNG_DICT_BYTES,
-                       .pixel_bytes = 3};
+                       .pixel_bytes = 3,
+                       .deflate = QR_PNG_DEFLATE_ZLIB};
     return p;
 }
 
@@ -104,6 +108,7 @@ qr_png_params qr_png_params_of(const qr_image_write_options *o)
     p.text = o->text;
     p.ntext = o->ntext;
     p.pixel_bytes = qr_image_pixel_bytes(QR_FORMAT_PNG, o->alpha);
+    p.deflate = o->deflate == QR_PNG_DEFLATE_PORTABLE ? QR_PNG_DEFLATE_PORTABLE : QR_PNG_DEFLATE_ZLIB;
     return p;
 }
 
@@ -154,6 +159,22 @@ static void compress_chunk(const qr_png_encoder *e, worker *w, chunk_slot *s)
 
     s->zerr = 0;
     s->adler = (uint32_t)adler32(adler32(0L, Z_NULL, 0), in, (uInt)in_len);
+    if (e->p.deflate == QR_PNG_DEFLATE_PORTABLE) {
+        const size_t head = s->index == 0 ? 2 : 0;
+        if (grow_out(s, head + QR_DEFLATE_BOUND(in_len))) {
+            s->zerr = Z_MEM_ERROR;
+            return;
+        }
+        if (head) {
+            s->out[0] = 0x78; /* deflate, 32 KiB window */
+            s->out[1] = 0x01; /* FLEVEL 0 (fastest), no dictionary, FCHECK */
+        }
+        /* the bound always holds */
+        s->out_len = head + qr_deflate_chunk(in - dict_len, dict_len, in_len, s->out + head,
+                                             QR_DEFLATE_BOUND(in_len), w->hash, s->last);
+        s->crc = (uint32_t)crc32(crc32(0L, (const Bytef *)"IDAT", 4), s->out, (uInt)s->out_len);
+        return;
+    }
     z_stream *zs = &w->zs;
     int zr = deflateReset(zs);
     if (zr == Z_OK && dict_len)
@@ -419,6 +440,9 @@ qr_status qr_png_encoder_rows(qr_png_encoder *e, const unsigned char *rows, int3
     if (nrows > e->row_end - e->rows_in)
         return qr_fail(err, QR_ERR_INVALID, "%s: rows appended beyond row %ld", e->name,
                        (long)e->row_end);
+    if (nrows > 0 && e->records_only)
+        return qr_fail(err, QR_ERR_INVALID, "%s: pixel rows after chunks compressed elsewhere "
+                       "without their context", e->name);
     while (nrows > 0) {
         chunk_slot *s = slot_of(e, e->filling);
         int32_t take = s->nrows - s->filled;
@@ -473,6 +497,7 @@ void qr_png_encoder_free(qr_png_encoder *e)
                 deflateEnd(&e->workers[i].zs);
             free(e->workers[i].filtered);
             free(e->workers[i].scratch);
+            free(e->workers[i].hash);
         }
     }
     if (e->slots) {
@@ -554,9 +579,14 @@ static qr_status encoder_new(const char *name, int32_t width, int32_t height,
         w->enc = e;
         w->filtered = malloc(slot_rows * fb);
         w->scratch = malloc(fb);
-        ok = w->filtered && w->scratch &&
-             deflateInit2(&w->zs, e->p.level, Z_DEFLATED, -15, 8, e->p.strategy) == Z_OK;
-        w->zs_ready = ok;
+        if (e->p.deflate == QR_PNG_DEFLATE_PORTABLE) {
+            w->hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *w->hash);
+            ok = w->filtered && w->scratch && w->hash;
+        } else {
+            ok = w->filtered && w->scratch &&
+                 deflateInit2(&w->zs, e->p.level, Z_DEFLATED, -15, 8, e->p.strategy) == Z_OK;
+            w->zs_ready = ok;
+        }
     }
     if (!ok) {
         qr_png_encoder_free(e);
@@ -699,7 +729,9 @@ qr_status qr_png_encoder_append_records(qr_png_encoder *e, int32_t row0, int32_t
     if (e->started)
         pthread_mutex_unlock(&e->mu);
     e->rows_in = row1;
-    if (k1 < e->nchunks) {
+    if (k1 < e->nchunks && !tail) {
+        e->records_only = 1; /* the rows after come as records too */
+    } else if (k1 < e->nchunks) {
         setup_slot(e, k1);
         chunk_slot *s = slot_of(e, k1);
         s->nctx = row1 < e->ctx_max ? row1 : e->ctx_max;

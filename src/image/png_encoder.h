@@ -51,6 +51,7 @@ typedef struct qr_png_params {
     const qr_image_text *text; /* written after IHDR (quadrender/image.h) */
     int ntext;
     int pixel_bytes;      /* 3: RGB; 4: RGBA (colour type 6) */
+    qr_png_deflate deflate; /* ZLIB (level, strategy) or PORTABLE (deflate_chunk.h) */
 } qr_png_params;
 
 /* The product's parameters for a level and a thread count (RGB). */
@@ -96,7 +97,8 @@ qr_status qr_png_encoder_open_part(qr_png_buffer *buf, const char *name, int32_t
  * encoded with this encoder's parameters) as the IDATs the rows would have
  * become, after the chunks still being compressed. `tail` holds the
  * min(row1, ctx_rows) rows ending at row1, the context of the chunk after
- * the part (unused when row1 is the height). The encoder must wait for
+ * the part (unused when row1 is the height; NULL when the rows after come
+ * as records too, and then rows are refused). The encoder must wait for
  * row0, a chunk boundary; records that are not those of rows [row0, row1)
  * by their lengths: QR_ERR_INVALID, nothing written. The deflate data is
  * not checked here: the part's own checksum covers it (image_parts.c). */

@@ -63,7 +63,7 @@ static void compress_task(void *ctx, int k)
     const size_t start = (size_t)r0 * fb, n = (size_t)(r1 - r0) * fb;
     const size_t dict = start < j->dict_bytes ? start : j->dict_bytes;
     const size_t head = k == 0 ? 2 : 0;
-    uint32_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
+    uint16_t *hash = malloc(QR_DEFLATE_HASH_WORDS * sizeof *hash);
     unsigned char *out = malloc(head + QR_DEFLATE_BOUND(n));
     if (!hash || !out) {
         free(hash);

@@ -35,6 +35,7 @@ struct job_frame_pool {
     bool alpha; /* RGBA rows: a PNG that keeps the alpha channel */
     int32_t width, height;
     int png_level;
+    qr_png_deflate deflate;
     size_t frame_bytes;
     frame_job *jobs;         /* nbuf of them, each with its buffer */
     int nbuf;
@@ -68,6 +69,7 @@ static void *worker(void *arg)
         if (!failed) {
             qr_image_write_options o = qr_image_write_options_default();
             o.png_level = p->png_level;
+            o.deflate = p->deflate;
             o.alpha = p->alpha;
             o.threads = 1;
             o.text = job->text;
@@ -120,7 +122,8 @@ void job_frame_pool_free(job_frame_pool *p)
 }
 
 qr_status job_frame_pool_start(qr_image_format format, bool alpha, int32_t width, int32_t height,
-                               int png_level, int workers, size_t max_bytes, job_frame_pool **out,
+                               int png_level, qr_png_deflate deflate, int workers, size_t max_bytes,
+                               job_frame_pool **out,
                                qr_error *err)
 {
     *out = NULL;
@@ -143,6 +146,7 @@ qr_status job_frame_pool_start(qr_image_format format, bool alpha, int32_t width
     p->width = width;
     p->height = height;
     p->png_level = png_level;
+    p->deflate = deflate == QR_PNG_DEFLATE_PORTABLE ? QR_PNG_DEFLATE_PORTABLE : QR_PNG_DEFLATE_ZLIB;
     p->frame_bytes = frame_bytes;
     p->nbuf = (int)nbuf;
     p->jobs = calloc(nbuf, sizeof *p->jobs);

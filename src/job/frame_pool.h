@@ -18,7 +18,8 @@
  * out of order. */
 typedef struct job_frame_pool job_frame_pool;
 qr_status job_frame_pool_start(qr_image_format format, bool alpha, int32_t width, int32_t height,
-                               int png_level, int workers, size_t max_bytes, job_frame_pool **out,
+                               int png_level, qr_png_deflate deflate, int workers, size_t max_bytes,
+                               job_frame_pool **out,
                                qr_error *err);
 /* A free buffer for the next frame's file rows (waits for one); fails with
  * the first write's error once one has failed. */

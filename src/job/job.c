@@ -29,6 +29,7 @@ void qr_job_params_init(qr_job_params *p)
     p->device = QR_JOB_AUTO;
     p->format = QR_FORMAT_UNKNOWN;
     p->png_level = QR_PNG_LEVEL_DEFAULT;
+    p->png_deflate = QR_PNG_DEFLATE_AUTO;
 }
 
 qr_status qr_job_check_device(const char *name, const char *text, qr_job_device *out,
@@ -102,6 +103,12 @@ static qr_status check_params(const qr_job_params *p, qr_error *err)
                        (int)p->format);
     if (p->png_level < 0 || p->png_level > 9)
         return qr_fail(err, QR_ERR_INVALID, "PNG level %d: expected 0 to 9", p->png_level);
+    if (p->png_deflate < QR_PNG_DEFLATE_AUTO || p->png_deflate > QR_PNG_DEFLATE_PORTABLE)
+        return qr_fail(err, QR_ERR_INVALID, "deflate encoder %d: expected auto, zlib or portable",
+                       (int)p->png_deflate);
+    if (p->png_deflate == QR_PNG_DEFLATE_PORTABLE && p->png_level != QR_PNG_LEVEL_DEFAULT)
+        return qr_fail(err, QR_ERR_INVALID, "PNG level %d: the portable encoder has no levels",
+                       p->png_level);
     if (p->plan_trials < 0 || p->plan_trials > QR_PLAN_TRIALS_MAX)
         return qr_fail(err, QR_ERR_INVALID, "plan of %d frames a candidate: expected 0 to 64",
                        (int)p->plan_trials);
@@ -213,7 +220,7 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
         job_frame_path(p->output, p->first, a, sizeof a, NULL) == QR_OK &&
         job_frame_path(p->output, p->first + 1, b, sizeof b, NULL) == QR_OK && strcmp(a, b)) {
         const int workers = qr_threads() < 32 ? qr_threads() : 32;
-        if (job_frame_pool_start(s->st->format, s->st->alpha, p->width, p->height, p->png_level, workers,
+        if (job_frame_pool_start(s->st->format, s->st->alpha, p->width, p->height, p->png_level, p->png_deflate, workers,
                                  (size_t)1 << 30, &ctx->pool, NULL) != QR_OK)
             ctx->pool = NULL;
     }
@@ -266,6 +273,7 @@ static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *er
         job_png_meta meta;
         qr_image_write_options opts = qr_image_write_options_default();
         opts.png_level = p->png_level;
+        opts.deflate = p->png_deflate; /* AUTO: job_write_frame decides */
         job_png_text(&meta, s->st, k, &opts);
         if ((st = job_write_frame(ctx, s->st->scene, s->img, s->stream, path, s->st->format,
                                   &opts, err)) != QR_OK)

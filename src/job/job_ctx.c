@@ -16,6 +16,10 @@
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/threads.h"
 
+/* The smallest PNG (raw RGB bytes) that AUTO compresses on the GPU: below
+ * it, too few 32 KiB pieces keep the GPU's threads busy. */
+#define QR_GPU_PNG_AUTO_BYTES ((uint64_t)64 << 20)
+
 #ifndef QR_VERSION
 #define QR_VERSION "unknown"
 #endif
@@ -266,6 +270,16 @@ qr_status job_write_frame(job_ctx *ctx, const qr_scene *scene, const qr_image *i
         format = qr_image_format_from_path(path);
     if (format == QR_FORMAT_UNKNOWN)
         format = QR_FORMAT_PNG;
+    qr_image_write_options o = opts ? *opts : qr_image_write_options_default();
+    if (o.deflate == QR_PNG_DEFLATE_AUTO) {
+        /* the GPU's encoder where it pays: one large PNG that the GPU renders */
+        const uint64_t bytes = (uint64_t)ctx->width * (uint64_t)ctx->height * 3;
+        o.deflate = stream && !ctx->pool && ctx->dev.gpu && format == QR_FORMAT_PNG &&
+                            o.png_level == QR_PNG_LEVEL_DEFAULT && bytes >= QR_GPU_PNG_AUTO_BYTES
+                        ? QR_PNG_DEFLATE_PORTABLE
+                        : QR_PNG_DEFLATE_ZLIB;
+    }
+    opts = &o;
     if (!stream)
         return qr_image_write_as(img, path, format, opts, err);
     if (ctx->pool) {

@@ -82,7 +82,7 @@ static qr_status lane_start(lane *ln, qr_error *err)
         pthread_mutex_lock(&sp->mu);
         if (!sp->pool) {
             const int workers = sp->threads * sp->nlocal < 32 ? sp->threads * sp->nlocal : 32;
-            if (job_frame_pool_start(sp->format, sp->st->alpha, job->width, job->height, job->png_level,
+            if (job_frame_pool_start(sp->format, sp->st->alpha, job->width, job->height, job->png_level, job->png_deflate,
                                      workers, (size_t)1 << 30, &sp->pool, NULL) != QR_OK)
                 sp->pool = NULL; /* each lane encodes its frames itself */
         }
@@ -142,6 +142,7 @@ static int lane_frame(lane *ln, int64_t k)
         job_png_meta meta;
         qr_image_write_options opts = qr_image_write_options_default();
         opts.png_level = job->png_level;
+        opts.deflate = job->png_deflate; /* AUTO: job_write_frame decides */
         job_png_text(&meta, sp->st, k, &opts);
         if (job_write_frame(&ln->ctx, ln->scene, NULL, true, path, sp->format, &opts, &err) !=
             QR_OK)
@@ -360,6 +361,8 @@ static int split_start(split *sp, qr_image_writer **w)
         job_png_meta meta;
         qr_image_write_options opts = qr_image_write_options_default();
         opts.png_level = job->png_level;
+        opts.deflate = job->png_deflate == QR_PNG_DEFLATE_PORTABLE ? QR_PNG_DEFLATE_PORTABLE
+                                                                   : QR_PNG_DEFLATE_ZLIB;
         job_png_text(&meta, sp->st, job->first, &opts);
         sp->parts = calloc((size_t)sp->nstripes, sizeof *sp->parts);
         sp->part_len = calloc((size_t)sp->nstripes, sizeof *sp->part_len);

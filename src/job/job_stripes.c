@@ -131,6 +131,8 @@ static qr_status lane_stripe(lane *ln, int32_t s, void **part, size_t *len, qr_e
     const double t0 = job_now_ms();
     qr_image_write_options o = qr_image_write_options_default();
     o.png_level = sp->job->png_level;
+    o.deflate = sp->job->png_deflate == QR_PNG_DEFLATE_PORTABLE ? QR_PNG_DEFLATE_PORTABLE
+                                                                : QR_PNG_DEFLATE_ZLIB;
     o.alpha = sp->st->alpha;
     o.threads = sp->threads;
     st = qr_image_part_encode(sp->format, sp->job->width, sp->job->height, &o, row0, row1,

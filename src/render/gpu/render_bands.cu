@@ -25,6 +25,7 @@
 #include "gpu/tuning.h"
 #include "render/gpu/renderer.h"
 #include "image/gpu/image_gpu.h"
+#include "image/gpu/png_gpu.h"
 #include "gpu/cuda_check.h"
 
 #include <string.h>
@@ -252,6 +253,40 @@ static qr_status write_bands(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     return st;
 }
 
+/* The bands of a PNG compressed on the GPU (png_gpu.h): each band
+ * rendered straight into the encoder's slot, from the top; only the
+ * compressed bytes come back. */
+static qr_status write_bands_gpu_png(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                                     const qr_index_params *params, qr_render_mode mode,
+                                     qr_image_writer *w, const qr_png_params *pp, qr_error *err)
+{
+    const int px = qr_image_writer_pixel_bytes(w);
+    const size_t row_bytes = (size_t)r->width * (size_t)px;
+    qr_gpu_png *g = NULL;
+    qr_status st = qr_gpu_png_create(r->width, r->height, pp, r->tile_h,
+                                     qr_gpu_png_batch_bytes(row_bytes, r->height), r->frame.stream,
+                                     &g, err);
+    for (int32_t next_hi = r->height; st == QR_OK && next_hi > 0;) {
+        const int32_t h = r->tile_h;
+        const int32_t y1 = next_hi, y0 = (next_hi - 1) / h * h; /* on the band grid from the bottom */
+        limit_index(r, scene, 0);
+        st = render_band(r, scene, params, mode, px, y0, y1, qr_gpu_png_slot(g), err);
+        if (st == QR_ERR_GPU_NOMEM && r->tile_h > QR_REGION) {
+            int32_t rows = r->tile_h / 2; /* this band's lists outgrew the budget */
+            rows -= rows % QR_REGION;
+            st = shrink_tiles(r, rows, err);
+            continue;
+        }
+        if (st == QR_OK)
+            st = qr_gpu_png_push(g, y1 - y0, w, err);
+        next_hi = y0;
+    }
+    if (st == QR_OK)
+        st = qr_gpu_png_finish(g, w, err);
+    qr_gpu_png_free(g);
+    return st;
+}
+
 /* Renders file rows [row0, row1) into host `out`: image rows on the render
  * grid (regions from a multiple of QR_REGION, at most a band tall) covering
  * them, each converted on the GPU and its wanted rows copied back. */
@@ -366,7 +401,14 @@ extern "C" qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene 
         qr_status st = qr_gpu_render(r, scene, params, mode, err);
         return st ? st : qr_gpu_renderer_write(r, w, err);
     }
-    qr_status st = write_bands(r, scene, params, mode, w, err);
+    qr_png_params pp;
+    qr_error quiet;
+    qr_status st = QR_ERR_GPU_NOMEM;
+    if (qr_image_writer_png_params(w, &pp, &quiet) == QR_OK && qr_gpu_png_supports(&pp))
+        st = write_bands_gpu_png(r, scene, params, mode, w, &pp, err);
+    /* no room for the GPU's encoder: the host's, with the same bytes */
+    if (st == QR_ERR_GPU_NOMEM && qr_image_writer_rows_in(w) == 0)
+        st = write_bands(r, scene, params, mode, w, err);
     qr_gpu_index_set_limit(r->index, 0);
     return st;
 }

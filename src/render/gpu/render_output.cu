@@ -14,6 +14,7 @@
  */
 #include "render/gpu/renderer.h"
 #include "image/gpu/image_gpu.h"
+#include "image/gpu/png_gpu.h"
 #include "gpu/cuda_check.h"
 #include "quadrender/threads.h"
 
@@ -170,11 +171,52 @@ static qr_status append_band(void *ctx, const void *rows, int32_t first, int32_t
                : qr_image_writer_append_rgb8(w, (const unsigned char *)rows, count, err);
 }
 
+/* The whole image into a PNG writer through the GPU's encoder, in batches
+ * of rows converted straight into its slot. Its buffers short:
+ * QR_ERR_GPU_NOMEM before anything is written. */
+static qr_status write_gpu_png(qr_gpu_renderer *r, qr_image_writer *w, const qr_png_params *pp,
+                               qr_error *err)
+{
+    const int px = qr_image_writer_pixel_bytes(w);
+    const size_t row_bytes = (size_t)r->width * (size_t)px;
+    const size_t batch = qr_gpu_png_batch_bytes(row_bytes, r->height);
+    int32_t band = (int32_t)(batch / row_bytes);
+    band = band < 1 ? 1 : band > r->height ? r->height : band;
+    qr_gpu_png *g = NULL;
+    qr_status st = qr_gpu_png_create(r->width, r->height, pp, band, batch, r->frame.stream, &g, err);
+    for (int32_t first = 0; st == QR_OK && first < r->height; first += band) {
+        qr_rows_args a;
+        a.image = r->image;
+        a.width = r->width;
+        a.height = r->height;
+        a.first = first;
+        a.rows = r->height - first < band ? r->height - first : band;
+        a.out = qr_gpu_png_slot(g);
+        a.out_pitch = 0;
+        a.out_x = 0;
+        cudaError_t e = qr_launch_rows_px(&a, px, r->frame.stream);
+        st = e == cudaSuccess ? qr_gpu_png_push(g, a.rows, w, err)
+                              : qr_fail(err, qr_cuda_status(e), "converting rows: %s", cudaGetErrorString(e));
+    }
+    if (st == QR_OK)
+        st = qr_gpu_png_finish(g, w, err);
+    qr_gpu_png_free(g);
+    return st;
+}
+
 extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err)
 {
     if (r->banded)
         return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is written as it renders (qr_gpu_render_write)",
                        r->width, r->height);
+    qr_png_params pp;
+    qr_error quiet;
+    if (qr_image_writer_png_params(w, &pp, &quiet) == QR_OK && qr_gpu_png_supports(&pp)) {
+        qr_status st = write_gpu_png(r, w, &pp, err);
+        if (st != QR_ERR_GPU_NOMEM || qr_image_writer_rows_in(w) != 0)
+            return st;
+        /* no room for the encoder's buffers: the host's encoder, same bytes */
+    }
     const int px = qr_image_writer_pixel_bytes(w);
     size_t row_bytes = 0;
     int32_t band = 0;
