@@ -409,3 +409,37 @@ Test(cli, render_plan, .timeout = 300)
         free(pa);
     }
 }
+
+/* --deflate portable writes the same bytes wherever the PNG is encoded:
+ * on the GPU, whole or in bands (--gpu-memory), and on the host from the
+ * CPU's render (exact mode: the same pixels); zlib's file decodes to them
+ * too. Without a GPU, the CPU and the host encoder alone. */
+Test(cli_render, deflate_portable_bytes_do_not_depend_on_where, .timeout = 300)
+{
+    const char *dir = qr_test_tmp_dir("deflate");
+    char cpu[1024], gpu[1024], bands[1024];
+    snprintf(cpu, sizeof cpu, "%s", qr_test_join(dir, "cpu.png"));
+    snprintf(gpu, sizeof gpu, "%s", qr_test_join(dir, "gpu.png"));
+    snprintf(bands, sizeof bands, "%s", qr_test_join(dir, "bands.png"));
+    cr_assert_eq(RUN("render", "rand10k", "-s", "1500", "--exact", "--device", "cpu", "--deflate",
+                     "portable", "-o", cpu),
+                 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "rand10k", "-s", "1500", "--exact", "--device", "cpu", "--deflate",
+                     "portable", "--threads", "1", "-o", gpu),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(cpu, gpu), "the portable encoder's bytes depend on the threads");
+    cr_expect_eq(RUN("render", "rgb", "-s", "64", "--deflate", "portable", "--png-level", "5", "-o",
+                     gpu),
+                 2, "a level with the portable encoder: %s", R.err);
+    cr_expect_eq(RUN("render", "rgb", "-s", "64", "--deflate", "gzip", "-o", gpu), 2, "%s", R.err);
+    QR_REQUIRE_GPU();
+    cr_assert_eq(RUN("render", "rand10k", "-s", "1500", "--exact", "--device", "gpu", "--deflate",
+                     "portable", "-o", gpu),
+                 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(cpu, gpu), "the GPU's PNG differs from the host's");
+    cr_assert_eq(RUN("render", "rand10k", "-s", "1500", "--exact", "--device", "gpu", "--deflate",
+                     "portable", "--gpu-memory", "30M", "-o", bands),
+                 0, "%s", R.err);
+    cr_expect(strstr(R.err, "in bands of "), "%s", R.err);
+    cr_expect(qr_test_same_bytes(cpu, bands), "the GPU's PNG in bands differs from the host's");
+}

@@ -191,6 +191,9 @@ static int check_args(const cli_cmd *cmd, render_args *a)
                                "-o/--output: '%s' is not a .png, .ppm or .pfm file name "
                                "(or -, or give --format)",
                                a->out);
+    if (a->png_level_given && a->deflate == QR_PNG_DEFLATE_PORTABLE)
+        return cli_usage_error(cmd, "--png-level: the portable encoder (--deflate portable) has "
+                               "no levels");
     /* a level only for PNG, and only where the name says PNG (the writers
      * that take a format besides the name's take no level) */
     if (a->png_level_given &&

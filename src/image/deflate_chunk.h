@@ -19,14 +19,19 @@
  *   - A chunk is cut into pieces of QR_DEFLATE_PIECE bytes from its start
  *     (the last one shorter), each compressed on its own with the 32 KiB
  *     before it as dictionary and ended on a byte boundary: the pieces are
- *     the unit of parallel work on the GPU (a thread each), and their
+ *     the unit of parallel work on the GPU (a warp each), and their
  *     positions fit 16 bits (dictionary and piece, 64 KiB at most).
  *   - One fixed-Huffman block (BTYPE 01) per piece: no code lengths to
  *     send, no buffering of symbols; a fixed block has no length limit.
  *   - Matches (length 3..258, distance 1..32768) found through a hash of 3
- *     bytes into buckets of QR_DEFLATE_WAYS positions, most recent first;
- *     every position is inserted, those inside matches included; the
- *     longest candidate wins, the nearest on a tie; greedy, not lazy.
+ *     bytes into buckets of QR_DEFLATE_WAYS positions, most recent first.
+ *     Positions go in QR_DEFLATE_STEP at a time (a warp's lanes): a
+ *     position's candidates are the distances 3, 4 and 1 (the pixel before
+ *     in RGB and RGBA, the byte before), then its bucket as it was before
+ *     its step; every position is entered after its step, those inside
+ *     matches included. The first longest candidate wins; greedy, not
+ *     lazy. Each position's match is thus known before the parse reaches
+ *     it, and a warp finds those of its 32 positions at once.
  *   - The `dict` bytes before the piece (the last 32 KiB of them) are
  *     inserted first, so matches reach back into them as they would after
  *     zlib's deflateSetDictionary.
@@ -47,13 +52,16 @@
 #endif
 
 #define QR_DEFLATE_WINDOW 32768 /* deflate's largest distance */
-#define QR_DEFLATE_HASH_BITS 13
+#define QR_DEFLATE_HASH_BITS 9
 #define QR_DEFLATE_WAYS 8
+/* Positions found and entered a step at a time: a step's matches see only
+ * the positions before the step (a warp's 32 lanes find them at once). */
+#define QR_DEFLATE_STEP 32
 /* The most bytes one piece compresses (see above). */
 #define QR_DEFLATE_PIECE 32768
 /* The work memory qr_deflate_piece and qr_deflate_chunk take: this many
- * uint16_t (128 KiB), positions + 1 from the dictionary's first byte. It
- * need not be cleared: they clear it. */
+ * uint16_t (8 KiB: a warp's share of a GPU's shared memory), positions + 1
+ * from the dictionary's first byte. It need not be cleared: they clear it. */
 #define QR_DEFLATE_HASH_WORDS ((size_t)QR_DEFLATE_WAYS << QR_DEFLATE_HASH_BITS)
 
 /* The most bytes qr_deflate_piece writes for n input bytes: every byte a
@@ -100,15 +108,6 @@ QR_HD void qr_bits_align(qr_bit_writer *w)
         qr_bits_put(w, 0, 8 - (w->nbits & 7));
 }
 
-/* A Huffman code of n bits: deflate sends it most significant bit first. */
-QR_HD void qr_bits_put_code(qr_bit_writer *w, uint32_t code, int n)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < n; i++)
-        r |= ((code >> i) & 1u) << (n - 1 - i);
-    qr_bits_put(w, r, n);
-}
-
 /* ---- the fixed Huffman code (RFC 1951, 3.2.6) ------------------------------------------------- */
 
 /* floor(log2(v)) for v >= 1. */
@@ -120,42 +119,85 @@ QR_HD int qr_deflate_log2(uint32_t v)
     return k;
 }
 
+/* The n bits of a Huffman code as deflate sends them (most significant
+ * first), ready for qr_bits_put. */
+QR_HD uint32_t qr_deflate_reverse(uint32_t code, int n)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < n; i++)
+        r |= ((code >> i) & 1u) << (n - 1 - i);
+    return r;
+}
+
+/* A literal/length symbol 0..287 in the fixed code: its bits, *n of them. */
+QR_HD uint32_t qr_deflate_symbol_bits(uint32_t s, int *n)
+{
+    if (s < 144) {
+        *n = 8;
+        return qr_deflate_reverse(0x30 + s, 8);
+    }
+    if (s < 256) {
+        *n = 9;
+        return qr_deflate_reverse(0x190 + (s - 144), 9);
+    }
+    if (s < 280) {
+        *n = 7;
+        return qr_deflate_reverse(s - 256, 7);
+    }
+    *n = 8;
+    return qr_deflate_reverse(0xC0 + (s - 280), 8);
+}
+
+/* One token, a literal byte (len 0) or a match (length 3..258, distance
+ * 1..32768), as the bits the block holds: *n of them, at most 31. */
+QR_HD uint32_t qr_deflate_token(uint32_t literal, uint32_t len, uint32_t dist, int *n)
+{
+    if (len == 0)
+        return qr_deflate_symbol_bits(literal, n);
+    uint32_t bits, sym, extra = 0;
+    int e = 0, k;
+    if (len == 258) {
+        sym = 285;
+    } else if (len - 3 < 8) {
+        sym = 257 + (len - 3);
+    } else {
+        const uint32_t l = len - 3;
+        e = qr_deflate_log2(l) - 2; /* extra bits, 1..5 */
+        sym = 257 + 4 * (uint32_t)(e + 1) + ((l >> e) - 4);
+        extra = l & ((1u << e) - 1);
+    }
+    bits = qr_deflate_symbol_bits(sym, &k);
+    bits |= extra << k;
+    k += e;
+    const uint32_t d = dist - 1;
+    uint32_t dcode = d, dextra = 0;
+    int de = 0;
+    if (d >= 4) {
+        de = qr_deflate_log2(d) - 1; /* extra bits, 1..13 */
+        dcode = 2 * (uint32_t)(de + 1) + ((d >> de) - 2);
+        dextra = d & ((1u << de) - 1);
+    }
+    bits |= qr_deflate_reverse(dcode, 5) << k;
+    k += 5;
+    bits |= dextra << k;
+    *n = k + de;
+    return bits;
+}
+
 /* A literal/length symbol 0..287. */
 QR_HD void qr_deflate_put_symbol(qr_bit_writer *w, uint32_t s)
 {
-    if (s < 144)
-        qr_bits_put_code(w, 0x30 + s, 8);
-    else if (s < 256)
-        qr_bits_put_code(w, 0x190 + (s - 144), 9);
-    else if (s < 280)
-        qr_bits_put_code(w, s - 256, 7);
-    else
-        qr_bits_put_code(w, 0xC0 + (s - 280), 8);
+    int n;
+    const uint32_t bits = qr_deflate_symbol_bits(s, &n);
+    qr_bits_put(w, bits, n);
 }
 
 /* A match: length 3..258, distance 1..32768. */
 QR_HD void qr_deflate_put_match(qr_bit_writer *w, uint32_t len, uint32_t dist)
 {
-    if (len == 258) {
-        qr_deflate_put_symbol(w, 285);
-    } else {
-        uint32_t l = len - 3;
-        if (l < 8) {
-            qr_deflate_put_symbol(w, 257 + l);
-        } else {
-            int e = qr_deflate_log2(l) - 2; /* extra bits, 1..5 */
-            qr_deflate_put_symbol(w, 257 + 4 * (uint32_t)(e + 1) + ((l >> e) - 4));
-            qr_bits_put(w, l & ((1u << e) - 1), e);
-        }
-    }
-    uint32_t d = dist - 1;
-    if (d < 4) {
-        qr_bits_put_code(w, d, 5);
-    } else {
-        int e = qr_deflate_log2(d) - 1; /* extra bits, 1..13 */
-        qr_bits_put_code(w, 2 * (uint32_t)(e + 1) + ((d >> e) - 2), 5);
-        qr_bits_put(w, d & ((1u << e) - 1), e);
-    }
+    int n;
+    const uint32_t bits = qr_deflate_token(0, len, dist, &n);
+    qr_bits_put(w, bits, n);
 }
 
 /* ---- matches ---------------------------------------------------------------------------------- */
@@ -176,6 +218,32 @@ QR_HD void qr_deflate_insert(const unsigned char *data, uint32_t q, uint16_t *ha
     b[0] = (uint16_t)(q + 1);
 }
 
+/* How many bytes from c equal those from p, up to max. On the GPU, four
+ * bytes at a time from aligned words (reading up to 3 bytes past the
+ * compared ones: the caller's buffer leaves room). */
+QR_HD uint32_t qr_deflate_same(const unsigned char *data, uint32_t c, uint32_t p, uint32_t max)
+{
+    uint32_t n = 0;
+#ifdef __CUDA_ARCH__
+    const unsigned char *a = data + c, *b = data + p;
+    const uint32_t *wa = (const uint32_t *)((uintptr_t)a & ~(uintptr_t)3);
+    const uint32_t *wb = (const uint32_t *)((uintptr_t)b & ~(uintptr_t)3);
+    const uint32_t sa = 8 * (uint32_t)((uintptr_t)a & 3), sb = 8 * (uint32_t)((uintptr_t)b & 3);
+    uint32_t a0 = wa[0], b0 = wb[0];
+    for (; n + 4 <= max; n += 4) {
+        const uint32_t a1 = *++wa, b1 = *++wb;
+        const uint32_t x = __funnelshift_r(a0, a1, sa) ^ __funnelshift_r(b0, b1, sb);
+        if (x)
+            return n + (uint32_t)(__ffs((int)x) - 1) / 8;
+        a0 = a1;
+        b0 = b1;
+    }
+#endif
+    while (n < max && data[c + n] == data[p + n])
+        n++;
+    return n;
+}
+
 /* The longest match for position p (end - p >= 3) among its bucket's
  * candidates within the window, the nearest on a tie; its length (0 when
  * under 3) and, through *dist, its distance. */
@@ -185,6 +253,23 @@ QR_HD uint32_t qr_deflate_find(const unsigned char *data, uint32_t p, uint32_t e
     const uint16_t *b = hash + (size_t)qr_deflate_hash(data + p) * QR_DEFLATE_WAYS;
     const uint32_t max = end - p < 258 ? end - p : 258;
     uint32_t best = 0;
+    /* first the pixel before (of RGB, of RGBA) and the byte before: the
+     * runs inside a step, whose positions are not in the table yet */
+    for (uint32_t d = 3; d <= 5; d++) {
+        const uint32_t near = d == 5 ? 1 : d;
+        if (p < near)
+            continue;
+        const uint32_t c = p - near;
+        if (best && data[c + best] != data[p + best])
+            continue;
+        const uint32_t n = qr_deflate_same(data, c, p, max);
+        if (n > best) {
+            best = n;
+            *dist = near;
+            if (best == max)
+                return best;
+        }
+    }
     for (int i = 0; i < QR_DEFLATE_WAYS; i++) {
         if (b[i] == 0)
             break;
@@ -193,9 +278,7 @@ QR_HD uint32_t qr_deflate_find(const unsigned char *data, uint32_t p, uint32_t e
             break; /* positions only get older along the bucket */
         if (best && data[c + best] != data[p + best])
             continue; /* cannot be longer (best < max here) */
-        uint32_t n = 0;
-        while (n < max && data[c + n] == data[p + n])
-            n++;
+        const uint32_t n = qr_deflate_same(data, c, p, max);
         if (n > best) {
             best = n;
             *dist = p - c;
@@ -238,21 +321,23 @@ QR_HD size_t qr_deflate_piece(const unsigned char *data, uint32_t dict, uint32_t
     if (n > 0 || last) {
         qr_bits_put(&w, last ? 3u : 2u, 3); /* BFINAL, BTYPE = 01 (fixed) */
         uint32_t p = start;
-        while (p < end) {
-            uint32_t len = 0, dist = 0;
-            if (end - p >= 3) {
-                len = qr_deflate_find(data, p, end, hash, &dist);
-                qr_deflate_insert(data, p, hash);
+        for (uint32_t base = start; base < end; base += QR_DEFLATE_STEP) {
+            const uint32_t stop = end - base < QR_DEFLATE_STEP ? end : base + QR_DEFLATE_STEP;
+            /* the step's matches see the table as it was before the step */
+            while (p < stop) {
+                uint32_t len = 0, dist = 0;
+                if (end - p >= 3)
+                    len = qr_deflate_find(data, p, end, hash, &dist);
+                if (len) {
+                    qr_deflate_put_match(&w, len, dist);
+                    p += len;
+                } else {
+                    qr_deflate_put_symbol(&w, data[p]);
+                    p++;
+                }
             }
-            if (len) {
-                qr_deflate_put_match(&w, len, dist);
-                for (uint32_t k = p + 1; k < p + len && end - k >= 3; k++)
-                    qr_deflate_insert(data, k, hash);
-                p += len;
-            } else {
-                qr_deflate_put_symbol(&w, data[p]);
-                p++;
-            }
+            for (uint32_t q = base; q < stop && end - q >= 3; q++)
+                qr_deflate_insert(data, q, hash);
         }
         qr_deflate_put_symbol(&w, 256); /* end of block */
     }

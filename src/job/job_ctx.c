@@ -16,9 +16,9 @@
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/threads.h"
 
-/* The smallest PNG (raw RGB bytes) that AUTO compresses on the GPU: below
- * it, too few 32 KiB pieces keep the GPU's threads busy. */
-#define QR_GPU_PNG_AUTO_BYTES ((uint64_t)64 << 20)
+/* The smallest PNG (raw RGB bytes, 4096 x 4096) that AUTO compresses on
+ * the GPU (docs/benchmarks.md, "PNG on the GPU"). */
+#define QR_GPU_PNG_AUTO_BYTES ((uint64_t)48 << 20)
 
 #ifndef QR_VERSION
 #define QR_VERSION "unknown"

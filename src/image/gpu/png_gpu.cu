@@ -6,9 +6,10 @@
  * Compressing it is five steps on the stream, each a kernel:
  *   k_filter   the rows' filtered bytes (PNG's filter type byte and the
  *              row), every row that primes a dictionary or is compressed;
- *   k_deflate  a thread per piece (deflate_chunk.h), with work memory of
- *              its own: the piece's deflate data, its length, the Adler-32
- *              of its input and the CRC-32 of its output;
+ *   k_deflate  a warp per run of a chunk's pieces (deflate_chunk.h), its
+ *              hash table in shared memory: each piece's deflate data, its
+ *              length, the Adler-32 of its input and the CRC-32 of its
+ *              output;
  *   the scan   of the records' sizes (CUB), their places in the batch;
  *   k_records  a thread per chunk: the record's head, its checksums
  *              combined from its pieces' (zlib's adler32_combine and
@@ -28,12 +29,18 @@
 #include "image/deflate_chunk.h"
 
 #define RECORD_HEAD 24 /* png_encoder.c's record: raw length, Adler-32, CRC, data length */
-#define PIECE_CAP QR_DEFLATE_PIECE_BOUND(QR_DEFLATE_PIECE)
+/* a piece's room, whole words (k_deflate writes words) */
+#define PIECE_CAP ((QR_DEFLATE_PIECE_BOUND(QR_DEFLATE_PIECE) + 3) / 4 * 4)
 #define DEFAULT_BATCH ((size_t)1 << 30)
-/* threads (and work memories of QR_DEFLATE_HASH_WORDS) that compress at once */
-#define DEFLATE_THREADS 64
-#define MAX_WORKERS 32768
+/* warps a block of k_deflate, each with a table of QR_DEFLATE_HASH_WORDS and
+ * STAGE_WORDS of output bits in shared memory */
+#define DEFLATE_WARPS 4
+#define STAGE_WORDS 64
+#define DEFLATE_SMEM                                                                               \
+    (256 * 4 + DEFLATE_WARPS * (STAGE_WORDS * 4 + QR_DEFLATE_HASH_WORDS * 3 + 32))
 #define GATHER_THREADS 256
+/* runs of pieces a batch is cut into, at least: a few per warp the GPU holds */
+#define RUNS_WANTED 4096
 
 struct qr_gpu_png {
     int32_t width, height, max_rows;
@@ -53,8 +60,6 @@ struct qr_gpu_png {
     unsigned long long *sizes, *offsets, *total_dev;
     void *scan_tmp;
     size_t scan_bytes;
-    uint16_t *hash;
-    int workers;
 
     /* two batches in flight: compressed records on the device and on the host */
     unsigned char *rec_dev[2], *rec_host[2];
@@ -134,14 +139,285 @@ __device__ __forceinline__ uint32_t crc_bytes(const uint32_t *table, uint32_t cr
     return ~crc;
 }
 
-__global__ void __launch_bounds__(DEFLATE_THREADS)
+/* A filter beside each table entry (GPU only): 8 bits of another hash of
+ * the entry's three bytes. An entry whose tag differs from the position's
+ * cannot match three bytes, and so is never the answer: find_fast skips it
+ * without reading the data, which is what the find's time goes to. */
+__device__ __forceinline__ uint32_t tag_of(uint32_t v)
+{
+    return (v * 0x85EBCA6Bu) >> 24;
+}
+
+__device__ __forceinline__ uint32_t three_bytes(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+}
+
+/* Enters the step's positions q in [base, stop) (those with 3 bytes
+ * before end) into the warp's table, as qr_deflate_insert would one after
+ * the other: the lowest lane of those sharing a bucket writes it whole,
+ * their positions newest first, then the bucket's older ones; the tags
+ * likewise. */
+__device__ __forceinline__ void warp_insert(const unsigned char *data, uint32_t base, uint32_t stop,
+                                            uint32_t end, uint16_t *hash, unsigned char *tags,
+                                            unsigned char *scratch, int lane)
+{
+    __syncwarp(); /* the step's finds have read the table */
+    const uint32_t q = base + (uint32_t)lane;
+    const bool valid = q < stop && end - q >= 3;
+    uint32_t h = 0xFFFFFFFFu;
+    if (valid) {
+        const uint32_t v = three_bytes(data + q);
+        h = (v * 0x9E3779B1u) >> (32 - QR_DEFLATE_HASH_BITS); /* qr_deflate_hash */
+        scratch[lane] = (unsigned char)tag_of(v);
+    }
+    const unsigned peers = __match_any_sync(0xFFFFFFFFu, h);
+    __syncwarp();
+    if (valid && (peers & ((1u << lane) - 1u)) == 0) {
+        uint4 *b = (uint4 *)(hash + (size_t)h * QR_DEFLATE_WAYS);
+        unsigned long long *t = (unsigned long long *)(tags + (size_t)h * QR_DEFLATE_WAYS);
+        const uint4 o = *b;
+        typedef unsigned __int128 u128;
+        const u128 old = (u128)o.x | (u128)o.y << 32 | (u128)o.z << 64 | (u128)o.w << 96;
+        const unsigned long long old_t = *t;
+        u128 nw = 0;
+        unsigned long long nw_t = 0;
+        int cnt = 0;
+        for (unsigned m = peers; m && cnt < QR_DEFLATE_WAYS; cnt++) {
+            const int hi = 31 - __clz(m);
+            nw |= (u128)(uint16_t)(base + (uint32_t)hi + 1) << (16 * cnt);
+            nw_t |= (unsigned long long)scratch[hi] << (8 * cnt);
+            m &= ~(1u << hi);
+        }
+        if (cnt < QR_DEFLATE_WAYS) {
+            nw |= old << (16 * cnt);
+            nw_t |= old_t << (8 * cnt);
+        }
+        *b = make_uint4((uint32_t)nw, (uint32_t)(nw >> 32), (uint32_t)(nw >> 64), (uint32_t)(nw >> 96));
+        *t = nw_t;
+    }
+    __syncwarp();
+}
+
+/* The four bytes at p as a little-endian word, from aligned words (p + 7
+ * must be readable). */
+__device__ __forceinline__ uint32_t word_at(const unsigned char *p)
+{
+    const uint32_t *w = (const uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
+    return __funnelshift_r(w[0], w[1], 8 * (uint32_t)((uintptr_t)p & 3));
+}
+
+/* qr_deflate_find's answer, found with the candidates' first words loaded
+ * at once: the same candidates in the same order (distances 3, 4, 1, then
+ * the bucket up to its first empty or too distant entry), the first of the
+ * longest chosen; only candidates whose first four bytes match are
+ * compared further, in order, until one reaches max. */
+__device__ __forceinline__ uint32_t find_fast(const unsigned char *data, uint32_t p, uint32_t end,
+                                              const uint16_t *hash, const unsigned char *tags,
+                                              uint32_t *dist)
+{
+    const uint32_t max = end - p < 258 ? end - p : 258;
+    const uint32_t v = three_bytes(data + p);
+    const size_t h = (v * 0x9E3779B1u) >> (32 - QR_DEFLATE_HASH_BITS); /* qr_deflate_hash */
+    const uint4 b = *(const uint4 *)(hash + h * QR_DEFLATE_WAYS);
+    const unsigned long long tg = *(const unsigned long long *)(tags + h * QR_DEFLATE_WAYS);
+    const uint32_t mine = tag_of(v);
+    const uint32_t entries[4] = {b.x, b.y, b.z, b.w};
+    const uint32_t wp = word_at(data + p);
+    const uint32_t head = max < 4 ? max : 4; /* the bytes the first word decides */
+    uint32_t cand[3 + QR_DEFLATE_WAYS], lens[3 + QR_DEFLATE_WAYS];
+    bool chain = true;
+#pragma unroll
+    for (int k = 0; k < 3 + QR_DEFLATE_WAYS; k++) {
+        bool ok;
+        uint32_t c;
+        if (k < 3) {
+            const uint32_t near = k == 2 ? 1 : 3 + (uint32_t)k;
+            ok = p >= near;
+            c = p - near;
+        } else {
+            const uint32_t e = (entries[(k - 3) / 2] >> (16 * ((k - 3) & 1))) & 0xFFFFu;
+            c = e - 1;
+            chain = chain && e != 0 && p - c <= QR_DEFLATE_WINDOW;
+            ok = chain && ((tg >> (8 * (k - 3))) & 0xFFu) == mine;
+        }
+        cand[k] = c;
+        uint32_t n = 0;
+        if (ok) {
+            const uint32_t x = word_at(data + c) ^ wp;
+            n = x ? (uint32_t)(__ffs((int)x) - 1) / 8 : 4;
+            n = n < head ? n : head;
+        }
+        lens[k] = ok ? n : 0xFFFFFFFFu; /* not a candidate */
+    }
+    uint32_t best = 0;
+#pragma unroll
+    for (int k = 0; k < 3 + QR_DEFLATE_WAYS; k++) {
+        if (lens[k] == 0xFFFFFFFFu || best == max)
+            continue;
+        uint32_t n = lens[k];
+        if (n == head && head < max) {
+            if (best >= head && data[cand[k] + best] != data[p + best])
+                continue; /* cannot be longer */
+            n = head + qr_deflate_same(data, cand[k] + head, p + head, max - head);
+        }
+        if (n > best) {
+            best = n;
+            *dist = p - cand[k];
+        }
+    }
+    return best >= 3 ? best : 0;
+}
+
+/* Writes the staged words that are whole to out32 and keeps the partial
+ * one. */
+__device__ __forceinline__ void stage_flush(uint32_t *stage, uint32_t *out32, uint32_t *words_out,
+                                            uint32_t *bitpos, int lane)
+{
+    __syncwarp();
+    const uint32_t n = *bitpos >> 5;
+    for (uint32_t i = (uint32_t)lane; i < n; i += 32)
+        out32[*words_out + i] = stage[i];
+    const uint32_t part = stage[n];
+    __syncwarp();
+    for (int i = lane; i < STAGE_WORDS; i += 32)
+        stage[i] = i == 0 ? part : 0;
+    __syncwarp();
+    *words_out += n;
+    *bitpos -= n * 32;
+}
+
+/* Shifts the warp's table to positions from a data start `shift` bytes
+ * later: entries before it go (they would be out of the next piece's
+ * window and dictionary alike). */
+__device__ __forceinline__ void warp_rebase(uint16_t *hash, uint32_t shift, int lane)
+{
+    uint4 *h4 = (uint4 *)hash;
+    for (int i = lane; i < (int)(QR_DEFLATE_HASH_WORDS / 8); i += 32) {
+        uint4 v = h4[i];
+        uint16_t e[8];
+        memcpy(e, &v, sizeof e);
+        for (int k = 0; k < 8; k++)
+            e[k] = e[k] > shift ? (uint16_t)(e[k] - shift) : 0;
+        memcpy(&v, e, sizeof v);
+        h4[i] = v;
+    }
+    __syncwarp();
+}
+
+/* One piece by one warp: data[start, end) with data[0, start) its
+ * dictionary, already in the table; writes its deflate data to out32 and
+ * returns its length. The lanes find the matches of a step's 32 positions
+ * at once, walk the greedy parse through them (from match to match), and
+ * place the tokens' bits by a prefix sum: the bytes of qr_deflate_piece. */
+__device__ uint32_t warp_piece(const unsigned char *data, uint32_t start, uint32_t end, int last,
+                               uint16_t *hash, unsigned char *tags, unsigned char *scratch,
+                               uint32_t *stage, uint32_t *out32, int lane)
+{
+    for (int i = lane; i < STAGE_WORDS; i += 32)
+        stage[i] = 0;
+    __syncwarp();
+    uint32_t bitpos = 0, words_out = 0;
+    if (end > start || last) {
+        if (lane == 0)
+            stage[0] = last ? 3u : 2u; /* BFINAL, BTYPE = 01 (fixed) */
+        bitpos = 3;
+        uint32_t p = start;
+        for (uint32_t base = start; base < end; base += QR_DEFLATE_STEP) {
+            const uint32_t stop = end - base < QR_DEFLATE_STEP ? end : base + QR_DEFLATE_STEP;
+            if (p < stop) {
+                const uint32_t q = base + (uint32_t)lane;
+                uint32_t len = 0, dist = 0;
+                if (q >= p && q < stop && end - q >= 3)
+                    len = find_fast(data, q, end, hash, tags, &dist);
+                const unsigned matches = __ballot_sync(0xFFFFFFFFu, len > 0);
+                const int span = (int)(stop - base);
+                const unsigned lanes = span == 32 ? 0xFFFFFFFFu : (1u << span) - 1u;
+                unsigned mask = 0;
+                uint32_t pp = p;
+                while (pp < stop) { /* literals up to the next match, then the match */
+                    const int l = (int)(pp - base);
+                    const unsigned rest = matches & (0xFFFFFFFFu << l);
+                    if (!rest) {
+                        mask |= lanes & (0xFFFFFFFFu << l);
+                        pp = stop;
+                        break;
+                    }
+                    const int m = __ffs((int)rest) - 1;
+                    mask |= (((1u << m) - 1u) & (0xFFFFFFFFu << l)) | (1u << m);
+                    pp = base + (uint32_t)m + __shfl_sync(0xFFFFFFFFu, len, m);
+                }
+                p = pp;
+                int nb = 0;
+                uint32_t bits = 0;
+                if ((mask >> lane) & 1u)
+                    bits = qr_deflate_token(data[q], len, dist, &nb);
+                uint32_t incl = (uint32_t)nb;
+                for (int o = 1; o < 32; o <<= 1) {
+                    const uint32_t v = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+                    if (lane >= o)
+                        incl += v;
+                }
+                const uint32_t at = bitpos + incl - (uint32_t)nb;
+                if (nb) {
+                    const uint32_t w = at >> 5, sh = at & 31;
+                    atomicOr(&stage[w], bits << sh);
+                    if (sh + (uint32_t)nb > 32)
+                        atomicOr(&stage[w + 1], bits >> (32 - sh));
+                }
+                bitpos += __shfl_sync(0xFFFFFFFFu, incl, 31);
+            }
+            warp_insert(data, base, stop, end, hash, tags, scratch, lane);
+            if (bitpos >= 32 * 32)
+                stage_flush(stage, out32, &words_out, &bitpos, lane);
+        }
+        stage_flush(stage, out32, &words_out, &bitpos, lane);
+        bitpos += 7; /* end of block: seven zero bits */
+    }
+    if (!last) {
+        bitpos += 3; /* BFINAL 0, BTYPE 00 (stored) */
+        bitpos = (bitpos + 7) & ~7u;
+        bitpos += 16; /* LEN 0000, then NLEN FFFF */
+        if (lane == 0) {
+            const uint32_t w = bitpos >> 5, sh = bitpos & 31;
+            stage[w] |= 0xFFFFu << sh;
+            if (sh > 16)
+                stage[w + 1] |= 0xFFFFu >> (32 - sh);
+        }
+        bitpos += 16;
+    }
+    bitpos = (bitpos + 7) & ~7u;
+    __syncwarp();
+    for (uint32_t i = (uint32_t)lane; i < (bitpos + 31) >> 5; i += 32)
+        out32[words_out + i] = stage[i];
+    __syncwarp();
+    return words_out * 4 + (bitpos >> 3);
+}
+
+/* A warp per run of `run` pieces of one chunk, its hash table in shared
+ * memory: the first piece's dictionary is entered whole; each next piece's
+ * is the piece before, already in the table (qr_deflate_piece would enter
+ * the same positions in the same order: the window drops the older ones),
+ * so the table moves on (warp_rebase) and takes the two last positions the
+ * piece before could not. Then each piece's checksums: the Adler-32 of its
+ * input and the CRC-32 of its output, a segment a lane, joined by lane 0. */
+__global__ void __launch_bounds__(DEFLATE_WARPS * 32)
 k_deflate(const unsigned char *__restrict__ filtered, size_t filtered_from, long long npieces,
-          int64_t k0, int64_t nchunks, int32_t height, int32_t rpc, size_t fb, size_t dict_bytes,
-          uint16_t *__restrict__ hash_pool, unsigned char *__restrict__ pieces,
-          uint32_t *__restrict__ plen, uint32_t *__restrict__ padler, uint32_t *__restrict__ pcrc,
+          int run, int64_t k0, int64_t nchunks, int32_t height, int32_t rpc, size_t fb,
+          size_t dict_bytes, unsigned char *__restrict__ pieces, uint32_t *__restrict__ plen,
+          uint32_t *__restrict__ padler, uint32_t *__restrict__ pcrc,
           unsigned long long *__restrict__ sizes)
 {
-    __shared__ uint32_t table[256];
+    extern __shared__ uint4 smem[];
+    uint32_t *table = (uint32_t *)smem; /* 256 words */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    uint32_t *stage = table + 256 + warp * STAGE_WORDS;
+    uint16_t *hash = (uint16_t *)(table + 256 + DEFLATE_WARPS * STAGE_WORDS) +
+                     (size_t)warp * QR_DEFLATE_HASH_WORDS;
+    unsigned char *tags = (unsigned char *)((uint16_t *)(table + 256 + DEFLATE_WARPS * STAGE_WORDS) +
+                                            DEFLATE_WARPS * QR_DEFLATE_HASH_WORDS) +
+                          (size_t)warp * (QR_DEFLATE_HASH_WORDS + 32);
+    unsigned char *scratch = tags + QR_DEFLATE_HASH_WORDS;
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
         uint32_t c = (uint32_t)i;
         for (int k = 0; k < 8; k++)
@@ -149,22 +425,69 @@ k_deflate(const unsigned char *__restrict__ filtered, size_t filtered_from, long
         table[i] = c;
     }
     __syncthreads();
-    const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    uint16_t *hash = hash_pool + (size_t)t * QR_DEFLATE_HASH_WORDS;
-    for (long long j = t; j < npieces; j += (long long)gridDim.x * blockDim.x) {
+    const long long ppc = (long long)(((size_t)rpc * fb + QR_DEFLATE_PIECE - 1) / QR_DEFLATE_PIECE);
+    const long long runs_per_chunk = (ppc + run - 1) / run;
+    const long long w = (long long)blockIdx.x * DEFLATE_WARPS + warp;
+    const long long j0 = w / runs_per_chunk * ppc + w % runs_per_chunk * run;
+    uint32_t prev_end = 0, prev_base = 0; /* the piece before: its end, its data start */
+    for (long long j = j0; j < j0 + run && j < npieces; j++) {
         const piece_at a = locate(j, k0, nchunks, height, rpc, fb);
+        if (j > j0 && a.first)
+            break; /* the run ends with its chunk */
         const size_t g0 = (size_t)a.chunk * rpc * fb; /* the chunk's first filtered byte */
         const size_t dict0 = g0 < dict_bytes ? g0 : dict_bytes;
-        const size_t before =
-            dict0 + a.in_chunk < QR_DEFLATE_WINDOW ? dict0 + a.in_chunk : QR_DEFLATE_WINDOW;
-        const unsigned char *in = filtered + (g0 + a.in_chunk - filtered_from);
-        unsigned char *out = pieces + (size_t)j * PIECE_CAP;
-        const size_t len = qr_deflate_piece(in - before, (uint32_t)before, (uint32_t)a.n, out,
-                                            PIECE_CAP, hash, a.last);
-        plen[j] = (uint32_t)len; /* the bound always holds */
-        padler[j] = qr_adler32(1, in, a.n);
-        pcrc[j] = crc_bytes(table, 0, out, len);
-        sizes[j] = len + (a.first ? record_head(a.chunk) : 0);
+        const uint32_t start =
+            (uint32_t)(dict0 + a.in_chunk < QR_DEFLATE_WINDOW ? dict0 + a.in_chunk : QR_DEFLATE_WINDOW);
+        const size_t at = g0 + a.in_chunk - filtered_from; /* the piece's input in `filtered` */
+        const unsigned char *in = filtered + at;
+        const unsigned char *data = in - start;
+        const uint32_t end = start + (uint32_t)a.n, base = (uint32_t)(at - start);
+        if (j == j0) {
+            uint4 *h4 = (uint4 *)hash;
+            for (int i = lane; i < (int)(QR_DEFLATE_HASH_WORDS / 8); i += 32)
+                h4[i] = make_uint4(0, 0, 0, 0);
+            __syncwarp();
+            for (uint32_t b = 0; b < start; b += QR_DEFLATE_STEP)
+                warp_insert(data, b, start, end, hash, tags, scratch, lane);
+        } else {
+            const uint32_t shift = base - prev_base;
+            warp_rebase(hash, shift, lane);
+            /* the two positions the piece before left out, now in the dictionary */
+            const uint32_t from = prev_end - shift - 2;
+            warp_insert(data, from, from + 2, end, hash, tags, scratch, lane);
+        }
+        uint32_t *out32 = (uint32_t *)(pieces + (size_t)j * PIECE_CAP);
+        const uint32_t len =
+            warp_piece(data, start, end, a.last, hash, tags, scratch, stage, out32, lane);
+        prev_end = end;
+        prev_base = base;
+
+        const uint32_t iseg = ((uint32_t)a.n + 31) / 32, oseg = (len + 31) / 32;
+        const uint32_t i0 = min((uint32_t)lane * iseg, (uint32_t)a.n), i1 = min(i0 + iseg, (uint32_t)a.n);
+        const uint32_t o0 = min((uint32_t)lane * oseg, len), o1 = min(o0 + oseg, len);
+        const uint32_t ad = qr_adler32(1, in + i0, i1 - i0);
+        const uint32_t cr = crc_bytes(table, 0, (const unsigned char *)out32 + o0, o1 - o0);
+        /* joined in a tree: lane l takes lane l + off's, its lengths after */
+        uint32_t adler = ad, crc = cr, ilen = i1 - i0, olen = o1 - o0;
+        for (int off = 1; off < 32; off <<= 1) {
+            const uint32_t a2 = __shfl_down_sync(0xFFFFFFFFu, adler, off);
+            const uint32_t c2 = __shfl_down_sync(0xFFFFFFFFu, crc, off);
+            const uint32_t il2 = __shfl_down_sync(0xFFFFFFFFu, ilen, off);
+            const uint32_t ol2 = __shfl_down_sync(0xFFFFFFFFu, olen, off);
+            if ((lane & (2 * off - 1)) == 0) {
+                adler = qr_adler32_combine(adler, a2, il2);
+                crc = qr_crc32_combine(crc, c2, ol2);
+                ilen += il2;
+                olen += ol2;
+            }
+        }
+        if (lane == 0) {
+            plen[j] = len;
+            padler[j] = adler;
+            pcrc[j] = crc;
+            sizes[j] = len + (a.first ? record_head(a.chunk) : 0);
+        }
+        __syncwarp();
     }
 }
 
@@ -273,7 +596,6 @@ extern "C" void qr_gpu_png_free(qr_gpu_png *g)
     cudaFree(g->offsets);
     cudaFree(g->total_dev);
     cudaFree(g->scan_tmp);
-    cudaFree(g->hash);
     for (int b = 0; b < 2; b++) {
         cudaFree(g->rec_dev[b]);
         cudaFreeHost(g->rec_host[b]);
@@ -326,13 +648,12 @@ extern "C" qr_status qr_gpu_png_create(int32_t width, int32_t height, const qr_p
     /* a batch's pieces: each chunk's bytes in pieces, at most one short one a chunk */
     g->pieces_max = filt_bytes / QR_DEFLATE_PIECE + (size_t)(g->cap_rows / g->rpc) + 2;
     g->rec_cap = g->pieces_max * (PIECE_CAP + RECORD_HEAD + 2);
-    g->workers = (int)(g->pieces_max < MAX_WORKERS ? g->pieces_max : MAX_WORKERS);
-    g->workers = (g->workers + DEFLATE_THREADS - 1) / DEFLATE_THREADS * DEFLATE_THREADS;
     qr_status st = QR_OK;
     cudaError_t e = cudaStreamCreateWithFlags(&g->copy_s, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaMalloc(&g->raw, raw_bytes);
     if (e == cudaSuccess) e = cudaMalloc(&g->moved, keep_bytes);
-    if (e == cudaSuccess) e = cudaMalloc(&g->filtered, filt_bytes);
+    /* + 16: qr_deflate_same reads whole words past the bytes it compares */
+    if (e == cudaSuccess) e = cudaMalloc(&g->filtered, filt_bytes + 16);
     if (e == cudaSuccess) e = cudaMalloc(&g->pieces, g->pieces_max * PIECE_CAP);
     if (e == cudaSuccess) e = cudaMalloc(&g->plen, g->pieces_max * sizeof(uint32_t));
     if (e == cudaSuccess) e = cudaMalloc(&g->padler, g->pieces_max * sizeof(uint32_t));
@@ -345,7 +666,7 @@ extern "C" qr_status qr_gpu_png_create(int32_t width, int32_t height, const qr_p
                                           (int)g->pieces_max, s);
     if (e == cudaSuccess) e = cudaMalloc(&g->scan_tmp, g->scan_bytes);
     if (e == cudaSuccess)
-        e = cudaMalloc(&g->hash, (size_t)g->workers * QR_DEFLATE_HASH_WORDS * sizeof(uint16_t));
+        e = cudaFuncSetAttribute(k_deflate, cudaFuncAttributeMaxDynamicSharedMemorySize, DEFLATE_SMEM);
     for (int b = 0; b < 2 && e == cudaSuccess; b++) {
         e = cudaMalloc(&g->rec_dev[b], g->rec_cap);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->made[b], cudaEventDisableTiming);
@@ -356,8 +677,7 @@ extern "C" qr_status qr_gpu_png_create(int32_t width, int32_t height, const qr_p
     if (e != cudaSuccess) {
         st = qr_fail(err, qr_cuda_status(e), "the GPU's PNG encoder needs about %zu MB of GPU memory "
                      "for batches of %d rows: %s",
-                     (raw_bytes + filt_bytes + g->pieces_max * PIECE_CAP + 2 * g->rec_cap +
-                      (size_t)g->workers * QR_DEFLATE_HASH_WORDS * 2) >> 20,
+                     (raw_bytes + filt_bytes + g->pieces_max * PIECE_CAP + 2 * g->rec_cap) >> 20,
                      g->cap_rows, cudaGetErrorString(e));
         cudaGetLastError();
         qr_gpu_png_free(g);
@@ -428,12 +748,15 @@ static qr_status compress_batch(qr_gpu_png *g, qr_image_writer *w, qr_error *err
     if ((size_t)npieces > g->pieces_max)
         return qr_fail(err, QR_ERR_CUDA, "GPU PNG: %lld pieces in a batch of room for %zu",
                        npieces, g->pieces_max);
-    const long long threads = npieces < g->workers ? npieces : g->workers;
-    const unsigned blocks = (unsigned)((threads + DEFLATE_THREADS - 1) / DEFLATE_THREADS);
-    k_deflate<<<blocks, DEFLATE_THREADS, 0, s>>>(g->filtered, (size_t)fr * fb, npieces, g->k_next,
-                                                 g->nchunks, g->height, g->rpc, fb, g->p.dict_bytes,
-                                                 g->hash, g->pieces, g->plen, g->padler, g->pcrc,
-                                                 g->sizes);
+    /* runs of pieces, a warp each: as long as leaves warps enough for the GPU */
+    long long run = npieces / RUNS_WANTED;
+    run = run < 1 ? 1 : run > ppc ? ppc : run;
+    const long long runs = (nch - 1) * ((ppc + run - 1) / run) +
+                           ((npieces - (nch - 1) * ppc) + run - 1) / run;
+    const unsigned blocks = (unsigned)((runs + DEFLATE_WARPS - 1) / DEFLATE_WARPS);
+    k_deflate<<<blocks, DEFLATE_WARPS * 32, DEFLATE_SMEM, s>>>(
+        g->filtered, (size_t)fr * fb, npieces, (int)run, g->k_next, g->nchunks, g->height, g->rpc,
+        fb, g->p.dict_bytes, g->pieces, g->plen, g->padler, g->pcrc, g->sizes);
     QR_CUDA_TRY(err, cudaGetLastError());
     QR_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(g->scan_tmp, g->scan_bytes, g->sizes, g->offsets,
                                                    (int)npieces, s));

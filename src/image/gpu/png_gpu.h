@@ -1,7 +1,7 @@
 /* png_gpu.h — a PNG's compressed data made on the GPU (internal).
  *
- * The portable deflate encoder (image/deflate_chunk.h) runs a thread per
- * 32 KiB piece on the device: file rows rendered on the GPU are filtered
+ * The portable deflate encoder (image/deflate_chunk.h) runs a warp per run
+ * of 32 KiB pieces on the device: file rows rendered on the GPU are filtered
  * there, compressed there, and their chunks' records (png_encoder.h: the
  * lengths, the Adler-32 of the filtered bytes and the IDAT's CRC, then the
  * deflate data) are gathered there, so that only compressed bytes cross

@@ -226,8 +226,9 @@ qr_status qr_npy_open(const char *path, qr_npy_file *f, qr_error *err)
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
-    if (map == MAP_FAILED)
-        return qr_fail(err, QR_ERR_IO, "%s: cannot map: %s", path, strerror(e));
+    if (map == MAP_FAILED) /* no address space left is a want of memory, not of the file */
+        return qr_fail(err, e == ENOMEM ? QR_ERR_NOMEM : QR_ERR_IO, "%s: cannot map: %s", path,
+                       strerror(e));
     f->bytes = map;
     f->size = size;
     qr_status st = qr_npy_check_header(f, err);
