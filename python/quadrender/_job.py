@@ -86,13 +86,13 @@ def _frame_range(frames):
 
 
 def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast",
-            device="auto", gpus=None, format=None, png_level=1, progress=None,
-            scene_ptr=None, transparent=False):
+            device="auto", gpus=None, format=None, png_level=1, deflate="auto",
+            progress=None, scene_ptr=None, transparent=False):
     """The job behind render_frames and render_file; returns the frames done.
     transparent: scene_ptr has no background (a function is given RGBA
     images, _straight's)."""
     from . import (Error, _check, _check_fits, _check_size, _checked, _copy_bytes,  # the
-                   _device, _params)  # package's helpers
+                   _device, _params, _word)  # package's helpers
 
     height = width if height is None else height
     # a whole image in memory for a function, and its copy for each frame;
@@ -105,6 +105,7 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
         raise ValueError(f"mode must be 'fast' or 'exact', not {mode!r}")
     device = _device(device)
     png_level = _checked(_lib.qr_image_check_png_level, "png_level", png_level, c_int)
+    deflate = _checked(_lib.qr_image_check_png_deflate, "deflate", deflate, c_int, _word)
     first, last = _frame_range(frames)
     if format not in _FORMATS:
         raise ValueError(f"format must be 'png', 'ppm', 'pfm' or None, not {format!r}")
@@ -128,6 +129,7 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
         p.gpus[i] = g
     p.format = _FORMATS[format]
     p.png_level = png_level
+    p.png_deflate = deflate
     raised = []
     from . import _returned
 
@@ -170,7 +172,7 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
                   height: int | None = None, *, frames: range | int = range(1),
                   out: str | os.PathLike[str] | Callable[[int, np.ndarray], Any], seed: int = 0,
                   mode: str = "fast", device: str = "auto", gpus: Sequence[int] | None = None,
-                  format: str | None = None, png_level: int = 1,
+                  format: str | None = None, png_level: int = 1, deflate: str = "auto",
                   progress: Callable[..., Any] | None = None,
                   alpha: npt.ArrayLike | float | str | None = None,
                   background: str | Sequence[float] | None = None,
@@ -186,7 +188,11 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
     float32 height x width x 3 image, top row first (over several GPUs,
     frames may come out of order). device: "auto", "gpu", "cpu" or
     "cpu-reference" ("reference" too); gpus: CUDA devices to split the
-    work over ([0, 1]). png_level: 0 to 9, PNG output only.
+    work over ([0, 1]). png_level: 0 to 9, PNG output only. deflate: PNG's
+    compressor, as `quadrender render --deflate`: "zlib" (on the host, at
+    png_level), "portable" (quadrender's own, on the GPU when it renders;
+    the same bytes on the host; no levels) or "auto" (portable for a PNG of
+    4096 x 4096 or more that the GPU renders, else zlib).
     progress: function(done, total) after each frame. A function answering
     False cancels the job (quadrender.Error, status 8); files of frames
     finished stay, no partial file is left. alpha, background, antialias:
@@ -196,7 +202,7 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
     straight RGBA images.
     """
     args = dict(frames=frames, out=out, seed=seed, mode=mode, device=device, gpus=gpus,
-                format=format, png_level=png_level, progress=progress)
+                format=format, png_level=png_level, deflate=deflate, progress=progress)
     if isinstance(scene, (str, bytes, os.PathLike)):
         if alpha is not None or background is not None or antialias:
             raise ValueError("alpha, background and antialias take circles given as an "

@@ -143,6 +143,8 @@ qr_scene_check_frame = _fn("qr_scene_check_frame", _S, ctypes.c_char_p, ctypes.c
                            POINTER(c_int64), POINTER(Error))
 qr_image_check_png_level = _fn("qr_image_check_png_level", _S, ctypes.c_char_p, ctypes.c_char_p,
                                POINTER(c_int), POINTER(Error))
+qr_image_check_png_deflate = _fn("qr_image_check_png_deflate", _S, ctypes.c_char_p,
+                                 ctypes.c_char_p, POINTER(c_int), POINTER(Error))
 qr_job_check_device = _fn("qr_job_check_device", _S, ctypes.c_char_p, ctypes.c_char_p,
                           POINTER(c_int), POINTER(Error))
 qr_job_check_frames = _fn("qr_job_check_frames", _S, ctypes.c_char_p, ctypes.c_char_p,

@@ -87,3 +87,29 @@ def test_png_level_only_with_png(tmp_path):
     with pytest.raises(qr.Error, match="only with PNG output"):
         qr.render_file("rgb", 16, 16, device="cpu", png_level=9, out=str(tmp_path / "x.ppm"))
     assert not list(tmp_path.iterdir())
+
+
+def test_deflate_encoders_hold_the_same_pixels(tmp_path):
+    """deflate="portable" and "zlib" write other bytes of the same pixels;
+    portable refuses a level, as the command does."""
+    import zlib
+    files = {}
+    for d in ("portable", "zlib"):
+        out = tmp_path / f"{d}.png"
+        assert qr.render_file("rand10k", 300, 200, device="cpu", mode="exact", deflate=d,
+                              out=str(out)) == 1
+        files[d] = out.read_bytes()
+    assert files["portable"] != files["zlib"]
+
+    def pixels(png):  # the IDATs' data, inflated: filtered rows, both Up
+        at, data = 8, b""
+        while at < len(png):
+            n = int.from_bytes(png[at:at + 4], "big")
+            if png[at + 4:at + 8] == b"IDAT":
+                data += png[at + 8:at + 8 + n]
+            at += 12 + n
+        return zlib.decompress(data)
+    assert pixels(files["portable"]) == pixels(files["zlib"])
+    with pytest.raises(qr.Error, match="no levels"):
+        qr.render_file("rgb", 16, device="cpu", deflate="portable", png_level=5,
+                       out=str(tmp_path / "x.png"))
