@@ -73,6 +73,11 @@ int qr_text_parse_u64(const char *text, uint64_t max, uint64_t *out);
 /* QR_ERR_INVALID with "<name>: expected <expected>, got '<text>'". */
 qr_status qr_text_refuse(const char *name, const char *text, const char *expected, qr_error *err);
 
+/* Which of the n words `text` is: QR_OK and *index, or qr_text_refuse's
+ * QR_ERR_INVALID saying `expected` ("auto, gpu, cpu or cpu-reference"). */
+qr_status qr_text_check_word(const char *name, const char *text, const char *const *words, int n,
+                             const char *expected, int *index, qr_error *err);
+
 /* How qr_text_check_uint takes lo..hi. */
 enum {
     QR_UINT_RANGE = 0, /* any integer from lo to hi */

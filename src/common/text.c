@@ -232,6 +232,18 @@ qr_status qr_text_refuse(const char *name, const char *text, const char *expecte
                    text ? text : "");
 }
 
+qr_status qr_text_check_word(const char *name, const char *text, const char *const *words, int n,
+                             const char *expected, int *index, qr_error *err)
+{
+    for (int i = 0; text && i < n; i++) {
+        if (strcmp(text, words[i]) == 0) {
+            *index = i;
+            return QR_OK;
+        }
+    }
+    return qr_text_refuse(name, text, expected, err);
+}
+
 qr_status qr_text_check_uint(const char *name, const char *text, uint64_t lo, uint64_t hi,
                              int how, const char *expected, uint64_t *out, qr_error *err)
 {

@@ -202,10 +202,20 @@ QR_HD void qr_deflate_put_match(qr_bit_writer *w, uint32_t len, uint32_t dist)
 
 /* ---- matches ---------------------------------------------------------------------------------- */
 
+/* The three bytes at p as one value, and its bucket. */
+QR_HD uint32_t qr_deflate_three(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+}
+
+QR_HD uint32_t qr_deflate_bucket(uint32_t three)
+{
+    return (three * 0x9E3779B1u) >> (32 - QR_DEFLATE_HASH_BITS);
+}
+
 QR_HD uint32_t qr_deflate_hash(const unsigned char *p)
 {
-    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-    return (v * 0x9E3779B1u) >> (32 - QR_DEFLATE_HASH_BITS);
+    return qr_deflate_bucket(qr_deflate_three(p));
 }
 
 /* Enters position q (which has 3 bytes after it) at the head of its bucket;

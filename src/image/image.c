@@ -34,19 +34,14 @@ qr_status qr_image_check_png_level(const char *name, const char *text, int *out,
 qr_status qr_image_check_png_deflate(const char *name, const char *text, qr_png_deflate *out,
                                      qr_error *err)
 {
-    static const struct {
-        const char *name;
-        qr_png_deflate v;
-    } names[] = {{"auto", QR_PNG_DEFLATE_AUTO},
-                 {"zlib", QR_PNG_DEFLATE_ZLIB},
-                 {"portable", QR_PNG_DEFLATE_PORTABLE}};
-    for (size_t k = 0; text && k < sizeof names / sizeof names[0]; k++)
-        if (strcmp(text, names[k].name) == 0) {
-            *out = names[k].v;
-            return QR_OK;
-        }
-    return qr_fail(err, QR_ERR_INVALID, "%s: expected auto, zlib or portable, got '%s'", name,
-                   text ? text : "");
+    static const char *const words[] = {"auto", "zlib", "portable"};
+    static const qr_png_deflate values[] = {QR_PNG_DEFLATE_AUTO, QR_PNG_DEFLATE_ZLIB,
+                                            QR_PNG_DEFLATE_PORTABLE};
+    int i = 0;
+    qr_status st = qr_text_check_word(name, text, words, 3, "auto, zlib or portable", &i, err);
+    if (st == QR_OK)
+        *out = values[i];
+    return st;
 }
 
 qr_status qr_image_check_whole(const char *name, const char *who, const char *streamer,

@@ -35,20 +35,14 @@ void qr_job_params_init(qr_job_params *p)
 qr_status qr_job_check_device(const char *name, const char *text, qr_job_device *out,
                               qr_error *err)
 {
-    static const struct {
-        const char *name;
-        qr_job_device device;
-    } names[] = {{"auto", QR_JOB_AUTO},
-                 {"gpu", QR_JOB_GPU},
-                 {"cpu", QR_JOB_CPU},
-                 {"cpu-reference", QR_JOB_CPU_REFERENCE}};
-    for (size_t i = 0; text && i < sizeof names / sizeof names[0]; i++) {
-        if (strcmp(text, names[i].name) == 0) {
-            *out = names[i].device;
-            return QR_OK;
-        }
-    }
-    return qr_text_refuse(name, text, "auto, gpu, cpu or cpu-reference", err);
+    static const char *const words[] = {"auto", "gpu", "cpu", "cpu-reference"};
+    static const qr_job_device devices[] = {QR_JOB_AUTO, QR_JOB_GPU, QR_JOB_CPU,
+                                            QR_JOB_CPU_REFERENCE};
+    int i = 0;
+    qr_status st = qr_text_check_word(name, text, words, 4, "auto, gpu, cpu or cpu-reference", &i, err);
+    if (st == QR_OK)
+        *out = devices[i];
+    return st;
 }
 
 qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first, int64_t *last,

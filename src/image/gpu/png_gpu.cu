@@ -148,11 +148,6 @@ __device__ __forceinline__ uint32_t tag_of(uint32_t v)
     return (v * 0x85EBCA6Bu) >> 24;
 }
 
-__device__ __forceinline__ uint32_t three_bytes(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-
 /* Enters the step's positions q in [base, stop) (those with 3 bytes
  * before end) into the warp's table, as qr_deflate_insert would one after
  * the other: the lowest lane of those sharing a bucket writes it whole,
@@ -167,8 +162,8 @@ __device__ __forceinline__ void warp_insert(const unsigned char *data, uint32_t 
     const bool valid = q < stop && end - q >= 3;
     uint32_t h = 0xFFFFFFFFu;
     if (valid) {
-        const uint32_t v = three_bytes(data + q);
-        h = (v * 0x9E3779B1u) >> (32 - QR_DEFLATE_HASH_BITS); /* qr_deflate_hash */
+        const uint32_t v = qr_deflate_three(data + q);
+        h = qr_deflate_bucket(v);
         scratch[lane] = (unsigned char)tag_of(v);
     }
     const unsigned peers = __match_any_sync(0xFFFFFFFFu, h);
@@ -217,8 +212,8 @@ __device__ __forceinline__ uint32_t find_fast(const unsigned char *data, uint32_
                                               uint32_t *dist)
 {
     const uint32_t max = end - p < 258 ? end - p : 258;
-    const uint32_t v = three_bytes(data + p);
-    const size_t h = (v * 0x9E3779B1u) >> (32 - QR_DEFLATE_HASH_BITS); /* qr_deflate_hash */
+    const uint32_t v = qr_deflate_three(data + p);
+    const size_t h = qr_deflate_bucket(v);
     const uint4 b = *(const uint4 *)(hash + h * QR_DEFLATE_WAYS);
     const unsigned long long tg = *(const unsigned long long *)(tags + h * QR_DEFLATE_WAYS);
     const uint32_t mine = tag_of(v);
@@ -563,6 +558,17 @@ extern "C" int qr_gpu_png_supports(const qr_png_params *p)
 }
 
 static size_t batch_max; /* tests: qr_gpu_png_set_batch_max */
+
+extern "C" int qr_gpu_png_for(const qr_image_writer *w, qr_png_params *p)
+{
+    qr_error quiet;
+    return qr_image_writer_png_params(w, p, &quiet) == QR_OK && qr_gpu_png_supports(p);
+}
+
+extern "C" int qr_gpu_png_host_instead(qr_status st, const qr_image_writer *w)
+{
+    return st == QR_ERR_GPU_NOMEM && qr_image_writer_rows_in(w) == 0;
+}
 
 extern "C" void qr_gpu_png_set_batch_max(size_t bytes)
 {

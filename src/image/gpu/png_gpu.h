@@ -34,6 +34,15 @@ typedef struct qr_gpu_png qr_gpu_png;
  * encoder, with filter NONE or UP. */
 int qr_gpu_png_supports(const qr_png_params *p);
 
+/* Whether writer w's PNG is compressed here (its encoder is the portable
+ * one, qr_gpu_png_supports), with its parameters into *p. */
+int qr_gpu_png_for(const qr_image_writer *w, qr_png_params *p);
+
+/* Whether a write through this encoder that ended in st may be done again
+ * by the host's encoder, with the same bytes: the GPU had no room for the
+ * encoder's buffers and nothing reached the writer. */
+int qr_gpu_png_host_instead(qr_status st, const qr_image_writer *w);
+
 /* The bytes of raw rows a batch gathers by default for an image of
  * `height` rows of row_bytes: about 1 GiB, or the whole image. */
 size_t qr_gpu_png_batch_bytes(size_t row_bytes, int32_t height);

@@ -402,12 +402,9 @@ extern "C" qr_status qr_gpu_render_write(qr_gpu_renderer *r, const qr_gpu_scene 
         return st ? st : qr_gpu_renderer_write(r, w, err);
     }
     qr_png_params pp;
-    qr_error quiet;
-    qr_status st = QR_ERR_GPU_NOMEM;
-    if (qr_image_writer_png_params(w, &pp, &quiet) == QR_OK && qr_gpu_png_supports(&pp))
-        st = write_bands_gpu_png(r, scene, params, mode, w, &pp, err);
-    /* no room for the GPU's encoder: the host's, with the same bytes */
-    if (st == QR_ERR_GPU_NOMEM && qr_image_writer_rows_in(w) == 0)
+    const int on_gpu = qr_gpu_png_for(w, &pp);
+    qr_status st = on_gpu ? write_bands_gpu_png(r, scene, params, mode, w, &pp, err) : QR_OK;
+    if (!on_gpu || qr_gpu_png_host_instead(st, w))
         st = write_bands(r, scene, params, mode, w, err);
     qr_gpu_index_set_limit(r->index, 0);
     return st;

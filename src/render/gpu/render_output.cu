@@ -210,12 +210,10 @@ extern "C" qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *
         return qr_fail(err, QR_ERR_INVALID, "a %dx%d image rendered in bands is written as it renders (qr_gpu_render_write)",
                        r->width, r->height);
     qr_png_params pp;
-    qr_error quiet;
-    if (qr_image_writer_png_params(w, &pp, &quiet) == QR_OK && qr_gpu_png_supports(&pp)) {
-        qr_status st = write_gpu_png(r, w, &pp, err);
-        if (st != QR_ERR_GPU_NOMEM || qr_image_writer_rows_in(w) != 0)
+    if (qr_gpu_png_for(w, &pp)) {
+        const qr_status st = write_gpu_png(r, w, &pp, err);
+        if (!qr_gpu_png_host_instead(st, w))
             return st;
-        /* no room for the encoder's buffers: the host's encoder, same bytes */
     }
     const int px = qr_image_writer_pixel_bytes(w);
     size_t row_bytes = 0;
