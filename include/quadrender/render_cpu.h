@@ -20,6 +20,14 @@ extern "C" {
 /* Clears img to the scene's background and draws every circle in order. */
 qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err);
 
+/* Draws every circle in order over img's pixels as they are, without
+ * clearing: img holds what lies behind the scene. A scene cut into chunks
+ * of consecutive circles (qr_scene_view), drawn chunk after chunk, the
+ * first by qr_render_cpu and the rest by this, gives qr_render_cpu's image
+ * of the whole scene byte for byte: each pixel sees the same blends in the
+ * same order. */
+qr_status qr_render_cpu_over(const qr_scene *scene, qr_image *img, qr_error *err);
+
 /* Rows [y0, y1) of the width x height image qr_render_cpu would draw
  * (row 0 = bottom), into band, a width x (y1 - y0) image whose row 0 is
  * image row y0: the same bytes as those rows of the whole image. Sides

@@ -92,6 +92,20 @@ qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *param
                              qr_render_mode mode, int threads, qr_image *img,
                              qr_cpu_timing *timing, qr_error *err);
 
+/* The whole image, over img's pixels as they are: img holds what lies
+ * behind the scene (the image of the circles before it), in place of the
+ * background. A scene cut into chunks of consecutive circles
+ * (qr_scene_view) drawn chunk after chunk, the first by qr_render_cpu_fast
+ * and the rest by this, gives in QR_RENDER_EXACT the whole scene's image
+ * byte for byte (each pixel sees the same blends in the same order), and in
+ * QR_RENDER_FAST every channel within QR_FAST_TOLERANCE of it: a chunk
+ * stops a pixel once what lies behind, the pixels' own colours, can move
+ * it by no more than half of it, and a stop shrinks what the chunks behind
+ * missed by as much. */
+qr_status qr_render_cpu_fast_over(const qr_scene *scene, const qr_index_params *params,
+                                  qr_render_mode mode, int threads, qr_image *img,
+                                  qr_cpu_timing *timing, qr_error *err);
+
 /* Renders from an index built for this scene over a region of its image
  * (qr_index_build_host, or a GPU build downloaded; its sides on the
  * QR_TILE grid as above) into band, an image of the region's size; the whole image when

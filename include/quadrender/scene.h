@@ -81,6 +81,16 @@ void qr_scene_destroy(qr_scene *scene);
 /* A deep copy (same block layout, alpha, background and transparency included). */
 qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err);
 
+/* A view of circles [first, first + count) of scene: *view is a copy of
+ * the scene's header whose arrays (alpha included) point into the scene's
+ * own, so it holds no memory of its own and is never destroyed; it is valid
+ * while the scene is, and writing through it writes the scene. File order
+ * is depth order: drawing a scene's views one after the other, each over
+ * the image the ones before left (qr_render_cpu_over), draws the scene.
+ * QR_ERR_INVALID when the circles are not the scene's. */
+qr_status qr_scene_view(const qr_scene *scene, int32_t first, int32_t count, qr_scene *view,
+                        qr_error *err);
+
 /* ---- the picture's options: per-circle alpha, the background ------------ *
  * Flat scenes only (QR_ERR_INVALID, "<what>: flat scenes only; <name> is
  * snow-shaded"): snow's alpha and background are its shading's. Every

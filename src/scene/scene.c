@@ -131,6 +131,27 @@ qr_status qr_scene_clone(const qr_scene *src, qr_scene **out, qr_error *err)
     return st;
 }
 
+qr_status qr_scene_view(const qr_scene *scene, int32_t first, int32_t count, qr_scene *view,
+                        qr_error *err)
+{
+    if (!scene || !view)
+        return qr_fail(err, QR_ERR_INVALID, "scene view: no scene");
+    if (first < 0 || count < 0 || first > scene->n || count > scene->n - first)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "scene view: circles [%ld, %ld) are not within the %ld of '%s'", (long)first,
+                       (long)first + (long)count, (long)scene->n, scene->name);
+    *view = *scene;
+    float **arrays[] = {&view->x,  &view->y,  &view->z,  &view->r,   &view->red,
+                        &view->green, &view->blue, &view->vx, &view->vy, &view->vz,
+                        &view->x0, &view->y0, &view->vx0, &view->vy0, &view->alpha};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        if (*arrays[k]) *arrays[k] += first;
+    view->n = count;
+    view->block = NULL; /* the arrays are the scene's: a view frees nothing */
+    view->block_floats = 0;
+    return QR_OK;
+}
+
 /* QR_OK when the scene is flat-shaded, else the refusal of `what`. */
 static qr_status flat_only(const qr_scene *scene, const char *what, qr_error *err)
 {

@@ -322,6 +322,13 @@ INLINE void fast_snow(const cpu_frame *f, const cpu_circle *list, int32_t count,
 
 /* ---- the tile ----------------------------------------------------------------- */
 
+/* The band's pixel at window pixel (x, y). */
+static inline float *band_pixel(const cpu_frame *f, int x, int y)
+{
+    const size_t row = (size_t)(f->oy + y - f->band_y0);
+    return f->band->rgba + (row * (size_t)f->band->width + (size_t)(f->ox + x - f->band_x0)) * 4;
+}
+
 QR_SIMD_CLONES
 void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *alpha, int32_t count,
                      int x0, int y0, int x1, int y1)
@@ -353,6 +360,17 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
                 p.b[at] = t.bg[2][k];
                 p.a[at] = f->cover ? 0.0f : 1.0f;
             }
+        if (f->over) /* the walk goes on from the pixels of the circles before */
+            for (int k = 0; k < t.h; k++) {
+                const float *in = band_pixel(f, x0, y0 + k);
+                for (int c = 0; c < t.w; c++) {
+                    const int at = k * CPU_TILE + c;
+                    p.r[at] = in[4 * c + 0];
+                    p.g[at] = in[4 * c + 1];
+                    p.b[at] = in[4 * c + 2];
+                    p.a[at] = in[4 * c + 3];
+                }
+            }
         /* the walk's instances: aa and cover are constants in each */
         if (f->snow)
             exact_snow(f, list, count, &t, &p);
@@ -380,21 +398,32 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
         else
             fast_flat(f, list, alpha, count, &t, &p, live, 0);
         /* what lies behind: the background, through what is left of T */
-        for (int k = 0; k < t.h; k++)
+        for (int k = 0; k < t.h && !f->over; k++)
             for (int c = 0; c < t.w; c++) {
                 const int at = k * CPU_TILE + c;
                 p.r[at] += p.a[at] * t.bg[0][k];
                 p.g[at] += p.a[at] * t.bg[1][k];
                 p.b[at] += p.a[at] * t.bg[2][k];
             }
+        /* or the image of the circles before, whose coverage A leaves
+         * T (1 - A) of the tile uncovered */
+        for (int k = 0; k < t.h && f->over; k++) {
+            const float *in = band_pixel(f, x0, y0 + k);
+            for (int c = 0; c < t.w; c++) {
+                const int at = k * CPU_TILE + c;
+                p.r[at] += p.a[at] * in[4 * c + 0];
+                p.g[at] += p.a[at] * in[4 * c + 1];
+                p.b[at] += p.a[at] * in[4 * c + 2];
+                if (f->cover) p.a[at] *= 1.0f - in[4 * c + 3];
+            }
+        }
     }
     /* the alpha channel: the coverage (fast: 1 - T), the exact walk's
      * CS149 alpha, or 1 */
     const int keep_alpha = !f->front_to_back && (f->keep_alpha || f->cover);
     const int cover_t = f->front_to_back && f->cover;
     for (int k = 0; k < t.h; k++) {
-        const size_t row = (size_t)(f->oy + y0 + k - f->band_y0);
-        float *out = f->band->rgba + (row * (size_t)f->band->width + (size_t)(f->ox + x0 - f->band_x0)) * 4;
+        float *out = band_pixel(f, x0, y0 + k);
         for (int c = 0; c < t.w; c++) {
             const int at = k * CPU_TILE + c;
             out[4 * c + 0] = p.r[at];

@@ -57,6 +57,11 @@ typedef struct cpu_frame {
                               alpha channel is the coverage, in both walks */
     float stop;            /* fast: a pixel group is done once T <= stop */
     float bg[3];           /* flat: the background colour (qr_scene.background) */
+    int over;              /* the band holds what lies behind the circles (the
+                              image of the circles before them): the exact walk
+                              starts from its pixels, and the fast walk takes
+                              them through what is left of T, in place of the
+                              background */
     int aa;                /* flat: anti-aliased edges; the records' radii are then
                               widened (qr_aa_radius) */
     int side;              /* the whole image's longer side (qr_aa_slope) */

@@ -25,8 +25,10 @@ static int circle_is_drawable(const qr_scene *s, int32_t i)
            isfinite(s->blue[i]);
 }
 
-qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t height, int32_t y0,
-                             int32_t y1, qr_image *band, qr_error *err)
+/* Rows [y0, y1) of the width x height image into band: cleared to the
+ * background first, or (over) drawn over the band's pixels as they are. */
+static qr_status draw_band(const qr_scene *scene, int32_t width, int32_t height, int32_t y0,
+                           int32_t y1, qr_image *band, int over, qr_error *err)
 {
     if (!scene || !band || !band->rgba)
         return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: no scene or no image");
@@ -48,8 +50,8 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
     const int snow = scene->shading == QR_SHADE_SNOW;
     /* the background of image rows y0.. (qr_image_clear's, by image row;
      * a flat scene's own colour, white unless set; black where it is
-     * transparent) */
-    for (int32_t py = y0; py < y1; py++) {
+     * transparent); over: the pixels of the circles before these */
+    for (int32_t py = y0; py < y1 && !over; py++) {
         const float shade = snow ? qr_snow_shade_row(py, height) : 1.0f;
         float *row = band->rgba + (size_t)(py - y0) * (size_t)width * 4;
         for (size_t px = 0; px < (size_t)width; px++) {
@@ -105,9 +107,22 @@ qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t heigh
     return QR_OK;
 }
 
+qr_status qr_render_cpu_band(const qr_scene *scene, int32_t width, int32_t height, int32_t y0,
+                             int32_t y1, qr_image *band, qr_error *err)
+{
+    return draw_band(scene, width, height, y0, y1, band, 0, err);
+}
+
 qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err)
 {
     if (!img)
         return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: no scene or no image");
-    return qr_render_cpu_band(scene, img->width, img->height, 0, img->height, img, err);
+    return draw_band(scene, img->width, img->height, 0, img->height, img, 0, err);
+}
+
+qr_status qr_render_cpu_over(const qr_scene *scene, qr_image *img, qr_error *err)
+{
+    if (!img)
+        return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: no scene or no image");
+    return draw_band(scene, img->width, img->height, 0, img->height, img, 1, err);
 }

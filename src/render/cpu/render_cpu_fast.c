@@ -349,10 +349,14 @@ static qr_status check_region(int32_t width, int32_t height, const qr_rect *reg,
  * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
  * whether it can stop at all. */
 static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nchunks,
-                          qr_render_mode mode, cpu_frame *f)
+                          qr_render_mode mode, const float behind[2], cpu_frame *f)
 {
     float lo, hi;
     qr_background_range(scene, &lo, &hi);
+    if (f->over) { /* what lies behind is the band's pixels too */
+        lo = behind[0] < lo ? behind[0] : lo;
+        hi = behind[1] > hi ? behind[1] : hi;
+    }
     double area = 0.0;
     for (int c = 0; c < nchunks; c++) {
         lo = sums[c].lo < lo ? sums[c].lo : lo;
@@ -376,7 +380,7 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
  * when out of memory. */
 static int render_window(const qr_scene *scene, const qr_index *ix, cpu_circle *circles,
                          chunk_sums *sums, int nchunks, qr_render_mode mode, int threads,
-                         qr_rect win, int first, cpu_frame *f)
+                         qr_rect win, int first, const float behind[2], cpu_frame *f)
 {
     int ntasks = 0;
     block_task *tasks = make_tasks(ix, win, &ntasks);
@@ -384,7 +388,7 @@ static int render_window(const qr_scene *scene, const qr_index *ix, cpu_circle *
     circle_pass cp = {scene, ix->width, ix->height, win, circles, sums,
                       first && mode == QR_RENDER_FAST};
     qr_parallel_for(nchunks, threads, circle_chunk, &cp);
-    if (first) frame_numbers(scene, sums, nchunks, mode, f);
+    if (first) frame_numbers(scene, sums, nchunks, mode, behind, f);
     f->ox = win.x0;
     f->oy = win.y0;
     block_pass bp;
@@ -399,8 +403,57 @@ static int render_window(const qr_scene *scene, const qr_index *ix, cpu_circle *
     return atomic_load(&bp.oom) ? -1 : 0;
 }
 
-qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
-                              int threads, qr_image *band, qr_error *err)
+/* ---- what lies behind: the range of the band's colours ------------------------------ */
+
+/* Rows per task of the pass over the band. */
+#define BEHIND_ROWS 64
+
+typedef struct behind_pass {
+    const qr_image *band;
+    float (*range)[2]; /* per task */
+} behind_pass;
+
+static void behind_rows(void *ctx, int task)
+{
+    const behind_pass *bp = ctx;
+    const qr_image *b = bp->band;
+    const int32_t y1 = (task + 1) * BEHIND_ROWS < b->height ? (task + 1) * BEHIND_ROWS : b->height;
+    float lo = INFINITY, hi = -INFINITY;
+    for (int32_t y = task * BEHIND_ROWS; y < y1; y++) {
+        const float *row = b->rgba + (size_t)y * (size_t)b->width * 4;
+        for (size_t i = 0; i < (size_t)b->width * 4; i++) {
+            if ((i & 3) == 3) continue; /* colours only */
+            lo = row[i] < lo ? row[i] : lo;
+            hi = row[i] > hi ? row[i] : hi;
+        }
+    }
+    bp->range[task][0] = lo;
+    bp->range[task][1] = hi;
+}
+
+/* The smallest and largest colour channel of the band's pixels: fast mode
+ * stops a pixel once what lies behind can move it by no more than its
+ * tolerance, and over a band what lies behind is those pixels. Returns -1
+ * when out of memory. */
+static int behind_range(const qr_image *band, int threads, float out[2])
+{
+    const int ntasks = (int)((band->height + BEHIND_ROWS - 1) / BEHIND_ROWS);
+    behind_pass bp = {band, malloc((size_t)ntasks * sizeof *bp.range)};
+    if (!bp.range) return -1;
+    qr_parallel_for(ntasks, threads, behind_rows, &bp);
+    out[0] = INFINITY;
+    out[1] = -INFINITY;
+    for (int t = 0; t < ntasks; t++) {
+        out[0] = bp.range[t][0] < out[0] ? bp.range[t][0] : out[0];
+        out[1] = bp.range[t][1] > out[1] ? bp.range[t][1] : out[1];
+    }
+    free(bp.range);
+    return 0;
+}
+
+/* qr_render_cpu_index, over the band's pixels (over) or the background. */
+static qr_status render_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
+                              int threads, qr_image *band, int over, qr_error *err)
 {
     qr_status st = check_scene(scene, err);
     if (st) return st;
@@ -425,9 +478,12 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
     }
     cpu_circle *circles = malloc((size_t)(scene->n ? scene->n : 1) * sizeof *circles);
     chunk_sums *sums = malloc((size_t)(nchunks ? nchunks : 1) * sizeof *sums);
-    int oom = !circles || !sums;
+    float behind[2] = {0.0f, 0.0f};
+    int oom = !circles || !sums ||
+              (over && mode == QR_RENDER_FAST && behind_range(band, threads, behind));
     cpu_frame f;
     memset(&f, 0, sizeof f);
+    f.over = over;
     f.width = ix->width;
     f.height = ix->height;
     f.inv_w = 1.f / (float)ix->width;
@@ -442,7 +498,8 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
         for (int32_t x = reg.x0; x < reg.x1 && !oom; x += CPU_WINDOW) {
             const qr_rect win = {x, y, x + CPU_WINDOW < reg.x1 ? x + CPU_WINDOW : reg.x1,
                                  y + CPU_WINDOW < reg.y1 ? y + CPU_WINDOW : reg.y1};
-            oom = render_window(scene, ix, circles, sums, nchunks, mode, threads, win, first, &f);
+            oom = render_window(scene, ix, circles, sums, nchunks, mode, threads, win, first,
+                                behind, &f);
             first = 0;
         }
     free(sums);
@@ -451,6 +508,12 @@ qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_rend
         return qr_fail(err, QR_ERR_NOMEM, "CPU renderer: out of host memory (%d circles)",
                        scene->n);
     return QR_OK;
+}
+
+qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
+                              int threads, qr_image *band, qr_error *err)
+{
+    return render_index(scene, ix, mode, threads, band, 0, err);
 }
 
 /* The scene's radii widened for anti-aliased edges on an image whose longer
@@ -464,10 +527,11 @@ static float *widened_radii(const qr_scene *s, int side)
     return r;
 }
 
-qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params *params,
-                                    qr_render_mode mode, int threads, int32_t width,
-                                    int32_t height, const qr_rect *region, qr_image *out,
-                                    qr_cpu_timing *timing, qr_error *err)
+/* qr_render_cpu_fast_region, over out's pixels (over) or the background. */
+static qr_status render_region(const qr_scene *scene, const qr_index_params *params,
+                               qr_render_mode mode, int threads, int32_t width, int32_t height,
+                               const qr_rect *region, qr_image *out, int over,
+                               qr_cpu_timing *timing, qr_error *err)
 {
     qr_status st = check_scene(scene, err);
     if (!st) st = check_region(width, height, region, out, err);
@@ -499,7 +563,7 @@ qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params
     st = qr_index_build_host_threads(scene, width, height, region, params,
                                      qr_render_cpu_fast_index_mode(mode), threads, &ix, err);
     const double t1 = now_ms();
-    if (!st) st = qr_render_cpu_index(scene, ix, mode, threads, out, err);
+    if (!st) st = render_index(scene, ix, mode, threads, out, over, err);
     const double t2 = now_ms();
     qr_index_destroy(ix);
     free(wide);
@@ -508,6 +572,15 @@ qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params
         timing->render_ms = t2 - t1;
     }
     return st;
+}
+
+qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params *params,
+                                    qr_render_mode mode, int threads, int32_t width,
+                                    int32_t height, const qr_rect *region, qr_image *out,
+                                    qr_cpu_timing *timing, qr_error *err)
+{
+    return render_region(scene, params, mode, threads, width, height, region, out, 0, timing,
+                         err);
 }
 
 qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
@@ -531,4 +604,15 @@ qr_status qr_render_cpu_fast(const qr_scene *scene, const qr_index_params *param
         return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image");
     return qr_render_cpu_fast_band(scene, params, mode, threads, img->width, img->height, 0,
                                    img->height, img, timing, err);
+}
+
+qr_status qr_render_cpu_fast_over(const qr_scene *scene, const qr_index_params *params,
+                                  qr_render_mode mode, int threads, qr_image *img,
+                                  qr_cpu_timing *timing, qr_error *err)
+{
+    if (!img)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image");
+    const qr_rect all = {0, 0, img->width, img->height};
+    return render_region(scene, params, mode, threads, img->width, img->height, &all, img, 1,
+                         timing, err);
 }

@@ -1,0 +1,218 @@
+/* test_render_chunks.c — a scene drawn in depth-ordered chunks of
+ * consecutive circles (qr_scene_view), each over the image the chunks
+ * before it left (qr_render_cpu_over, qr_render_cpu_fast_over), against the
+ * whole scene drawn in one pass by the reference renderer (the oracle):
+ *
+ *   the reference and the fast CPU renderer's exact mode: the same bytes,
+ *       every built-in scene (the animated ones at a later frame), chunks
+ *       of many sizes (one circle, random, the whole scene) and the
+ *       picture's options (per-circle alpha, background, no background,
+ *       anti-aliased edges);
+ *   fast mode: every channel within QR_FAST_TOLERANCE, however many chunks;
+ *   views: their circles are the scene's; a range outside it is refused.
+ * Runs without a GPU.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "quadrender/image.h"
+#include "quadrender/render_cpu.h"
+#include "quadrender/render_cpu_fast.h"
+#include "quadrender/scene.h"
+#include "random_scene.h"
+#include "test_util.h"
+
+typedef enum drawer { REFERENCE, FAST_EXACT, FAST } drawer;
+
+static const char *drawer_name[] = {"reference", "fast CPU exact", "fast CPU fast"};
+
+static qr_image *image(int32_t w, int32_t h)
+{
+    qr_image *img = NULL;
+    qr_error err;
+    cr_assert_eq(qr_image_create(w, h, &img, &err), QR_OK, "%s", err.msg);
+    for (size_t i = 0; i < (size_t)w * (size_t)h * 4; i++) img->rgba[i] = -7.0f;
+    return img;
+}
+
+static size_t floats(const qr_image *img)
+{
+    return (size_t)img->width * (size_t)img->height * 4;
+}
+
+/* Draws circles [first, first + count) of s into img: over it unless first
+ * is 0 (the first chunk clears to the background). */
+static void draw(drawer d, const qr_scene *s, int32_t first, int32_t count, qr_image *img)
+{
+    qr_scene view;
+    qr_error err;
+    cr_assert_eq(qr_scene_view(s, first, count, &view, &err), QR_OK, "%s", err.msg);
+    const qr_render_mode mode = d == FAST ? QR_RENDER_FAST : QR_RENDER_EXACT;
+    qr_status st;
+    if (d == REFERENCE)
+        st = first ? qr_render_cpu_over(&view, img, &err) : qr_render_cpu(&view, img, &err);
+    else
+        st = first ? qr_render_cpu_fast_over(&view, NULL, mode, 0, img, NULL, &err)
+                   : qr_render_cpu_fast(&view, NULL, mode, 0, img, NULL, &err);
+    cr_assert_eq(st, QR_OK, "%s", err.msg);
+}
+
+/* The chunk sizes of one cut of n circles: cut 0 one chunk, cut 1 chunks
+ * of one circle (small scenes only), others random sizes from a seeded
+ * generator, up to n / cut circles each. Returns the number of chunks. */
+static int32_t cut_scene(int32_t n, int cut, uint64_t seed, int32_t *sizes, int32_t cap)
+{
+    if (cut == 0 || n == 0) {
+        sizes[0] = n;
+        return 1;
+    }
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)cut;
+    int32_t k = 0, left = n;
+    const int32_t most = n / cut > 1 ? n / cut : 1;
+    while (left > 0) {
+        cr_assert_lt(k, cap, "too many chunks");
+        int32_t c = 1;
+        if (cut > 1) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            c = 1 + (int32_t)(x % (uint64_t)most);
+        }
+        c = c < left ? c : left;
+        sizes[k++] = c;
+        left -= c;
+    }
+    return k;
+}
+
+/* Largest |a - b| over the colour channels (and alpha, where cover). */
+static double worst(const qr_image *a, const qr_image *b, int cover)
+{
+    double w = 0;
+    for (size_t i = 0; i < floats(a); i++) {
+        if (i % 4 == 3 && !cover) continue;
+        const double d = fabs((double)a->rgba[i] - (double)b->rgba[i]);
+        cr_assert(d == d, "NaN at %zu", i);
+        w = d > w ? d : w;
+    }
+    return w;
+}
+
+/* Each drawer, each cut of s into chunks drawn in order, against the
+ * reference's one pass: exact bytes, or fast within the bound. */
+static void check_chunks(const qr_scene *s, int32_t w, int32_t h, const int *cuts, int ncuts)
+{
+    qr_error err;
+    qr_image *ref = image(w, h);
+    cr_assert_eq(qr_render_cpu(s, ref, &err), QR_OK, "%s", err.msg);
+    enum { CAP = 4096 };
+    int32_t *sizes = malloc(CAP * sizeof *sizes);
+    cr_assert_not_null(sizes);
+    for (int d = REFERENCE; d <= FAST; d++)
+        for (int c = 0; c < ncuts; c++) {
+            if (cuts[c] == 1 && s->n > CAP) continue;
+            const int32_t k = cut_scene(s->n, cuts[c], (uint64_t)s->n + 17u * (uint64_t)d, sizes, CAP);
+            qr_image *img = image(w, h);
+            int32_t first = 0;
+            for (int32_t j = 0; j < k; j++) {
+                draw((drawer)d, s, first, sizes[j], img);
+                first += sizes[j];
+            }
+            cr_assert_eq(first, s->n);
+            if (d == FAST) {
+                const double e = worst(img, ref, s->transparent);
+                cr_assert(e <= QR_FAST_TOLERANCE,
+                          "%s %dx%d, %s, %d chunks: %g from the one pass", s->name, w, h,
+                          drawer_name[d], k, e);
+            } else {
+                cr_assert(memcmp(img->rgba, ref->rgba, floats(ref) * sizeof(float)) == 0,
+                          "%s %dx%d, %s, %d chunks: not the one pass's bytes", s->name, w, h,
+                          drawer_name[d], k);
+            }
+            qr_image_destroy(img);
+        }
+    free(sizes);
+    qr_image_destroy(ref);
+}
+
+static qr_scene *load(const char *name, int64_t frame)
+{
+    qr_scene *s = NULL;
+    qr_error err;
+    cr_assert_eq(qr_scene_builtin(name, 0, &s, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_seek_frame(s, frame, &err), QR_OK, "%s", err.msg);
+    return s;
+}
+
+/* Every built-in scene, the animated ones at frame 3, at an odd size. */
+Test(render_chunks, builtin_scenes_equal_one_pass, .timeout = 600)
+{
+    int count = 0;
+    const qr_builtin_info *info = qr_builtin_scenes(&count);
+    const int cuts[] = {0, 1, 3, 40};
+    for (int k = 0; k < count; k++) {
+        qr_scene *s = load(info[k].name, info[k].animated ? 3 : 0);
+        check_chunks(s, 131, 97, cuts, 4);
+        qr_scene_destroy(s);
+    }
+}
+
+/* Per-circle alpha, a background, anti-aliased edges, and no background
+ * (the alpha channel the coverage, composited chunk over chunk). */
+Test(render_chunks, picture_options_equal_one_pass, .timeout = 300)
+{
+    qr_error err;
+    const int cuts[] = {2, 7, 100};
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, seed, 3000);
+        qr_test_random_picture(s, seed);
+        s->antialias = seed % 2;
+        if (seed > 2)
+            cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK, "%s", err.msg);
+        check_chunks(s, 160, 96, cuts, 3);
+        qr_scene_destroy(s);
+    }
+    qr_scene *s = load("rand100k", 0);
+    qr_test_random_picture(s, 9);
+    check_chunks(s, 256, 256, cuts, 3);
+    qr_scene_destroy(s);
+}
+
+/* Deep scenes, where fast mode stops early in most pixels, cut into many
+ * chunks: each stop shrinks what the chunks behind missed, so the error
+ * does not grow with the chunks. */
+Test(render_chunks, fast_mode_stays_within_the_bound, .timeout = 300)
+{
+    const int cuts[] = {2, 50, 400};
+    const char *names[] = {"micro2M", "snowsingle"};
+    for (size_t k = 0; k < 2; k++) {
+        qr_scene *s = load(names[k], 0);
+        check_chunks(s, 192, 192, cuts, 3);
+        qr_scene_destroy(s);
+    }
+    qr_scene *s = qr_test_large_circles(4000, 0.3f, 0.6f, 20000, 5);
+    check_chunks(s, 128, 128, cuts, 3);
+    qr_scene_destroy(s);
+}
+
+Test(render_chunks, views_are_the_scenes_circles)
+{
+    qr_scene *s = qr_test_random_scene(QR_TEST_MIX_RENDERABLE, 3, 100);
+    qr_test_random_picture(s, 3);
+    qr_scene v;
+    qr_error err;
+    cr_assert_eq(qr_scene_view(s, 10, 20, &v, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(v.n, 20);
+    cr_assert_null(v.block);
+    cr_assert(v.x == s->x + 10 && v.r == s->r + 10 && v.blue == s->blue + 10);
+    cr_assert(v.alpha == s->alpha + 10);
+    cr_assert_eq(qr_scene_view(s, 100, 0, &v, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(v.n, 0);
+    cr_assert_eq(qr_scene_view(s, 90, 11, &v, &err), QR_ERR_INVALID);
+    cr_assert(strstr(err.msg, "[90, 101)"), "%s", err.msg);
+    cr_assert_eq(qr_scene_view(s, -1, 5, &v, &err), QR_ERR_INVALID);
+    cr_assert_eq(qr_scene_view(s, 0, -1, &v, &err), QR_ERR_INVALID);
+    qr_scene_destroy(s);
+}
