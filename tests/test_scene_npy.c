@@ -576,3 +576,114 @@ Test(scene_npy, header_write)
     cr_expect(memcmp(head + 10, scalar, sizeof scalar - 1) == 0, "%.56s", head + 10);
     cr_expect_eq(qr_npy_header_write(head, "<f4", 5, shape), 0);
 }
+
+/* ---- read in chunks --------------------------------------------------------------------- */
+
+/* Circles [first, first + count) of a read as one chunk of the stream. */
+static void expect_chunk(qr_scene_stream *sm, const qr_scene *whole, int64_t first, int32_t count)
+{
+    qr_scene *chunk = NULL, view;
+    qr_error err;
+    cr_assert_eq(qr_scene_stream_read(sm, first, count, &chunk, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_view(whole, (int32_t)first, count, &view, &err), QR_OK, "%s", err.msg);
+    char what[64];
+    snprintf(what, sizeof what, "chunk at %lld", (long long)first);
+    assert_same_circles(&view, chunk, what);
+    cr_assert_str_eq(chunk->name, whole->name);
+    qr_scene_destroy(chunk);
+}
+
+/* Every chunking of a file gives its circles, float32 or float64, and the
+ * header is checked as the whole reader checks it. */
+Test(scene_npy, chunks_are_the_files_circles)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_builtin("rand100k", 0, &s, &err), QR_OK);
+    const char *path = qr_test_tmp("chunks.npy");
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    qr_scene *whole = read_ok(path);
+    qr_scene_stream *sm = NULL;
+    cr_assert_eq(qr_scene_stream_open(path, &sm, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_stream_circles(sm), 100000);
+    cr_assert_str_eq(qr_scene_stream_name(sm), whole->name);
+    const int32_t sizes[] = {1, 7, 65536, 70001, 100000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int64_t first = 0; first < 100000; first += sizes[k]) {
+            const int32_t c = 100000 - first < sizes[k] ? (int32_t)(100000 - first) : sizes[k];
+            if (sizes[k] == 1 && first % 9973) continue; /* a sample of the single circles */
+            expect_chunk(sm, whole, first, c);
+        }
+    expect_chunk(sm, whole, 100000, 0);
+    qr_scene *out = (qr_scene *)1;
+    cr_assert_eq(qr_scene_stream_read(sm, 99999, 2, &out, &err), QR_ERR_INVALID);
+    cr_assert_null(out);
+    cr_assert_eq(qr_scene_stream_read(sm, -1, 1, &out, &err), QR_ERR_INVALID);
+    qr_scene_stream_close(sm);
+    qr_scene_stream_close(NULL);
+    qr_scene_destroy(whole);
+    qr_scene_destroy(s);
+
+    /* float64 rows, read in chunks, are the whole reader's rounded rows */
+    const double rows[2][7] = {{0.1, 0.3, 1.0 / 3.0, 0.05, 1.0, 0.0, 0.7},
+                               {0.9, 0.6, 1e-50, 0.2, 0.2, 1e-45, 2.0 / 3.0}};
+    unsigned char data[128], file[512];
+    size_t len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n",
+                           -1, data, rows_le_f8(data, rows, 2));
+    const char *p8 = write_file("chunks_f8.npy", file, len);
+    whole = read_ok(p8);
+    cr_assert_eq(qr_scene_stream_open(p8, &sm, &err), QR_OK, "%s", err.msg);
+    expect_chunk(sm, whole, 0, 1);
+    expect_chunk(sm, whole, 1, 1);
+    qr_scene_stream_close(sm);
+    qr_scene_destroy(whole);
+
+    /* the header's faults, as the whole reader words them */
+    len = build_npy(file, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 7), }\n", -1,
+                    data, 56);
+    const char *bad = write_file("chunks_i4.npy", file, len);
+    sm = (qr_scene_stream *)1;
+    cr_assert_eq(qr_scene_stream_open(bad, &sm, &err), QR_ERR_PARSE);
+    cr_assert_null(sm);
+    cr_assert(strstr(err.msg, "dtype '<i4' is not supported"), "%s", err.msg);
+    len = build_npy(file, 1, good_header, -1, data, 30);
+    bad = write_file("chunks_short.npy", file, len);
+    cr_assert_eq(qr_scene_stream_open(bad, &sm, &err), QR_ERR_PARSE);
+    cr_assert(strstr(err.msg, "truncated"), "%s", err.msg);
+    cr_assert_eq(qr_scene_stream_open(qr_test_tmp("nothing_here.npy"), &sm, &err), QR_ERR_IO);
+    cr_assert_eq(qr_scene_stream_open("scene.circles", &sm, &err), QR_ERR_INVALID);
+    cr_assert(strstr(err.msg, "only .npy"), "%s", err.msg);
+}
+
+/* A bad row names its row in the file, not in its chunk; a file cut short
+ * after it was opened is found when its missing rows are read. */
+Test(scene_npy, chunks_find_bad_rows_and_a_file_cut_short)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_builtin("rand100k", 0, &s, &err), QR_OK);
+    const char *path = qr_test_tmp("chunks_bad.npy");
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    int fd = open(path, O_WRONLY);
+    cr_assert(fd >= 0);
+    const float neg = -1.0f;
+    cr_assert_eq(pwrite(fd, &neg, 4, 128 + 70005L * 28 + 12), 4);
+    close(fd);
+    qr_scene_stream *sm = NULL;
+    cr_assert_eq(qr_scene_stream_open(path, &sm, &err), QR_OK, "%s", err.msg);
+    qr_scene *c = (qr_scene *)1;
+    cr_assert_eq(qr_scene_stream_read(sm, 0, 70000, &c, &err), QR_OK, "%s", err.msg);
+    qr_scene_destroy(c);
+    cr_assert_eq(qr_scene_stream_read(sm, 70000, 30000, &c, &err), QR_ERR_PARSE);
+    cr_assert_null(c);
+    cr_assert(strstr(err.msg, ": row 70005: negative radius -1"), "%s", err.msg);
+    /* cut to 50 000 circles while open */
+    cr_assert_eq(truncate(path, 128 + 50000L * 28), 0);
+    cr_assert_eq(qr_scene_stream_read(sm, 0, 40000, &c, &err), QR_OK, "%s", err.msg);
+    qr_scene_destroy(c);
+    cr_assert_eq(qr_scene_stream_read(sm, 40000, 20000, &c, &err), QR_ERR_PARSE);
+    cr_assert(strstr(err.msg, "truncated: circle 50000 of 100000 is missing"), "%s", err.msg);
+    qr_scene_stream_close(sm);
+    qr_scene_destroy(s);
+    unlink(path);
+}

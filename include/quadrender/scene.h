@@ -278,6 +278,37 @@ qr_status qr_scene_write_circles(const qr_scene *scene, const char *path, qr_err
 /* Reads a NumPy .npy file: float32 '<f4', C order, shape (N, 7), rows
  * x y z r R G B (docs/scene-format.md). Errors read "file: what". */
 qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err);
+/* ---- scenes read in chunks ------------------------------------------------ */
+
+/* A .npy scene read chunk by chunk, never whole: the circles of a file
+ * larger than memory, or than QR_SCENE_MAX_CIRCLES, in depth (file) order.
+ * Each chunk is a scene of its own (qr_scene_view's rule: drawn one over
+ * the other they draw the file). */
+typedef struct qr_scene_stream qr_scene_stream;
+
+/* Opens path (a .npy file, else QR_ERR_INVALID) and checks its header and
+ * its length as qr_scene_read_npy does, with the same messages, but for
+ * the limit on circles; no circle is read yet. */
+qr_status qr_scene_stream_open(const char *path, qr_scene_stream **out, qr_error *err);
+
+/* The file's circles (0 for NULL). */
+int64_t qr_scene_stream_circles(const qr_scene_stream *stream);
+
+/* The name its chunks take (the file's base name), as qr_scene_read_npy
+ * names a scene. */
+const char *qr_scene_stream_name(const qr_scene_stream *stream);
+
+/* Reads circles [first, first + count) into a new scene (*out; destroy it),
+ * each row checked as qr_scene_read_npy checks it, rows counted from the
+ * file's first in the message. A file cut shorter than its header says
+ * since it was opened: QR_ERR_PARSE, "<path>: truncated: circle K of N is
+ * missing ..."; a range outside the file: QR_ERR_INVALID. */
+qr_status qr_scene_stream_read(qr_scene_stream *stream, int64_t first, int32_t count,
+                               qr_scene **out, qr_error *err);
+
+/* Closes the file (NULL: nothing). */
+void qr_scene_stream_close(qr_scene_stream *stream);
+
 /* Writes the circles (not velocities) as a .npy file (format 1.0, '<f4',
  * shape (N, 7)), atomically. */
 qr_status qr_scene_write_npy(const qr_scene *scene, const char *path, qr_error *err);

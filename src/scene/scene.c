@@ -47,6 +47,12 @@ qr_status qr_scene_check_frame(const char *name, const char *text, int64_t *out,
 
 qr_status qr_scene_check_circles(const qr_scene *scene, const char *where, qr_error *err)
 {
+    return qr_scene_check_rows(scene, where, 0, err);
+}
+
+qr_status qr_scene_check_rows(const qr_scene *scene, const char *where, int64_t first,
+                              qr_error *err)
+{
     static const char *const fields[7] = {"x", "y", "z", "r", "R", "G", "B"};
     for (int32_t i = 0; i < scene->n; ++i) {
         const float v[7] = {scene->x[i],   scene->y[i],     scene->z[i],   scene->r[i],
@@ -54,11 +60,11 @@ qr_status qr_scene_check_circles(const qr_scene *scene, const char *where, qr_er
         for (int k = 0; k < 7; ++k)
             if (!isfinite(v[k]))
                 return qr_fail(err, QR_ERR_INVALID,
-                               "%s: row %" PRId32 ": %s: %g is not a finite number", where, i,
-                               fields[k], (double)v[k]);
+                               "%s: row %" PRId64 ": %s: %g is not a finite number", where,
+                               first + i, fields[k], (double)v[k]);
         if (v[3] < 0.0f)
-            return qr_fail(err, QR_ERR_INVALID, "%s: row %" PRId32 ": negative radius %.9g", where,
-                           i, (double)v[3]);
+            return qr_fail(err, QR_ERR_INVALID, "%s: row %" PRId64 ": negative radius %.9g", where,
+                           first + i, (double)v[3]);
     }
     return QR_OK;
 }

@@ -11,6 +11,11 @@ void qr_scene_set_name(qr_scene *scene, const char *name);
  * ("dir/three.circles" -> "three"). */
 void qr_scene_name_from_path(qr_scene *scene, const char *path);
 
+/* qr_scene_check_circles of a scene holding rows first.. of a file: its
+ * message counts rows from the file's first. */
+qr_status qr_scene_check_rows(const qr_scene *scene, const char *where, int64_t first,
+                              qr_error *err);
+
 /* Non-zero when path ends in ext (".par"), compared case-insensitively. */
 int qr_path_has_ext(const char *path, const char *ext);
 

@@ -11,9 +11,12 @@
  * (finite numbers, no negative radius); the first bad row in file order is
  * reported, so the answer does not depend on the thread count.
  */
+#define _POSIX_C_SOURCE 200809L /* pread, strdup */
 #include "scene/scene_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -76,18 +79,19 @@ static void qr_npy_task(void *ctx, int t)
 
 /* The message of the first bad row (qr_scene_check_circles'), as a
  * malformed file's. */
-static qr_status qr_bad_rows(const char *path, const qr_scene *s, qr_error *err)
+static qr_status qr_bad_rows(const char *path, const qr_scene *s, int64_t first, qr_error *err)
 {
-    qr_scene_check_circles(s, path, err);
+    qr_scene_check_rows(s, path, first, err);
     if (err)
         err->status = QR_ERR_PARSE;
     return QR_ERR_PARSE;
 }
 
 /* Checks the dtype, order and shape of the opened file and the length of
- * its data; on success *rows is the number of circles and *f8 whether the
- * values are float64. */
-static qr_status qr_npy_check(const qr_npy_file *f, int64_t *rows, int *f8, qr_error *err)
+ * its data, and that it holds at most `most` circles; on success *rows is
+ * the number of circles and *f8 whether the values are float64. */
+static qr_status qr_npy_check(const qr_npy_file *f, int64_t most, int64_t *rows, int *f8,
+                              qr_error *err)
 {
     const char *path = f->path;
     *f8 = strcmp(f->descr, "<f8") == 0;
@@ -107,9 +111,13 @@ static qr_status qr_npy_check(const qr_npy_file *f, int64_t *rows, int *f8, qr_e
                        path, shape);
     }
     int64_t n = f->shape[0];
-    if (n > QR_SCENE_MAX_CIRCLES)
-        return qr_fail(err, QR_ERR_PARSE, "%s: %" PRId64 " circles exceed the limit of %d", path,
+    if (n > most)
+        return qr_fail(err, QR_ERR_PARSE,
+                       "%s: %" PRId64 " circles exceed the limit of %d (read it in chunks)", path,
                        n, QR_SCENE_MAX_CIRCLES);
+    if (n > INT64_MAX / (QR_NPY_COLS * 8))
+        return qr_fail(err, QR_ERR_PARSE, "%s: %" PRId64 " circles: more than a file can hold",
+                       path, n);
     qr_status st = qr_npy_check_data(f, (uint64_t)n * QR_NPY_COLS * (*f8 ? 8 : 4), err);
     if (st == QR_OK)
         *rows = n;
@@ -125,7 +133,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
         return st;
     int64_t rows = 0;
     qr_npy_job job = {0};
-    if ((st = qr_npy_check(&f, &rows, &job.f8, err)) != QR_OK)
+    if ((st = qr_npy_check(&f, QR_SCENE_MAX_CIRCLES, &rows, &job.f8, err)) != QR_OK)
         goto done;
     if ((st = qr_scene_create((int32_t)rows, QR_ANIM_NONE, &job.scene, err)) != QR_OK)
         goto done;
@@ -140,7 +148,7 @@ qr_status qr_scene_read_npy(const char *path, qr_scene **out, qr_error *err)
     qr_parallel_for(tasks, qr_threads(), qr_npy_task, &job);
     for (int t = 0; t < tasks; ++t)
         if (job.bad[t] >= 0) {
-            st = qr_bad_rows(path, job.scene, err); /* the first, job.bad[t] */
+            st = qr_bad_rows(path, job.scene, 0, err); /* the first, job.bad[t] */
             goto done;
         }
     qr_scene_name_from_path(job.scene, path);
@@ -152,6 +160,125 @@ done:
     qr_scene_destroy(job.scene);
     qr_npy_close(&f);
     return st;
+}
+
+/* ---- reading in chunks ------------------------------------------------------------ */
+
+struct qr_scene_stream {
+    char *path;
+    int fd;
+    uint64_t offset; /* where the data starts */
+    int64_t rows;
+    int f8;
+    char name[sizeof ((qr_scene *)0)->name];
+};
+
+qr_status qr_scene_stream_open(const char *path, qr_scene_stream **out, qr_error *err)
+{
+    *out = NULL;
+    if (!path || !qr_path_has_ext(path, ".npy"))
+        return qr_fail(err, QR_ERR_INVALID, "%s: only .npy scenes are read in chunks",
+                       path ? path : "(no path)");
+    qr_npy_file f;
+    qr_status st = qr_npy_open(path, &f, err);
+    if (st != QR_OK)
+        return st;
+    qr_scene_stream *sm = calloc(1, sizeof *sm);
+    int64_t rows = 0;
+    int f8 = 0;
+    if (!sm || !(sm->path = strdup(path)))
+        st = qr_fail(err, QR_ERR_NOMEM, "out of memory opening %s", path);
+    else
+        st = qr_npy_check(&f, INT64_MAX, &rows, &f8, err);
+    const uint64_t offset = f.offset;
+    qr_npy_close(&f); /* the header is read: the chunks come by pread */
+    if (st == QR_OK && (sm->fd = open(path, O_RDONLY)) < 0)
+        st = qr_fail(err, QR_ERR_IO, "%s: %s", path, strerror(errno));
+    if (st != QR_OK) {
+        if (sm) free(sm->path);
+        free(sm);
+        return st;
+    }
+    sm->offset = offset;
+    sm->rows = rows;
+    sm->f8 = f8;
+    qr_scene named = {0};
+    qr_scene_name_from_path(&named, path);
+    memcpy(sm->name, named.name, sizeof sm->name);
+    *out = sm;
+    return QR_OK;
+}
+
+int64_t qr_scene_stream_circles(const qr_scene_stream *sm)
+{
+    return sm ? sm->rows : 0;
+}
+
+const char *qr_scene_stream_name(const qr_scene_stream *sm)
+{
+    return sm ? sm->name : "";
+}
+
+qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count, qr_scene **out,
+                               qr_error *err)
+{
+    *out = NULL;
+    if (!sm || first < 0 || count < 0 || first > sm->rows || count > sm->rows - first)
+        return qr_fail(err, QR_ERR_INVALID, "%s: circles %" PRId64 " to %" PRId64
+                       " are not the file's", sm ? sm->path : "(no stream)", first,
+                       first + count);
+    const size_t row = (size_t)QR_NPY_COLS * (sm->f8 ? 8 : 4), bytes = (size_t)count * row;
+    qr_npy_job job = {0};
+    job.f8 = sm->f8;
+    job.rows = count;
+    unsigned char *buf = malloc(bytes ? bytes : 1);
+    const int tasks = (int)((count + QR_NPY_TASK_ROWS - 1) / QR_NPY_TASK_ROWS);
+    job.bad = malloc(((size_t)tasks + 1) * sizeof *job.bad);
+    qr_status st = buf && job.bad ? QR_OK
+                                  : qr_fail(err, QR_ERR_NOMEM, "out of memory reading %" PRId32
+                                            " circles of %s", count, sm->path);
+    /* the bytes, however many reads it takes; a file that ends early was
+     * cut since it was opened */
+    for (size_t got = 0; st == QR_OK && got < bytes;) {
+        const ssize_t n = pread(sm->fd, buf + got, bytes - got,
+                                (off_t)(sm->offset + (uint64_t)first * row + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            st = qr_fail(err, QR_ERR_IO, "%s: %s", sm->path, strerror(errno));
+        else if (n == 0)
+            st = qr_fail(err, QR_ERR_PARSE,
+                         "%s: truncated: circle %" PRId64 " of %" PRId64
+                         " is missing (the file is shorter than its header says)",
+                         sm->path, first + (int64_t)(got / row), sm->rows);
+        got += n > 0 ? (size_t)n : 0;
+    }
+    if (st == QR_OK)
+        st = qr_scene_create(count, QR_ANIM_NONE, &job.scene, err);
+    if (st == QR_OK) {
+        job.data = buf;
+        qr_parallel_for(tasks, qr_threads(), qr_npy_task, &job);
+        for (int t = 0; t < tasks && st == QR_OK; ++t)
+            if (job.bad[t] >= 0)
+                st = qr_bad_rows(sm->path, job.scene, first, err);
+    }
+    if (st == QR_OK) {
+        memcpy(job.scene->name, sm->name, sizeof sm->name);
+        *out = job.scene;
+        job.scene = NULL;
+    }
+    qr_scene_destroy(job.scene);
+    free(job.bad);
+    free(buf);
+    return st;
+}
+
+void qr_scene_stream_close(qr_scene_stream *sm)
+{
+    if (!sm)
+        return;
+    close(sm->fd);
+    free(sm->path);
+    free(sm);
 }
 
 /* ---- writing -------------------------------------------------------------------- */
