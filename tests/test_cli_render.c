@@ -443,3 +443,64 @@ Test(cli_render, deflate_portable_bytes_do_not_depend_on_where, .timeout = 300)
     cr_expect(strstr(R.err, "in bands of "), "%s", R.err);
     cr_expect(qr_test_same_bytes(cpu, bands), "the GPU's PNG in bands differs from the host's");
 }
+
+/* ---- --chunk: a scene drawn in depth-ordered chunks ------------------------------------ */
+
+/* A .npy read chunk by chunk, and a built-in cut into chunks, give the
+ * files of the whole scene (exact mode: the same bytes; a PPM to compare
+ * pixels alone); a bad row far into the file is found mid-stream: exit 3,
+ * nothing written; the options it cannot take are usage errors. */
+Test(cli, render_in_chunks, .timeout = 120)
+{
+    const char *dir = qr_test_tmp_dir("chunks");
+    char npy[1024], a[1024], b[1024];
+    snprintf(npy, sizeof npy, "%s/r.npy", dir);
+    snprintf(a, sizeof a, "%s/a.ppm", dir);
+    snprintf(b, sizeof b, "%s/b.ppm", dir);
+    cr_assert_eq(RUN("dump", "rand100k", "-o", npy), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", npy, "-s", "160", "--exact", "--device", "cpu", "-o", a), 0, "%s",
+                 R.err);
+    cr_assert_eq(RUN("render", npy, "-s", "160", "--exact", "--chunk", "30000", "-o", b), 0, "%s",
+                 R.err);
+    cr_expect(strstr(R.err, "(100000 circles in chunks of 30000)"), "%s", R.err);
+    cr_expect(strstr(R.err, "a scene in chunks renders on the CPU"), "%s", R.err);
+    cr_expect(qr_test_same_bytes(a, b), "a .npy in chunks differs from the whole scene");
+    /* the picture's options go with every chunk: three circles, one a chunk */
+    char rgb[1024];
+    snprintf(rgb, sizeof rgb, "%s/rgb.npy", dir);
+    cr_assert_eq(RUN("dump", "rgb", "-o", rgb), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", rgb, "-s", "64", "--chunk", "1", "--background", "#336699",
+                     "--antialias", "-o", b), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", rgb, "-s", "64", "--device", "cpu", "--background", "#336699",
+                     "--antialias", "-o", a), 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(a, b), "the picture's options in chunks differ");
+    cr_assert_eq(RUN("render", rgb, "-s", "64", "--chunk", "1", "-o", b), 0, "%s", R.err);
+    cr_expect(!qr_test_same_bytes(a, b), "the background made no difference");
+    cr_assert_eq(RUN("render", "snow", "--frame", "2", "-s", "160", "--exact", "--chunk", "999",
+                     "-o", b), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", "snow", "--frame", "2", "-s", "160", "--exact", "--device", "cpu",
+                     "-o", a), 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(a, b), "snow in chunks differs from the whole scene");
+
+    /* a negative radius at row 90001: after three chunks were drawn */
+    FILE *f = fopen(npy, "r+b");
+    cr_assert_not_null(f);
+    const float neg = -1.0f;
+    cr_assert_eq(fseek(f, 128 + 90001L * 28 + 12, SEEK_SET), 0);
+    cr_assert_eq(fwrite(&neg, 4, 1, f), 1);
+    cr_assert_eq(fclose(f), 0);
+    char out[1024];
+    snprintf(out, sizeof out, "%s/bad.png", dir);
+    cr_expect_eq(RUN("render", npy, "-s", "160", "--chunk", "30000", "-o", out), 3, "%s", R.err);
+    cr_expect(strstr(R.err, "row 90001: negative radius -1"), "%s", R.err);
+    cr_expect_eq(qr_test_count_temp_files(dir), 0);
+    struct stat sb;
+    cr_expect_neq(stat(out, &sb), 0, "a partial file was left");
+
+    cr_expect_eq(RUN("render", npy, "--chunk", "0", "-o", out), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", npy, "--chunk", "x", "-o", out), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", npy, "--chunk", "10", "--device", "gpu", "-o", out), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", npy, "--chunk", "10", "--alpha", "0.3", "-o", out), 2, "%s", R.err);
+    cr_expect(strstr(R.err, "need its circles whole"), "%s", R.err);
+    cr_expect_eq(RUN("render", npy, "--chunk", "10", "-s", "40000", "-o", out), 2, "%s", R.err);
+}

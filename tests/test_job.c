@@ -13,6 +13,7 @@
 
 #include "files.h"
 #include "quadrender/job.h"
+#include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "test_util.h"
 
@@ -224,7 +225,7 @@ Test(job, invalid_params_give_one_line_errors)
     const char *dir = qr_test_tmp_dir("job_invalid");
     char *out = dup_path(qr_test_join(dir, "x_%d.png"));
     char *ppm = dup_path(qr_test_join(dir, "x_%d.ppm"));
-    for (int c = 0; c < 11; c++) {
+    for (int c = 0; c < 15; c++) {
         qr_job_params p = cpu_job("rgb", 0, 2, out);
         switch (c) {
         case 0: p.width = 0; break;
@@ -238,6 +239,10 @@ Test(job, invalid_params_give_one_line_errors)
         case 8: p.output = ppm, p.png_level = 9; break; /* a PNG level, not PNG */
         case 9: p.plan_trials = 65; break;
         case 10: p.plan_trials = -1; break;
+        case 11: p.chunk_circles = -1; break;
+        case 12: p.chunk_circles = QR_SCENE_MAX_CIRCLES + 1; break;
+        case 13: p.chunk_circles = 2, p.device = QR_JOB_GPU; break; /* chunks: the CPU's */
+        case 14: p.chunk_circles = 2, p.ngpus = 2, p.device = QR_JOB_AUTO; break;
         }
         qr_error err;
         qr_job_result res;
@@ -330,4 +335,114 @@ Test(job, plan_on_one_gpu_keeps_the_bytes, .timeout = 300)
 {
     QR_REQUIRE_GPU();
     plan_job(true);
+}
+
+/* ---- depth-ordered chunks ------------------------------------------------------------ */
+
+/* The images a job hands over (one frame), into *out (freed by the caller). */
+static float *job_image(qr_job_params *p)
+{
+    frames_seen seen = {0};
+    p->output = NULL;
+    p->on_frame = keep_frame;
+    p->user = &seen;
+    qr_error err;
+    QR_CHECK(err, qr_job_run(p, NULL, &err));
+    cr_assert_eq(seen.n, 1);
+    return seen.rgba[0];
+}
+
+/* The reference renderer's image of the scene `name` at frame k, W x H. */
+static float *reference_image(const char *name, int64_t k, const float *background)
+{
+    qr_scene *scene = NULL;
+    qr_image *img = NULL;
+    qr_error err;
+    QR_CHECK(err, qr_scene_load(name, 0, &scene, &err));
+    if (background) QR_CHECK(err, qr_scene_set_background(scene, background, "bg", &err));
+    QR_CHECK(err, qr_scene_seek_frame(scene, k, &err));
+    QR_CHECK(err, qr_image_create(W, H, &img, &err));
+    QR_CHECK(err, qr_render_cpu(scene, img, &err));
+    float *rgba = img->rgba;
+    img->rgba = NULL;
+    qr_image_destroy(img);
+    qr_scene_destroy(scene);
+    return rgba;
+}
+
+/* A scene drawn in chunks, exact mode, on the fast renderer and the
+ * reference: the reference's image of the whole scene, byte for byte;
+ * chunks of a loaded scene (views, an animated one at frame 3) and of a
+ * .npy read chunk by chunk (a stream, its picture's background carried). */
+Test(job, chunks_give_the_whole_scenes_image, .timeout = 120)
+{
+    const size_t bytes = (size_t)W * H * 4 * sizeof(float);
+    const qr_job_device devices[] = {QR_JOB_CPU, QR_JOB_CPU_REFERENCE};
+    const char *names[] = {"rand10k", "snow"};
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < 2; k++) {
+            qr_job_params p = cpu_job(names[k], 3, 3, NULL);
+            p.device = devices[d];
+            p.mode = QR_RENDER_EXACT;
+            p.chunk_circles = 777;
+            float *got = job_image(&p), *want = reference_image(names[k], 3, NULL);
+            cr_expect(!memcmp(got, want, bytes), "%s in chunks (device %d)", names[k], d);
+            free(got);
+            free(want);
+        }
+    /* the same scene written as a .npy and streamed, with a background */
+    qr_scene *scene = NULL;
+    qr_error err;
+    QR_CHECK(err, qr_scene_load("rand10k", 0, &scene, &err));
+    const char *path = qr_test_tmp("job_stream.npy");
+    QR_CHECK(err, qr_scene_write_npy(scene, path, &err));
+    qr_scene_destroy(scene);
+    const float bg[3] = {0.1f, 0.2f, 0.3f};
+    float *want = reference_image("rand10k", 0, bg);
+    for (int d = 0; d < 2; d++) {
+        qr_scene_stream *sm = NULL;
+        QR_CHECK(err, qr_scene_stream_open(path, &sm, &err));
+        QR_CHECK(err, qr_scene_set_background(qr_scene_stream_picture(sm), bg, "bg", &err));
+        qr_job_params p = cpu_job(NULL, 0, 0, NULL);
+        p.stream = sm;
+        p.device = devices[d];
+        p.mode = QR_RENDER_EXACT;
+        p.chunk_circles = 3000;
+        float *got = job_image(&p);
+        cr_expect(!memcmp(got, want, bytes), "the stream in chunks (device %d)", d);
+        free(got);
+        /* a stream without chunks is refused */
+        p.chunk_circles = 0;
+        p.on_frame = NULL;
+        p.output = qr_test_tmp("job_stream.png");
+        cr_expect_eq(qr_job_run(&p, NULL, &err), QR_ERR_INVALID);
+        cr_expect(strstr(err.msg, "set chunk_circles"), "%s", err.msg);
+        qr_scene_stream_close(sm);
+    }
+    free(want);
+}
+
+/* The report says how the scene is cut; AUTO without a GPU and with one
+ * renders chunks on the CPU. */
+static int keep_start(void *user, const qr_job_progress *p)
+{
+    if (p->event == QR_JOB_START) *(qr_job_progress *)user = *p;
+    return 0;
+}
+
+Test(job, chunks_report_their_size)
+{
+    qr_job_params p = cpu_job("rand10k", 0, 0, qr_test_tmp("job_chunks.png"));
+    p.device = QR_JOB_AUTO;
+    p.chunk_circles = 4096;
+    qr_job_progress start;
+    memset(&start, 0, sizeof start);
+    p.on_progress = keep_start;
+    p.user = &start;
+    qr_error err;
+    QR_CHECK(err, qr_job_run(&p, NULL, &err));
+    cr_expect_eq(start.circles, 10000);
+    cr_expect_eq(start.chunk_circles, 4096);
+    cr_expect(!start.gpu, "chunks render on the CPU");
+    cr_expect(strstr(start.note, "chunks"), "%s", start.note);
 }

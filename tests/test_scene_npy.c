@@ -606,7 +606,8 @@ Test(scene_npy, chunks_are_the_files_circles)
     qr_scene_stream *sm = NULL;
     cr_assert_eq(qr_scene_stream_open(path, &sm, &err), QR_OK, "%s", err.msg);
     cr_assert_eq(qr_scene_stream_circles(sm), 100000);
-    cr_assert_str_eq(qr_scene_stream_name(sm), whole->name);
+    cr_assert_str_eq(qr_scene_stream_picture(sm)->name, whole->name);
+    cr_assert_eq(qr_scene_stream_picture(sm)->n, 0);
     const int32_t sizes[] = {1, 7, 65536, 70001, 100000};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int64_t first = 0; first < 100000; first += sizes[k]) {
@@ -615,7 +616,19 @@ Test(scene_npy, chunks_are_the_files_circles)
             expect_chunk(sm, whole, first, c);
         }
     expect_chunk(sm, whole, 100000, 0);
-    qr_scene *out = (qr_scene *)1;
+    /* the picture's options go with every chunk read after */
+    const float grey[3] = {0.25f, 0.5f, 0.75f};
+    cr_assert_eq(qr_scene_set_background(qr_scene_stream_picture(sm), grey, "bg", &err), QR_OK);
+    cr_assert_eq(qr_scene_set_antialias(qr_scene_stream_picture(sm), 1, "aa", &err), QR_OK);
+    qr_scene *out = NULL;
+    cr_assert_eq(qr_scene_stream_read(sm, 5, 5, &out, &err), QR_OK, "%s", err.msg);
+    cr_assert(out->background[1] == 0.5f && out->antialias == 1 && !out->transparent);
+    qr_scene_destroy(out);
+    cr_assert_eq(qr_scene_set_transparent(qr_scene_stream_picture(sm), 1, "bg", &err), QR_OK);
+    cr_assert_eq(qr_scene_stream_read(sm, 5, 5, &out, &err), QR_OK, "%s", err.msg);
+    cr_assert(out->transparent == 1);
+    qr_scene_destroy(out);
+    out = (qr_scene *)1;
     cr_assert_eq(qr_scene_stream_read(sm, 99999, 2, &out, &err), QR_ERR_INVALID);
     cr_assert_null(out);
     cr_assert_eq(qr_scene_stream_read(sm, -1, 1, &out, &err), QR_ERR_INVALID);

@@ -82,6 +82,11 @@ qr_status qr_job_check_device(const char *name, const char *text, qr_job_device 
 qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first, int64_t *last,
                               qr_error *err);
 
+/* Circles a chunk of a scene drawn in chunks: 1 to QR_SCENE_MAX_CIRCLES;
+ * else QR_ERR_INVALID, "<name>: expected a number of circles from 1 to
+ * 200000000, got '<text>'". */
+qr_status qr_job_check_chunk(const char *name, const char *text, int32_t *out, qr_error *err);
+
 /* The most GPUs a device list names. */
 #define QR_JOB_MAX_GPUS 64
 /* Runs of frames up to this many have every file checked before any work
@@ -127,6 +132,9 @@ typedef struct qr_job_progress {
     qr_frame_timing gpu_timing; /* one GPU, whole images: CUDA events */
     qr_cpu_timing cpu_timing;   /* the fast CPU renderer */
     int64_t lane_done;      /* QR_JOB_LANE: its stripes */
+    /* QR_JOB_START */
+    int64_t circles;        /* the scene's circles (a stream's: its file's) */
+    int32_t chunk_circles;  /* drawn in chunks of this many circles; else 0 */
 } qr_job_progress;
 
 /* Progress: called from one thread at a time (perhaps not the caller's);
@@ -140,9 +148,10 @@ typedef int (*qr_job_frame_fn)(void *user, int64_t frame, const qr_image *image)
 
 typedef struct qr_job_params {
     /* the scene: `scene` itself, at its first state, which the job steps
-     * in place (the caller keeps it), or else the one scene_name (a
-     * built-in name or a file) and seed load; scene_name, when set, also
-     * decides whether the PNG text gives the seed (a built-in's) */
+     * in place (the caller keeps it), or else `stream` (below), or else
+     * the one scene_name (a built-in name or a file) and seed load;
+     * scene_name, when set, also decides whether the PNG text gives the
+     * seed (a built-in's) */
     const char *scene_name;
     uint32_t seed;
     qr_scene *scene;
@@ -187,6 +196,18 @@ typedef struct qr_job_params {
      * sequences long enough to pay for it. 0 (default): the index as given;
      * elsewhere (the CPU, bands, several GPUs) ignored. 0..64 */
     int32_t plan_trials;
+    /* Depth-ordered chunks: chunk_circles > 0 draws the scene in chunks of
+     * that many consecutive circles (1..QR_SCENE_MAX_CIRCLES), each indexed
+     * and rendered over the image the chunks before it left: the same bytes
+     * in exact mode, fast mode within its bound (qr_render_cpu_fast_over).
+     * The scene is `scene` or the loaded one, cut into views, or `stream`
+     * (qr_scene_stream_open; the caller keeps it): a .npy file read chunk by
+     * chunk, never whole, whatever its number of circles, drawn with the
+     * stream's picture (qr_scene_stream_picture). One device, the CPU for
+     * now: AUTO renders on the CPU, saying so; QR_JOB_GPU, several GPUs
+     * and MPI refuse it; the image is held whole (QR_IMAGE_MAX_DIM a side). */
+    qr_scene_stream *stream;
+    int32_t chunk_circles;
 } qr_job_params;
 
 /* The defaults above; every other field zero. */

@@ -294,12 +294,15 @@ qr_status qr_scene_stream_open(const char *path, qr_scene_stream **out, qr_error
 /* The file's circles (0 for NULL). */
 int64_t qr_scene_stream_circles(const qr_scene_stream *stream);
 
-/* The name its chunks take (the file's base name), as qr_scene_read_npy
- * names a scene. */
-const char *qr_scene_stream_name(const qr_scene_stream *stream);
+/* The stream's picture: a scene of no circles, named as qr_scene_read_npy
+ * names the file's scene, whose background, anti-aliased edges and
+ * transparency (qr_scene_set_background, _set_antialias, _set_transparent)
+ * every chunk read after takes; its per-circle alpha is not carried. Valid
+ * until the stream is closed. */
+qr_scene *qr_scene_stream_picture(qr_scene_stream *stream);
 
-/* Reads circles [first, first + count) into a new scene (*out; destroy it),
- * each row checked as qr_scene_read_npy checks it, rows counted from the
+/* Reads circles [first, first + count) into a new scene (*out; destroy it)
+ * of the picture's name and options, each row checked as qr_scene_read_npy checks it, rows counted from the
  * file's first in the message. A file cut shorter than its header says
  * since it was opened: QR_ERR_PARSE, "<path>: truncated: circle K of N is
  * missing ..."; a range outside the file: QR_ERR_INVALID. */

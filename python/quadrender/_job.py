@@ -51,7 +51,8 @@ class JobParams(Structure):
                 ("gpu_memory", c_size_t), ("output", c_char_p), ("format", c_int),
                 ("png_level", c_int), ("png_deflate", c_int), ("software", c_char_p), ("stage_timing", c_bool),
                 ("on_frame", _FrameFn), ("on_progress", _ProgressFn), ("on_seek", _SeekFn),
-                ("user", c_void_p), ("plan_trials", c_int32)]
+                ("user", c_void_p), ("plan_trials", c_int32), ("stream", c_void_p),
+                ("chunk_circles", c_int32)]
 
 
 class JobResult(Structure):

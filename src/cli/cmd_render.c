@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -37,6 +38,7 @@ typedef struct render_args {
     int png_level;
     qr_png_deflate deflate;
     int plan; /* --plan N */
+    int32_t chunk; /* --chunk N (0: the scene whole) */
     qr_index_params params;
     size_t gpu_memory;
     int gpus[QR_JOB_MAX_GPUS + 1]; /* count (-1: all), devices */
@@ -55,6 +57,21 @@ static const char *set_format(const char *text, void *dest)
         return "png, ppm or pfm";
     *(qr_image_format *)dest = f;
     return NULL;
+}
+
+/* --chunk: circles a chunk, checked by the library. */
+static const char *set_chunk(const char *text, void *dest)
+{
+    qr_error err;
+    return cli_checked(qr_job_check_chunk(cli_setting(), text, (int32_t *)dest, &err), &err);
+}
+
+/* Whether the scene is a .npy file (any case, as the loader takes it),
+ * which --chunk reads chunk by chunk. */
+static bool streamed(const render_args *a)
+{
+    const size_t n = strlen(a->scene_arg);
+    return a->chunk > 0 && n > 4 && !strcasecmp(a->scene_arg + n - 4, ".npy");
 }
 
 /* --aspect: stretch (0) or keep (1). */
@@ -97,7 +114,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         O_SCENE,
         O_FRAMES = O_SCENE + CLI_SCENE_NOPTS,
         O_OUT, O_DEVICE, O_EXACT, O_FAST, O_PNG_LEVEL, O_DEFLATE, O_REFERENCE, O_FORMAT, O_NO_CLOBBER,
-        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_MAP,
+        O_FORCE, O_ASPECT, O_GPU_MEMORY, O_GPUS, O_PLAN, O_CHUNK, O_MAP,
         O_PICTURE = O_MAP + CLI_MAP_NOPTS,
         O_INDEX = O_PICTURE + CLI_PICTURE_NOPTS,
         O_COUNT = O_INDEX + CLI_INDEX_NOPTS
@@ -120,6 +137,10 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_GPUS] = {"--gpus", NULL, "LIST", cli_set_gpus, a->gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
                     "stripes of rows, over these GPUs"},
+        [O_CHUNK] = {"--chunk", NULL, "N", set_chunk, &a->chunk,
+                     "draw the scene in depth-ordered chunks of N circles, each over the image "
+                     "the ones before left (a .npy is then read chunk by chunk, never whole: "
+                     "files larger than memory); on the CPU, one image held whole"},
         [O_PLAN] = {"--plan", NULL, "N", cli_set_plan, &a->plan,
                     "one GPU: time the quadtree's candidate settings N frames each on the first "
                     "frame and render with the fastest (for long --frames runs; default 0: off)"},
@@ -170,6 +191,9 @@ static int check_args(const cli_cmd *cmd, render_args *a)
     }
     if (!a->many)
         a->frames.first = a->frames.last = a->so.frame;
+    if (streamed(a) && (a->map.alpha || a->map.extent_given || a->map.color_by))
+        return cli_usage_error(cmd, "--chunk reads %s chunk by chunk: --alpha, --extent and "
+                               "--color-by need its circles whole", a->scene_arg);
     if (a->many && a->frames.last - a->frames.first >= MAX_FRAMES_UNFORCED && !a->force)
         return cli_usage_error(cmd,
                                "--frames %lld:%lld: %lld frames, one file each; more than %lld "
@@ -232,6 +256,7 @@ static void job_params(const render_args *a, qr_job_params *p)
     p->software = "quadrender " QR_VERSION " (git " QR_GIT_REV ")";
     p->stage_timing = cli_verbose();
     p->plan_trials = a->plan;
+    p->chunk_circles = a->chunk;
     p->output = "-"; /* a stand-in until the names are known */
     int n = a->gpus[0];
     if (n < 0) /* all */
@@ -248,6 +273,16 @@ static int plan_job(const cli_cmd *cmd, const render_args *a, const qr_job_param
 {
     if (a->gpus_given && (a->device == QR_JOB_CPU || a->device == QR_JOB_CPU_REFERENCE))
         return cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
+    /* the library refuses these too (qr_job_plan_of); here they are the
+     * command line's mistakes */
+    if (a->chunk && (a->device == QR_JOB_GPU || a->gpus_given || qr_job_mpi_launched()))
+        return cli_usage_error(cmd, "--chunk: a scene in chunks renders on the CPU of one "
+                               "process only for now (not with --device gpu, --gpus or MPI)");
+    if (a->chunk && (a->so.width > QR_IMAGE_MAX_DIM || a->so.height > QR_IMAGE_MAX_DIM))
+        return cli_usage_error(cmd,
+                               "-s/--width/--height: --chunk holds the image whole, up to %d "
+                               "pixels a side (%dx%d asked)",
+                               (int)QR_IMAGE_MAX_DIM, (int)a->so.width, (int)a->so.height);
     qr_error err;
     if (qr_job_plan_of(p, plan, &err) != QR_OK) {
         if (err.status == QR_ERR_NO_GPU && a->device == QR_JOB_GPU) {
@@ -302,6 +337,8 @@ typedef struct render_report {
     const render_args *a;
     const qr_job_plan *plan;
     const qr_scene *scene;
+    int64_t circles;         /* the scene's (a stream's: its file's) */
+    int32_t chunk;           /* drawn in chunks of this many circles; else 0 */
     double load_ms, gpu_ms, wall0;
     char where[320];
     cli_progress bar;
@@ -314,6 +351,8 @@ static void report_start(render_report *r, const qr_job_progress *p)
 {
     const render_args *a = r->a;
     snprintf(r->where, sizeof r->where, "%s", p->where);
+    r->circles = p->circles;
+    r->chunk = p->chunk_circles;
     r->wall0 = cli_now_ms();
     r->seek.frame = p->frame;
     if (p->lanes > 1) {
@@ -354,9 +393,12 @@ static void report_frame(render_report *r, const qr_job_progress *p)
     cli_progress_step(&r->bar, p->done);
     if (!r->lines)
         return;
-    cli_info("%s (%d circles) %dx%d frame %lld on %s -> %s", r->scene->name, (int)r->scene->n,
-             (int)a->so.width, (int)a->so.height, (long long)p->frame,
-             p->gpu ? "the GPU" : r->where, p->path);
+    char chunks[64] = "";
+    if (r->chunk)
+        snprintf(chunks, sizeof chunks, " in chunks of %ld", (long)r->chunk);
+    cli_info("%s (%lld circles%s) %dx%d frame %lld on %s -> %s", r->scene->name,
+             (long long)r->circles, chunks, (int)a->so.width, (int)a->so.height,
+             (long long)p->frame, p->gpu ? "the GPU" : r->where, p->path);
     /* the scene is loaded (and uploaded) once: its time belongs to the first frame */
     char once[96] = "";
     if (p->frame == a->frames.first && p->gpu)
@@ -432,21 +474,28 @@ static void report_end(render_report *r, const qr_job_result *res)
 
 /* ---- run --------------------------------------------------------------------------- */
 
-/* Loads the scene, names the files (-o, else SCENE.png), runs the job. */
+/* Loads the scene (or, streamed, opens it: its picture is the scene the
+ * reports and the checks see), names the files (-o, else SCENE.png), runs
+ * the job. */
 static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
 {
     qr_error err;
     qr_scene *scene = NULL;
+    qr_scene_stream *stream = NULL;
     const double t0 = cli_now_ms();
-    if (qr_scene_load(a->scene_arg, a->so.seed, &scene, &err) != QR_OK)
+    if (streamed(a) ? qr_scene_stream_open(a->scene_arg, &stream, &err) != QR_OK
+                    : qr_scene_load(a->scene_arg, a->so.seed, &scene, &err) != QR_OK)
         return cli_fail(&err, CLI_PHASE_INPUT);
+    if (stream)
+        scene = qr_scene_stream_picture(stream);
     int map_rc = cli_map_apply(&a->map, scene, NULL);
     if (map_rc == CLI_EXIT_OK && qr_job_check_format(scene, a->format, &err) != QR_OK) {
         cli_message("%s", err.msg); /* --background none with -o x.ppm: the command line's */
         map_rc = CLI_EXIT_USAGE;
     }
     if (map_rc != CLI_EXIT_OK) {
-        qr_scene_destroy(scene);
+        if (!stream) qr_scene_destroy(scene);
+        qr_scene_stream_close(stream);
         return map_rc;
     }
     render_report r = {.a = a, .plan = plan, .scene = scene, .load_ms = cli_now_ms() - t0};
@@ -464,7 +513,8 @@ static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
     }
     names_pattern(&a->names, pattern, sizeof pattern);
     p->output = pattern;
-    p->scene = scene;
+    p->scene = stream ? NULL : scene;
+    p->stream = stream;
     p->on_progress = on_progress;
     p->on_seek = plan->lanes == 1 && isatty(STDERR_FILENO) ? cli_seek_show : NULL;
     r.seek.shown = -1;
@@ -482,7 +532,8 @@ static int run_job(render_args *a, qr_job_params *p, const qr_job_plan *plan)
         cli_progress_end(&r.bar);
         report_end(&r, &res);
     }
-    qr_scene_destroy(scene);
+    if (!stream) qr_scene_destroy(scene);
+    qr_scene_stream_close(stream);
     return rc;
 }
 

@@ -65,18 +65,38 @@ qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first
     return QR_OK;
 }
 
+qr_status qr_job_check_chunk(const char *name, const char *text, int32_t *out, qr_error *err)
+{
+    return qr_text_check_int32(name, text, 1, QR_SCENE_MAX_CIRCLES, QR_UINT_RANGE,
+                               "a number of circles from 1 to 200000000", out, err);
+}
+
 /* The params' own sense, before anything is touched. */
 static qr_status check_params(const qr_job_params *p, qr_error *err)
 {
-    const int32_t most = p->on_frame || p->keep_aspect ? QR_IMAGE_MAX_DIM : QR_IMAGE_BANDS_MAX_DIM;
+    /* an image held whole: handed to on_frame, cropped, or drawn in chunks */
+    const int32_t most = p->on_frame || p->keep_aspect || p->chunk_circles > 0
+                             ? QR_IMAGE_MAX_DIM
+                             : QR_IMAGE_BANDS_MAX_DIM;
     if (p->width < 1 || p->height < 1 || p->width > most || p->height > most)
         return qr_fail(err, QR_ERR_INVALID, "image of %dx%d: each side from 1 to %d",
                        (int)p->width, (int)p->height, (int)most);
     if (p->first < 0 || p->last < p->first)
         return qr_fail(err, QR_ERR_INVALID, "frames %lld to %lld: expected 0 <= first <= last",
                        (long long)p->first, (long long)p->last);
-    if (!p->scene && !p->scene_name)
-        return qr_fail(err, QR_ERR_INVALID, "no scene: set scene or scene_name");
+    if (!p->scene && !p->scene_name && !p->stream)
+        return qr_fail(err, QR_ERR_INVALID, "no scene: set scene, scene_name or stream");
+    if (p->chunk_circles < 0 || p->chunk_circles > QR_SCENE_MAX_CIRCLES)
+        return qr_fail(err, QR_ERR_INVALID, "chunks of %ld circles: expected 1 to %d (0: none)",
+                       (long)p->chunk_circles, QR_SCENE_MAX_CIRCLES);
+    if (p->stream && !p->scene && !p->chunk_circles)
+        return qr_fail(err, QR_ERR_INVALID, "a stream is read in chunks: set chunk_circles");
+    if (p->chunk_circles && p->device == QR_JOB_GPU)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a scene in chunks renders on the CPU only for now, not on the GPU");
+    if (p->chunk_circles && p->ngpus > 1)
+        return qr_fail(err, QR_ERR_INVALID, "a scene in chunks renders on one device, not on %d GPUs",
+                       p->ngpus);
     if (!p->output == !p->on_frame)
         return qr_fail(err, QR_ERR_INVALID, "expected one of output and on_frame");
     if (p->mode != QR_RENDER_FAST && p->mode != QR_RENDER_EXACT)
@@ -130,6 +150,9 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
         return st;
     plan->processes = m.size;
     plan->rank = m.rank;
+    if (m.size > 1 && p->chunk_circles)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a scene in chunks renders in one process, not under an MPI launcher");
     if (m.size > 1) {
         plan->lanes = m.size;
         return QR_OK;
@@ -145,8 +168,13 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
     if (p->ngpus == 1 && p->device != QR_JOB_CPU && p->device != QR_JOB_CPU_REFERENCE)
         qr_gpu_select(p->gpus[0], NULL);
     job_device d;
-    if ((st = qr_job_choose_device(p->device, "rendering", &d, err)) != QR_OK)
+    const bool cpu_only = p->chunk_circles && p->device == QR_JOB_AUTO;
+    if ((st = qr_job_choose_device(cpu_only ? QR_JOB_CPU : p->device, "rendering", &d, err)) !=
+        QR_OK)
         return st;
+    if (cpu_only)
+        snprintf(d.note, sizeof d.note, "a scene in chunks renders on %s (not on a GPU yet)",
+                 d.where);
     plan->gpu = d.gpu;
     plan->info = d.info;
     snprintf(plan->where, sizeof plan->where, "%s", d.where);
@@ -199,7 +227,7 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
      * streamed out in bands unless it is cropped or handed to on_frame */
     const int32_t side = p->width > p->height ? p->width : p->height;
     s->crop = p->keep_aspect && p->width != p->height;
-    s->stream = !s->crop && !p->on_frame;
+    s->stream = !s->crop && !p->on_frame && !p->chunk_circles;
     if ((!s->stream && (st = qr_image_create(p->width, p->height, &s->img, err)) != QR_OK) ||
         (s->crop && (st = qr_image_create(side, side, &s->square, err)) != QR_OK) ||
         (st = job_ctx_start(ctx, s->st->scene, s->crop ? side : p->width,
@@ -222,7 +250,9 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
                           .where = ctx->dev.where, .note = ctx->dev.note,
                           .gpu = ctx->dev.gpu, .reference = ctx->dev.reference, .lanes = 1,
                           .band_rows = ctx->band_rows, .upload_ms = ctx->upload_ms,
-                          .frame = p->first};
+                          .frame = p->first, .chunk_circles = p->chunk_circles,
+                          .circles = p->stream && !p->scene ? qr_scene_stream_circles(p->stream)
+                                                            : s->st->scene->n};
     if (!job_report(s->st, &pr, 0))
         return qr_fail(err, QR_ERR_CANCELLED, "cancelled");
     return QR_OK;
@@ -252,7 +282,11 @@ static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *er
         ctx->params = s->plan.params[s->plan.chosen];
     }
     const double t2 = job_now_ms();
-    if ((st = job_render(ctx, s->st->scene, s->crop ? s->square : s->img, err)) != QR_OK)
+    qr_image *into = s->crop ? s->square : s->img;
+    st = p->chunk_circles ? job_render_chunks(ctx, s->st->scene, p->scene ? NULL : p->stream,
+                                              p->chunk_circles, into, err)
+                          : job_render(ctx, s->st->scene, into, err);
+    if (st != QR_OK)
         return st;
     if (s->crop)
         crop_centre(s->square, s->img);
@@ -361,7 +395,12 @@ qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
         res->stage = st == QR_ERR_INVALID ? QR_JOB_STAGE_PARAMS : QR_JOB_STAGE_RENDER;
         return st;
     }
+    /* the scene: the caller's, a stream's picture (its chunks are read
+     * frame by frame), or loaded here (and freed) */
     job_state js = {.p = p, .scene = p->scene};
+    if (!js.scene && p->stream)
+        js.scene = qr_scene_stream_picture(p->stream);
+    const bool loaded = !js.scene;
     res->stage = QR_JOB_STAGE_INPUT;
     if (!js.scene && (st = qr_scene_load(p->scene_name, p->seed, &js.scene, err)) != QR_OK)
         return st;
@@ -377,7 +416,7 @@ qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
     js.alpha = js.scene->transparent && p->output;
     if (p->output && (st = qr_job_check_format(js.scene, js.format, err)) != QR_OK) {
         res->stage = QR_JOB_STAGE_PARAMS;
-        if (js.scene != p->scene) qr_scene_destroy(js.scene);
+        if (loaded) qr_scene_destroy(js.scene);
         return st;
     }
     js.mode_text = p->device == QR_JOB_CPU_REFERENCE ? "reference"
@@ -396,7 +435,7 @@ qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
         st = run_single(&js, &plan, res, err);
     }
     pthread_mutex_destroy(&js.report_mu);
-    if (js.scene != p->scene)
+    if (loaded)
         qr_scene_destroy(js.scene);
     return st;
 }

@@ -188,6 +188,32 @@ qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_erro
     return st;
 }
 
+qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                            int32_t chunk, qr_image *img, qr_error *err)
+{
+    const int64_t n = stream ? qr_scene_stream_circles(stream) : scene->n;
+    qr_cpu_timing sum = {0, 0};
+    qr_status st = QR_OK;
+    /* an empty scene is one empty chunk: the background */
+    for (int64_t first = 0; st == QR_OK && (first == 0 || first < n); first += chunk) {
+        const int32_t count = n - first < chunk ? (int32_t)(n - first) : chunk;
+        qr_scene view, *read = NULL;
+        st = stream ? qr_scene_stream_read(stream, first, count, &read, err)
+                    : qr_scene_view(scene, (int32_t)first, count, &view, err);
+        const qr_scene *c = stream ? read : &view;
+        if (st == QR_OK && ctx->dev.reference) {
+            st = first ? qr_render_cpu_over(c, img, err) : qr_render_cpu(c, img, err);
+        } else if (st == QR_OK) {
+            st = first ? qr_render_cpu_fast_over(c, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err)
+                       : qr_render_cpu_fast(c, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
+            sum.build_ms += ctx->cpu.build_ms;
+            sum.render_ms += ctx->cpu.render_ms;
+        }
+        qr_scene_destroy(read);
+    }
+    ctx->cpu = sum;
+    return st;
+}
 
 void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_write_options *opts)
 {

@@ -96,6 +96,14 @@ void job_ctx_free(job_ctx *ctx);
 qr_status job_seek(job_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err);
 /* Renders the current state into img (NULL: nothing, write streams it). */
 qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_error *err);
+
+/* Renders the scene's current state into img (held whole) in depth-ordered
+ * chunks of `chunk` circles: views of scene, or (stream) the file's
+ * circles read chunk by chunk; the first chunk over the background, each
+ * next one over the image so far. On the CPU (the reference or the fast
+ * renderer); ctx->cpu sums the chunks' times. */
+qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                            int32_t chunk, qr_image *img, qr_error *err);
 /* The PNG text of frame k into m, pointed to by opts, and whether the file
  * keeps the alpha channel (st->alpha). */
 void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_write_options *opts);

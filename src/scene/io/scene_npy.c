@@ -170,7 +170,7 @@ struct qr_scene_stream {
     uint64_t offset; /* where the data starts */
     int64_t rows;
     int f8;
-    char name[sizeof ((qr_scene *)0)->name];
+    qr_scene *picture; /* no circles: the name and the picture's options chunks take */
 };
 
 qr_status qr_scene_stream_open(const char *path, qr_scene_stream **out, qr_error *err)
@@ -188,23 +188,24 @@ qr_status qr_scene_stream_open(const char *path, qr_scene_stream **out, qr_error
     int f8 = 0;
     if (!sm || !(sm->path = strdup(path)))
         st = qr_fail(err, QR_ERR_NOMEM, "out of memory opening %s", path);
-    else
-        st = qr_npy_check(&f, INT64_MAX, &rows, &f8, err);
+    else if ((st = qr_npy_check(&f, INT64_MAX, &rows, &f8, err)) == QR_OK)
+        st = qr_scene_create(0, QR_ANIM_NONE, &sm->picture, err);
     const uint64_t offset = f.offset;
     qr_npy_close(&f); /* the header is read: the chunks come by pread */
     if (st == QR_OK && (sm->fd = open(path, O_RDONLY)) < 0)
         st = qr_fail(err, QR_ERR_IO, "%s: %s", path, strerror(errno));
     if (st != QR_OK) {
-        if (sm) free(sm->path);
+        if (sm) {
+            free(sm->path);
+            qr_scene_destroy(sm->picture);
+        }
         free(sm);
         return st;
     }
     sm->offset = offset;
     sm->rows = rows;
     sm->f8 = f8;
-    qr_scene named = {0};
-    qr_scene_name_from_path(&named, path);
-    memcpy(sm->name, named.name, sizeof sm->name);
+    qr_scene_name_from_path(sm->picture, path);
     *out = sm;
     return QR_OK;
 }
@@ -214,9 +215,9 @@ int64_t qr_scene_stream_circles(const qr_scene_stream *sm)
     return sm ? sm->rows : 0;
 }
 
-const char *qr_scene_stream_name(const qr_scene_stream *sm)
+qr_scene *qr_scene_stream_picture(qr_scene_stream *sm)
 {
-    return sm ? sm->name : "";
+    return sm ? sm->picture : NULL;
 }
 
 qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count, qr_scene **out,
@@ -262,7 +263,11 @@ qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count
                 st = qr_bad_rows(sm->path, job.scene, first, err);
     }
     if (st == QR_OK) {
-        memcpy(job.scene->name, sm->name, sizeof sm->name);
+        const qr_scene *pic = sm->picture;
+        memcpy(job.scene->name, pic->name, sizeof pic->name);
+        memcpy(job.scene->background, pic->background, sizeof pic->background);
+        job.scene->antialias = pic->antialias;
+        job.scene->transparent = pic->transparent;
         *out = job.scene;
         job.scene = NULL;
     }
@@ -278,6 +283,7 @@ void qr_scene_stream_close(qr_scene_stream *sm)
         return;
     close(sm->fd);
     free(sm->path);
+    qr_scene_destroy(sm->picture);
     free(sm);
 }
 
