@@ -22,6 +22,7 @@
 #include "quadrender/render_cpu_fast.h"
 #include "quadrender/scene.h"
 #include "random_scene.h"
+#include "scene_util.h"
 #include "test_util.h"
 
 typedef enum drawer { REFERENCE, FAST_EXACT, FAST } drawer;
@@ -30,11 +31,7 @@ static const char *drawer_name[] = {"reference", "fast CPU exact", "fast CPU fas
 
 static qr_image *image(int32_t w, int32_t h)
 {
-    qr_image *img = NULL;
-    qr_error err;
-    cr_assert_eq(qr_image_create(w, h, &img, &err), QR_OK, "%s", err.msg);
-    for (size_t i = 0; i < (size_t)w * (size_t)h * 4; i++) img->rgba[i] = -7.0f;
-    return img;
+    return qr_test_garbage_image(w, h);
 }
 
 static size_t floats(const qr_image *img)

@@ -14,6 +14,7 @@
 #include "quadrender/render_cpu.h"
 #include "quadrender/scene.h"
 #include "random_scene.h"
+#include "scene_util.h"
 #include "test_util.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
@@ -42,11 +43,8 @@ static void set_circle(qr_scene *s, int32_t i, float x, float y, float r, float 
 /* Renders into an image pre-filled with garbage, so a missing clear shows. */
 static qr_image *render(const qr_scene *s, int32_t w, int32_t h)
 {
-    qr_image *img = NULL;
+    qr_image *img = qr_test_garbage_image(w, h);
     qr_error err;
-    cr_assert_eq(qr_image_create(w, h, &img, &err), QR_OK, "%s", err.msg);
-    for (size_t k = 0; k < (size_t)w * (size_t)h * 4; k++)
-        img->rgba[k] = -7.0f;
     cr_assert_eq(qr_render_cpu(s, img, &err), QR_OK, "%s", err.msg);
     return img;
 }

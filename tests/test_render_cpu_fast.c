@@ -24,6 +24,7 @@
 #include "quadrender/scene.h"
 #include "quadrender/threads.h"
 #include "random_scene.h"
+#include "scene_util.h"
 #include "test_util.h"
 
 /* Thread counts every comparison runs with: one, two, and more than this
@@ -48,12 +49,7 @@ static qr_scene *load(const char *name, int64_t frame)
 
 static qr_image *image(int32_t w, int32_t h)
 {
-    qr_image *img = NULL;
-    qr_error err;
-    cr_assert_eq(qr_image_create(w, h, &img, &err), QR_OK, "%s", err.msg);
-    /* garbage, so that a pixel the renderer forgets shows */
-    for (size_t i = 0; i < (size_t)w * (size_t)h * 4; i++) img->rgba[i] = -7.0f;
-    return img;
+    return qr_test_garbage_image(w, h);
 }
 
 static qr_image *reference(const qr_scene *s, int32_t w, int32_t h)

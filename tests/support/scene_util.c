@@ -46,3 +46,12 @@ void qr_test_assert_same_scene(const qr_scene *a, const qr_scene *b, const char 
     cr_assert(memcmp(a->block, b->block, a->block_floats * sizeof(float)) == 0,
               "%s: contents differ", what);
 }
+
+qr_image *qr_test_garbage_image(int32_t w, int32_t h)
+{
+    qr_image *img = NULL;
+    qr_error err;
+    cr_assert_eq(qr_image_create(w, h, &img, &err), QR_OK, "%s", err.msg);
+    for (size_t i = 0; i < (size_t)w * (size_t)h * 4; i++) img->rgba[i] = -7.0f;
+    return img;
+}

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
+#include "quadrender/image.h"
 #include "quadrender/scene.h"
 
 /* A new static scene (QR_ANIM_NONE) of n zeroed circles; asserts it is
@@ -33,5 +34,9 @@ uint32_t qr_test_float_bits(float f);
 /* Asserts a and b hold the same circles: the same n, block size and block
  * bytes (what names the comparison in the message). */
 void qr_test_assert_same_scene(const qr_scene *a, const qr_scene *b, const char *what);
+
+/* A new w x h image filled with garbage (-7 in every channel), so that a
+ * pixel a renderer forgets to write shows; asserts it is made. */
+qr_image *qr_test_garbage_image(int32_t w, int32_t h);
 
 #endif
