@@ -482,6 +482,19 @@ Test(cli, render_in_chunks, .timeout = 120)
                      "-o", a), 0, "%s", R.err);
     cr_expect(qr_test_same_bytes(a, b), "snow in chunks differs from the whole scene");
 
+    /* a file the --memory budget cannot hold whole is drawn in chunks unasked */
+    char big[1024];
+    snprintf(big, sizeof big, "%s/u.npy", dir);
+    cr_assert_eq(RUN("dump", "uniform:1M", "-o", big), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", big, "-s", "128", "--exact", "--device", "cpu", "-o", a), 0, "%s",
+                 R.err);
+    cr_expect(!strstr(R.err, "in chunks of"), "%s", R.err);
+    cr_assert_eq(RUN("render", big, "-s", "128", "--exact", "--memory", "100M", "-o", b), 0, "%s",
+                 R.err);
+    cr_expect(strstr(R.err, "cannot be held whole in this process's memory: drawn in chunks of"),
+              "%s", R.err);
+    cr_expect(qr_test_same_bytes(a, b), "the budget's chunks differ from the whole scene");
+
     /* a negative radius at row 90001: after three chunks were drawn */
     FILE *f = fopen(npy, "r+b");
     cr_assert_not_null(f);

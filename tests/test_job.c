@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "quadrender/job.h"
+#include "quadrender/memory.h"
 #include "quadrender/render_cpu.h"
 #include "quadrender/render_cpu_fast.h"
 #include "test_util.h"
@@ -445,4 +447,38 @@ Test(job, chunks_report_their_size)
     cr_expect_eq(start.chunk_circles, 4096);
     cr_expect(!start.gpu, "chunks render on the CPU");
     cr_expect(strstr(start.note, "chunks"), "%s", start.note);
+}
+
+/* A .npy drawn in chunks unasked only when it cannot be held whole. */
+Test(job, auto_chunk_only_where_the_scene_does_not_fit)
+{
+    qr_scene *scene = NULL;
+    qr_error err;
+    QR_CHECK(err, qr_scene_load("rand100k", 0, &scene, &err));
+    const char *path = qr_test_tmp("job_auto.npy");
+    QR_CHECK(err, qr_scene_write_npy(scene, path, &err));
+    qr_scene_destroy(scene);
+    int32_t chunk = -1;
+    QR_CHECK(err, qr_job_auto_chunk(path, 512, 512, &chunk, &err));
+    cr_expect_eq(chunk, 0, "100k circles fit");
+    QR_CHECK(err, qr_job_auto_chunk("rand1M", 512, 512, &chunk, &err));
+    cr_expect_eq(chunk, 0, "a built-in is loaded whole");
+    /* no room at all: the smallest chunk */
+    qr_host_memory_set_budget(1);
+    QR_CHECK(err, qr_job_auto_chunk(path, 256, 256, &chunk, &err));
+    cr_expect_eq(chunk, 65536);
+    /* 20 MB more than this process holds resident: about 10 MB for the
+     * scene and its 1 MB image, chunks of about (10M - 1M) / 128 */
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0, resident = 0;
+    cr_assert(f && fscanf(f, "%llu %llu", &pages, &resident) == 2);
+    fclose(f);
+    qr_host_memory_set_budget(resident * (unsigned long long)sysconf(_SC_PAGESIZE) + 20000000ull);
+    QR_CHECK(err, qr_job_auto_chunk(path, 256, 256, &chunk, &err));
+    const double want = (qr_host_memory_available() / 2.0 - 256 * 256 * 16) / QR_JOB_CIRCLE_BYTES;
+    qr_host_memory_set_budget(0);
+    cr_expect(chunk > 0.9 * want && chunk < 1.1 * want, "chunk %d, about %.0f", (int)chunk, want);
+    cr_expect(chunk > 65536 && chunk < 100000, "chunk %d", (int)chunk);
+    cr_expect_neq(qr_job_auto_chunk(qr_test_tmp("job_none.npy"), 8, 8, &chunk, &err), QR_OK);
+    cr_expect_eq(chunk, 0);
 }

@@ -87,6 +87,22 @@ qr_status qr_job_check_frames(const char *name, const char *text, int64_t *first
  * 200000000, got '<text>'". */
 qr_status qr_job_check_chunk(const char *name, const char *text, int32_t *out, qr_error *err);
 
+/* Host bytes a circle of a scene costs loaded whole and drawn by the fast
+ * CPU renderer, at most: its row, its record for the tiles, its boxes and
+ * list entries while the index builds (qr_job_auto_chunk's estimate). */
+#define QR_JOB_CIRCLE_BYTES 128
+
+/* The chunk (*chunk circles) a render of scene_name at width x height is
+ * drawn in when its scene cannot be held whole: a .npy of more than
+ * QR_SCENE_MAX_CIRCLES circles, or whose circles (QR_JOB_CIRCLE_BYTES each)
+ * and float image take more than half of what this process can still
+ * allocate (quadrender/memory.h): chunks then take that half less the
+ * image, at least 65536 circles. *chunk is 0 when the scene fits, or is
+ * not a .npy (a built-in or a text file is loaded whole). Errors: the
+ * .npy's own (qr_scene_stream_open). */
+qr_status qr_job_auto_chunk(const char *scene_name, int32_t width, int32_t height, int32_t *chunk,
+                            qr_error *err);
+
 /* The most GPUs a device list names. */
 #define QR_JOB_MAX_GPUS 64
 /* Runs of frames up to this many have every file checked before any work

@@ -191,6 +191,17 @@ static int check_args(const cli_cmd *cmd, render_args *a)
     }
     if (!a->many)
         a->frames.first = a->frames.last = a->so.frame;
+    /* a .npy that cannot be held whole is drawn in chunks unasked, where
+     * chunks can go (the CPU of one process) */
+    qr_error err;
+    int32_t chunk = 0;
+    if (!a->chunk && a->device != QR_JOB_GPU && !a->gpus_given && !qr_job_mpi_launched() &&
+        qr_job_auto_chunk(a->scene_arg, a->so.width, a->so.height, &chunk, &err) == QR_OK &&
+        chunk) {
+        a->chunk = chunk;
+        cli_info("%s cannot be held whole in this process's memory: drawn in chunks of %ld "
+                 "circles (--chunk)", a->scene_arg, (long)chunk);
+    }
     if (streamed(a) && (a->map.alpha || a->map.extent_given || a->map.color_by))
         return cli_usage_error(cmd, "--chunk reads %s chunk by chunk: --alpha, --extent and "
                                "--color-by need its circles whole", a->scene_arg);
@@ -280,8 +291,8 @@ static int plan_job(const cli_cmd *cmd, const render_args *a, const qr_job_param
                                "process only for now (not with --device gpu, --gpus or MPI)");
     if (a->chunk && (a->so.width > QR_IMAGE_MAX_DIM || a->so.height > QR_IMAGE_MAX_DIM))
         return cli_usage_error(cmd,
-                               "-s/--width/--height: --chunk holds the image whole, up to %d "
-                               "pixels a side (%dx%d asked)",
+                               "-s/--width/--height: a scene in chunks (--chunk) is drawn into "
+                               "one image held whole, up to %d pixels a side (%dx%d asked)",
                                (int)QR_IMAGE_MAX_DIM, (int)a->so.width, (int)a->so.height);
     qr_error err;
     if (qr_job_plan_of(p, plan, &err) != QR_OK) {

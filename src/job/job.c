@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/atomic_file.h"
 #include "job/job_ctx.h"
 #include "job/job_mpi.h"
 #include "job/job_split.h"
 #include "quadrender/job.h"
+#include "quadrender/memory.h"
 #include "quadrender/text.h"
 #include "quadrender/threads.h"
 
@@ -69,6 +71,29 @@ qr_status qr_job_check_chunk(const char *name, const char *text, int32_t *out, q
 {
     return qr_text_check_int32(name, text, 1, QR_SCENE_MAX_CIRCLES, QR_UINT_RANGE,
                                "a number of circles from 1 to 200000000", out, err);
+}
+
+qr_status qr_job_auto_chunk(const char *scene_name, int32_t width, int32_t height, int32_t *chunk,
+                            qr_error *err)
+{
+    *chunk = 0;
+    const size_t len = scene_name ? strlen(scene_name) : 0;
+    if (len < 5 || strcasecmp(scene_name + len - 4, ".npy"))
+        return QR_OK;
+    qr_scene_stream *sm = NULL;
+    qr_status st = qr_scene_stream_open(scene_name, &sm, err);
+    if (st != QR_OK)
+        return st;
+    const uint64_t n = (uint64_t)qr_scene_stream_circles(sm);
+    qr_scene_stream_close(sm);
+    const uint64_t image = (uint64_t)width * (uint64_t)height * 4 * sizeof(float);
+    const uint64_t half = qr_host_memory_available() / 2;
+    if (n <= QR_SCENE_MAX_CIRCLES && (n * QR_JOB_CIRCLE_BYTES + image <= half || n == 0))
+        return QR_OK;
+    uint64_t c = half > image ? (half - image) / QR_JOB_CIRCLE_BYTES : 0;
+    c = c < 65536 ? 65536 : c > QR_SCENE_MAX_CIRCLES ? QR_SCENE_MAX_CIRCLES : c;
+    *chunk = (int32_t)c;
+    return QR_OK;
 }
 
 /* The params' own sense, before anything is touched. */
