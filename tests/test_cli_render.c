@@ -465,6 +465,9 @@ Test(cli, render_in_chunks, .timeout = 120)
     cr_expect(strstr(R.err, "(100000 circles in chunks of 30000)"), "%s", R.err);
     cr_expect(strstr(R.err, "a scene in chunks renders on the CPU"), "%s", R.err);
     cr_expect(qr_test_same_bytes(a, b), "a .npy in chunks differs from the whole scene");
+    cr_assert_eq(RUN("render", npy, "-s", "160", "--device", "cpu", "-o", a), 0, "%s", R.err);
+    cr_assert_eq(RUN("render", npy, "-s", "160", "--chunk", "30000", "-o", b), 0, "%s", R.err);
+    cr_expect(qr_test_same_bytes(a, b), "fast mode in chunks differs from the whole scene");
     /* the picture's options go with every chunk: three circles, one a chunk */
     char rgb[1024];
     snprintf(rgb, sizeof rgb, "%s/rgb.npy", dir);

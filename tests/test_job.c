@@ -392,6 +392,25 @@ Test(job, chunks_give_the_whole_scenes_image, .timeout = 120)
             free(got);
             free(want);
         }
+    /* fast mode in chunks: the whole scene's fast image, byte for byte (front
+     * to back where it stops early: snow, rand10k at this size; else back to
+     * front) */
+    for (int k = 0; k < 2; k++) {
+        qr_job_params p = cpu_job(names[k], 3, 3, NULL);
+        p.chunk_circles = 1001;
+        float *got = job_image(&p);
+        qr_scene *whole = NULL;
+        qr_image *img = NULL;
+        qr_error e;
+        QR_CHECK(e, qr_scene_load(names[k], 0, &whole, &e));
+        QR_CHECK(e, qr_scene_seek_frame(whole, 3, &e));
+        QR_CHECK(e, qr_image_create(W, H, &img, &e));
+        QR_CHECK(e, qr_render_cpu_fast(whole, &p.index, QR_RENDER_FAST, 0, img, NULL, &e));
+        cr_expect(!memcmp(got, img->rgba, bytes), "%s in chunks, fast mode", names[k]);
+        free(got);
+        qr_image_destroy(img);
+        qr_scene_destroy(whole);
+    }
     /* the same scene written as a .npy and streamed, with a background */
     qr_scene *scene = NULL;
     qr_error err;

@@ -8,7 +8,9 @@
  *       of many sizes (one circle, random, the whole scene) and the
  *       picture's options (per-circle alpha, background, no background,
  *       anti-aliased edges);
- *   fast mode: every channel within QR_FAST_TOLERANCE, however many chunks;
+ *   fast mode back to front (over): every channel within QR_FAST_TOLERANCE,
+ *       however many chunks; front to back (under, with the whole scene's
+ *       numbers): the one pass's bytes, every scene above;
  *   views: their circles are the scene's; a range outside it is refused.
  * Runs without a GPU.
  */
@@ -134,6 +136,55 @@ static void check_chunks(const qr_scene *s, int32_t w, int32_t h, const int *cut
     qr_image_destroy(ref);
 }
 
+/* Fast mode front to back: each cut of s drawn from its last chunk to its
+ * first (qr_render_cpu_fast_under) with the whole scene's numbers, gathered
+ * chunk by chunk, gives qr_render_cpu_fast's one pass byte for byte; where
+ * fast mode does not stop (a shallow scene) the numbers say so. */
+static int check_under(const qr_scene *s, int32_t w, int32_t h, const int *cuts, int ncuts)
+{
+    int checked = 0;
+    qr_error err;
+    qr_image *one = image(w, h);
+    cr_assert_eq(qr_render_cpu_fast(s, NULL, QR_RENDER_FAST, 0, one, NULL, &err), QR_OK, "%s",
+                 err.msg);
+    enum { CAP = 4096 };
+    int32_t *sizes = malloc(CAP * sizeof *sizes), *starts = malloc(CAP * sizeof *starts);
+    cr_assert(sizes && starts);
+    for (int c = 0; c < ncuts; c++) {
+        if (cuts[c] == 1 && s->n > CAP) continue;
+        const int32_t k = cut_scene(s->n, cuts[c], (uint64_t)s->n + 99u, sizes, CAP);
+        qr_cpu_fast_numbers numbers;
+        qr_cpu_fast_numbers_init(&numbers);
+        int32_t first = 0;
+        for (int32_t j = 0; j < k; j++) {
+            qr_scene view;
+            cr_assert_eq(qr_scene_view(s, first, sizes[j], &view, &err), QR_OK, "%s", err.msg);
+            qr_cpu_fast_numbers_add(&numbers, &view);
+            starts[j] = first;
+            first += sizes[j];
+        }
+        cr_assert_eq(numbers.circles, s->n);
+        if (!qr_render_cpu_fast_stops(s, &numbers))
+            continue; /* its chunks go back to front: check_chunks */
+        qr_image *img = image(w, h);
+        for (int32_t j = k - 1; j >= 0; j--) {
+            qr_scene view;
+            cr_assert_eq(qr_scene_view(s, starts[j], sizes[j], &view, &err), QR_OK, "%s", err.msg);
+            cr_assert_eq(qr_render_cpu_fast_under(&view, NULL, 0, img, &numbers, j == k - 1, j == 0,
+                                                  NULL, &err),
+                         QR_OK, "%s", err.msg);
+        }
+        cr_assert(memcmp(img->rgba, one->rgba, floats(one) * sizeof(float)) == 0,
+                  "%s %dx%d, %d chunks front to back: not the one pass's bytes", s->name, w, h, k);
+        qr_image_destroy(img);
+        checked++;
+    }
+    free(sizes);
+    free(starts);
+    qr_image_destroy(one);
+    return checked;
+}
+
 static qr_scene *load(const char *name, int64_t frame)
 {
     qr_scene *s = NULL;
@@ -152,6 +203,7 @@ Test(render_chunks, builtin_scenes_equal_one_pass, .timeout = 600)
     for (int k = 0; k < count; k++) {
         qr_scene *s = load(info[k].name, info[k].animated ? 3 : 0);
         check_chunks(s, 131, 97, cuts, 4);
+        check_under(s, 131, 97, cuts, 4);
         qr_scene_destroy(s);
     }
 }
@@ -169,11 +221,13 @@ Test(render_chunks, picture_options_equal_one_pass, .timeout = 300)
         if (seed > 2)
             cr_assert_eq(qr_scene_set_transparent(s, 1, "background", &err), QR_OK, "%s", err.msg);
         check_chunks(s, 160, 96, cuts, 3);
+        check_under(s, 160, 96, cuts, 3);
         qr_scene_destroy(s);
     }
     qr_scene *s = load("rand100k", 0);
     qr_test_random_picture(s, 9);
     check_chunks(s, 256, 256, cuts, 3);
+    cr_assert_eq(check_under(s, 256, 256, cuts, 3), 3, "rand100k stops early");
     qr_scene_destroy(s);
 }
 
@@ -187,10 +241,13 @@ Test(render_chunks, fast_mode_stays_within_the_bound, .timeout = 300)
     for (size_t k = 0; k < 2; k++) {
         qr_scene *s = load(names[k], 0);
         check_chunks(s, 192, 192, cuts, 3);
+        /* micro2M is too shallow to stop: its chunks go back to front */
+        cr_assert_eq(check_under(s, 192, 192, cuts, 3), k == 1 ? 3 : 0, "%s", names[k]);
         qr_scene_destroy(s);
     }
     qr_scene *s = qr_test_large_circles(4000, 0.3f, 0.6f, 20000, 5);
     check_chunks(s, 128, 128, cuts, 3);
+    cr_assert_eq(check_under(s, 128, 128, cuts, 3), 3, "large circles stop early");
     qr_scene_destroy(s);
 }
 

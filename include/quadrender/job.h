@@ -214,8 +214,9 @@ typedef struct qr_job_params {
     int32_t plan_trials;
     /* Depth-ordered chunks: chunk_circles > 0 draws the scene in chunks of
      * that many consecutive circles (1..QR_SCENE_MAX_CIRCLES), each indexed
-     * and rendered over the image the chunks before it left: the same bytes
-     * in exact mode, fast mode within its bound (qr_render_cpu_fast_over).
+     * and rendered over the image the chunks before it left (fast mode
+     * where it stops early: under the colour the chunks in front of it
+     * gathered, qr_render_cpu_fast_under): the whole scene's bytes.
      * The scene is `scene` or the loaded one, cut into views, or `stream`
      * (qr_scene_stream_open; the caller keeps it): a .npy file read chunk by
      * chunk, never whole, whatever its number of circles, drawn with the

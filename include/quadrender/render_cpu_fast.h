@@ -106,6 +106,41 @@ qr_status qr_render_cpu_fast_over(const qr_scene *scene, const qr_index_params *
                                   qr_render_mode mode, int threads, qr_image *img,
                                   qr_cpu_timing *timing, qr_error *err);
 
+/* Fast mode chunk by chunk, front to back: the chunks are drawn from the
+ * last (in front) to the first, each behind the colour the ones in front
+ * gathered, so a pixel group stopped in front costs nothing behind; with
+ * the whole scene's numbers, the image is qr_render_cpu_fast's of the whole
+ * scene, byte for byte (each pixel takes the same circles in the same
+ * order, and stops where it would).
+ *
+ * The numbers: the drawable flat circles' colour range and the scene's
+ * depth (the circles' area), which decide where a pixel stops and whether
+ * it can; gathered over every circle of the scene in order (init, then add
+ * each chunk from the first), as one pass computes them. */
+typedef struct qr_cpu_fast_numbers {
+    float lo, hi;       /* colour range */
+    double area;        /* summed in tasks of circles, as one pass sums it */
+    double open;        /* the task not yet closed */
+    int64_t circles;    /* circles added */
+} qr_cpu_fast_numbers;
+void qr_cpu_fast_numbers_init(qr_cpu_fast_numbers *numbers);
+void qr_cpu_fast_numbers_add(qr_cpu_fast_numbers *numbers, const qr_scene *chunk);
+
+/* Whether fast mode stops early on a scene of these numbers and the
+ * picture of `picture` (its background; qr_scene_is_plain's options): if
+ * not, its walk is exact mode's, and chunks go back to front
+ * (qr_render_cpu_fast_over). */
+int qr_render_cpu_fast_stops(const qr_scene *picture, const qr_cpu_fast_numbers *numbers);
+
+/* Draws chunk `scene` behind what img holds (front: nothing; else the
+ * colour gathered in front and, in the alpha channel, the transmittance
+ * left); back: the chunk is the scene's first (the last behind), and img
+ * then gets the finished image (the background through what is left).
+ * numbers: the whole scene's. For scenes where qr_render_cpu_fast_stops. */
+qr_status qr_render_cpu_fast_under(const qr_scene *scene, const qr_index_params *params,
+                                   int threads, qr_image *img, const qr_cpu_fast_numbers *numbers,
+                                   int front, int back, qr_cpu_timing *timing, qr_error *err);
+
 /* Renders from an index built for this scene over a region of its image
  * (qr_index_build_host, or a GPU build downloaded; its sides on the
  * QR_TILE grid as above) into band, an image of the region's size; the whole image when

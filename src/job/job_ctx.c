@@ -188,24 +188,55 @@ qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_erro
     return st;
 }
 
+/* Chunk [first, first + count) of the scene: a view of it, or read from
+ * the stream into *read (destroyed by the caller). */
+static qr_status chunk_of(const qr_scene *scene, qr_scene_stream *stream, int64_t first,
+                          int32_t count, qr_scene *view, qr_scene **read, qr_error *err)
+{
+    *read = NULL;
+    return stream ? qr_scene_stream_read(stream, first, count, read, err)
+                  : qr_scene_view(scene, (int32_t)first, count, view, err);
+}
+
 qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
                             int32_t chunk, qr_image *img, qr_error *err)
 {
     const int64_t n = stream ? qr_scene_stream_circles(stream) : scene->n;
+    const int64_t chunks = n ? (n + chunk - 1) / chunk : 1; /* an empty scene: its background */
     qr_cpu_timing sum = {0, 0};
     qr_status st = QR_OK;
-    /* an empty scene is one empty chunk: the background */
-    for (int64_t first = 0; st == QR_OK && (first == 0 || first < n); first += chunk) {
+    /* fast mode where it stops early: front to back, so that what the
+     * chunks in front covered costs nothing behind; it needs the whole
+     * scene's numbers first (a stream: a pass over the file) */
+    qr_cpu_fast_numbers numbers;
+    qr_cpu_fast_numbers_init(&numbers);
+    const bool fast = !ctx->dev.reference && ctx->mode == QR_RENDER_FAST;
+    for (int64_t c = 0; fast && st == QR_OK && c < (stream ? chunks : 1); c++) {
+        qr_scene view, *read;
+        const int64_t first = c * chunk;
+        st = stream ? chunk_of(scene, stream, first, (int32_t)(n - first < chunk ? n - first : chunk),
+                               &view, &read, err)
+                    : QR_OK;
+        if (st == QR_OK) qr_cpu_fast_numbers_add(&numbers, stream ? read : scene);
+        if (stream) qr_scene_destroy(read);
+    }
+    const bool under = fast && qr_render_cpu_fast_stops(scene, &numbers);
+    for (int64_t k = 0; st == QR_OK && k < chunks; k++) {
+        const int64_t c = under ? chunks - 1 - k : k; /* front to back, or back to front */
+        const int64_t first = c * chunk;
         const int32_t count = n - first < chunk ? (int32_t)(n - first) : chunk;
-        qr_scene view, *read = NULL;
-        st = stream ? qr_scene_stream_read(stream, first, count, &read, err)
-                    : qr_scene_view(scene, (int32_t)first, count, &view, err);
-        const qr_scene *c = stream ? read : &view;
-        if (st == QR_OK && ctx->dev.reference) {
-            st = first ? qr_render_cpu_over(c, img, err) : qr_render_cpu(c, img, err);
-        } else if (st == QR_OK) {
-            st = first ? qr_render_cpu_fast_over(c, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err)
-                       : qr_render_cpu_fast(c, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
+        qr_scene view, *read;
+        st = chunk_of(scene, stream, first, count, &view, &read, err);
+        const qr_scene *part = stream ? read : &view;
+        if (st == QR_OK && ctx->dev.reference)
+            st = c ? qr_render_cpu_over(part, img, err) : qr_render_cpu(part, img, err);
+        else if (st == QR_OK && under)
+            st = qr_render_cpu_fast_under(part, &ctx->params, 0, img, &numbers, k == 0, c == 0,
+                                          &ctx->cpu, err);
+        else if (st == QR_OK)
+            st = c ? qr_render_cpu_fast_over(part, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err)
+                   : qr_render_cpu_fast(part, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
+        if (st == QR_OK && !ctx->dev.reference) {
             sum.build_ms += ctx->cpu.build_ms;
             sum.render_ms += ctx->cpu.render_ms;
         }

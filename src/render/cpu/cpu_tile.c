@@ -388,17 +388,32 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
                 p.r[at] = p.g[at] = p.b[at] = 0.0f;
                 p.a[at] = c < t.w ? 1.0f : 0.0f; /* T */
             }
-        /* the groups the tile holds are open on its rows */
+        const int carried = f->under && !f->front;
+        for (int k = 0; k < t.h && carried; k++) { /* what the circles in front left */
+            const float *in = band_pixel(f, x0, y0 + k);
+            for (int c = 0; c < t.w; c++) {
+                const int at = k * CPU_TILE + c;
+                p.r[at] = in[4 * c + 0];
+                p.g[at] = in[4 * c + 1];
+                p.b[at] = in[4 * c + 2];
+                p.a[at] = in[4 * c + 3];
+            }
+        }
+        /* the groups the tile holds are open on its rows, but for those the
+         * circles in front closed (close_groups' test, after their last) */
         uint32_t live[NG];
         for (int g = 0; g < NG; g++) live[g] = g * CPU_GROUP < t.w ? row_bits(0, t.h) : 0u;
+        for (int k = 0; k < t.h && carried; k++)
+            close_groups(&p, live, k, 0, NG - 1, f->stop);
         if (f->snow)
             fast_snow(f, list, count, &t, &p, live);
         else if (f->aa)
             fast_flat(f, list, alpha, count, &t, &p, live, 1);
         else
             fast_flat(f, list, alpha, count, &t, &p, live, 0);
-        /* what lies behind: the background, through what is left of T */
-        for (int k = 0; k < t.h && !f->over; k++)
+        /* what lies behind: the background, through what is left of T
+         * (chunk by chunk: behind the last chunk only) */
+        for (int k = 0; k < t.h && !f->over && (!f->under || f->back); k++)
             for (int c = 0; c < t.w; c++) {
                 const int at = k * CPU_TILE + c;
                 p.r[at] += p.a[at] * t.bg[0][k];
@@ -422,6 +437,7 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
      * CS149 alpha, or 1 */
     const int keep_alpha = !f->front_to_back && (f->keep_alpha || f->cover);
     const int cover_t = f->front_to_back && f->cover;
+    const int raw_t = f->under && !f->back; /* T itself, for the chunks behind */
     for (int k = 0; k < t.h; k++) {
         float *out = band_pixel(f, x0, y0 + k);
         for (int c = 0; c < t.w; c++) {
@@ -429,7 +445,10 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
             out[4 * c + 0] = p.r[at];
             out[4 * c + 1] = p.g[at];
             out[4 * c + 2] = p.b[at];
-            out[4 * c + 3] = cover_t ? 1.0f - p.a[at] : keep_alpha ? p.a[at] : 1.0f;
+            out[4 * c + 3] = raw_t     ? p.a[at]
+                             : cover_t ? 1.0f - p.a[at]
+                             : keep_alpha ? p.a[at]
+                                          : 1.0f;
         }
     }
 }

@@ -62,6 +62,14 @@ typedef struct cpu_frame {
                               starts from its pixels, and the fast walk takes
                               them through what is left of T, in place of the
                               background */
+    int under;             /* fast, chunk by chunk front to back: the band holds
+                              the colour gathered in front (rgb) and the
+                              transmittance T left (alpha); the walk goes on
+                              from them, a pixel group whose T is all done
+                              stays done, and the band gets the new colour and
+                              T, the background added only at the back */
+    int front, back;       /* under: nothing in front (C = 0, T = 1); the last
+                              circles behind (the background then shows) */
     int aa;                /* flat: anti-aliased edges; the records' radii are then
                               widened (qr_aa_radius) */
     int side;              /* the whole image's longer side (qr_aa_slope) */

@@ -74,6 +74,25 @@ static inline double max0(double v)
     return v > 0.0 ? v : 0.0;
 }
 
+/* Circle i's part of fast mode's numbers: its colours (a drawable flat
+ * circle's) into the range, the part of its box inside the unit square
+ * times pi/4 (the GPU's depth, scene_gpu.cu) into the area. */
+static inline void circle_numbers(const qr_scene *s, int32_t i, int draws, int snow, float *lo,
+                                  float *hi, double *area)
+{
+    if (!snow && draws) {
+        const float rgb[3] = {s->red[i], s->green[i], s->blue[i]};
+        for (int k = 0; k < 3; k++) {
+            *lo = rgb[k] < *lo ? rgb[k] : *lo;
+            *hi = rgb[k] > *hi ? rgb[k] : *hi;
+        }
+    }
+    const double r = fabs((double)s->r[i]);
+    const double w = min1(s->x[i] + r) - max0(s->x[i] - r);
+    const double h = min1(s->y[i] + r) - max0(s->y[i] - r);
+    *area += w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
+}
+
 static void circle_chunk(void *ctx, int task)
 {
     const circle_pass *cp = ctx;
@@ -105,21 +124,7 @@ static void circle_chunk(void *ctx, int task)
         c->c1 = snow ? 0.0f : s->green[i];
         c->c2 = snow ? 0.0f : s->blue[i];
         c->box = b;
-        if (!cp->sum) continue;
-        /* the colours the walks can blend (drawable circles') */
-        if (!snow && draws) {
-            const float rgb[3] = {s->red[i], s->green[i], s->blue[i]};
-            for (int k = 0; k < 3; k++) {
-                sum.lo = rgb[k] < sum.lo ? rgb[k] : sum.lo;
-                sum.hi = rgb[k] > sum.hi ? rgb[k] : sum.hi;
-            }
-        }
-        /* the GPU's depth (scene_gpu.cu): the box inside the unit square
-         * times pi/4 */
-        const double r = fabs((double)s->r[i]);
-        const double w = min1(s->x[i] + r) - max0(s->x[i] - r);
-        const double h = min1(s->y[i] + r) - max0(s->y[i] - r);
-        sum.area += w > 0 && h > 0 ? 0.7853981633974483 * w * h : 0.0;
+        if (cp->sum) circle_numbers(s, i, draws, snow, &sum.lo, &sum.hi, &sum.area);
     }
     cp->sums[task] = sum;
 }
@@ -349,7 +354,8 @@ static qr_status check_region(int32_t width, int32_t height, const qr_rect *reg,
  * (scene_gpu.cu), over the circles that draw: fast mode's stop, and
  * whether it can stop at all. */
 static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nchunks,
-                          qr_render_mode mode, const float behind[2], cpu_frame *f)
+                          qr_render_mode mode, const float behind[2],
+                          const qr_cpu_fast_numbers *given, cpu_frame *f)
 {
     float lo, hi;
     qr_background_range(scene, &lo, &hi);
@@ -358,7 +364,12 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
         hi = behind[1] > hi ? behind[1] : hi;
     }
     double area = 0.0;
-    for (int c = 0; c < nchunks; c++) {
+    if (given) { /* the whole scene's, gathered chunk by chunk */
+        lo = given->lo < lo ? given->lo : lo;
+        hi = given->hi > hi ? given->hi : hi;
+        area = given->area + given->open;
+    }
+    for (int c = 0; c < nchunks && !given; c++) {
         lo = sums[c].lo < lo ? sums[c].lo : lo;
         hi = sums[c].hi > hi ? sums[c].hi : hi;
         area += sums[c].area;
@@ -368,7 +379,7 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
     const float stop_blends = log2f(2.0f * span / QR_FAST_TOLERANCE);
     const int shallow = !snow && (float)area < 0.5f * stop_blends;
     f->snow = snow;
-    f->front_to_back = mode == QR_RENDER_FAST && !shallow;
+    f->front_to_back = (mode == QR_RENDER_FAST && !shallow) || f->under;
     f->keep_alpha = mode == QR_RENDER_EXACT;
     f->stop = 0.5f * QR_FAST_TOLERANCE / span;
     for (int k = 0; k < 3; k++) f->bg[k] = scene->background[k];
@@ -380,15 +391,16 @@ static void frame_numbers(const qr_scene *scene, const chunk_sums *sums, int nch
  * when out of memory. */
 static int render_window(const qr_scene *scene, const qr_index *ix, cpu_circle *circles,
                          chunk_sums *sums, int nchunks, qr_render_mode mode, int threads,
-                         qr_rect win, int first, const float behind[2], cpu_frame *f)
+                         qr_rect win, int first, const float behind[2],
+                         const qr_cpu_fast_numbers *given, cpu_frame *f)
 {
     int ntasks = 0;
     block_task *tasks = make_tasks(ix, win, &ntasks);
     if (!tasks) return -1;
     circle_pass cp = {scene, ix->width, ix->height, win, circles, sums,
-                      first && mode == QR_RENDER_FAST};
+                      first && mode == QR_RENDER_FAST && !given};
     qr_parallel_for(nchunks, threads, circle_chunk, &cp);
-    if (first) frame_numbers(scene, sums, nchunks, mode, behind, f);
+    if (first) frame_numbers(scene, sums, nchunks, mode, behind, given, f);
     f->ox = win.x0;
     f->oy = win.y0;
     block_pass bp;
@@ -451,10 +463,20 @@ static int behind_range(const qr_image *band, int threads, float out[2])
     return 0;
 }
 
-/* qr_render_cpu_index, over the band's pixels (over) or the background. */
+/* How a render meets what the band holds: over it (back to front), under
+ * it (front to back, fast mode: the band carries the colour gathered and T;
+ * `back`: the scene is the last behind, the background then shows), or
+ * neither (the band is written whole). */
+typedef struct band_use {
+    int over, under, front, back; /* under, front: nothing gathered yet (C = 0, T = 1) */
+    const qr_cpu_fast_numbers *numbers; /* under: the whole scene's */
+} band_use;
+
+/* qr_render_cpu_index, as `use` says. */
 static qr_status render_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
-                              int threads, qr_image *band, int over, qr_error *err)
+                              int threads, qr_image *band, band_use use, qr_error *err)
 {
+    const int over = use.over;
     qr_status st = check_scene(scene, err);
     if (st) return st;
     if (!ix)
@@ -484,6 +506,9 @@ static qr_status render_index(const qr_scene *scene, const qr_index *ix, qr_rend
     cpu_frame f;
     memset(&f, 0, sizeof f);
     f.over = over;
+    f.under = use.under;
+    f.front = use.front;
+    f.back = use.back;
     f.width = ix->width;
     f.height = ix->height;
     f.inv_w = 1.f / (float)ix->width;
@@ -499,7 +524,7 @@ static qr_status render_index(const qr_scene *scene, const qr_index *ix, qr_rend
             const qr_rect win = {x, y, x + CPU_WINDOW < reg.x1 ? x + CPU_WINDOW : reg.x1,
                                  y + CPU_WINDOW < reg.y1 ? y + CPU_WINDOW : reg.y1};
             oom = render_window(scene, ix, circles, sums, nchunks, mode, threads, win, first,
-                                behind, &f);
+                                behind, use.under ? use.numbers : NULL, &f);
             first = 0;
         }
     free(sums);
@@ -513,7 +538,7 @@ static qr_status render_index(const qr_scene *scene, const qr_index *ix, qr_rend
 qr_status qr_render_cpu_index(const qr_scene *scene, const qr_index *ix, qr_render_mode mode,
                               int threads, qr_image *band, qr_error *err)
 {
-    return render_index(scene, ix, mode, threads, band, 0, err);
+    return render_index(scene, ix, mode, threads, band, (band_use){0, 0, 0, 0, NULL}, err);
 }
 
 /* The scene's radii widened for anti-aliased edges on an image whose longer
@@ -527,10 +552,10 @@ static float *widened_radii(const qr_scene *s, int side)
     return r;
 }
 
-/* qr_render_cpu_fast_region, over out's pixels (over) or the background. */
+/* qr_render_cpu_fast_region, as `use` says. */
 static qr_status render_region(const qr_scene *scene, const qr_index_params *params,
                                qr_render_mode mode, int threads, int32_t width, int32_t height,
-                               const qr_rect *region, qr_image *out, int over,
+                               const qr_rect *region, qr_image *out, band_use use,
                                qr_cpu_timing *timing, qr_error *err)
 {
     qr_status st = check_scene(scene, err);
@@ -563,7 +588,7 @@ static qr_status render_region(const qr_scene *scene, const qr_index_params *par
     st = qr_index_build_host_threads(scene, width, height, region, params,
                                      qr_render_cpu_fast_index_mode(mode), threads, &ix, err);
     const double t1 = now_ms();
-    if (!st) st = render_index(scene, ix, mode, threads, out, over, err);
+    if (!st) st = render_index(scene, ix, mode, threads, out, use, err);
     const double t2 = now_ms();
     qr_index_destroy(ix);
     free(wide);
@@ -579,8 +604,8 @@ qr_status qr_render_cpu_fast_region(const qr_scene *scene, const qr_index_params
                                     int32_t height, const qr_rect *region, qr_image *out,
                                     qr_cpu_timing *timing, qr_error *err)
 {
-    return render_region(scene, params, mode, threads, width, height, region, out, 0, timing,
-                         err);
+    return render_region(scene, params, mode, threads, width, height, region, out,
+                         (band_use){0, 0, 0, 0, NULL}, timing, err);
 }
 
 qr_status qr_render_cpu_fast_band(const qr_scene *scene, const qr_index_params *params,
@@ -613,6 +638,49 @@ qr_status qr_render_cpu_fast_over(const qr_scene *scene, const qr_index_params *
     if (!img)
         return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image");
     const qr_rect all = {0, 0, img->width, img->height};
-    return render_region(scene, params, mode, threads, img->width, img->height, &all, img, 1,
-                         timing, err);
+    return render_region(scene, params, mode, threads, img->width, img->height, &all, img,
+                         (band_use){1, 0, 0, 0, NULL}, timing, err);
+}
+
+/* ---- front to back, chunk by chunk ---------------------------------------------------------- */
+
+void qr_cpu_fast_numbers_init(qr_cpu_fast_numbers *n)
+{
+    n->lo = INFINITY;
+    n->hi = -INFINITY;
+    n->area = n->open = 0.0;
+    n->circles = 0;
+}
+
+void qr_cpu_fast_numbers_add(qr_cpu_fast_numbers *n, const qr_scene *chunk)
+{
+    const int snow = chunk->shading == QR_SHADE_SNOW;
+    for (int32_t i = 0; i < chunk->n; i++) {
+        circle_numbers(chunk, i, drawable(chunk, i), snow, &n->lo, &n->hi, &n->open);
+        /* tasks of CIRCLE_CHUNK circles from the scene's first, summed in
+         * order, as one pass sums them */
+        if (++n->circles % CIRCLE_CHUNK == 0) {
+            n->area += n->open;
+            n->open = 0.0;
+        }
+    }
+}
+
+int qr_render_cpu_fast_stops(const qr_scene *picture, const qr_cpu_fast_numbers *n)
+{
+    cpu_frame f;
+    memset(&f, 0, sizeof f);
+    frame_numbers(picture, NULL, 0, QR_RENDER_FAST, NULL, n, &f);
+    return f.front_to_back;
+}
+
+qr_status qr_render_cpu_fast_under(const qr_scene *scene, const qr_index_params *params,
+                                   int threads, qr_image *img, const qr_cpu_fast_numbers *numbers,
+                                   int front, int back, qr_cpu_timing *timing, qr_error *err)
+{
+    if (!img || !numbers)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image or no numbers");
+    const qr_rect all = {0, 0, img->width, img->height};
+    return render_region(scene, params, QR_RENDER_FAST, threads, img->width, img->height, &all,
+                         img, (band_use){0, 1, front, back, numbers}, timing, err);
 }
