@@ -88,12 +88,13 @@ def _frame_range(frames):
 
 def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast",
             device="auto", gpus=None, format=None, png_level=1, deflate="auto",
-            progress=None, scene_ptr=None, transparent=False):
+            progress=None, scene_ptr=None, transparent=False, chunk=None):
     """The job behind render_frames and render_file; returns the frames done.
     transparent: scene_ptr has no background (a function is given RGBA
-    images, _straight's)."""
-    from . import (Error, _check, _check_fits, _check_size, _checked, _copy_bytes,  # the
-                   _device, _params, _word)  # package's helpers
+    images, _straight's). chunk: circles a chunk (a .npy named is then read
+    chunk by chunk)."""
+    from . import (_check, _check_fits, _check_size, _checked, _copy_bytes,  # the package's
+                   _device, _params, _word)  # helpers
 
     height = width if height is None else height
     # a whole image in memory for a function, and its copy for each frame;
@@ -110,6 +111,7 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     first, last = _frame_range(frames)
     if format not in _FORMATS:
         raise ValueError(f"format must be 'png', 'ppm', 'pfm' or None, not {format!r}")
+    chunk = 0 if chunk is None else _checked(_lib.qr_job_check_chunk, "chunk", chunk, c_int32)
     gpus = list(gpus or [])
     if len(gpus) > QR_JOB_MAX_GPUS:
         raise ValueError(f"at most {QR_JOB_MAX_GPUS} GPUs")
@@ -131,8 +133,24 @@ def run_job(scene, width, height=None, *, frames=0, out=None, seed=0, mode="fast
     p.format = _FORMATS[format]
     p.png_level = png_level
     p.png_deflate = deflate
+    p.chunk_circles = chunk
+    stream = ctypes.c_void_p()
+    if chunk and scene_ptr is None and os.fsdecode(scene).lower().endswith(".npy"):
+        err = _lib.Error()
+        _check(_lib.qr_scene_stream_open(os.fsencode(scene), ctypes.byref(stream),
+                                         ctypes.byref(err)), err)
+        p.stream = stream
+    try:
+        return _run(p, out, progress, transparent)
+    finally:
+        _lib.qr_scene_stream_close(stream)
+
+
+def _run(p, out, progress, transparent):
+    """qr_job_run of p, with out's and progress's callbacks."""
+    from . import Error, _check, _returned
+
     raised = []
-    from . import _returned
 
     def on_frame(_user, k, img):
         try:
@@ -177,7 +195,7 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
                   progress: Callable[..., Any] | None = None,
                   alpha: npt.ArrayLike | float | str | None = None,
                   background: str | Sequence[float] | None = None,
-                  antialias: bool = False) -> int:
+                  antialias: bool = False, chunk: int | None = None) -> int:
     """Renders frames of a scene; returns how many were done.
 
     scene: a built-in name (see `quadrender scenes`) or a .circles or .par
@@ -200,10 +218,14 @@ def render_frames(scene: str | os.PathLike[str] | npt.ArrayLike, width: int,
     the picture's options as render()'s (circles given as arrays only);
     with background="none" files are RGBA PNGs (PPM and PFM, which have no
     alpha channel, are refused) and a function receives render()'s
-    straight RGBA images.
+    straight RGBA images. chunk: draw the scene in depth-ordered chunks of
+    this many circles, as `quadrender render --chunk`: the same image, a
+    .npy file read chunk by chunk and never held whole; on the CPU (device
+    "auto" picks it; "gpu" and gpus are refused).
     """
     args = dict(frames=frames, out=out, seed=seed, mode=mode, device=device, gpus=gpus,
-                format=format, png_level=png_level, deflate=deflate, progress=progress)
+                format=format, png_level=png_level, deflate=deflate, progress=progress,
+                chunk=chunk)
     if isinstance(scene, (str, bytes, os.PathLike)):
         if alpha is not None or background is not None or antialias:
             raise ValueError("alpha, background and antialias take circles given as an "

@@ -149,6 +149,12 @@ qr_job_check_device = _fn("qr_job_check_device", _S, ctypes.c_char_p, ctypes.c_c
                           POINTER(c_int), POINTER(Error))
 qr_job_check_frames = _fn("qr_job_check_frames", _S, ctypes.c_char_p, ctypes.c_char_p,
                           POINTER(c_int64), POINTER(c_int64), POINTER(Error))
+qr_job_check_chunk = _fn("qr_job_check_chunk", _S, ctypes.c_char_p, ctypes.c_char_p,
+                         POINTER(c_int32), POINTER(Error))
+# a .npy read chunk by chunk (quadrender/scene.h)
+qr_scene_stream_open = _fn("qr_scene_stream_open", _S, ctypes.c_char_p, POINTER(ctypes.c_void_p),
+                           POINTER(Error))
+qr_scene_stream_close = _fn("qr_scene_stream_close", None, ctypes.c_void_p)
 qr_scene_check_circles = _fn("qr_scene_check_circles", _S, POINTER(Scene), ctypes.c_char_p,
                              POINTER(Error))
 # circles in data coordinates, coloured by a value (quadrender/scene_map.h)

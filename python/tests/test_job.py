@@ -113,3 +113,25 @@ def test_deflate_encoders_hold_the_same_pixels(tmp_path):
     with pytest.raises(qr.Error, match="no levels"):
         qr.render_file("rgb", 16, device="cpu", deflate="portable", png_level=5,
                        out=str(tmp_path / "x.png"))
+
+
+def test_chunks_equal_the_whole_scene(tmp_path):
+    """chunk=: a .npy read chunk by chunk, and circles given as an array cut
+    into chunks, give the whole scene's files (both modes); the chunk is
+    checked as the command checks --chunk, and chunks are the CPU's."""
+    circles = np.asarray(qr.scene("rand10k", seed=3), dtype=np.float32)
+    path = tmp_path / "c.npy"
+    np.save(path, circles)
+    for mode in ("fast", "exact"):
+        whole, parts, arr = (tmp_path / f"{n}_{mode}.ppm" for n in ("whole", "parts", "arr"))
+        qr.render_file(str(path), 96, 64, out=str(whole), mode=mode, device="cpu")
+        qr.render_file(str(path), 96, 64, out=str(parts), mode=mode, chunk=777)
+        qr.render_file(circles, 96, 64, out=str(arr), mode=mode, chunk=1000)
+        assert parts.read_bytes() == whole.read_bytes(), mode
+        assert arr.read_bytes() == whole.read_bytes(), mode
+    for bad in (0, -1, "x", 200000001):
+        with pytest.raises(qr.Error, match="chunk: expected a number of circles"):
+            qr.render_file(str(path), 16, out=str(tmp_path / "x.png"), chunk=bad)
+    with pytest.raises(qr.Error, match="on the CPU only"):
+        qr.render_file(str(path), 16, out=str(tmp_path / "x.png"), chunk=10, device="gpu")
+    assert not (tmp_path / "x.png").exists()
