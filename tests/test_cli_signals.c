@@ -84,6 +84,28 @@ Test(cli_output, sighup_removes_temp_keeps_old, .timeout = 300)
     expect_signal_cleans_up(SIGHUP, "the previous picture");
 }
 
+/* Ctrl-C while a .npy is read and drawn chunk by chunk (--chunk): the
+ * process ends by the signal, and neither the image nor a temporary file
+ * is left. */
+Test(cli_output, sigint_mid_stream_leaves_nothing, .timeout = 300)
+{
+    const char *dir = qr_test_tmp_dir("signal_chunks");
+    char npy[1024];
+    snprintf(npy, sizeof npy, "%s", qr_test_tmp("signal_chunks.npy"));
+    cr_assert_eq(RUN("dump", "uniform:1M", "-o", npy), 0, "%s", R.err);
+    const char *out = qr_test_join(dir, "x.png");
+    qr_cli_proc run = qr_cli_start(NULL, QR_ARGS("render", npy, "-s", "1024", "--reference",
+                                                 "--chunk", "20000", "-o", out));
+    nanosleep(&(struct timespec){0, 400 * 1000 * 1000}, NULL);
+    cr_assert(!qr_cli_poll(&run, &R), "the render ended (status %d) before the signal: %s",
+              R.code, R.err);
+    cr_assert_eq(kill(run.pid, SIGINT), 0);
+    qr_cli_wait(&run, &R);
+    cr_expect_eq(R.code, 128 + SIGINT, "exit status %d; stderr: %s", R.code, R.err);
+    cli_expect_entries(dir, 0);
+    unlink(npy);
+}
+
 /* ---- out of memory while writing ------------------------------------------------------ */
 
 /* Whether a run's output has a line of its own, "quadrender: ...". A loader's
