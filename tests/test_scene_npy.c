@@ -616,6 +616,16 @@ Test(scene_npy, chunks_are_the_files_circles)
             expect_chunk(sm, whole, first, c);
         }
     expect_chunk(sm, whole, 100000, 0);
+    /* read ahead: the same circles when the read asks for them, dropped for
+     * any other; a range outside the file is ignored */
+    qr_scene_stream_prefetch(sm, 5000, 3000);
+    expect_chunk(sm, whole, 5000, 3000);
+    qr_scene_stream_prefetch(sm, 5000, 3000);
+    expect_chunk(sm, whole, 5001, 3000);
+    expect_chunk(sm, whole, 5000, 3000);
+    qr_scene_stream_prefetch(sm, 99000, 2000);
+    qr_scene_stream_prefetch(sm, -1, 10);
+    expect_chunk(sm, whole, 99000, 1000);
     /* the picture's options go with every chunk read after */
     const float grey[3] = {0.25f, 0.5f, 0.75f};
     cr_assert_eq(qr_scene_set_background(qr_scene_stream_picture(sm), grey, "bg", &err), QR_OK);
@@ -696,6 +706,13 @@ Test(scene_npy, chunks_find_bad_rows_and_a_file_cut_short)
     qr_scene_destroy(c);
     cr_assert_eq(qr_scene_stream_read(sm, 40000, 20000, &c, &err), QR_ERR_PARSE);
     cr_assert(strstr(err.msg, "truncated: circle 50000 of 100000 is missing"), "%s", err.msg);
+    /* a read-ahead's failure comes with the read that takes it */
+    qr_scene_stream_prefetch(sm, 45000, 10000);
+    cr_assert_eq(qr_scene_stream_read(sm, 45000, 10000, &c, &err), QR_ERR_PARSE);
+    cr_assert_null(c);
+    cr_assert(strstr(err.msg, "truncated: circle 50000 of 100000 is missing"), "%s", err.msg);
+    /* closed with a read-ahead in flight */
+    qr_scene_stream_prefetch(sm, 0, 40000);
     qr_scene_stream_close(sm);
     qr_scene_destroy(s);
     unlink(path);

@@ -309,7 +309,15 @@ qr_scene *qr_scene_stream_picture(qr_scene_stream *stream);
 qr_status qr_scene_stream_read(qr_scene_stream *stream, int64_t first, int32_t count,
                                qr_scene **out, qr_error *err);
 
-/* Closes the file (NULL: nothing). */
+/* Starts reading circles [first, first + count) on a thread of its own,
+ * while the caller works on the chunk before: a later qr_scene_stream_read
+ * of exactly those circles takes its bytes (and its errors), any other
+ * read drops them. A range outside the file, or no thread to be had: the
+ * circles are read when asked. One read-ahead at a time; a stream is used
+ * from one thread. */
+void qr_scene_stream_prefetch(qr_scene_stream *stream, int64_t first, int32_t count);
+
+/* Closes the file (NULL: nothing), a read-ahead waited for. */
 void qr_scene_stream_close(qr_scene_stream *stream);
 
 /* Writes the circles (not velocities) as a .npy file (format 1.0, '<f4',

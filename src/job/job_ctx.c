@@ -188,14 +188,23 @@ qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_erro
     return st;
 }
 
-/* Chunk [first, first + count) of the scene: a view of it, or read from
- * the stream into *read (destroyed by the caller). */
-static qr_status chunk_of(const qr_scene *scene, qr_scene_stream *stream, int64_t first,
-                          int32_t count, qr_scene *view, qr_scene **read, qr_error *err)
+/* Chunk c of the scene, of `chunk` circles (the last one fewer): a view of
+ * it, or read from the stream into *read (destroyed by the caller), the
+ * chunk after it in `order` (c + 1 or c - 1) then read ahead. */
+static qr_status chunk_of(const qr_scene *scene, qr_scene_stream *stream, int64_t n,
+                          int32_t chunk, int64_t c, int order, qr_scene *view, qr_scene **read,
+                          qr_error *err)
 {
     *read = NULL;
-    return stream ? qr_scene_stream_read(stream, first, count, read, err)
-                  : qr_scene_view(scene, (int32_t)first, count, view, err);
+    const int64_t first = c * chunk;
+    const int32_t count = n - first < chunk ? (int32_t)(n - first) : chunk;
+    if (!stream)
+        return qr_scene_view(scene, (int32_t)first, count, view, err);
+    const qr_status st = qr_scene_stream_read(stream, first, count, read, err);
+    const int64_t next = (c + order) * chunk;
+    if (st == QR_OK && next >= 0 && next < n)
+        qr_scene_stream_prefetch(stream, next, n - next < chunk ? (int32_t)(n - next) : chunk);
+    return st;
 }
 
 qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
@@ -211,22 +220,24 @@ qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream
     qr_cpu_fast_numbers numbers;
     qr_cpu_fast_numbers_init(&numbers);
     const bool fast = !ctx->dev.reference && ctx->mode == QR_RENDER_FAST;
-    for (int64_t c = 0; fast && st == QR_OK && c < (stream ? chunks : 1); c++) {
+    if (fast && !stream)
+        qr_cpu_fast_numbers_add(&numbers, scene);
+    for (int64_t c = 0; fast && stream && st == QR_OK && c < chunks; c++) {
         qr_scene view, *read;
-        const int64_t first = c * chunk;
-        st = stream ? chunk_of(scene, stream, first, (int32_t)(n - first < chunk ? n - first : chunk),
-                               &view, &read, err)
-                    : QR_OK;
-        if (st == QR_OK) qr_cpu_fast_numbers_add(&numbers, stream ? read : scene);
-        if (stream) qr_scene_destroy(read);
+        st = chunk_of(scene, stream, n, chunk, c, 1, &view, &read, err);
+        if (st == QR_OK) qr_cpu_fast_numbers_add(&numbers, read);
+        qr_scene_destroy(read);
     }
     const bool under = fast && qr_render_cpu_fast_stops(scene, &numbers);
+    /* the drawing pass: the chunk behind the numbers' last is read ahead */
+    if (stream && st == QR_OK && n)
+        qr_scene_stream_prefetch(stream, under ? (chunks - 1) * chunk : 0,
+                                 (int32_t)(under ? n - (chunks - 1) * chunk
+                                                 : (n < chunk ? n : chunk)));
     for (int64_t k = 0; st == QR_OK && k < chunks; k++) {
         const int64_t c = under ? chunks - 1 - k : k; /* front to back, or back to front */
-        const int64_t first = c * chunk;
-        const int32_t count = n - first < chunk ? (int32_t)(n - first) : chunk;
         qr_scene view, *read;
-        st = chunk_of(scene, stream, first, count, &view, &read, err);
+        st = chunk_of(scene, stream, n, chunk, c, under ? -1 : 1, &view, &read, err);
         const qr_scene *part = stream ? read : &view;
         if (st == QR_OK && ctx->dev.reference)
             st = c ? qr_render_cpu_over(part, img, err) : qr_render_cpu(part, img, err);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
@@ -164,6 +165,16 @@ done:
 
 /* ---- reading in chunks ------------------------------------------------------------ */
 
+/* A read of circles [first, first + count) into buf, on the caller's
+ * thread or a read-ahead's. */
+typedef struct stream_read {
+    int64_t first;
+    int32_t count;
+    unsigned char *buf; /* malloc'd; NULL when out of memory */
+    qr_status st;
+    qr_error err;
+} stream_read;
+
 struct qr_scene_stream {
     char *path;
     int fd;
@@ -171,7 +182,76 @@ struct qr_scene_stream {
     int64_t rows;
     int f8;
     qr_scene *picture; /* no circles: the name and the picture's options chunks take */
+    /* the read-ahead (qr_scene_stream_prefetch): a thread reading `ahead` */
+    pthread_t thread;
+    int reading;
+    stream_read ahead;
 };
+
+static size_t row_bytes(const qr_scene_stream *sm)
+{
+    return (size_t)QR_NPY_COLS * (sm->f8 ? 8 : 4);
+}
+
+/* The bytes of r's circles, however many reads it takes; a file that ends
+ * early was cut since it was opened. */
+static void read_bytes(const qr_scene_stream *sm, stream_read *r)
+{
+    const size_t row = row_bytes(sm), bytes = (size_t)r->count * row;
+    r->buf = malloc(bytes ? bytes : 1);
+    r->st = r->buf ? QR_OK
+                   : qr_fail(&r->err, QR_ERR_NOMEM, "out of memory reading %" PRId32
+                             " circles of %s", r->count, sm->path);
+    for (size_t got = 0; r->st == QR_OK && got < bytes;) {
+        const ssize_t n = pread(sm->fd, r->buf + got, bytes - got,
+                                (off_t)(sm->offset + (uint64_t)r->first * row + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            r->st = qr_fail(&r->err, QR_ERR_IO, "%s: %s", sm->path, strerror(errno));
+        else if (n == 0)
+            r->st = qr_fail(&r->err, QR_ERR_PARSE,
+                            "%s: truncated: circle %" PRId64 " of %" PRId64
+                            " is missing (the file is shorter than its header says)",
+                            sm->path, r->first + (int64_t)(got / row), sm->rows);
+        got += n > 0 ? (size_t)n : 0;
+    }
+}
+
+static void *read_ahead(void *arg)
+{
+    qr_scene_stream *sm = arg;
+    read_bytes(sm, &sm->ahead);
+    return NULL;
+}
+
+/* Waits for the read-ahead, if any: its bytes are then in sm->ahead. */
+static void join_ahead(qr_scene_stream *sm)
+{
+    if (!sm->reading)
+        return;
+    pthread_join(sm->thread, NULL);
+    sm->reading = 0;
+}
+
+static void drop_ahead(qr_scene_stream *sm)
+{
+    join_ahead(sm);
+    free(sm->ahead.buf);
+    memset(&sm->ahead, 0, sizeof sm->ahead);
+}
+
+void qr_scene_stream_prefetch(qr_scene_stream *sm, int64_t first, int32_t count)
+{
+    if (!sm || first < 0 || count <= 0 || first > sm->rows || count > sm->rows - first)
+        return;
+    drop_ahead(sm);
+    sm->ahead.first = first;
+    sm->ahead.count = count;
+    /* no thread to be had: the read happens when it is asked */
+    sm->reading = pthread_create(&sm->thread, NULL, read_ahead, sm) == 0;
+    if (!sm->reading)
+        memset(&sm->ahead, 0, sizeof sm->ahead);
+}
 
 qr_status qr_scene_stream_open(const char *path, qr_scene_stream **out, qr_error *err)
 {
@@ -228,31 +308,28 @@ qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count
         return qr_fail(err, QR_ERR_INVALID, "%s: circles %" PRId64 " to %" PRId64
                        " are not the file's", sm ? sm->path : "(no stream)", first,
                        first + count);
-    const size_t row = (size_t)QR_NPY_COLS * (sm->f8 ? 8 : 4), bytes = (size_t)count * row;
+    /* the bytes: the read-ahead's when it read these circles, else now */
+    join_ahead(sm);
+    stream_read r = {first, count, NULL, QR_OK, {0}};
+    if (sm->ahead.count == count && sm->ahead.first == first && (sm->ahead.buf || sm->ahead.st)) {
+        r = sm->ahead;
+        memset(&sm->ahead, 0, sizeof sm->ahead);
+    } else {
+        drop_ahead(sm);
+        read_bytes(sm, &r);
+    }
+    unsigned char *buf = r.buf;
+    qr_status st = r.st;
+    if (st != QR_OK && err)
+        *err = r.err;
     qr_npy_job job = {0};
     job.f8 = sm->f8;
     job.rows = count;
-    unsigned char *buf = malloc(bytes ? bytes : 1);
     const int tasks = (int)((count + QR_NPY_TASK_ROWS - 1) / QR_NPY_TASK_ROWS);
     job.bad = malloc(((size_t)tasks + 1) * sizeof *job.bad);
-    qr_status st = buf && job.bad ? QR_OK
-                                  : qr_fail(err, QR_ERR_NOMEM, "out of memory reading %" PRId32
-                                            " circles of %s", count, sm->path);
-    /* the bytes, however many reads it takes; a file that ends early was
-     * cut since it was opened */
-    for (size_t got = 0; st == QR_OK && got < bytes;) {
-        const ssize_t n = pread(sm->fd, buf + got, bytes - got,
-                                (off_t)(sm->offset + (uint64_t)first * row + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            st = qr_fail(err, QR_ERR_IO, "%s: %s", sm->path, strerror(errno));
-        else if (n == 0)
-            st = qr_fail(err, QR_ERR_PARSE,
-                         "%s: truncated: circle %" PRId64 " of %" PRId64
-                         " is missing (the file is shorter than its header says)",
-                         sm->path, first + (int64_t)(got / row), sm->rows);
-        got += n > 0 ? (size_t)n : 0;
-    }
+    if (st == QR_OK && !job.bad)
+        st = qr_fail(err, QR_ERR_NOMEM, "out of memory reading %" PRId32 " circles of %s", count,
+                     sm->path);
     if (st == QR_OK)
         st = qr_scene_create(count, QR_ANIM_NONE, &job.scene, err);
     if (st == QR_OK) {
@@ -281,6 +358,7 @@ void qr_scene_stream_close(qr_scene_stream *sm)
 {
     if (!sm)
         return;
+    drop_ahead(sm);
     close(sm->fd);
     free(sm->path);
     qr_scene_destroy(sm->picture);
