@@ -292,3 +292,36 @@ Test(cli, gpu_stats, .timeout = 300)
     cli_png_size(png, &w, &h);
     cr_expect(w == 128 && h == 128, "%dx%d", w, h);
 }
+
+/* --chunk: one chunk holding the whole scene has the scene's statistics;
+ * more are summed (the JSON says how many); what draws one index is
+ * refused. */
+Test(cli, stats_in_chunks)
+{
+    cr_assert_eq(RUN("stats", "rand10k", "--chunk", "10000", "--json", "-"), 0, "%s", R.err);
+    qr_index_stats s;
+    host_stats("rand10k", 0, 1024, &s);
+    cr_expect_eq(json_number(R.out, "tree.leaves"), s.leaves);
+    cr_expect_eq(json_number(R.out, "tree.nodes"), s.nodes);
+    cr_expect_eq(json_number(R.out, "circles.pairs"), (double)s.pairs);
+    cr_expect_eq(json_number(R.out, "circles_per_leaf.p90"), s.p90_per_leaf);
+    cr_expect_eq(json_number(R.out, "chunks.count"), 1);
+    cr_assert_eq(RUN("stats", "rand10k", "--chunk", "3000", "--json", "-"), 0, "%s", R.err);
+    cr_expect_eq(json_number(R.out, "chunks.count"), 4);
+    cr_expect_eq(json_number(R.out, "chunks.circles"), 3000);
+    cr_expect_eq(json_number(R.out, "circles.visible"), s.visible);
+    cr_expect_eq(json_number(R.out, "build_ms.timed_builds"), 4);
+    cr_expect(strstr(R.err, "(10000 circles in 4 chunks of 3000)"), "%s", R.err);
+    /* a .npy read chunk by chunk: the same numbers */
+    const char *npy = qr_test_tmp("stats_chunks.npy");
+    cr_assert_eq(RUN("dump", "rand10k", "-o", npy), 0, "%s", R.err);
+    cr_assert_eq(RUN("stats", "rand10k", "--chunk", "3000", "--json", "-"), 0, "%s", R.err);
+    const double pairs = json_number(R.out, "circles.pairs");
+    cr_assert_eq(RUN("stats", npy, "--chunk", "3000", "--json", "-"), 0, "%s", R.err);
+    cr_expect_eq(json_number(R.out, "circles.pairs"), pairs);
+    cr_expect_eq(RUN("stats", "rand10k", "--chunk", "10", "--report", qr_test_tmp("r.html")), 2,
+                 "%s", R.err);
+    cr_expect_eq(RUN("stats", "rand10k", "--chunk", "10", "--device", "gpu"), 2, "%s", R.err);
+    cr_expect_eq(RUN("stats", npy, "--chunk", "10", "--alpha", "0.2"), 2, "%s", R.err);
+    cr_expect_eq(RUN("stats", "rand10k", "--chunk", "0"), 2, "%s", R.err);
+}

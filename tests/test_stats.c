@@ -299,3 +299,69 @@ Test(stats, json)
     cr_expect_eq(qr_index_stats_write_json(ro, &s, &ctx, &err), QR_ERR_IO);
     fclose(ro);
 }
+
+/* Chunks summed: a scene cut into views, each view's index built alone and
+ * added, gives the sums of the views' own statistics (additive fields), the
+ * largest root and depth, and circles per leaf over every view's leaves;
+ * one chunk is qr_index_stats_compute's statistics. */
+Test(stats, chunks_summed)
+{
+    qr_error err;
+    qr_scene *s = NULL;
+    cr_assert_eq(qr_scene_builtin("rand10k", 0, &s, &err), QR_OK, "%s", err.msg);
+    qr_index_params p;
+    qr_index_params_default(&p);
+    p.capacity = 64;
+    const int32_t cuts[][4] = {{10000, 0, 0, 0}, {2500, 2500, 2500, 2500}, {1, 3999, 6000, 0}};
+    for (int c = 0; c < 3; c++) {
+        qr_index_stats_sum *sum = NULL;
+        cr_assert_eq(qr_index_stats_sum_create(&sum, &err), QR_OK);
+        qr_index_stats want = {0};
+        int32_t first = 0, all_counts[20000], nall = 0, parts = 0;
+        for (int k = 0; k < 4 && cuts[c][k]; k++, parts++) {
+            qr_scene view;
+            cr_assert_eq(qr_scene_view(s, first, cuts[c][k], &view, &err), QR_OK, "%s", err.msg);
+            qr_index *ix = NULL;
+            cr_assert_eq(qr_index_build_host(&view, 512, 384, NULL, &p, QR_RENDER_FAST, &ix, &err),
+                         QR_OK, "%s", err.msg);
+            qr_index_stats one;
+            cr_assert_eq(qr_index_stats_compute(ix, view.n, &one, &err), QR_OK, "%s", err.msg);
+            cr_assert_eq(qr_index_stats_sum_add(sum, ix, view.n, &err), QR_OK, "%s", err.msg);
+            if (c == 0) want = one;
+            want.nodes += c ? one.nodes : 0;
+            want.leaves += c ? one.leaves : 0;
+            want.pairs += c ? one.pairs : 0;
+            want.visible += c ? one.visible : 0;
+            want.empty_leaves += c ? one.empty_leaves : 0;
+            want.max_depth = one.max_depth > want.max_depth ? one.max_depth : want.max_depth;
+            for (int32_t l = 0; l < ix->num_leaves; l++) all_counts[nall++] = ix->leaves[l].count;
+            qr_index_destroy(ix);
+            first += cuts[c][k];
+        }
+        qr_index_stats got;
+        int64_t chunks = 0;
+        cr_assert_eq(qr_index_stats_sum_get(sum, &got, &chunks, &err), QR_OK, "%s", err.msg);
+        cr_expect_eq(chunks, parts);
+        cr_expect_eq(got.nodes, want.nodes, "cut %d", c);
+        cr_expect_eq(got.leaves, want.leaves, "cut %d", c);
+        cr_expect_eq(got.pairs, want.pairs, "cut %d", c);
+        cr_expect_eq(got.visible, want.visible, "cut %d", c);
+        cr_expect_eq(got.culled, 10000 - want.visible, "cut %d", c);
+        cr_expect_eq(got.empty_leaves, want.empty_leaves, "cut %d", c);
+        cr_expect_eq(got.max_depth, want.max_depth, "cut %d", c);
+        int32_t lo = all_counts[0], hi = all_counts[0];
+        for (int32_t i = 0; i < nall; i++) {
+            lo = all_counts[i] < lo ? all_counts[i] : lo;
+            hi = all_counts[i] > hi ? all_counts[i] : hi;
+        }
+        cr_expect(got.min_per_leaf == lo && got.max_per_leaf == hi, "cut %d", c);
+        cr_expect(fabs(got.replication - (double)want.pairs / want.visible) < 1e-12, "cut %d", c);
+        if (c == 0) /* one chunk: the index's own statistics */
+            cr_expect(got.median_per_leaf == want.median_per_leaf &&
+                          got.p90_per_leaf == want.p90_per_leaf &&
+                          got.p99_per_leaf == want.p99_per_leaf,
+                      "one chunk's percentiles");
+        qr_index_stats_sum_destroy(sum);
+    }
+    qr_scene_destroy(s);
+}

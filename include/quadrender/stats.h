@@ -53,6 +53,23 @@ typedef struct qr_index_stats {
 qr_status qr_index_stats_compute(const qr_index *ix, int32_t n_circles, qr_index_stats *out,
                                  qr_error *err);
 
+/* The statistics of a scene drawn in depth-ordered chunks (quadrender/job.h's
+ * chunk_circles), each chunk indexed alone: the chunks' indexes summed, added
+ * one at a time so that none is held after its turn. Nodes, leaves (by depth
+ * and side, clipped and empty), pairs, visible and culled circles add up; the
+ * deepest leaf and the root are the largest; circles per leaf are over every
+ * chunk's leaves, and replication is pairs / visible over them all. */
+typedef struct qr_index_stats_sum qr_index_stats_sum;
+qr_status qr_index_stats_sum_create(qr_index_stats_sum **out, qr_error *err);
+/* Adds the index of a chunk of n_circles circles (checked as
+ * qr_index_stats_compute checks an index). */
+qr_status qr_index_stats_sum_add(qr_index_stats_sum *sum, const qr_index *ix, int32_t n_circles,
+                                 qr_error *err);
+/* The sum so far, and the chunks added (may be NULL). */
+qr_status qr_index_stats_sum_get(const qr_index_stats_sum *sum, qr_index_stats *out,
+                                 int64_t *chunks, qr_error *err);
+void qr_index_stats_sum_destroy(qr_index_stats_sum *sum);
+
 /* What a report says besides the statistics: which scene, image and
  * parameters, where the index was built and how long that took. Fields that
  * are NULL, zero or negative as marked are left out of the JSON. */
@@ -71,6 +88,10 @@ typedef struct qr_stats_context {
     int warmup_builds;        /* untimed builds before those */
     int has_stages;           /* build holds the median per GPU stage */
     qr_build_timing build;    /* medians, ms (total_ms also used on the CPU) */
+    int64_t chunks;           /* the statistics sum the indexes of this many chunks
+                                 (qr_index_stats_sum), build the sum of their builds;
+                                 0: one index */
+    int32_t chunk_circles;    /* circles a chunk (the last one fewer) */
 } qr_stats_context;
 
 /* Writes {"schema_version": 1, ...} (one object, keys documented in

@@ -192,6 +192,7 @@ const char *cli_set_png_level(const char *text, void *dest); /* int, 0..9 */
 const char *cli_set_deflate(const char *text, void *dest);   /* qr_png_deflate */
 const char *cli_set_threads(const char *text, void *dest); /* int, 0..QR_MAX_THREADS */
 const char *cli_set_plan(const char *text, void *dest);    /* int, 0..QR_PLAN_TRIALS_MAX */
+const char *cli_set_chunk(const char *text, void *dest);   /* int32_t, 1..QR_SCENE_MAX_CIRCLES */
 const char *cli_set_gpu_device(const char *text, void *dest); /* int, 0..1023 */
 /* --gpus all|LIST into an int[QR_JOB_MAX_GPUS + 1]: the count (-1: all),
  * then the devices */

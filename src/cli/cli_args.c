@@ -10,6 +10,7 @@
 #include "quadrender/text.h"
 #include "quadrender/gpu.h"
 #include "quadrender/image.h"
+#include "quadrender/job.h"
 #include "quadrender/memory.h"
 #include "quadrender/threads.h"
 
@@ -195,6 +196,12 @@ const char *cli_set_threads(const char *text, void *dest)
 {
     qr_error err;
     return cli_checked(qr_threads_check(setting, text, dest, &err), &err);
+}
+
+const char *cli_set_chunk(const char *text, void *dest)
+{
+    qr_error err;
+    return cli_checked(qr_job_check_chunk(setting, text, (int32_t *)dest, &err), &err);
 }
 
 const char *cli_set_plan(const char *text, void *dest)

@@ -59,13 +59,6 @@ static const char *set_format(const char *text, void *dest)
     return NULL;
 }
 
-/* --chunk: circles a chunk, checked by the library. */
-static const char *set_chunk(const char *text, void *dest)
-{
-    qr_error err;
-    return cli_checked(qr_job_check_chunk(cli_setting(), text, (int32_t *)dest, &err), &err);
-}
-
 /* Whether the scene is a .npy file (any case, as the loader takes it),
  * which --chunk reads chunk by chunk. */
 static bool streamed(const render_args *a)
@@ -137,7 +130,7 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_GPUS] = {"--gpus", NULL, "LIST", cli_set_gpus, a->gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
                     "stripes of rows, over these GPUs"},
-        [O_CHUNK] = {"--chunk", NULL, "N", set_chunk, &a->chunk,
+        [O_CHUNK] = {"--chunk", NULL, "N", cli_set_chunk, &a->chunk,
                      "draw the scene in depth-ordered chunks of N circles, each over the image "
                      "the ones before left (a .npy is then read chunk by chunk, never whole: "
                      "files larger than memory); on the CPU, one image held whole"},

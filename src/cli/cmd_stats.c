@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "quadrender/file.h"
@@ -480,9 +481,12 @@ static void row_num(const char *label, double v, int decimals, const char *unit)
 static void print_human(const qr_index_stats *s, const qr_stats_context *c, const char *where)
 {
     char esc[256];
-    printf("%s (%d circles), %dx%d, frame %lld, seed %u\n", cli_esc(c->scene, esc, sizeof esc),
-           c->circles, c->width,
-           c->height, (long long)c->frame, c->seed);
+    char chunks[80] = "";
+    if (c->chunks)
+        snprintf(chunks, sizeof chunks, " in %lld chunks of %ld, each indexed alone, summed",
+                 (long long)c->chunks, (long)c->chunk_circles);
+    printf("%s (%d circles%s), %dx%d, frame %lld, seed %u\n", cli_esc(c->scene, esc, sizeof esc),
+           c->circles, chunks, c->width, c->height, (long long)c->frame, c->seed);
     char max_leaf[32] = "none";
     if (c->params.max_leaf) snprintf(max_leaf, sizeof max_leaf, "%d px", c->params.max_leaf);
     if (c->params.uniform)
@@ -525,6 +529,10 @@ static void print_human(const qr_index_stats *s, const qr_stats_context *c, cons
             row_num(names[k], v[k], 3, "ms");
         printf("\ndevice memory\n");
         row_num("index", (double)c->device_bytes / (1024.0 * 1024.0), 1, "MiB");
+    } else if (c->chunks) {
+        printf("\nbuild time, the sum of the %lld chunks' builds (host oracle, wall clock)\n",
+               (long long)c->chunks);
+        row_num("total", c->build.total_ms, 3, "ms");
     } else {
         printf("\nbuild time, median of %d builds (host oracle, wall clock)\n", c->timed_builds);
         row_num("total", c->build.total_ms, 3, "ms");
@@ -563,6 +571,7 @@ typedef struct stats_plan {
     const char *scene_arg, *json, *picture, *report;
     picture_mode pmode;
     int report_tile;
+    int32_t chunk; /* --chunk N: chunks indexed alone, summed (0: the scene whole) */
 } stats_plan;
 
 /* The scene, where it is built, the index and its statistics. */
@@ -574,7 +583,15 @@ typedef struct stats_run {
     qr_stats_context ctx;
     qr_index_stats s;
     cli_color_scale scale; /* --color-by's, for the report's colour bar */
+    char name[sizeof ((qr_scene *)0)->name]; /* --chunk: the scene's, its chunks gone */
 } stats_run;
+
+/* Whether the scene is a .npy read chunk by chunk (--chunk). */
+static bool stats_streamed(const stats_plan *p)
+{
+    const size_t n = strlen(p->scene_arg);
+    return p->chunk > 0 && n > 4 && !strcasecmp(p->scene_arg + n - 4, ".npy");
+}
 
 /* The options' mutual checks and the outputs' paths (before any work). An
  * exit code. */
@@ -592,6 +609,15 @@ static int stats_check_plan(const cli_cmd *cmd, const stats_plan *p, const cli_o
                                     "--index grid (--report-tile picks the grid shown)");
     if (p->report_tile && !p->report)
         return cli_usage_error(cmd, "--report-tile needs --report FILE.html");
+    if (p->chunk && (p->picture || p->report))
+        return cli_usage_error(cmd, "--chunk sums the chunks' indexes: not with --picture or "
+                                    "--report, which draw one index");
+    if (stats_streamed(p) && (p->map.alpha || p->map.extent_given || p->map.color_by))
+        return cli_usage_error(cmd, "--chunk reads %s chunk by chunk: --alpha, --extent and "
+                               "--color-by need its circles whole", p->scene_arg);
+    if (p->chunk && p->device == QR_JOB_GPU)
+        return cli_usage_error(cmd, "--chunk: the chunks' indexes are built on the CPU only for "
+                                    "now, not with --device gpu");
     if (p->report && !cli_ends_with(p->report, ".html"))
         return cli_usage_error(cmd, "--report: expected a file name ending in .html, got '%s'",
                                p->report);
@@ -623,6 +649,7 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
         O_REPORT,
         O_REPORT_TILE,
         O_NO_CLOBBER,
+        O_CHUNK,
         O_MAP,
         O_LOOK = O_MAP + CLI_MAP_NOPTS,
         O_COUNT = O_LOOK + CLI_PICTURE_NOPTS
@@ -643,6 +670,10 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
                            "the report's grid: this tile (16 to 256) instead of the fastest"},
         [O_NO_CLOBBER] = {"--no-clobber", "-n", NULL, NULL, &no_clobber,
                           "never replace an existing file (exit 4 before any work)"},
+        [O_CHUNK] = {"--chunk", NULL, "N", cli_set_chunk, &p->chunk,
+                     "the scene in depth-ordered chunks of N circles, as render --chunk draws "
+                     "it: each chunk's index built alone on the CPU, the statistics summed (a "
+                     ".npy read chunk by chunk)"},
     };
     cli_map_opts_init(&opts[O_MAP], &p->map);
     cli_picture_opts_init(&opts[O_LOOK], &p->map);
@@ -655,11 +686,90 @@ static int stats_parse(const cli_cmd *cmd, int argc, char **argv, stats_plan *p)
     return stats_check_plan(cmd, p, &opts[O_PICTURE_MODE], no_clobber);
 }
 
+/* --chunk: the scene in chunks (views, or a .npy's chunks read in turn),
+ * each chunk's index built on the CPU and added to the statistics, the
+ * builds' times summed. An exit code. */
+static int stats_chunks(const stats_plan *p, stats_run *run)
+{
+    const cli_scene_opts *so = &p->so;
+    qr_error err;
+    qr_scene_stream *stream = NULL;
+    qr_scene *whole = NULL;
+    if (stats_streamed(p) ? qr_scene_stream_open(p->scene_arg, &stream, &err) != QR_OK
+                          : qr_scene_load(p->scene_arg, so->seed, &whole, &err) != QR_OK)
+        return cli_fail(&err, CLI_PHASE_INPUT);
+    qr_scene *scene = stream ? qr_scene_stream_picture(stream) : whole;
+    int rc = cli_map_apply(&p->map, scene, NULL);
+    qr_status st = QR_OK;
+    if (rc == CLI_EXIT_OK && !stream) st = cli_seek(scene, NULL, so->frame, &err);
+    const int64_t n = stream ? qr_scene_stream_circles(stream) : scene->n;
+    const int64_t chunks = n ? (n + p->chunk - 1) / p->chunk : 1;
+    if (rc == CLI_EXIT_OK && st == QR_OK) {
+        if (p->device == QR_JOB_AUTO)
+            cli_info("statistics in chunks: each chunk's index built on the CPU");
+        cli_info("stats %s (%lld circles in %lld chunks of %ld) %dx%d frame %lld on the CPU",
+                 scene->name, (long long)n, (long long)chunks, (long)p->chunk, (int)so->width,
+                 (int)so->height, (long long)so->frame);
+    }
+    qr_index_stats_sum *sum = NULL;
+    if (rc == CLI_EXIT_OK && st == QR_OK) st = qr_index_stats_sum_create(&sum, &err);
+    double build_ms = 0;
+    for (int64_t c = 0; rc == CLI_EXIT_OK && st == QR_OK && c < chunks; c++) {
+        const int64_t first = c * p->chunk;
+        const int32_t count = n - first < p->chunk ? (int32_t)(n - first) : p->chunk;
+        qr_scene view, *read = NULL;
+        st = stream ? qr_scene_stream_read(stream, first, count, &read, &err)
+                    : qr_scene_view(scene, (int32_t)first, count, &view, &err);
+        if (stream && st == QR_OK && c + 1 < chunks)
+            qr_scene_stream_prefetch(stream, first + count,
+                                     n - first - count < p->chunk ? (int32_t)(n - first - count)
+                                                                  : p->chunk);
+        qr_index *ix = NULL;
+        const double t0 = cli_now_ms();
+        if (st == QR_OK)
+            st = qr_index_build_host(stream ? read : &view, so->width, so->height, NULL,
+                                     &p->params, QR_RENDER_FAST, &ix, &err);
+        build_ms += cli_now_ms() - t0;
+        if (st == QR_OK) st = qr_index_stats_sum_add(sum, ix, count, &err);
+        qr_index_destroy(ix);
+        qr_scene_destroy(read);
+    }
+    if (rc == CLI_EXIT_OK && st == QR_OK) st = qr_index_stats_sum_get(sum, &run->s, NULL, &err);
+    if (rc == CLI_EXIT_OK && st != QR_OK)
+        rc = cli_fail(&err, err.status == QR_ERR_PARSE || err.status == QR_ERR_IO
+                                ? CLI_PHASE_INPUT
+                                : CLI_PHASE_RUN);
+    if (rc == CLI_EXIT_OK) {
+        run->ctx = (qr_stats_context){
+            .scene = run->name,
+            .circles = n > INT32_MAX ? INT32_MAX : (int32_t)n,
+            .seed = so->seed,
+            .frame = so->frame,
+            .width = so->width,
+            .height = so->height,
+            .params = p->params,
+            .mode = QR_RENDER_FAST,
+            .device = "cpu",
+            .timed_builds = (int)(chunks < INT32_MAX ? chunks : INT32_MAX),
+            .chunks = chunks,
+            .chunk_circles = p->chunk,
+        };
+        snprintf(run->name, sizeof run->name, "%s", scene->name);
+        run->ctx.build.total_ms = (float)build_ms;
+    }
+    qr_index_stats_sum_destroy(sum);
+    qr_scene_stream_close(stream);
+    qr_scene_destroy(whole);
+    return rc;
+}
+
 /* Chooses the device, loads the scene, builds the index and computes its
  * statistics. An exit code. */
 static int stats_build(const stats_plan *p, stats_run *run)
 {
     int rc;
+    if (p->chunk)
+        return stats_chunks(p, run);
     if ((rc = cli_choose_device(p->device, "building the index", &run->dev)) != CLI_EXIT_OK)
         return rc;
     const cli_device_choice *dev = &run->dev;

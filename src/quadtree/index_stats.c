@@ -22,6 +22,21 @@ static int32_t percentile(const int32_t *sorted, int32_t n, int p)
     return sorted[rank - 1];
 }
 
+/* Circles per leaf from the leaves' list lengths (sorted here) and their
+ * sum. */
+static void per_leaf(int32_t *counts, int32_t n, int64_t pairs, qr_index_stats *out)
+{
+    if (n <= 0)
+        return;
+    qsort(counts, (size_t)n, sizeof *counts, cmp_i32);
+    out->min_per_leaf = counts[0];
+    out->max_per_leaf = counts[n - 1];
+    out->mean_per_leaf = (double)pairs / n;
+    out->median_per_leaf = 0.5 * ((double)counts[(n - 1) / 2] + (double)counts[n / 2]);
+    out->p90_per_leaf = percentile(counts, n, 90);
+    out->p99_per_leaf = percentile(counts, n, 99);
+}
+
 /* Checks what the statistics rely on, so that an index from anywhere (a
  * download, a test's hand-made one) cannot make us read out of bounds. */
 static qr_status check_index(const qr_index *ix, int32_t n_circles, qr_error *err)
@@ -127,15 +142,7 @@ qr_status qr_index_stats_compute(const qr_index *ix, int32_t n_circles, qr_index
     out->visible = visible;
     out->culled = n_circles - visible;
     out->replication = visible ? (double)ix->num_pairs / visible : 0.0;
-    if (n > 0) {
-        qsort(counts, (size_t)n, sizeof *counts, cmp_i32);
-        out->min_per_leaf = counts[0];
-        out->max_per_leaf = counts[n - 1];
-        out->mean_per_leaf = (double)ix->num_pairs / n;
-        out->median_per_leaf = 0.5 * ((double)counts[(n - 1) / 2] + (double)counts[n / 2]);
-        out->p90_per_leaf = percentile(counts, n, 90);
-        out->p99_per_leaf = percentile(counts, n, 99);
-    }
+    per_leaf(counts, n, ix->num_pairs, out);
     free(counts);
     return QR_OK;
 }
@@ -143,6 +150,89 @@ qr_status qr_index_stats_compute(const qr_index *ix, int32_t n_circles, qr_index
 /* ---- JSON --------------------------------------------------------------------- */
 
 /* JSON has no inf or NaN. */
+/* ---- chunks summed ----------------------------------------------------------------------- */
+
+struct qr_index_stats_sum {
+    qr_index_stats s;   /* the additive fields, the largest root and depth */
+    int64_t visible, culled, chunks;
+    int32_t *counts;    /* every chunk's leaves' list lengths */
+    int64_t ncounts, cap;
+};
+
+qr_status qr_index_stats_sum_create(qr_index_stats_sum **out, qr_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? QR_OK : qr_fail(err, QR_ERR_NOMEM, "out of host memory for statistics");
+}
+
+void qr_index_stats_sum_destroy(qr_index_stats_sum *sum)
+{
+    if (!sum)
+        return;
+    free(sum->counts);
+    free(sum);
+}
+
+qr_status qr_index_stats_sum_add(qr_index_stats_sum *sum, const qr_index *ix, int32_t n_circles,
+                                 qr_error *err)
+{
+    qr_index_stats one;
+    qr_status st = qr_index_stats_compute(ix, n_circles, &one, err);
+    if (st != QR_OK)
+        return st;
+    if (sum->ncounts + ix->num_leaves > sum->cap) {
+        const int64_t cap = 2 * (sum->ncounts + ix->num_leaves) + 64;
+        int32_t *c = realloc(sum->counts, (size_t)cap * sizeof *c);
+        if (!c)
+            return qr_fail(err, QR_ERR_NOMEM, "out of host memory for the statistics of %lld leaves",
+                           (long long)cap);
+        sum->counts = c;
+        sum->cap = cap;
+    }
+    for (int32_t i = 0; i < ix->num_leaves; i++) sum->counts[sum->ncounts++] = ix->leaves[i].count;
+    qr_index_stats *s = &sum->s;
+    s->root_size = one.root_size > s->root_size ? one.root_size : s->root_size;
+    s->max_depth = one.max_depth > s->max_depth ? one.max_depth : s->max_depth;
+    s->nodes += one.nodes;
+    s->leaves += one.leaves;
+    for (int d = 0; d <= QR_MAX_DEPTH_LIMIT; d++) s->leaves_per_depth[d] += one.leaves_per_depth[d];
+    for (int k = 0; k <= QR_STATS_MAX_SIDE_LOG2; k++)
+        s->leaves_per_side[k] += one.leaves_per_side[k];
+    s->clipped_leaves += one.clipped_leaves;
+    s->empty_leaves += one.empty_leaves;
+    s->pairs += one.pairs;
+    sum->visible += one.visible;
+    sum->culled += one.culled;
+    sum->chunks++;
+    return QR_OK;
+}
+
+qr_status qr_index_stats_sum_get(const qr_index_stats_sum *sum, qr_index_stats *out,
+                                 int64_t *chunks, qr_error *err)
+{
+    *out = sum->s;
+    if (sum->visible > INT32_MAX || sum->culled > INT32_MAX || sum->ncounts > INT32_MAX)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "statistics of %lld visible circles in %lld leaves: more than they count",
+                       (long long)sum->visible, (long long)sum->ncounts);
+    out->visible = (int32_t)sum->visible;
+    out->culled = (int32_t)sum->culled;
+    out->replication = sum->visible ? (double)out->pairs / (double)sum->visible : 0.0;
+    const int32_t n = (int32_t)sum->ncounts;
+    if (n > 0) {
+        int32_t *sorted = malloc((size_t)n * sizeof *sorted);
+        if (!sorted)
+            return qr_fail(err, QR_ERR_NOMEM, "out of host memory for the statistics of %d leaves",
+                           n);
+        memcpy(sorted, sum->counts, (size_t)n * sizeof *sorted);
+        per_leaf(sorted, n, out->pairs, out);
+        free(sorted);
+    }
+    if (chunks)
+        *chunks = sum->chunks;
+    return QR_OK;
+}
+
 static void json_number(FILE *fp, double v)
 {
     if (isfinite(v))
@@ -164,6 +254,9 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
         }
         fprintf(fp, "\"circles\": %d, \"seed\": %u, \"frame\": %lld},\n", ctx->circles,
                 ctx->seed, (long long)ctx->frame);
+        if (ctx->chunks > 0)
+            fprintf(fp, "  \"chunks\": {\"count\": %lld, \"circles\": %d},\n",
+                    (long long)ctx->chunks, ctx->chunk_circles);
         fprintf(fp, "  \"image\": {\"width\": %d, \"height\": %d},\n", ctx->width, ctx->height);
         fprintf(fp,
                 "  \"params\": {\"capacity\": %d, \"min_leaf\": %d, \"max_leaf\": %d, "
@@ -212,9 +305,9 @@ qr_status qr_index_stats_write_json(FILE *fp, const qr_index_stats *s,
     json_number(fp, s->replication);
     fputs("}", fp);
     if (ctx && ctx->timed_builds > 0) {
-        fprintf(fp, ",\n  \"build_ms\": {\"statistic\": \"median\", \"timed_builds\": %d, "
+        fprintf(fp, ",\n  \"build_ms\": {\"statistic\": \"%s\", \"timed_builds\": %d, "
                     "\"warmup_builds\": %d",
-                ctx->timed_builds, ctx->warmup_builds);
+                ctx->chunks > 0 ? "sum" : "median", ctx->timed_builds, ctx->warmup_builds);
         if (ctx->has_stages) {
             const char *names[] = {"boxes", "tree", "count", "scan", "emit", "sort"};
             const float v[] = {ctx->build.boxes_ms, ctx->build.tree_ms, ctx->build.count_ms,
