@@ -518,3 +518,41 @@ Test(split, mpi_refuses_streams_and_crops, .timeout = 120)
     cr_expect(strstr(R.err, "--aspect keep"), "%s", R.err);
     cr_expect(!qr_test_exists(out), "nothing written");
 }
+
+/* A scene in chunks (--chunk) over 2 and 3 processes, each rendering its
+ * stripes chunk by chunk on its CPU (a .npy read chunk by chunk by each;
+ * a built-in cut into views): the one process's file of the whole scene,
+ * in both modes and the reference. Frames in chunks over processes are
+ * refused. */
+Test(split, mpi_chunks_equal_one_process, .timeout = 600)
+{
+    REQUIRE_MPI();
+    char *npy = dup_path(qr_test_tmp("split_chunks.npy"));
+    cr_assert_eq(RUN("dump", "rand100k", "-o", npy), 0, "%s", R.err);
+    const char *scenes[] = {npy, "snow"};
+    const char *modes[] = {"--fast", "--exact", "--reference"};
+    for (int s = 0; s < 2; s++)
+        for (int m = 0; m < 3; m++) {
+            char *one = dup_path(qr_test_tmp("split_chunks_one.png"));
+            char *many = dup_path(qr_test_tmp("split_chunks_many.png"));
+            const char *dev = m == 2 ? "cpu-reference" : "cpu";
+            cr_assert_eq(RUN("render", scenes[s], "--width", "97", "--height", "301", "--frame",
+                             "2", modes[m], "--device", dev, "-o", one),
+                         0, "%s", R.err);
+            for (int n = 2; n <= 3; n++) {
+                cr_assert_eq(RUN_MPI(n, "render", scenes[s], "--width", "97", "--height", "301",
+                                     "--frame", "2", modes[m], "--device", dev, "--chunk",
+                                     "30000", "-o", many),
+                             0, "%s", R.err);
+                cr_expect(strstr(R.err, "in chunks of 30000) 97x301 frame 2 in"), "%s", R.err);
+                cr_expect(qr_test_same_bytes(one, many), "%s %s, %d processes", scenes[s],
+                          modes[m], n);
+            }
+            free(one);
+            free(many);
+        }
+    cr_expect_eq(RUN_MPI(2, "render", npy, "--frames", "0:1", "--chunk", "10", "-o",
+                         qr_test_tmp("split_chunks_%d.png")),
+                 2, "%s", R.err);
+    free(npy);
+}

@@ -220,9 +220,11 @@ typedef struct qr_job_params {
      * The scene is `scene` or the loaded one, cut into views, or `stream`
      * (qr_scene_stream_open; the caller keeps it): a .npy file read chunk by
      * chunk, never whole, whatever its number of circles, drawn with the
-     * stream's picture (qr_scene_stream_picture). One device, the CPU for
-     * now: AUTO renders on the CPU, saying so; QR_JOB_GPU, several GPUs
-     * and MPI refuse it; the image is held whole (QR_IMAGE_MAX_DIM a side). */
+     * stream's picture (qr_scene_stream_picture). On the CPU for now: AUTO
+     * renders on the CPU, saying so; QR_JOB_GPU and several GPUs refuse it;
+     * under MPI one image only, each process drawing its stripes chunk by
+     * chunk (every process opens its own stream); one device holds the image
+     * whole (QR_IMAGE_MAX_DIM a side). */
     qr_scene_stream *stream;
     int32_t chunk_circles;
 } qr_job_params;

@@ -28,6 +28,11 @@ qr_status qr_render_cpu(const qr_scene *scene, qr_image *img, qr_error *err);
  * same order. */
 qr_status qr_render_cpu_over(const qr_scene *scene, qr_image *img, qr_error *err);
 
+/* The same over rows [y0, y1) of a width x height image held in band (as
+ * qr_render_cpu_band's). */
+qr_status qr_render_cpu_band_over(const qr_scene *scene, int32_t width, int32_t height,
+                                  int32_t y0, int32_t y1, qr_image *band, qr_error *err);
+
 /* Rows [y0, y1) of the width x height image qr_render_cpu would draw
  * (row 0 = bottom), into band, a width x (y1 - y0) image whose row 0 is
  * image row y0: the same bytes as those rows of the whole image. Sides

@@ -106,6 +106,13 @@ qr_status qr_render_cpu_fast_over(const qr_scene *scene, const qr_index_params *
                                   qr_render_mode mode, int threads, qr_image *img,
                                   qr_cpu_timing *timing, qr_error *err);
 
+/* The same over rows [y0, y1) of a width x height image held in band (as
+ * qr_render_cpu_fast_band's): a band drawn chunk by chunk. */
+qr_status qr_render_cpu_fast_band_over(const qr_scene *scene, const qr_index_params *params,
+                                       qr_render_mode mode, int threads, int32_t width,
+                                       int32_t height, int32_t y0, int32_t y1, qr_image *band,
+                                       qr_cpu_timing *timing, qr_error *err);
+
 /* Fast mode chunk by chunk, front to back: the chunks are drawn from the
  * last (in front) to the first, each behind the colour the ones in front
  * gathered, so a pixel group stopped in front costs nothing behind; with
@@ -140,6 +147,13 @@ int qr_render_cpu_fast_stops(const qr_scene *picture, const qr_cpu_fast_numbers 
 qr_status qr_render_cpu_fast_under(const qr_scene *scene, const qr_index_params *params,
                                    int threads, qr_image *img, const qr_cpu_fast_numbers *numbers,
                                    int front, int back, qr_cpu_timing *timing, qr_error *err);
+
+/* The same over rows [y0, y1) of a width x height image held in band. */
+qr_status qr_render_cpu_fast_band_under(const qr_scene *scene, const qr_index_params *params,
+                                        int threads, int32_t width, int32_t height, int32_t y0,
+                                        int32_t y1, qr_image *band,
+                                        const qr_cpu_fast_numbers *numbers, int front, int back,
+                                        qr_cpu_timing *timing, qr_error *err);
 
 /* Renders from an index built for this scene over a region of its image
  * (qr_index_build_host, or a GPU build downloaded; its sides on the

@@ -279,9 +279,11 @@ static int plan_job(const cli_cmd *cmd, const render_args *a, const qr_job_param
         return cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
     /* the library refuses these too (qr_job_plan_of); here they are the
      * command line's mistakes */
-    if (a->chunk && (a->device == QR_JOB_GPU || a->gpus_given || qr_job_mpi_launched()))
-        return cli_usage_error(cmd, "--chunk: a scene in chunks renders on the CPU of one "
-                               "process only for now (not with --device gpu, --gpus or MPI)");
+    if (a->chunk && (a->device == QR_JOB_GPU || a->gpus_given))
+        return cli_usage_error(cmd, "--chunk: a scene in chunks renders on the CPU only for now "
+                               "(not with --device gpu or --gpus)");
+    if (a->chunk && qr_job_mpi_launched() && a->many)
+        return cli_usage_error(cmd, "--chunk under an MPI launcher: one image, not --frames");
     if (a->chunk && (a->so.width > QR_IMAGE_MAX_DIM || a->so.height > QR_IMAGE_MAX_DIM))
         return cli_usage_error(cmd,
                                "-s/--width/--height: a scene in chunks (--chunk) is drawn into "
@@ -359,16 +361,20 @@ static void report_start(render_report *r, const qr_job_progress *p)
     r->chunk = p->chunk_circles;
     r->wall0 = cli_now_ms();
     r->seek.frame = p->frame;
+    char chunks[64] = "";
+    if (r->chunk)
+        snprintf(chunks, sizeof chunks, " in chunks of %ld", (long)r->chunk);
     if (p->lanes > 1) {
         if (p->note[0])
             cli_info("%s", p->note);
         if (p->stripes)
-            cli_info("%s (%d circles) %dx%d frame %lld in %d stripes of %d rows on %s -> %s",
-                     p->scene->name, (int)p->scene->n, (int)a->so.width, (int)a->so.height,
-                     (long long)p->frame, (int)p->stripes, (int)p->stripe_rows, p->where, p->path);
+            cli_info("%s (%lld circles%s) %dx%d frame %lld in %d stripes of %d rows on %s -> %s",
+                     p->scene->name, (long long)r->circles, chunks, (int)a->so.width,
+                     (int)a->so.height, (long long)p->frame, (int)p->stripes,
+                     (int)p->stripe_rows, p->where, p->path);
         else
-            cli_info("%s (%d circles) %dx%d frames %lld to %lld on %s", p->scene->name,
-                     (int)p->scene->n, (int)a->so.width, (int)a->so.height,
+            cli_info("%s (%lld circles) %dx%d frames %lld to %lld on %s", p->scene->name,
+                     (long long)r->circles, (int)a->so.width, (int)a->so.height,
                      (long long)a->frames.first, (long long)a->frames.last, p->where);
         return;
     }

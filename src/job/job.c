@@ -175,9 +175,12 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
         return st;
     plan->processes = m.size;
     plan->rank = m.rank;
-    if (m.size > 1 && p->chunk_circles)
+    if (m.size > 1 && p->chunk_circles && (p->first != p->last || p->on_frame))
         return qr_fail(err, QR_ERR_INVALID,
-                       "a scene in chunks renders in one process, not under an MPI launcher");
+                       "a scene in chunks over several processes: one image to a file only");
+    if (m.size > 1 && p->chunk_circles && p->device == QR_JOB_AUTO)
+        snprintf(plan->note, sizeof plan->note, "a scene in chunks renders on the CPU of each "
+                 "process (not on a GPU yet)");
     if (m.size > 1) {
         plan->lanes = m.size;
         return QR_OK;

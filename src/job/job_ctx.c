@@ -207,30 +207,41 @@ static qr_status chunk_of(const qr_scene *scene, qr_scene_stream *stream, int64_
     return st;
 }
 
-qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
-                            int32_t chunk, qr_image *img, qr_error *err)
+qr_status job_chunks_plan(const job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                          int32_t chunk, job_chunks *plan, qr_error *err)
 {
-    const int64_t n = stream ? qr_scene_stream_circles(stream) : scene->n;
-    const int64_t chunks = n ? (n + chunk - 1) / chunk : 1; /* an empty scene: its background */
-    qr_cpu_timing sum = {0, 0};
+    plan->chunk = chunk;
+    plan->circles = stream ? qr_scene_stream_circles(stream) : scene->n;
+    plan->count = plan->circles ? (plan->circles + chunk - 1) / chunk : 1; /* empty: its background */
+    qr_cpu_fast_numbers_init(&plan->numbers);
+    plan->under = false;
+    if (ctx->dev.reference || ctx->mode != QR_RENDER_FAST)
+        return QR_OK;
+    /* fast mode: the whole scene's numbers (a stream: a pass over the file) */
     qr_status st = QR_OK;
-    /* fast mode where it stops early: front to back, so that what the
-     * chunks in front covered costs nothing behind; it needs the whole
-     * scene's numbers first (a stream: a pass over the file) */
-    qr_cpu_fast_numbers numbers;
-    qr_cpu_fast_numbers_init(&numbers);
-    const bool fast = !ctx->dev.reference && ctx->mode == QR_RENDER_FAST;
-    if (fast && !stream)
-        qr_cpu_fast_numbers_add(&numbers, scene);
-    for (int64_t c = 0; fast && stream && st == QR_OK && c < chunks; c++) {
+    if (!stream)
+        qr_cpu_fast_numbers_add(&plan->numbers, scene);
+    for (int64_t c = 0; stream && st == QR_OK && c < plan->count; c++) {
         qr_scene view, *read;
-        st = chunk_of(scene, stream, n, chunk, c, 1, &view, &read, err);
-        if (st == QR_OK) qr_cpu_fast_numbers_add(&numbers, read);
+        st = chunk_of(scene, stream, plan->circles, chunk, c, 1, &view, &read, err);
+        if (st == QR_OK) qr_cpu_fast_numbers_add(&plan->numbers, read);
         qr_scene_destroy(read);
     }
-    const bool under = fast && qr_render_cpu_fast_stops(scene, &numbers);
-    /* the drawing pass: the chunk behind the numbers' last is read ahead */
-    if (stream && st == QR_OK && n)
+    plan->under = st == QR_OK && qr_render_cpu_fast_stops(scene, &plan->numbers);
+    return st;
+}
+
+qr_status job_render_chunks_rows(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                                 const job_chunks *plan, int threads, int32_t y0, int32_t y1,
+                                 qr_image *band, qr_error *err)
+{
+    const int64_t n = plan->circles, chunks = plan->count;
+    const int32_t chunk = plan->chunk, W = ctx->width, H = ctx->height;
+    const bool under = plan->under;
+    qr_cpu_timing sum = {0, 0};
+    qr_status st = QR_OK;
+    /* the chunk drawn first is read ahead */
+    if (stream && n)
         qr_scene_stream_prefetch(stream, under ? (chunks - 1) * chunk : 0,
                                  (int32_t)(under ? n - (chunks - 1) * chunk
                                                  : (n < chunk ? n : chunk)));
@@ -240,13 +251,16 @@ qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream
         st = chunk_of(scene, stream, n, chunk, c, under ? -1 : 1, &view, &read, err);
         const qr_scene *part = stream ? read : &view;
         if (st == QR_OK && ctx->dev.reference)
-            st = c ? qr_render_cpu_over(part, img, err) : qr_render_cpu(part, img, err);
+            st = c ? qr_render_cpu_band_over(part, W, H, y0, y1, band, err)
+                   : qr_render_cpu_band(part, W, H, y0, y1, band, err);
         else if (st == QR_OK && under)
-            st = qr_render_cpu_fast_under(part, &ctx->params, 0, img, &numbers, k == 0, c == 0,
-                                          &ctx->cpu, err);
+            st = qr_render_cpu_fast_band_under(part, &ctx->params, threads, W, H, y0, y1, band,
+                                               &plan->numbers, k == 0, c == 0, &ctx->cpu, err);
         else if (st == QR_OK)
-            st = c ? qr_render_cpu_fast_over(part, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err)
-                   : qr_render_cpu_fast(part, &ctx->params, ctx->mode, 0, img, &ctx->cpu, err);
+            st = c ? qr_render_cpu_fast_band_over(part, &ctx->params, ctx->mode, threads, W, H, y0,
+                                                  y1, band, &ctx->cpu, err)
+                   : qr_render_cpu_fast_band(part, &ctx->params, ctx->mode, threads, W, H, y0, y1,
+                                             band, &ctx->cpu, err);
         if (st == QR_OK && !ctx->dev.reference) {
             sum.build_ms += ctx->cpu.build_ms;
             sum.render_ms += ctx->cpu.render_ms;
@@ -255,6 +269,15 @@ qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream
     }
     ctx->cpu = sum;
     return st;
+}
+
+qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                            int32_t chunk, qr_image *img, qr_error *err)
+{
+    job_chunks plan;
+    qr_status st = job_chunks_plan(ctx, scene, stream, chunk, &plan, err);
+    return st ? st
+              : job_render_chunks_rows(ctx, scene, stream, &plan, 0, 0, img->height, img, err);
 }
 
 void job_png_text(job_png_meta *m, const job_state *st, int64_t k, qr_image_write_options *opts)

@@ -97,6 +97,27 @@ qr_status job_seek(job_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err);
 /* Renders the current state into img (NULL: nothing, write streams it). */
 qr_status job_render(job_ctx *ctx, const qr_scene *scene, qr_image *img, qr_error *err);
 
+/* A scene drawn in depth-ordered chunks: how many, and (fast mode) the
+ * whole scene's numbers and whether the chunks go front to back
+ * (qr_render_cpu_fast_stops), decided once for a frame. */
+typedef struct job_chunks {
+    int32_t chunk;
+    int64_t circles, count;
+    qr_cpu_fast_numbers numbers;
+    bool under;
+} job_chunks;
+
+/* The plan of the scene's current state in chunks of `chunk` (a stream:
+ * read once through in fast mode). */
+qr_status job_chunks_plan(const job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                          int32_t chunk, job_chunks *plan, qr_error *err);
+
+/* Rows [y0, y1) of the image (ctx's size) into band, chunk by chunk as the
+ * plan says, each chunk read ahead of its turn, on `threads` (0: all). */
+qr_status job_render_chunks_rows(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                                 const job_chunks *plan, int threads, int32_t y0, int32_t y1,
+                                 qr_image *band, qr_error *err);
+
 /* Renders the scene's current state into img (held whole) in depth-ordered
  * chunks of `chunk` circles: views of scene, or (stream) the file's
  * circles read chunk by chunk; the first chunk over the background, each

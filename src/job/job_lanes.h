@@ -40,6 +40,7 @@ typedef struct lane {
     qr_scene *scene; /* this process's scene (every lane of a process reads it) */
     ahead ahead;     /* one image: the stripes rendered ahead */
     qr_image band;   /* the CPU's stripe, in floats */
+    job_chunks chunks; /* a scene in chunks (job chunk_circles): planned once */
     qr_image *image; /* frames to a callback: the lane's image */
     int rc;          /* this lane's failure code, or 0 */
     int64_t done;    /* frames or stripes */

@@ -73,9 +73,13 @@ static qr_status lane_start(lane *ln, qr_error *err)
      * captured by one lane would make the other's step fail. */
     if (st == QR_OK && ctx->dev.gpu)
         qr_gpu_renderer_set_graph(ctx->r, 0);
-    /* one image: the scene at its frame (a frame split seeks frame by frame) */
+    /* one image: the scene at its frame (a frame split seeks frame by frame),
+     * in chunks planned once for all the lane's stripes */
     if (st == QR_OK && !sp->many)
         st = job_seek(ctx, ln->scene, job->first, err);
+    if (st == QR_OK && !sp->many && job->chunk_circles)
+        st = job_chunks_plan(ctx, ln->scene, job->scene ? NULL : job->stream, job->chunk_circles,
+                             &ln->chunks, err);
     /* frames the GPU renders whole: this process's lanes share one pool of
      * encoders (frame_pool.c), each file on a core of its own */
     if (st == QR_OK && sp->many && !job->on_frame && ctx->dev.gpu && !ctx->band_rows) {
@@ -279,7 +283,8 @@ static int lane_device(const split *sp, int i, int count)
 {
     if (sp->mpi->size == 1)
         return sp->gpus[i];
-    if (sp->job->device == QR_JOB_CPU || sp->job->device == QR_JOB_CPU_REFERENCE || count == 0)
+    if (sp->job->device == QR_JOB_CPU || sp->job->device == QR_JOB_CPU_REFERENCE || count == 0 ||
+        sp->job->chunk_circles) /* chunks are the CPU's */
         return -1;
     const int k = sp->mpi->local_rank;
     return sp->ngpus ? sp->gpus[k % sp->ngpus] : k % count;
@@ -381,7 +386,11 @@ static int split_start(split *sp, qr_image_writer **w)
                               .lanes = sp->n, .rank = m->rank, .frame = job->first,
                               .path = sp->many ? NULL : path,
                               .stripes = sp->many ? 0 : sp->nstripes,
-                              .stripe_rows = sp->many ? 0 : sp->stripe_rows};
+                              .stripe_rows = sp->many ? 0 : sp->stripe_rows,
+                              .chunk_circles = job->chunk_circles,
+                              .circles = job->stream && !job->scene
+                                             ? qr_scene_stream_circles(job->stream)
+                                             : sp->scene->n};
         pr.event = QR_JOB_START;
         pr.total = sp->many ? 0 : sp->nstripes;
         if (!job_report(sp->st, &pr, 0)) {

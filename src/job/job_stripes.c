@@ -56,7 +56,10 @@ static qr_status render_stripe(lane *ln, int32_t s, void *rows, qr_error *err)
     ln->band.width = job->width;
     ln->band.height = row1 - a;
     qr_status st =
-        ln->ctx.dev.reference
+        job->chunk_circles
+            ? job_render_chunks_rows(&ln->ctx, ln->scene, job->scene ? NULL : job->stream,
+                                     &ln->chunks, sp->threads, y0, y1, &ln->band, err)
+        : ln->ctx.dev.reference
             ? qr_render_cpu_band(ln->scene, job->width, job->height, y0, y1, &ln->band, err)
             : qr_render_cpu_fast_band(ln->scene, &job->index, job->mode, sp->threads, job->width,
                                       job->height, y0, y1, &ln->band, NULL, err);

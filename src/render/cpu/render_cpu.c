@@ -126,3 +126,9 @@ qr_status qr_render_cpu_over(const qr_scene *scene, qr_image *img, qr_error *err
         return qr_fail(err, QR_ERR_INVALID, "qr_render_cpu: no scene or no image");
     return draw_band(scene, img->width, img->height, 0, img->height, img, 1, err);
 }
+
+qr_status qr_render_cpu_band_over(const qr_scene *scene, int32_t width, int32_t height,
+                                  int32_t y0, int32_t y1, qr_image *band, qr_error *err)
+{
+    return draw_band(scene, width, height, y0, y1, band, 1, err);
+}

@@ -637,8 +637,17 @@ qr_status qr_render_cpu_fast_over(const qr_scene *scene, const qr_index_params *
 {
     if (!img)
         return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image");
-    const qr_rect all = {0, 0, img->width, img->height};
-    return render_region(scene, params, mode, threads, img->width, img->height, &all, img,
+    return qr_render_cpu_fast_band_over(scene, params, mode, threads, img->width, img->height, 0,
+                                        img->height, img, timing, err);
+}
+
+qr_status qr_render_cpu_fast_band_over(const qr_scene *scene, const qr_index_params *params,
+                                       qr_render_mode mode, int threads, int32_t width,
+                                       int32_t height, int32_t y0, int32_t y1, qr_image *band,
+                                       qr_cpu_timing *timing, qr_error *err)
+{
+    const qr_rect rows = {0, y0, width, y1};
+    return render_region(scene, params, mode, threads, width, height, &rows, band,
                          (band_use){1, 0, 0, 0, NULL}, timing, err);
 }
 
@@ -678,9 +687,21 @@ qr_status qr_render_cpu_fast_under(const qr_scene *scene, const qr_index_params 
                                    int threads, qr_image *img, const qr_cpu_fast_numbers *numbers,
                                    int front, int back, qr_cpu_timing *timing, qr_error *err)
 {
-    if (!img || !numbers)
-        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image or no numbers");
-    const qr_rect all = {0, 0, img->width, img->height};
-    return render_region(scene, params, QR_RENDER_FAST, threads, img->width, img->height, &all,
-                         img, (band_use){0, 1, front, back, numbers}, timing, err);
+    if (!img)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no image");
+    return qr_render_cpu_fast_band_under(scene, params, threads, img->width, img->height, 0,
+                                         img->height, img, numbers, front, back, timing, err);
+}
+
+qr_status qr_render_cpu_fast_band_under(const qr_scene *scene, const qr_index_params *params,
+                                        int threads, int32_t width, int32_t height, int32_t y0,
+                                        int32_t y1, qr_image *band,
+                                        const qr_cpu_fast_numbers *numbers, int front, int back,
+                                        qr_cpu_timing *timing, qr_error *err)
+{
+    if (!numbers)
+        return qr_fail(err, QR_ERR_INVALID, "CPU renderer: no numbers");
+    const qr_rect rows = {0, y0, width, y1};
+    return render_region(scene, params, QR_RENDER_FAST, threads, width, height, &rows, band,
+                         (band_use){0, 1, front, back, numbers}, timing, err);
 }
