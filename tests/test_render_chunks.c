@@ -187,11 +187,7 @@ static int check_under(const qr_scene *s, int32_t w, int32_t h, const int *cuts,
 
 static qr_scene *load(const char *name, int64_t frame)
 {
-    qr_scene *s = NULL;
-    qr_error err;
-    cr_assert_eq(qr_scene_builtin(name, 0, &s, &err), QR_OK, "%s", err.msg);
-    cr_assert_eq(qr_scene_seek_frame(s, frame, &err), QR_OK, "%s", err.msg);
-    return s;
+    return qr_test_builtin_frame(name, frame);
 }
 
 /* Every built-in scene, the animated ones at frame 3, at an odd size. */

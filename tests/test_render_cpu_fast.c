@@ -40,11 +40,7 @@ static void init_threads(void)
 
 static qr_scene *load(const char *name, int64_t frame)
 {
-    qr_scene *s = NULL;
-    qr_error err;
-    cr_assert_eq(qr_scene_builtin(name, 0, &s, &err), QR_OK, "%s", err.msg);
-    cr_assert_eq(qr_scene_seek_frame(s, frame, &err), QR_OK, "%s", err.msg);
-    return s;
+    return qr_test_builtin_frame(name, frame);
 }
 
 static qr_image *image(int32_t w, int32_t h)

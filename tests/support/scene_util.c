@@ -55,3 +55,11 @@ qr_image *qr_test_garbage_image(int32_t w, int32_t h)
     for (size_t i = 0; i < (size_t)w * (size_t)h * 4; i++) img->rgba[i] = -7.0f;
     return img;
 }
+
+qr_scene *qr_test_builtin_frame(const char *name, int64_t frame)
+{
+    qr_scene *s = qr_test_builtin(name, 0);
+    qr_error err;
+    cr_assert_eq(qr_scene_seek_frame(s, frame, &err), QR_OK, "%s", err.msg);
+    return s;
+}

@@ -23,6 +23,10 @@ void qr_test_set_circle(qr_scene *s, int32_t i, float x, float y, float r);
  * made. */
 qr_scene *qr_test_builtin(const char *name, uint32_t seed);
 
+/* The built-in scene name (seed 0) at frame `frame` (qr_scene_seek_frame);
+ * asserts it is made. */
+qr_scene *qr_test_builtin_frame(const char *name, int64_t frame);
+
 /* f's bit pattern. */
 uint32_t qr_test_float_bits(float f);
 

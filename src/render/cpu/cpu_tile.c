@@ -329,6 +329,21 @@ static inline float *band_pixel(const cpu_frame *f, int x, int y)
     return f->band->rgba + (row * (size_t)f->band->width + (size_t)(f->ox + x - f->band_x0)) * 4;
 }
 
+/* The tile's pixels as the band holds them (the four channels). */
+static void load_band(const cpu_frame *f, const tile_geom *t, tile_px *p)
+{
+    for (int k = 0; k < t->h; k++) {
+        const float *in = band_pixel(f, t->x0, t->y0 + k);
+        for (int c = 0; c < t->w; c++) {
+            const int at = k * CPU_TILE + c;
+            p->r[at] = in[4 * c + 0];
+            p->g[at] = in[4 * c + 1];
+            p->b[at] = in[4 * c + 2];
+            p->a[at] = in[4 * c + 3];
+        }
+    }
+}
+
 QR_SIMD_CLONES
 void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *alpha, int32_t count,
                      int x0, int y0, int x1, int y1)
@@ -361,16 +376,7 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
                 p.a[at] = f->cover ? 0.0f : 1.0f;
             }
         if (f->over) /* the walk goes on from the pixels of the circles before */
-            for (int k = 0; k < t.h; k++) {
-                const float *in = band_pixel(f, x0, y0 + k);
-                for (int c = 0; c < t.w; c++) {
-                    const int at = k * CPU_TILE + c;
-                    p.r[at] = in[4 * c + 0];
-                    p.g[at] = in[4 * c + 1];
-                    p.b[at] = in[4 * c + 2];
-                    p.a[at] = in[4 * c + 3];
-                }
-            }
+            load_band(f, &t, &p);
         /* the walk's instances: aa and cover are constants in each */
         if (f->snow)
             exact_snow(f, list, count, &t, &p);
@@ -389,16 +395,8 @@ void cpu_render_tile(const cpu_frame *f, const cpu_circle *list, const float *al
                 p.a[at] = c < t.w ? 1.0f : 0.0f; /* T */
             }
         const int carried = f->under && !f->front;
-        for (int k = 0; k < t.h && carried; k++) { /* what the circles in front left */
-            const float *in = band_pixel(f, x0, y0 + k);
-            for (int c = 0; c < t.w; c++) {
-                const int at = k * CPU_TILE + c;
-                p.r[at] = in[4 * c + 0];
-                p.g[at] = in[4 * c + 1];
-                p.b[at] = in[4 * c + 2];
-                p.a[at] = in[4 * c + 3];
-            }
-        }
+        if (carried) /* what the circles in front left */
+            load_band(f, &t, &p);
         /* the groups the tile holds are open on its rows, but for those the
          * circles in front closed (close_groups' test, after their last) */
         uint32_t live[NG];
