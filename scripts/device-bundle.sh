@@ -32,16 +32,21 @@ copy_deps() {
     done
 }
 copy_deps "$lib"
-cat > "$dest/lib/pkgconfig/criterion.pc" <<PC
+# write_pc NAME DESCRIPTION DEBIAN_PACKAGE LIB: a pkg-config file for a
+# bundled library, its paths relative to the bundle
+write_pc() {
+    cat > "$dest/lib/pkgconfig/$1.pc" <<PC
 prefix=\${pcfiledir}/../..
 includedir=\${prefix}/include
 libdir=\${prefix}/lib
-Name: criterion
-Description: Criterion unit testing framework (bundled)
-Version: $(dpkg-query -W -f='${Version}' libcriterion-dev)
+Name: $1
+Description: $2 (bundled)
+Version: $(dpkg-query -W -f='${Version}' "$3")
 Cflags: -I\${includedir}
-Libs: -L\${libdir} -lcriterion
+Libs: -L\${libdir} -l$4
 PC
+}
+write_pc criterion "Criterion unit testing framework" libcriterion-dev criterion
 for h in png.h pngconf.h pnglibconf.h zlib.h zconf.h; do cp -L "/usr/include/$h" "$dest/include/"; done
 for l in libpng16.so.16 libz.so.1; do cp -L "/usr/lib/x86_64-linux-gnu/$l" "$dest/lib/"; done
 ln -sf libpng16.so.16 "$dest/lib/libpng16.so"
@@ -62,15 +67,6 @@ if [ -f /usr/include/microhttpd.h ] && [ -f "$mhd" ]; then
     cp -L "$mhd" "$dest/lib/"
     ln -sf libmicrohttpd.so.12 "$dest/lib/libmicrohttpd.so"
     copy_deps "$mhd"
-    cat > "$dest/lib/pkgconfig/libmicrohttpd.pc" <<PC
-prefix=\${pcfiledir}/../..
-includedir=\${prefix}/include
-libdir=\${prefix}/lib
-Name: libmicrohttpd
-Description: an embedded HTTP server (bundled)
-Version: $(dpkg-query -W -f='${Version}' libmicrohttpd-dev)
-Cflags: -I\${includedir}
-Libs: -L\${libdir} -lmicrohttpd
-PC
+    write_pc libmicrohttpd "an embedded HTTP server" libmicrohttpd-dev microhttpd
 fi
 echo "device bundle ready in $dest ($(du -sh "$dest" | cut -f1))"
