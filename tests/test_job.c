@@ -468,6 +468,23 @@ Test(job, chunks_report_their_size)
     cr_expect(strstr(start.note, "chunks"), "%s", start.note);
 }
 
+/* Both callbacks' worth: the START report and the frames. */
+typedef struct start_and_frames {
+    qr_job_progress *start;
+    frames_seen *seen;
+} start_and_frames;
+
+static int keep_start_seen(void *user, const qr_job_progress *p)
+{
+    if (p->event == QR_JOB_START) *((start_and_frames *)user)->start = *p;
+    return 0;
+}
+
+static int keep_frame_seen(void *user, int64_t frame, const qr_image *img)
+{
+    return keep_frame(((start_and_frames *)user)->seen, frame, img);
+}
+
 /* A .npy drawn in chunks unasked only when it cannot be held whole. */
 Test(job, auto_chunk_only_where_the_scene_does_not_fit)
 {
@@ -500,4 +517,30 @@ Test(job, auto_chunk_only_where_the_scene_does_not_fit)
     cr_expect(chunk > 65536 && chunk < 100000, "chunk %d", (int)chunk);
     cr_expect_neq(qr_job_auto_chunk(qr_test_tmp("job_none.npy"), 8, 8, &chunk, &err), QR_OK);
     cr_expect_eq(chunk, 0);
+
+    /* a job that loads the file itself chunks it under that budget too: the
+     * report says so, the image is the whole scene's */
+    float *whole = NULL, *parts = NULL;
+    for (int k = 0; k < 2; k++) {
+        qr_job_params p = cpu_job(path, 0, 0, NULL);
+        p.device = QR_JOB_AUTO;
+        p.mode = QR_RENDER_EXACT;
+        qr_job_progress start;
+        memset(&start, 0, sizeof start);
+        frames_seen seen = {0};
+        p.on_frame = keep_frame_seen;
+        p.on_progress = keep_start_seen;
+        p.user = &(start_and_frames){&start, &seen};
+        p.output = NULL;
+        if (k) qr_host_memory_set_budget(resident * (unsigned long long)sysconf(_SC_PAGESIZE) + 20000000ull);
+        const qr_status st = qr_job_run(&p, NULL, &err);
+        qr_host_memory_set_budget(0);
+        QR_CHECK(err, st);
+        cr_expect_eq(start.chunk_circles > 0, k == 1, "chunks %d", (int)start.chunk_circles);
+        cr_assert_eq(seen.n, 1);
+        *(k ? &parts : &whole) = seen.rgba[0];
+    }
+    cr_expect(!memcmp(whole, parts, (size_t)W * H * 4 * sizeof(float)), "chunked unasked: another image");
+    free(whole);
+    free(parts);
 }

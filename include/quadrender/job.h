@@ -283,7 +283,11 @@ typedef struct qr_job_plan {
 qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *err);
 
 /* Runs the job. QR_ERR_CANCELLED when a callback cancelled it; res (may be
- * NULL) says where a failure happened. */
+ * NULL) says where a failure happened. A .npy scene_name (no scene, no
+ * stream, no chunk_circles) that qr_job_auto_chunk finds too large to hold
+ * whole is drawn in its chunks, read chunk by chunk, on the CPU, unless
+ * the params ask for a GPU (QR_JOB_GPU, several) or an image over
+ * QR_IMAGE_MAX_DIM; the START report's chunk_circles says so. */
 qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err);
 
 #ifdef __cplusplus

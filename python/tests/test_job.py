@@ -135,3 +135,26 @@ def test_chunks_equal_the_whole_scene(tmp_path):
     with pytest.raises(qr.Error, match="on the CPU only"):
         qr.render_file(str(path), 16, out=str(tmp_path / "x.png"), chunk=10, device="gpu")
     assert not (tmp_path / "x.png").exists()
+
+
+def test_a_npy_too_large_to_hold_is_chunked_unasked(tmp_path):
+    """A .npy that the memory budget cannot hold whole is drawn in chunks by
+    render_file as by the command (the library's qr_job_auto_chunk): one
+    chunk of all its circles does not fit the budget, unasked chunks do,
+    and the file is the one without the budget."""
+    import os
+
+    path = tmp_path / "u.npy"
+    np.save(path, np.asarray(qr.scene("uniform:1M"), dtype=np.float32))
+    whole, budget = tmp_path / "whole.ppm", tmp_path / "budget.ppm"
+    qr.render_file(str(path), 128, out=str(whole), mode="exact", device="cpu")
+    with open("/proc/self/statm") as f:
+        resident = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    qr.set_memory_budget(resident + 40_000_000)
+    try:
+        with pytest.raises(qr.OutOfMemory):
+            qr.render_file(str(path), 128, out=str(budget), mode="exact", chunk=1_000_000)
+        qr.render_file(str(path), 128, out=str(budget), mode="exact")
+    finally:
+        qr.set_memory_budget(None)
+    assert budget.read_bytes() == whole.read_bytes()

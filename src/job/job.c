@@ -409,10 +409,39 @@ qr_status qr_job_check_format(const qr_scene *scene, qr_image_format format, qr_
                    scene->name, format == QR_FORMAT_PPM ? "PPM" : "PFM");
 }
 
+static qr_status run_job(const qr_job_params *p, qr_job_result *res, qr_error *err);
+
 qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
 {
     qr_job_result spare;
     res = res ? res : &spare;
+    /* a .npy the job loads itself that this process cannot hold whole is
+     * drawn in chunks unasked (qr_job_auto_chunk), where chunks can go: one
+     * device that may be the CPU, an image that can be held whole */
+    int32_t chunk = 0;
+    qr_error why;
+    if (p && !p->scene && !p->stream && p->scene_name && !p->chunk_circles &&
+        p->device != QR_JOB_GPU && p->ngpus <= 1 && !qr_job_mpi_launched() &&
+        p->width <= QR_IMAGE_MAX_DIM && p->height <= QR_IMAGE_MAX_DIM &&
+        qr_job_auto_chunk(p->scene_name, p->width, p->height, &chunk, &why) == QR_OK && chunk) {
+        qr_job_params chunked = *p;
+        chunked.chunk_circles = chunk;
+        qr_status st = qr_scene_stream_open(p->scene_name, &chunked.stream, err);
+        if (st != QR_OK) {
+            memset(res, 0, sizeof *res);
+            res->stage = QR_JOB_STAGE_INPUT;
+            return st;
+        }
+        st = run_job(&chunked, res, err);
+        qr_scene_stream_close(chunked.stream);
+        return st;
+    }
+    return run_job(p, res, err);
+}
+
+/* qr_job_run, its params as they are. */
+static qr_status run_job(const qr_job_params *p, qr_job_result *res, qr_error *err)
+{
     memset(res, 0, sizeof *res);
     res->stage = QR_JOB_STAGE_PARAMS;
     qr_job_plan plan;
