@@ -515,7 +515,7 @@ Test(cli, render_in_chunks, .timeout = 120)
 
     cr_expect_eq(RUN("render", npy, "--chunk", "0", "-o", out), 2, "%s", R.err);
     cr_expect_eq(RUN("render", npy, "--chunk", "x", "-o", out), 2, "%s", R.err);
-    cr_expect_eq(RUN("render", npy, "--chunk", "10", "--device", "gpu", "-o", out), 2, "%s", R.err);
+    cr_expect_eq(RUN("render", npy, "--chunk", "10", "--gpus", "0,1", "-o", out), 2, "%s", R.err);
     cr_expect_eq(RUN("render", npy, "--chunk", "10", "--alpha", "0.3", "-o", out), 2, "%s", R.err);
     cr_expect(strstr(R.err, "need its circles whole"), "%s", R.err);
     cr_expect_eq(RUN("render", npy, "--chunk", "10", "-s", "40000", "-o", out), 2, "%s", R.err);

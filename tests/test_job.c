@@ -243,7 +243,7 @@ Test(job, invalid_params_give_one_line_errors)
         case 10: p.plan_trials = -1; break;
         case 11: p.chunk_circles = -1; break;
         case 12: p.chunk_circles = QR_SCENE_MAX_CIRCLES + 1; break;
-        case 13: p.chunk_circles = 2, p.device = QR_JOB_GPU; break; /* chunks: the CPU's */
+        case 13: p.chunk_circles = 2, p.ngpus = 2, p.device = QR_JOB_GPU; break; /* one device */
         case 14: p.chunk_circles = 2, p.ngpus = 2, p.device = QR_JOB_AUTO; break;
         }
         qr_error err;
@@ -464,8 +464,9 @@ Test(job, chunks_report_their_size)
     QR_CHECK(err, qr_job_run(&p, NULL, &err));
     cr_expect_eq(start.circles, 10000);
     cr_expect_eq(start.chunk_circles, 4096);
-    cr_expect(!start.gpu, "chunks render on the CPU");
-    cr_expect(strstr(start.note, "chunks"), "%s", start.note);
+    /* AUTO: the GPU where there is one, as without chunks */
+    qr_error why;
+    cr_expect_eq(start.gpu, qr_gpu_probe(NULL, &why) == QR_OK);
 }
 
 /* Both callbacks' worth: the START report and the frames. */
@@ -542,5 +543,83 @@ Test(job, auto_chunk_only_where_the_scene_does_not_fit)
     }
     cr_expect(!memcmp(whole, parts, (size_t)W * H * 4 * sizeof(float)), "chunked unasked: another image");
     free(whole);
+    free(parts);
+}
+
+/* A job on one GPU, PPM (no text: the bytes are the pixels'), start kept. */
+static qr_status gpu_job_run(const char *scene, int32_t w, int32_t h, qr_render_mode mode,
+                             int32_t chunk, size_t gpu_memory, const char *out,
+                             qr_job_progress *start, qr_error *err)
+{
+    qr_job_params p = cpu_job(scene, 2, 2, out);
+    p.width = w;
+    p.height = h;
+    p.device = QR_JOB_GPU;
+    p.mode = mode;
+    p.chunk_circles = chunk;
+    p.gpu_memory = gpu_memory;
+    p.on_progress = keep_start;
+    p.user = start;
+    memset(start, 0, sizeof *start);
+    return qr_job_run(&p, NULL, err);
+}
+
+/* Chunks on the GPU: the one pass's file in both modes, whatever the chunk
+ * (deep scenes whose one pass takes exact mode's windows or fast mode's
+ * early stop, snow at a later frame, a shallow scene). */
+Test(job, gpu_chunks_equal_one_pass, .timeout = 600)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("job_gpu_chunks");
+    char *one = dup_path(qr_test_join(dir, "one.ppm"));
+    char *parts = dup_path(qr_test_join(dir, "parts.ppm"));
+    const char *scenes[] = {"rand100k", "snow", "pattern", "micro2M"};
+    const int32_t chunks[] = {7777, 1000, 65536, 300000};
+    qr_job_progress start;
+    qr_error err;
+    for (int i = 0; i < 4; i++)
+        for (int m = 0; m < 2; m++) {
+            const qr_render_mode mode = m ? QR_RENDER_FAST : QR_RENDER_EXACT;
+            QR_CHECK(err, gpu_job_run(scenes[i], 640, 480, mode, 0, 0, one, &start, &err));
+            cr_assert_eq(start.chunk_circles, 0);
+            QR_CHECK(err, gpu_job_run(scenes[i], 640, 480, mode, chunks[i], 0, parts, &start, &err));
+            cr_assert(start.gpu && start.chunk_circles == chunks[i], "%s", scenes[i]);
+            cr_expect(qr_test_same_bytes(one, parts), "%s %s: chunks of %d", scenes[i],
+                      m ? "fast" : "exact", (int)chunks[i]);
+        }
+    free(one);
+    free(parts);
+}
+
+/* A scene the GPU memory budget cannot hold whole with its index is drawn
+ * in chunks unasked, each in parts that fit (halved where one does not):
+ * the one pass's bytes. One circle that cannot fit: QR_ERR_GPU_NOMEM, named,
+ * and no file. */
+Test(job, gpu_budget_draws_in_chunks, .timeout = 300)
+{
+    QR_REQUIRE_GPU();
+    const char *dir = qr_test_tmp_dir("job_gpu_budget");
+    char *one = dup_path(qr_test_join(dir, "one.ppm"));
+    char *parts = dup_path(qr_test_join(dir, "parts.ppm"));
+    const int32_t w = 512, h = 384;
+    const size_t image = (size_t)w * h * 16;
+    qr_job_progress start;
+    qr_error err;
+    QR_CHECK(err, gpu_job_run("rand1M", w, h, QR_RENDER_EXACT, 0, 0, one, &start, &err));
+    QR_CHECK(err, gpu_job_run("rand1M", w, h, QR_RENDER_EXACT, 0, image + ((size_t)24 << 20), parts,
+                              &start, &err));
+    cr_assert(start.chunk_circles > 0 && start.chunk_circles < 1000000, "%d",
+              (int)start.chunk_circles);
+    cr_expect(qr_test_same_bytes(one, parts), "the budget's chunks are not the one pass");
+    unlink(parts);
+    cr_assert_eq(gpu_job_run("rand1M", w, h, QR_RENDER_EXACT, 100, image + 2048, parts, &start,
+                             &err),
+                 QR_ERR_GPU_NOMEM);
+    cr_expect(strstr(err.msg, "alone does not fit"), "%s", err.msg);
+    cr_expect(!qr_test_exists(parts), "a partial file was left");
+    cr_assert_eq(gpu_job_run("rand1M", w, h, QR_RENDER_EXACT, 100, image / 2, parts, &start, &err),
+                 QR_ERR_GPU_NOMEM);
+    cr_expect(strstr(err.msg, "held whole"), "%s", err.msg);
+    free(one);
     free(parts);
 }

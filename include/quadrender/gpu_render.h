@@ -10,6 +10,7 @@
 #include "quadrender/image.h"
 #include "quadrender/render_mode.h"
 #include "quadrender/gpu_index.h"
+#include "quadrender/gpu_scene.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,53 @@ qr_status qr_gpu_renderer_download(const qr_gpu_renderer *r, qr_image *img, qr_e
  * PFM) and brought back in row bands, each band's copy overlapping the
  * encoding of the one before. Does not close w. */
 qr_status qr_gpu_renderer_write(qr_gpu_renderer *r, qr_image_writer *w, qr_error *err);
+
+/* ---- scenes larger than the GPU: depth-ordered chunks ----------------------
+ * A scene drawn chunk by chunk, each chunk a scene of consecutive circles
+ * in depth (file) order (qr_scene_view, qr_scene_stream_read) uploaded in
+ * turn: the first chunk (over = 0) is rendered over the background, each
+ * later one (over = 1) over the image the chunks before it left, every
+ * pixel blending the chunk's circles in order onto the colour it holds.
+ * After the last chunk the image is the whole scene's, whatever the
+ * chunks: exact mode's bytes are qr_gpu_render's to the bit (the blends of
+ * one pass, in one pass's order). Fast mode draws the chunks with the
+ * exact walk, the alpha channel left at 1: qr_gpu_render's fast image where
+ * that takes the exact walk too (shallow scenes), else within its tolerance
+ * of it; its own walk goes front to back (qr_gpu_render_chunk_under). Every chunk
+ * carries the picture's options (background, shading, anti-aliased edges,
+ * transparency). For a whole-image renderer (not bands); the image stays
+ * on the device, for qr_gpu_renderer_write or _download after the last
+ * chunk. With a budget (qr_gpu_renderer_set_budget), a chunk whose index
+ * would take more than the budget leaves after the chunk and the image
+ * fails with QR_ERR_GPU_NOMEM before it touches the image: render it again
+ * in two halves. */
+qr_status qr_gpu_render_chunk(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                              const qr_index_params *params, qr_render_mode mode, int over,
+                              qr_error *err);
+
+/* Fast mode front to back: whether fast mode draws a scene of these
+ * numbers (qr_gpu_numbers, the whole scene's) with its early-stopping walk
+ * (deep scenes, snow), whose chunks then go front to back
+ * (qr_gpu_render_chunk_under); else it takes the exact walk, and
+ * qr_gpu_render_chunk's chunks are its one pass. 0 in exact mode. */
+int qr_gpu_chunks_front_to_back(const qr_gpu_numbers *whole, qr_render_mode mode);
+
+/* Renders `chunk` in fast mode under the image the chunks in front of it
+ * left: the chunks go from the scene's last (front = 1: from nothing) to
+ * its first (back = 1: the background added), each pixel carrying its
+ * colour and transmittance from chunk to chunk (in the alpha channel) and
+ * stopping where one pass stops, at the whole scene's bound (`whole`, its
+ * numbers): after the back chunk the image is qr_gpu_render's fast image
+ * of the whole scene, to the bit (where the depth does not lie within
+ * rounding of the walk's threshold). QR_ERR_INVALID where
+ * qr_gpu_chunks_front_to_back says no. Otherwise as qr_gpu_render_chunk. */
+qr_status qr_gpu_render_chunk_under(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                                    const qr_gpu_numbers *whole, const qr_index_params *params,
+                                    int front, int back, qr_error *err);
+
+/* The GPU bytes a whole renderer's chunks may take with their index, its
+ * image and its write's band slots (qr_gpu_render_chunk; 0: no budget). */
+void qr_gpu_renderer_set_budget(qr_gpu_renderer *r, size_t bytes);
 
 /* ---- images larger than a frame: bands --------------------------------------
  * A banded renderer renders its image a region at a time, at most

@@ -65,6 +65,30 @@ qr_status qr_gpu_scene_update_host(qr_gpu_scene *gs, const float *rows, int32_t 
 qr_status qr_gpu_scene_create_host(const float *rows, int32_t n, int threads, qr_gpu_scene **out,
                                    qr_error *err);
 int32_t qr_gpu_scene_count(const qr_gpu_scene *gs);
+/* ---- a scene's numbers, gathered chunk by chunk -----------------------------
+ * What fast mode's render takes from a whole scene, its colour range (the
+ * background's with it) and its depth (the circles' area), gathered from
+ * its chunks in order (consecutive circles, qr_scene_view or
+ * qr_scene_stream_read) on the host, never uploaded: the numbers
+ * qr_gpu_scene_create finds in the whole scene, to the bit. For a scene
+ * drawn in chunks front to back (qr_gpu_render_chunk_under). */
+typedef struct qr_gpu_numbers {
+    float lo, hi;     /* every colour and background value lies in [lo, hi] */
+    int finite;       /* no colour is NaN or infinite */
+    int snow;         /* the picture is snow-shaded */
+    int64_t circles;  /* added so far */
+    double area;      /* the depth of the runs of circles complete so far */
+    double open;      /* ... and of the run still open */
+} qr_gpu_numbers;
+/* Starts the numbers of a scene with `picture`'s shading and background
+ * (qr_scene_stream_picture, or the scene itself). */
+void qr_gpu_numbers_init(qr_gpu_numbers *numbers, const qr_scene *picture);
+/* Adds the next chunk's circles (on all threads). */
+qr_status qr_gpu_numbers_add(qr_gpu_numbers *numbers, const qr_scene *chunk, qr_error *err);
+
+/* Device bytes the scene's circles take (its arrays and packed copies; 0
+ * for NULL): what a GPU memory budget counts for it. */
+size_t qr_gpu_scene_device_bytes(const qr_gpu_scene *gs);
 /* Copies the device state (positions, radii, velocities...) back into `scene`,
  * which must have the same circle count and animation kind. */
 qr_status qr_gpu_scene_download(const qr_gpu_scene *gs, qr_scene *scene, qr_error *err);

@@ -91,6 +91,14 @@ qr_status qr_job_check_chunk(const char *name, const char *text, int32_t *out, q
  * CPU renderer, at most: its row, its record for the tiles, its boxes and
  * list entries while the index builds (qr_job_auto_chunk's estimate). */
 #define QR_JOB_CIRCLE_BYTES 128
+/* GPU bytes a circle of a chunk costs, at most as a rule: its arrays and
+ * packed copies (60), its boxes and list entries while the index builds
+ * (the first part of a chunk is sized by it; one that does not fit after
+ * all is halved). */
+#define QR_JOB_GPU_CIRCLE_BYTES 160
+/* The most circles the GPU takes of a chunk at once (a file is read in
+ * chunks no larger): more only holds more host memory. */
+#define QR_JOB_GPU_PART_MAX (1 << 25)
 
 /* The chunk (*chunk circles) a render of scene_name at width x height is
  * drawn in when its scene cannot be held whole: a .npy of more than
@@ -151,6 +159,11 @@ typedef struct qr_job_progress {
     /* QR_JOB_START */
     int64_t circles;        /* the scene's circles (a stream's: its file's) */
     int32_t chunk_circles;  /* drawn in chunks of this many circles; else 0 */
+    /* QR_JOB_FRAME, a scene in chunks on the GPU (gpu_timing sums the
+     * chunks' index and render): the wall time spent waiting for chunks
+     * to be read from the file and parsed, uploading them, and waiting for
+     * the GPU to finish a chunk before its memory takes the next */
+    double chunk_read_ms, chunk_upload_ms, chunk_wait_ms;
 } qr_job_progress;
 
 /* Progress: called from one thread at a time (perhaps not the caller's);

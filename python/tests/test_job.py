@@ -132,8 +132,8 @@ def test_chunks_equal_the_whole_scene(tmp_path):
     for bad in (0, -1, "x", 200000001):
         with pytest.raises(qr.Error, match="chunk: expected a number of circles"):
             qr.render_file(str(path), 16, out=str(tmp_path / "x.png"), chunk=bad)
-    with pytest.raises(qr.Error, match="on the CPU only"):
-        qr.render_file(str(path), 16, out=str(tmp_path / "x.png"), chunk=10, device="gpu")
+    with pytest.raises(qr.Error, match="on one device"):
+        qr.render_file(str(path), 16, out=str(tmp_path / "x.png"), chunk=10, gpus=[0, 1])
     assert not (tmp_path / "x.png").exists()
 
 

@@ -133,7 +133,8 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
         [O_CHUNK] = {"--chunk", NULL, "N", cli_set_chunk, &a->chunk,
                      "draw the scene in depth-ordered chunks of N circles, each over the image "
                      "the ones before left (a .npy is then read chunk by chunk, never whole: "
-                     "files larger than memory); on the CPU, one image held whole"},
+                     "files larger than memory); one device (a GPU keeps the image on the device, "
+                     "taking the chunks in parts that fit --gpu-memory), one image held whole"},
         [O_PLAN] = {"--plan", NULL, "N", cli_set_plan, &a->plan,
                     "one GPU: time the quadtree's candidate settings N frames each on the first "
                     "frame and render with the fastest (for long --frames runs; default 0: off)"},
@@ -185,10 +186,10 @@ static int check_args(const cli_cmd *cmd, render_args *a)
     if (!a->many)
         a->frames.first = a->frames.last = a->so.frame;
     /* a .npy that cannot be held whole is drawn in chunks unasked, where
-     * chunks can go (the CPU of one process) */
+     * chunks can go (one device of one process) */
     qr_error err;
     int32_t chunk = 0;
-    if (!a->chunk && a->device != QR_JOB_GPU && !a->gpus_given && !qr_job_mpi_launched() &&
+    if (!a->chunk && !a->gpus_given && !qr_job_mpi_launched() &&
         qr_job_auto_chunk(a->scene_arg, a->so.width, a->so.height, &chunk, &err) == QR_OK &&
         chunk) {
         a->chunk = chunk;
@@ -279,9 +280,12 @@ static int plan_job(const cli_cmd *cmd, const render_args *a, const qr_job_param
         return cli_usage_error(cmd, "--gpus: not with --device cpu or --reference");
     /* the library refuses these too (qr_job_plan_of); here they are the
      * command line's mistakes */
-    if (a->chunk && (a->device == QR_JOB_GPU || a->gpus_given))
-        return cli_usage_error(cmd, "--chunk: a scene in chunks renders on the CPU only for now "
-                               "(not with --device gpu or --gpus)");
+    if (a->chunk && a->gpus_given)
+        return cli_usage_error(cmd, "--chunk: a scene in chunks renders on one device (not with "
+                               "--gpus)");
+    if (a->chunk && qr_job_mpi_launched() && a->device == QR_JOB_GPU)
+        return cli_usage_error(cmd, "--chunk under an MPI launcher: each process draws its "
+                               "stripes on its CPU, not with --device gpu");
     if (a->chunk && qr_job_mpi_launched() && a->many)
         return cli_usage_error(cmd, "--chunk under an MPI launcher: one image, not --frames");
     if (a->chunk && (a->so.width > QR_IMAGE_MAX_DIM || a->so.height > QR_IMAGE_MAX_DIM))
@@ -419,6 +423,12 @@ static void report_frame(render_report *r, const qr_job_progress *p)
     if (p->gpu && p->band_rows) {
         cli_info("  %sseek %.1f ms, render and write in bands of %d rows %.1f ms", once,
                  p->seek_ms, (int)p->band_rows, p->write_ms);
+    } else if (p->gpu && r->chunk) {
+        /* chunk by chunk: the host's waits beside the GPU's sums */
+        cli_info("  %sread %.1f ms, upload %.1f ms, index %.1f ms + render %.1f ms on the GPU "
+                 "(waited for %.1f ms), write %.1f ms",
+                 once, p->chunk_read_ms, p->chunk_upload_ms, ft->build.total_ms, ft->render_ms,
+                 p->chunk_wait_ms, p->write_ms);
     } else if (p->gpu) {
         /* the GPU stages from CUDA events; the wall time around them adds
          * the launches and the read-back of the index's size */

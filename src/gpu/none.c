@@ -56,6 +56,21 @@ int32_t qr_gpu_scene_count(const qr_gpu_scene *gs)
     return 0;
 }
 
+size_t qr_gpu_scene_device_bytes(const qr_gpu_scene *gs)
+{
+    return 0;
+}
+
+void qr_gpu_numbers_init(qr_gpu_numbers *numbers, const qr_scene *picture)
+{
+    memset(numbers, 0, sizeof *numbers);
+}
+
+qr_status qr_gpu_numbers_add(qr_gpu_numbers *numbers, const qr_scene *chunk, qr_error *err)
+{
+    return no_gpu(err);
+}
+
 qr_status qr_gpu_scene_download(const qr_gpu_scene *gs, qr_scene *scene, qr_error *err)
 {
     return no_gpu(err);
@@ -125,6 +140,27 @@ qr_status qr_gpu_renderer_create(int32_t width, int32_t height, qr_gpu_renderer 
 }
 
 void qr_gpu_renderer_destroy(qr_gpu_renderer *r) {}
+
+qr_status qr_gpu_render_chunk(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                              const qr_index_params *params, qr_render_mode mode, int over,
+                              qr_error *err)
+{
+    return no_gpu(err);
+}
+
+void qr_gpu_renderer_set_budget(qr_gpu_renderer *r, size_t bytes) {}
+
+int qr_gpu_chunks_front_to_back(const qr_gpu_numbers *whole, qr_render_mode mode)
+{
+    return 0;
+}
+
+qr_status qr_gpu_render_chunk_under(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                                    const qr_gpu_numbers *whole, const qr_index_params *params,
+                                    int front, int back, qr_error *err)
+{
+    return no_gpu(err);
+}
 
 qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                         const qr_index_params *params, qr_render_mode mode, qr_error *err)

@@ -116,9 +116,6 @@ static qr_status check_params(const qr_job_params *p, qr_error *err)
                        (long)p->chunk_circles, QR_SCENE_MAX_CIRCLES);
     if (p->stream && !p->scene && !p->chunk_circles)
         return qr_fail(err, QR_ERR_INVALID, "a stream is read in chunks: set chunk_circles");
-    if (p->chunk_circles && p->device == QR_JOB_GPU)
-        return qr_fail(err, QR_ERR_INVALID,
-                       "a scene in chunks renders on the CPU only for now, not on the GPU");
     if (p->chunk_circles && p->ngpus > 1)
         return qr_fail(err, QR_ERR_INVALID, "a scene in chunks renders on one device, not on %d GPUs",
                        p->ngpus);
@@ -178,6 +175,9 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
     if (m.size > 1 && p->chunk_circles && (p->first != p->last || p->on_frame))
         return qr_fail(err, QR_ERR_INVALID,
                        "a scene in chunks over several processes: one image to a file only");
+    if (m.size > 1 && p->chunk_circles && p->device == QR_JOB_GPU)
+        return qr_fail(err, QR_ERR_INVALID, "a scene in chunks over several processes renders on "
+                       "their CPUs, not on GPUs");
     if (m.size > 1 && p->chunk_circles && p->device == QR_JOB_AUTO)
         snprintf(plan->note, sizeof plan->note, "a scene in chunks renders on the CPU of each "
                  "process (not on a GPU yet)");
@@ -196,13 +196,8 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
     if (p->ngpus == 1 && p->device != QR_JOB_CPU && p->device != QR_JOB_CPU_REFERENCE)
         qr_gpu_select(p->gpus[0], NULL);
     job_device d;
-    const bool cpu_only = p->chunk_circles && p->device == QR_JOB_AUTO;
-    if ((st = qr_job_choose_device(cpu_only ? QR_JOB_CPU : p->device, "rendering", &d, err)) !=
-        QR_OK)
+    if ((st = qr_job_choose_device(p->device, "rendering", &d, err)) != QR_OK)
         return st;
-    if (cpu_only)
-        snprintf(d.note, sizeof d.note, "a scene in chunks renders on %s (not on a GPU yet)",
-                 d.where);
     plan->gpu = d.gpu;
     plan->info = d.info;
     snprintf(plan->where, sizeof plan->where, "%s", d.where);
@@ -229,6 +224,7 @@ typedef struct single {
     job_ctx ctx;
     qr_image *img, *square; /* the host image (not streamed), the square (crop) */
     bool crop, stream;
+    int32_t chunk;          /* circles a chunk (the params', or a scene the GPU cannot hold), or 0 */
     qr_job_stage stage;     /* of a failure */
     qr_plan plan;           /* plan_trials: the plan of the first frame */
     bool planned;
@@ -255,7 +251,14 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
      * streamed out in bands unless it is cropped or handed to on_frame */
     const int32_t side = p->width > p->height ? p->width : p->height;
     s->crop = p->keep_aspect && p->width != p->height;
-    s->stream = !s->crop && !p->on_frame && !p->chunk_circles;
+    /* chunks: the params', or on the GPU those of a scene it cannot hold
+     * with its index (job_gpu_auto_chunk); there the image stays on the
+     * device and streams out from it */
+    s->chunk = p->chunk_circles;
+    if (!s->chunk && ctx->dev.gpu && !s->crop)
+        s->chunk = job_gpu_auto_chunk(ctx, s->st->scene, p->width, p->height);
+    ctx->chunked = s->chunk && ctx->dev.gpu;
+    s->stream = !s->crop && !p->on_frame && (!s->chunk || ctx->chunked);
     if ((!s->stream && (st = qr_image_create(p->width, p->height, &s->img, err)) != QR_OK) ||
         (s->crop && (st = qr_image_create(side, side, &s->square, err)) != QR_OK) ||
         (st = job_ctx_start(ctx, s->st->scene, s->crop ? side : p->width,
@@ -266,7 +269,7 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
      * 1 GiB of frames waiting. Without it (frames too large) every frame is
      * encoded on all cores in turn. */
     char a[JOB_PATH_MAX], b[JOB_PATH_MAX];
-    if (p->first < p->last && ctx->dev.gpu && s->stream && !ctx->band_rows &&
+    if (p->first < p->last && ctx->dev.gpu && s->stream && !ctx->band_rows && !ctx->chunked &&
         job_frame_path(p->output, p->first, a, sizeof a, NULL) == QR_OK &&
         job_frame_path(p->output, p->first + 1, b, sizeof b, NULL) == QR_OK && strcmp(a, b)) {
         const int workers = qr_threads() < 32 ? qr_threads() : 32;
@@ -278,7 +281,7 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
                           .where = ctx->dev.where, .note = ctx->dev.note,
                           .gpu = ctx->dev.gpu, .reference = ctx->dev.reference, .lanes = 1,
                           .band_rows = ctx->band_rows, .upload_ms = ctx->upload_ms,
-                          .frame = p->first, .chunk_circles = p->chunk_circles,
+                          .frame = p->first, .chunk_circles = s->chunk,
                           .circles = p->stream && !p->scene ? qr_scene_stream_circles(p->stream)
                                                             : s->st->scene->n};
     if (!job_report(s->st, &pr, 0))
@@ -302,7 +305,7 @@ static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *er
     if ((st = job_seek(ctx, s->st->scene, k, err)) != QR_OK)
         return st;
     /* a plan, on the first frame's scene: its settings for every frame */
-    if (k == p->first && p->plan_trials && ctx->dev.gpu && !ctx->band_rows) {
+    if (k == p->first && p->plan_trials && ctx->dev.gpu && !ctx->band_rows && !ctx->chunked) {
         if ((st = qr_gpu_renderer_plan(ctx->r, ctx->gs, &ctx->params, ctx->mode, p->plan_trials,
                                        &s->plan, err)) != QR_OK)
             return st;
@@ -311,8 +314,8 @@ static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *er
     }
     const double t2 = job_now_ms();
     qr_image *into = s->crop ? s->square : s->img;
-    st = p->chunk_circles ? job_render_chunks(ctx, s->st->scene, p->scene ? NULL : p->stream,
-                                              p->chunk_circles, into, err)
+    st = s->chunk ? job_render_chunks(ctx, s->st->scene, p->scene ? NULL : p->stream, s->chunk,
+                                      into, err)
                           : job_render(ctx, s->st->scene, into, err);
     if (st != QR_OK)
         return st;
@@ -344,6 +347,9 @@ static qr_status single_frame(single *s, int64_t k, double *gpu_ms, qr_error *er
     pr.band_rows = ctx->band_rows;
     pr.gpu_timing = ctx->timing;
     pr.cpu_timing = ctx->cpu;
+    pr.chunk_read_ms = ctx->chunk_read_ms;
+    pr.chunk_upload_ms = ctx->chunk_upload_ms;
+    pr.chunk_wait_ms = ctx->chunk_wait_ms;
     if (ctx->dev.gpu)
         *gpu_ms += ctx->timing.frame_ms;
     s->stage = QR_JOB_STAGE_RENDER;
@@ -417,11 +423,11 @@ qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err)
     res = res ? res : &spare;
     /* a .npy the job loads itself that this process cannot hold whole is
      * drawn in chunks unasked (qr_job_auto_chunk), where chunks can go: one
-     * device that may be the CPU, an image that can be held whole */
+     * device, an image that can be held whole */
     int32_t chunk = 0;
     qr_error why;
     if (p && !p->scene && !p->stream && p->scene_name && !p->chunk_circles &&
-        p->device != QR_JOB_GPU && p->ngpus <= 1 && !qr_job_mpi_launched() &&
+        p->ngpus <= 1 && !qr_job_mpi_launched() &&
         p->width <= QR_IMAGE_MAX_DIM && p->height <= QR_IMAGE_MAX_DIM &&
         qr_job_auto_chunk(p->scene_name, p->width, p->height, &chunk, &why) == QR_OK && chunk) {
         qr_job_params chunked = *p;

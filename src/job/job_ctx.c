@@ -126,6 +126,62 @@ qr_status job_ctx_init_device(job_ctx *ctx, int device, qr_error *err)
     return QR_OK;
 }
 
+/* The GPU budget: the caller's, or what the device has free less some
+ * headroom for the driver and CUB (as qr_gpu_renderer_create_budget). */
+static qr_status gpu_budget(const job_ctx *ctx, size_t *budget, qr_error *err)
+{
+    *budget = ctx->gpu_memory;
+    if (*budget)
+        return QR_OK;
+    qr_gpu_info info;
+    qr_status st = qr_gpu_probe(&info, err);
+    if (st != QR_OK)
+        return st;
+    const size_t free_b = info.mem_free, total_b = info.mem_total;
+    const size_t headroom = total_b / 20 > ((size_t)256 << 20) ? total_b / 20 : ((size_t)256 << 20);
+    *budget = free_b > headroom ? free_b - headroom : 1;
+    return QR_OK;
+}
+
+int32_t job_gpu_auto_chunk(const job_ctx *ctx, const qr_scene *scene, int32_t width,
+                           int32_t height)
+{
+    size_t budget = 0;
+    if (!scene || gpu_budget(ctx, &budget, NULL) != QR_OK)
+        return 0;
+    const uint64_t image = (uint64_t)width * (uint64_t)height * 4 * sizeof(float);
+    const uint64_t need = (uint64_t)scene->n * QR_JOB_GPU_CIRCLE_BYTES + image;
+    if (need <= budget || image > budget / 2)
+        return 0;
+    const uint64_t c = (budget - image) / QR_JOB_GPU_CIRCLE_BYTES;
+    return c < 1 ? 1 : (int32_t)c;
+}
+
+/* A scene in chunks on the GPU: the image whole on the device within the
+ * budget, the chunks' parts as large as the rest holds (QR_JOB_GPU_CIRCLE_BYTES
+ * a circle). */
+static qr_status start_chunked(job_ctx *ctx, int32_t width, int32_t height, qr_error *err)
+{
+    size_t budget = 0;
+    qr_status st = gpu_budget(ctx, &budget, err);
+    if (st != QR_OK)
+        return st;
+    const size_t image = (size_t)width * (size_t)height * 4 * sizeof(float);
+    if (image >= budget)
+        return qr_fail(err, QR_ERR_GPU_NOMEM,
+                       "a scene in chunks is drawn on its image held whole on the GPU: %dx%d "
+                       "takes %zu bytes, more than the GPU memory budget of %zu",
+                       (int)width, (int)height, image, budget);
+    const size_t fit = (budget - image) / QR_JOB_GPU_CIRCLE_BYTES;
+    ctx->gpu_chunk = fit < 1 ? 1 : fit > QR_JOB_GPU_PART_MAX ? QR_JOB_GPU_PART_MAX : (int32_t)fit;
+    st = qr_gpu_renderer_create(width, height, &ctx->r, err);
+    if (st != QR_OK)
+        return st;
+    qr_gpu_renderer_set_budget(ctx->r, budget);
+    qr_gpu_renderer_set_timing(ctx->r, ctx->stage_timing ? QR_TIMING_STAGES : QR_TIMING_TOTALS);
+    return QR_OK;
+}
+
 /* Once the scene is loaded: on the GPU, upload it (as generated, steps ==
  * scene->steps) and make the renderer; frames then never touch the host
  * scene. A renderer whose image streams out as `format` (stream) renders
@@ -138,6 +194,8 @@ qr_status job_ctx_start(job_ctx *ctx, const qr_scene *scene, int32_t width, int3
     if (!ctx->dev.gpu)
         return QR_OK;
     double t0 = job_now_ms();
+    if (ctx->chunked)
+        return start_chunked(ctx, width, height, err);
     qr_status st = qr_gpu_scene_create(scene, &ctx->gs, err);
     if (st == QR_OK && stream)
         st = qr_gpu_renderer_create_budget(width, height, ctx->gs, format, ctx->gpu_memory,
@@ -165,7 +223,7 @@ void job_ctx_free(job_ctx *ctx)
  * on the CPU, the device scene on the GPU. */
 qr_status job_seek(job_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err)
 {
-    if (ctx->dev.gpu)
+    if (ctx->dev.gpu && !ctx->chunked)
         return qr_gpu_scene_seek_frame_progress(ctx->gs, k, ctx->on_seek, ctx->seek_user, err);
     return qr_scene_seek_frame_progress(scene, k, ctx->on_seek, ctx->seek_user, err);
 }
@@ -271,9 +329,134 @@ qr_status job_render_chunks_rows(job_ctx *ctx, const qr_scene *scene, qr_scene_s
     return st;
 }
 
+/* Adds t's times to sum. */
+static void add_timing(qr_frame_timing *sum, const qr_frame_timing *t)
+{
+    float *a = (float *)&sum->build;
+    const float *b = (const float *)&t->build;
+    for (size_t k = 0; k < sizeof t->build / sizeof(float); k++)
+        a[k] += b[k];
+    sum->render_ms += t->render_ms;
+    sum->frame_ms += t->frame_ms;
+}
+
+/* One chunk on the GPU, uploaded in parts of at most ctx->gpu_chunk
+ * circles. Back to front (whole NULL), each part rendered over the image
+ * (but the scene's very first, over the background: *drawn false); front
+ * to back (fast mode's walk, whole: the scene's numbers), the chunk's parts
+ * from its last, each under the image (but the scene's very last, from
+ * nothing), the background added under the part that starts the scene
+ * (back: this chunk is the scene's first). A part whose index does not fit
+ * the budget is drawn again in halves, and the parts after it no larger.
+ * `first`: the chunk's first circle in the scene, for the message of one
+ * that cannot fit. */
+static qr_status gpu_chunk(job_ctx *ctx, const qr_scene *part, int64_t first,
+                           const qr_gpu_numbers *whole, bool back, bool *drawn, qr_error *err)
+{
+    qr_status st = QR_OK;
+    /* the circles left to draw: [0, left) front to back, [done, n) back to front */
+    int32_t left = part->n, done = 0;
+    while (st == QR_OK && ((whole ? left > 0 : done < part->n) || !*drawn)) {
+        const int32_t rest = whole ? left : part->n - done;
+        const int32_t count = rest < ctx->gpu_chunk ? rest : ctx->gpu_chunk;
+        const int32_t at = whole ? left - count : done;
+        qr_scene view;
+        const double t0 = job_now_ms();
+        qr_gpu_scene_destroy(ctx->gs); /* the part before (waits for its render) */
+        ctx->gs = NULL;
+        const double t1 = job_now_ms();
+        st = qr_scene_view(part, at, count, &view, err);
+        if (st == QR_OK)
+            st = qr_gpu_scene_create(&view, &ctx->gs, err);
+        ctx->chunk_wait_ms += t1 - t0;
+        ctx->chunk_upload_ms += job_now_ms() - t1;
+        if (st == QR_OK && whole)
+            st = qr_gpu_render_chunk_under(ctx->r, ctx->gs, whole, &ctx->params, !*drawn,
+                                           back && at == 0, err);
+        else if (st == QR_OK)
+            st = qr_gpu_render_chunk(ctx->r, ctx->gs, &ctx->params, ctx->mode, *drawn, err);
+        if (st == QR_ERR_GPU_NOMEM && count > 1) {
+            ctx->gpu_chunk = count / 2;
+            st = QR_OK;
+            continue;
+        }
+        if (st == QR_ERR_GPU_NOMEM) {
+            qr_error e = err ? *err : (qr_error){0};
+            return qr_fail(err, QR_ERR_GPU_NOMEM, "circle %lld alone does not fit the GPU: %s",
+                           (long long)(first + at), e.msg);
+        }
+        if (st != QR_OK)
+            return st;
+        qr_frame_timing t;
+        st = qr_gpu_renderer_timing(ctx->r, &t, err);
+        if (st == QR_OK)
+            add_timing(&ctx->timing, &t);
+        *drawn = true;
+        left -= count;
+        done += count;
+    }
+    return st;
+}
+
+static qr_status gpu_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                            int32_t chunk, qr_image *img, qr_error *err)
+{
+    const int64_t n = stream ? qr_scene_stream_circles(stream) : scene->n;
+    /* a file is read in chunks no larger than the GPU's parts: the host
+     * holds two of them (one read ahead) */
+    if (stream && chunk > ctx->gpu_chunk)
+        chunk = ctx->gpu_chunk;
+    const int64_t chunks = n ? (n + chunk - 1) / chunk : 1; /* empty: its background */
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    ctx->chunk_read_ms = ctx->chunk_upload_ms = ctx->chunk_wait_ms = 0;
+    /* fast mode where it walks front to back (deep scenes, snow): the chunks
+     * from the scene's last, under the colour the ones in front gathered,
+     * stopping at the whole scene's bound, which takes the whole scene's
+     * numbers; else from its first, over the image (exact mode's walk). A
+     * file would be read twice for those numbers, and reading it costs far
+     * more than the exact walk's extra blends on the GPU: its chunks take
+     * the exact walk (the exact image, within fast mode's tolerance of its
+     * one pass). */
+    qr_gpu_numbers whole;
+    bool under = false;
+    double t0 = job_now_ms();
+    if (ctx->mode == QR_RENDER_FAST && !stream) {
+        qr_gpu_numbers_init(&whole, scene);
+        qr_status st = qr_gpu_numbers_add(&whole, scene, err);
+        if (st != QR_OK)
+            return st;
+        under = qr_gpu_chunks_front_to_back(&whole, ctx->mode);
+    }
+    ctx->chunk_read_ms += job_now_ms() - t0;
+    if (stream && n)
+        qr_scene_stream_prefetch(stream, 0, (int32_t)(n < chunk ? n : chunk));
+    bool drawn = false;
+    qr_status st = QR_OK;
+    for (int64_t k = 0; st == QR_OK && k < chunks; k++) {
+        const int64_t c = under ? chunks - 1 - k : k;
+        qr_scene view, *read;
+        t0 = job_now_ms();
+        st = chunk_of(scene, stream, n, chunk, c, under ? -1 : 1, &view, &read, err);
+        ctx->chunk_read_ms += job_now_ms() - t0;
+        if (st == QR_OK)
+            st = gpu_chunk(ctx, stream ? read : &view, c * chunk, under ? &whole : NULL, c == 0,
+                           &drawn, err);
+        qr_scene_destroy(read);
+    }
+    t0 = job_now_ms();
+    qr_gpu_scene_destroy(ctx->gs);
+    ctx->gs = NULL;
+    ctx->chunk_wait_ms += job_now_ms() - t0;
+    if (st == QR_OK && img)
+        st = qr_gpu_renderer_download(ctx->r, img, err);
+    return st;
+}
+
 qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
                             int32_t chunk, qr_image *img, qr_error *err)
 {
+    if (ctx->chunked)
+        return gpu_chunks(ctx, scene, stream, chunk, img, err);
     job_chunks plan;
     qr_status st = job_chunks_plan(ctx, scene, stream, chunk, &plan, err);
     return st ? st
@@ -392,10 +575,13 @@ qr_status job_write_frame(job_ctx *ctx, const qr_scene *scene, const qr_image *i
     qr_status st = qr_image_writer_open(path, format, ctx->width, ctx->height, opts, &w, err);
     if (st == QR_OK && !ctx->dev.gpu)
         st = write_cpu_bands(ctx, scene, w, err);
+    else if (st == QR_OK && ctx->chunked) /* rendered already, chunk by chunk */
+        st = qr_gpu_renderer_write(ctx->r, w, err);
     else if (st == QR_OK)
         st = qr_gpu_render_write(ctx->r, ctx->gs, &ctx->params, ctx->mode, w, err);
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    if (st == QR_OK && ctx->dev.gpu && !ctx->band_rows)
+    if (!ctx->chunked)
+        memset(&ctx->timing, 0, sizeof ctx->timing);
+    if (st == QR_OK && ctx->dev.gpu && !ctx->band_rows && !ctx->chunked)
         st = qr_gpu_renderer_timing(ctx->r, &ctx->timing, err);
     if (st == QR_OK)
         return qr_image_writer_close(w, err);

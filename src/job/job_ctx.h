@@ -71,6 +71,13 @@ typedef struct job_ctx {
     int32_t width, height;  /* the rendered image's */
     size_t gpu_memory;      /* the budget (0: what the device has free) */
     int32_t band_rows;      /* rows of a band when the GPU renders in bands, else 0 */
+    /* GPU, a scene drawn in chunks (set before job_ctx_start): nothing is
+     * uploaded at the start, the image is held whole on the device, each
+     * chunk uploaded in turn in parts of at most gpu_chunk circles (what
+     * fits the budget, halved when a part does not) */
+    bool chunked;
+    int32_t gpu_chunk;
+    double chunk_read_ms, chunk_upload_ms, chunk_wait_ms; /* the last frame's (qr_job_progress) */
     job_frame_pool *pool;   /* a GPU sequence's files, written while the next renders */
 } job_ctx;
 
@@ -91,6 +98,12 @@ qr_status job_ctx_init_device(job_ctx *ctx, int device, qr_error *err);
 qr_status job_ctx_start(job_ctx *ctx, const qr_scene *scene, int32_t width, int32_t height,
                         bool stream, qr_image_format format, qr_error *err);
 void job_ctx_free(job_ctx *ctx);
+/* On ctx's GPU, the chunk (circles) a scene is drawn in because it and its
+ * index (QR_JOB_GPU_CIRCLE_BYTES a circle) and a width x height image held
+ * whole do not fit the GPU memory budget (ctx->gpu_memory, else what is
+ * free), where the image takes at most half of it; else 0. */
+int32_t job_gpu_auto_chunk(const job_ctx *ctx, const qr_scene *scene, int32_t width,
+                           int32_t height);
 /* Brings the scene to frame k's state: the host scene on the CPU, the
  * device scene on the GPU. */
 qr_status job_seek(job_ctx *ctx, qr_scene *scene, int64_t k, qr_error *err);
@@ -122,7 +135,10 @@ qr_status job_render_chunks_rows(job_ctx *ctx, const qr_scene *scene, qr_scene_s
  * chunks of `chunk` circles: views of scene, or (stream) the file's
  * circles read chunk by chunk; the first chunk over the background, each
  * next one over the image so far. On the CPU (the reference or the fast
- * renderer); ctx->cpu sums the chunks' times. */
+ * renderer; ctx->cpu sums the chunks' times), or on the GPU (ctx->chunked:
+ * each chunk uploaded in parts that fit the budget, qr_gpu_render_chunk,
+ * the image left on the device for job_write_frame when img is NULL;
+ * ctx->timing sums the parts' times). */
 qr_status job_render_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
                             int32_t chunk, qr_image *img, qr_error *err);
 /* The PNG text of frame k into m, pointed to by opts, and whether the file

@@ -130,11 +130,24 @@ struct qr_index_view {
      * (cover_count.cu). */
     const int32_t *small;
     /* A kernel queued behind a build that has not been checked yet must not
-     * trust the lists when the pairs outgrew the buffers (the build is then
-     * redone): it returns at once when scalars->num_pairs > capacity. */
+     * trust the lists when the build is to be redone (qr_gpu_index_fits: the
+     * pairs outgrew the buffers, a one-kernel build found the root
+     * splitting, cells too coarse): it returns at once (qr_build_redone),
+     * leaving its output as it was, for the redone frame to render. */
     const qr_build_scalars *scalars;
     long long capacity;
 };
+
+#ifdef __CUDACC__
+/* Whether the frame of view v is to be built and rendered again
+ * (qr_gpu_index_fits says no): its render must not touch the image, which
+ * a scene's later chunk draws on. */
+__device__ __forceinline__ bool qr_build_redone(const qr_index_view &v)
+{
+    const qr_build_scalars *sc = v.scalars;
+    return sc->num_pairs > v.capacity || sc->bad_emit || sc->deep_cut;
+}
+#endif
 
 /* Where pixel (x, y) of the region lies in a buffer that holds the region's
  * pixels row by row from its bottom row (the renderer's image and counts):

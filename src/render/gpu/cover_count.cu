@@ -186,7 +186,7 @@ k_cover_tiles(qr_index_view v, const float4 *__restrict__ pos, int items, int32_
     __shared__ int s_item;
     qr_pdl_release(); /* the render may be scheduled now; it waits for the end */
     qr_pdl_wait();    /* the build */
-    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
+    if (qr_build_redone(v)) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int chunks = (g.tiles_x + CT_W / QR_TILE - 1) / (CT_W / QR_TILE);
     const int strips = chunks * g.tiles_y;

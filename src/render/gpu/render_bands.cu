@@ -39,12 +39,6 @@
 #define SLOT_MAX_BYTES ((size_t)128 << 20)
 
 
-/* Device bytes of the scene (its arrays and the packed copies). */
-static size_t scene_bytes(const qr_gpu_scene *s)
-{
-    return s->block_floats * sizeof(float) + 2 * (size_t)s->n * sizeof(float4);
-}
-
 /* Device bytes of a band of `rows` rows: the tile's pixels and two slots. */
 static size_t band_bytes(int32_t tile_w, int32_t rows, size_t row_bytes)
 {
@@ -90,7 +84,7 @@ extern "C" qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height
         size_t free_b = 0, total_b = 0;
         QR_CUDA_TRY(err, cudaMemGetInfo(&free_b, &total_b));
         size_t headroom = total_b / 20 > ((size_t)256 << 20) ? total_b / 20 : ((size_t)256 << 20);
-        budget = scene_bytes(scene) + (free_b > headroom ? free_b - headroom : 0);
+        budget = qr_gpu_scene_device_bytes(scene) + (free_b > headroom ? free_b - headroom : 0);
     }
     const int32_t tile_w = width < QR_GPU_REGION_MAX ? width : QR_GPU_REGION_MAX;
     const qr_rect first = {0, 0, tile_w, height < QR_GPU_REGION_MAX ? height : QR_GPU_REGION_MAX};
@@ -99,7 +93,7 @@ extern "C" qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height
     if (st) return st;
     /* a PNG of a scene without a background keeps its alpha (qr_job_run) */
     const size_t row_bytes = (size_t)width * (size_t)qr_file_px(format, scene->transparent);
-    const size_t base = scene_bytes(scene) + fixed;
+    const size_t base = qr_gpu_scene_device_bytes(scene) + fixed;
     /* the bands get half of what the scene and the index leave; the other
      * half is for the index's lists */
     const size_t per_row = band_bytes(tile_w, 1, row_bytes);
@@ -119,7 +113,7 @@ extern "C" qr_status qr_gpu_renderer_create_budget(int32_t width, int32_t height
                        "a GPU memory budget of %zu bytes cannot hold one band of %d rows: that needs at "
                        "least %zu (scene %zu, index %zu, band %zu, as much again for its lists)",
                        budget, min_rows, base + 2 * band_bytes(tile_w, min_rows, row_bytes),
-                       scene_bytes(scene), fixed, band_bytes(tile_w, min_rows, row_bytes));
+                       qr_gpu_scene_device_bytes(scene), fixed, band_bytes(tile_w, min_rows, row_bytes));
     }
     st = qr_gpu_renderer_create_bands(width, height, tile_w, (int32_t)rows, out, err);
     if (!st) (*out)->budget = budget;
@@ -156,7 +150,7 @@ static qr_status shrink_tiles(qr_gpu_renderer *r, int32_t rows, qr_error *err)
 static void limit_index(qr_gpu_renderer *r, const qr_gpu_scene *scene, size_t slot_bytes)
 {
     if (!r->budget) return;
-    const size_t taken = scene_bytes(scene) + (size_t)r->tile_w * r->tile_h * TILE_PX_BYTES +
+    const size_t taken = qr_gpu_scene_device_bytes(scene) + (size_t)r->tile_w * r->tile_h * TILE_PX_BYTES +
                          2 * slot_bytes;
     qr_gpu_index_set_limit(r->index, r->budget > taken ? r->budget - taken : 1);
 }

@@ -77,7 +77,12 @@ typedef struct qr_render_walk_args {
     int alpha;                 /* QR_WALK_ALPHA_* */
     float back[3];             /* flat: the background colour (qr_gpu_scene.background) */
     int aa;                    /* flat: anti-aliased edges (pos holds the widened radii) */
-    float4 *image;             /* out: the view's full image, row 0 = bottom */
+    int carry;                 /* a later chunk of a scene: each pixel starts from image,
+                                  not the background (exact: colour and alpha; fast:
+                                  colour and transmittance) */
+    int unfinished;            /* fast: chunks lie behind this one; the background is not
+                                  added, and alpha holds the transmittance */
+    float4 *image;             /* out (in too with carry): the view's full image, row 0 = bottom */
     /* Which k_render instance: exact (else fast, front to back), snow
      * shading (else flat), gather each warp's circles (walk_leaf), exact
      * flat blends fused (blend_flat). Fast flat walks never gather; only

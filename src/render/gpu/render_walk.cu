@@ -22,6 +22,11 @@
  *          T * color_span, so a pixel stops once that is <= tol/2, a warp once
  *          all its pixels have, and the block once all of them have; the
  *          remaining T then takes the background colour.
+ * A chunk of a larger scene (carry) starts each pixel from what the image
+ * holds: exact, the colour the chunks behind it left; fast, the colour and
+ * transmittance the chunks in front of it gathered. A fast chunk with more
+ * behind it (unfinished) leaves T in the alpha channel, the background
+ * still to come.
  * Snow and flat shading are separate kernel instances. Exact mode on deep
  * scenes goes by windows instead (render_windows.cu).
  */
@@ -38,12 +43,13 @@
 template <bool EXACT, bool SNOW, bool GATHER, bool FMA, bool AA = false>
 __global__ void __launch_bounds__(RT_THREADS, 4) /* 64 registers: 4 blocks per SM */
 k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restrict__ col,
-         float color_span, int alpha, float3 back, int items, float4 *__restrict__ image)
+         float color_span, int alpha, float3 back, int items, int carry, int finish,
+         float4 *__restrict__ image)
 {
     __shared__ stage_mem sm;
     __shared__ int s_item;
     qr_pdl_wait(); /* the build (or the coverage count) */
-    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
+    if (qr_build_redone(v)) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int regions = qr_render_regions(&v);
     /* a block a region, or (items) work items in turn: render_stage.cuh */
@@ -63,9 +69,24 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
             for (int k = 0; k < 3; k++) c[r][k] = EXACT ? bg[r][k] : 0.0f;
             c[r][3] = alpha == QR_WALK_ALPHA_COVER ? 0.0f : 1.0f;
             T[r] = 1.0f;
+            /* a later chunk of a scene (carry): exact, the colour and alpha
+             * the chunks behind left; fast, the colour the chunks in front
+             * gathered and their transmittance (in alpha's place) */
+            const int y = b.by0 + b.ly0 + r;
+            if (carry && b.px < g.region.x1 && y < g.region.y1) {
+                const float4 p = image[qr_region_pixel(g, b.px, y)];
+                c[r][0] = p.x;
+                c[r][1] = p.y;
+                c[r][2] = p.z;
+                if (EXACT) c[r][3] = p.w;
+                else T[r] = p.w;
+            }
         }
         const float stop = 0.5f * QR_FAST_TOLERANCE / color_span;
         uint32_t live = (1u << RT_ROWS) - 1; /* rows that can still change (fast) */
+#pragma unroll
+        for (int r = 0; r < RT_ROWS; r++)
+            if (!EXACT && T[r] <= stop) live &= ~(1u << r); /* stopped in a chunk in front */
         uint32_t owned = 0;                  /* this thread's pixels in the walked leaves */
         for (int li = 0; li < nleaf; li++) {
             const qr_leaf leaf = v.leaves[first_leaf + li];
@@ -79,15 +100,18 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
 #pragma unroll
         for (int r = 0; r < RT_ROWS; r++) {
             if (!((owned >> r) & 1u)) continue;
-            if (!EXACT) {
+            if (!EXACT && finish) {
                 if (SNOW) snow_finish(c[r]);
                 c[r][0] += T[r] * bg[r][0];
                 c[r][1] += T[r] * bg[r][1];
                 c[r][2] += T[r] * bg[r][2];
                 if (alpha == QR_WALK_ALPHA_COVER) c[r][3] = 1.0f - T[r];
+            } else if (!EXACT) {
+                c[r][3] = T[r]; /* a chunk with more behind it: its transmittance */
             }
             image[qr_region_pixel(g, b.px, b.by0 + b.ly0 + r)] =
-                make_float4(c[r][0], c[r][1], c[r][2], alpha != QR_WALK_ALPHA_ONE ? c[r][3] : 1.0f);
+                make_float4(c[r][0], c[r][1], c[r][2],
+                            alpha != QR_WALK_ALPHA_ONE || (!EXACT && !finish) ? c[r][3] : 1.0f);
         }
     }
 }
@@ -97,7 +121,7 @@ k_render(qr_index_view v, const float4 *__restrict__ pos, const float4 *__restri
  * only the exact flat walk blends that way). Fast flat walks stop early and
  * never gather. */
 typedef void (*render_kernel)(qr_index_view, const float4 *, const float4 *, float, int, float3, int,
-                              float4 *);
+                              int, int, float4 *);
 static render_kernel walk_kernel(bool exact, bool snow, bool gather, bool fma, bool aa)
 {
     /* anti-aliased edges: flat scenes, never fused (not plain) */
@@ -118,5 +142,5 @@ cudaError_t qr_launch_render_walk(const qr_render_walk_args *a, cudaStream_t st,
     const int blocks = items ? 4 * qr_device_sms() : qr_render_regions(a->view);
     return qr_launch(kernel, blocks, RT_THREADS, 0, st, pdl, *a->view, a->pos, a->col,
                      a->color_span, a->alpha, make_float3(a->back[0], a->back[1], a->back[2]), items,
-                     a->image);
+                     a->carry, a->exact || !a->unfinished, a->image);
 }

@@ -100,7 +100,7 @@ k_render_window(qr_index_view v, region_order *ro, const float4 *__restrict__ po
     const int ordered = items ? 0 : take_region(ro);
     qr_pdl_wait(); /* the coverage count */
     const long long t0 = clock64();
-    if (v.scalars->num_pairs > v.capacity) return; /* the build will be redone */
+    if (qr_build_redone(v)) return; /* the build will be redone */
     const qr_tree_geom &g = v.geom;
     const int regions = qr_render_regions(&v);
     for (int item = first_item(v, regions, items, ordered, &s_item); item < end_item(v, regions, items);

@@ -177,13 +177,46 @@ typedef struct render_plan {
     int windows;            /* exact mode by windows (render_windows.cu), else a walk: */
     int exact, snow, gather, fma; /* the walk's kernel (render_walk.cu), or the windows' fma */
     int alpha, window, timing;
+    int carry;              /* a later chunk: pixels start from the image (the walk's carry) */
+    int unfinished;         /* fast, front to back: chunks lie behind this one */
 } render_plan;
 static_assert(sizeof(render_plan) <= QR_FRAME_AFTER_KEY_MAX, "a render plan outgrows a frame's key");
+
+/* A frame's place in a scene drawn in chunks: none (chunk 0: the whole
+ * scene); back to front (qr_gpu_render_chunk), over the image (carry) or
+ * the background; front to back (qr_gpu_render_chunk_under, whole: the
+ * scene's numbers), under the image (carry) or from nothing, and the
+ * background added (finish) or left for the chunks behind. */
+typedef struct chunk_place {
+    int chunk, carry, finish;
+    const qr_gpu_numbers *whole;
+} chunk_place;
+
+/* Whether fast mode takes the exact walk: where pixels hold on average
+ * less than half the blends it stops after (log2(2 span / tol): 17.6 for
+ * colours in [0, 1]), it has nothing to skip and its bookkeeping only
+ * costs (micro2M, rgb, pattern); never on snow. */
+static bool fast_takes_exact(bool snow, float depth, float span)
+{
+    return !snow && depth < 0.5f * log2f(2.0f * span / QR_FAST_TOLERANCE);
+}
+
+/* The depth qr_gpu_scene_create finds for the whole scene of `n`. */
+static float numbers_depth(const qr_gpu_numbers *n)
+{
+    return (float)(n->area + n->open);
+}
+
+extern "C" int qr_gpu_chunks_front_to_back(const qr_gpu_numbers *whole, qr_render_mode mode)
+{
+    return mode == QR_RENDER_FAST &&
+           !fast_takes_exact(whole->snow, numbers_depth(whole), whole->hi - whole->lo);
+}
 
 /* Decides this frame's render kernels (and makes the coverage buffer they
  * may need: nothing is allocated while a graph is being captured). */
 static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_render_mode mode,
-                             render_plan *p, qr_error *err)
+                             const chunk_place *cp, render_plan *p, qr_error *err)
 {
     memset(p, 0, sizeof *p);
     p->pos = scene->pos;
@@ -202,8 +235,25 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
     const bool deep = scene->depth >= RW_DEEP * r->exact_window;
     /* windows draw alpha 0.5 over white only: other scenes (qr_gpu_scene.plain)
      * take the exact walk */
-    if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite && deep &&
-        scene->plain) {
+    const float box_px = 2.0f * scene->radius * (float)(r->width > r->height ? r->width : r->height);
+    if (cp->chunk) {
+        /* A chunk: each pixel blends the chunk's circles in order onto what
+         * it holds, one pass's blends in one pass's order. Back to front,
+         * the exact walk, unfused (blend_flat's proof and the windows' runs
+         * need the whole scene's colours); front to back, fast mode's walk
+         * stopping at the whole scene's bound. */
+        const bool under = cp->whole != NULL;
+        p->exact = !under;
+        p->snow = snow;
+        p->gather = (!under || snow) && box_px < RB_SIDE;
+        p->carry = cp->carry;
+        p->unfinished = under && !cp->finish;
+        if (under) p->color_span = cp->whole->hi - cp->whole->lo;
+        p->alpha = scene->transparent          ? QR_WALK_ALPHA_COVER
+                   : mode == QR_RENDER_EXACT ? QR_WALK_ALPHA_EXACT
+                                             : QR_WALK_ALPHA_ONE;
+    } else if (mode == QR_RENDER_EXACT && !snow && r->exact_window > 0 && scene->colors_finite &&
+               deep && scene->plain) {
         if (!r->counts) {
             const size_t bytes = (size_t)r->tile_w * r->tile_h * sizeof(int32_t);
             cudaError_t e = cudaMalloc((void **)&r->counts, bytes);
@@ -228,13 +278,10 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
         p->lo = fma ? 0.0f : scene->color_lo - m;
         p->hi = scene->color_hi + m;
     } else {
-        /* Fast mode stops a pixel after about log2(2 span / tol) blends
-         * (17.6 for colours in [0, 1]). Where pixels hold on average less
-         * than half that, it has nothing to skip and its bookkeeping only
-         * costs (micro2M, rgb, pattern), so it takes the exact walk (the
-         * exact image, alpha left at 1). */
-        const float stop_blends = log2f(2.0f * scene->color_span / QR_FAST_TOLERANCE);
-        const bool exact = mode == QR_RENDER_EXACT || (!snow && scene->depth < 0.5f * stop_blends);
+        /* fast mode on shallow scenes: the exact walk (the exact image,
+         * alpha left at 1) */
+        const bool exact = mode == QR_RENDER_EXACT ||
+                           fast_takes_exact(snow, scene->depth, scene->color_span);
         p->alpha = scene->transparent          ? QR_WALK_ALPHA_COVER
                    : mode == QR_RENDER_EXACT ? QR_WALK_ALPHA_EXACT
                                              : QR_WALK_ALPHA_ONE;
@@ -242,7 +289,6 @@ static qr_status plan_render(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr_r
          * where circles are narrower than the region (walk_leaf): faster on
          * micro2M and snowsingle; flat fast walks stop after a few groups
          * and lose to gathering (rand1M, rand10k). */
-        const float box_px = 2.0f * scene->radius * (float)(r->width > r->height ? r->width : r->height);
         const bool gather = box_px < RB_SIDE;
         /* only the flags that pick another k_render instance (gather: not
          * for fast flat walks; fma: only for exact flat ones) */
@@ -286,6 +332,8 @@ static qr_status enqueue_render(void *user, const qr_index_view *view, cudaStrea
         wa.snow = p.snow;
         wa.gather = p.gather;
         wa.fma = p.fma;
+        wa.carry = p.carry;
+        wa.unfinished = p.unfinished;
         e = qr_launch_render_walk(&wa, s, after_kernel);
     } else {
         qr_cover_count_args ca;
@@ -362,9 +410,11 @@ static qr_status widened_scene(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     return QR_OK;
 }
 
-qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+/* One frame of `region` (NULL: the whole image), the whole scene or a
+ * chunk of one (CHUNK_*). */
+static qr_status render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                const qr_index_params *params, qr_render_mode mode,
-                               const qr_rect *region, qr_error *err)
+                               const qr_rect *region, const chunk_place *cp, qr_error *err)
 {
     qr_gpu_scene view;
     if (scene->antialias) {
@@ -375,7 +425,7 @@ qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     /* 1. plan the render kernels */
     render_after ra;
     ra.r = r;
-    qr_status st = plan_render(r, scene, mode, &ra.plan, err);
+    qr_status st = plan_render(r, scene, mode, cp, &ra.plan, err);
     if (st) return st;
 
     /* 2. build this render's index, render behind it, check (and, rarely,
@@ -396,6 +446,64 @@ qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
     st = qr_frame_after_times(&r->frame, r->timing, &r->last.frame_ms, &r->last.render_ms, err);
     if (!st && r->timing >= QR_TIMING_TOTALS) st = qr_gpu_index_timing(r->index, &r->last.build, err);
     return st;
+}
+
+qr_status qr_gpu_render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
+                               const qr_index_params *params, qr_render_mode mode,
+                               const qr_rect *region, qr_error *err)
+{
+    const chunk_place whole = {0, 0, 1, NULL};
+    return render_region(r, scene, params, mode, region, &whole, err);
+}
+
+extern "C" void qr_gpu_renderer_set_budget(qr_gpu_renderer *r, size_t bytes)
+{
+    r->budget = bytes;
+    if (!bytes) qr_gpu_index_set_limit(r->index, 0);
+}
+
+/* A chunk's frame, its index held to the budget. */
+static qr_status render_chunk(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                              const qr_index_params *params, qr_render_mode mode,
+                              const chunk_place *cp, qr_error *err)
+{
+    if (r->banded)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a scene in chunks is drawn on an image held whole, not in bands of %dx%d",
+                       r->tile_w, r->tile_h);
+    if (r->budget) {
+        /* what the index may take: the budget less the chunk, the image
+         * and the write's band slots */
+        const size_t taken = qr_gpu_scene_device_bytes(chunk) +
+                             (size_t)r->width * r->height * sizeof(float4) + 2 * r->band_bytes;
+        if (taken >= r->budget)
+            return qr_fail(err, QR_ERR_GPU_NOMEM,
+                           "a chunk of %d circles and a %dx%d image need %zu bytes of GPU memory, "
+                           "more than the budget of %zu",
+                           chunk->n, r->width, r->height, taken, r->budget);
+        qr_gpu_index_set_limit(r->index, r->budget - taken);
+    }
+    return render_region(r, chunk, params, mode, NULL, cp, err);
+}
+
+extern "C" qr_status qr_gpu_render_chunk(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                                         const qr_index_params *params, qr_render_mode mode,
+                                         int over, qr_error *err)
+{
+    const chunk_place cp = {1, over != 0, 1, NULL};
+    return render_chunk(r, chunk, params, mode, &cp, err);
+}
+
+extern "C" qr_status qr_gpu_render_chunk_under(qr_gpu_renderer *r, const qr_gpu_scene *chunk,
+                                               const qr_gpu_numbers *whole,
+                                               const qr_index_params *params, int front,
+                                               int back, qr_error *err)
+{
+    if (!whole || !qr_gpu_chunks_front_to_back(whole, QR_RENDER_FAST))
+        return qr_fail(err, QR_ERR_INVALID,
+                       "fast mode draws this scene's chunks back to front (qr_gpu_render_chunk)");
+    const chunk_place cp = {1, !front, back != 0, whole};
+    return render_chunk(r, chunk, params, QR_RENDER_FAST, &cp, err);
 }
 
 extern "C" qr_status qr_gpu_render(qr_gpu_renderer *r, const qr_gpu_scene *scene,

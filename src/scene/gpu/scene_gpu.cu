@@ -167,6 +167,86 @@ static void range_run(void *ctx, int task)
              &job->parts[task]);
 }
 
+/* ---- a scene's numbers, chunk by chunk (qr_gpu_numbers) ---- */
+
+extern "C" void qr_gpu_numbers_init(qr_gpu_numbers *n, const qr_scene *picture)
+{
+    memset(n, 0, sizeof *n);
+    n->finite = 1;
+    n->snow = picture->shading == QR_SHADE_SNOW;
+    qr_background_range(picture, &n->lo, &n->hi);
+}
+
+/* Pieces of a chunk: the runs of RANGE_RUN circles counted from the whole
+ * scene's first (as color_range cuts the whole scene), the first one going
+ * on with the run the chunks before left open. */
+struct numbers_job {
+    const qr_scene *s;
+    int32_t head;      /* circles that close (or extend) the open run */
+    range_part *parts; /* part 0: the head, continuing `open`; then one a run */
+    double open;
+};
+
+static void numbers_run(void *ctx, int task)
+{
+    const numbers_job *job = (const numbers_job *)ctx;
+    const qr_scene *s = job->s;
+    const int32_t first = task ? job->head + (task - 1) * RANGE_RUN : 0;
+    const int32_t last = task ? (s->n - first < RANGE_RUN ? s->n : first + RANGE_RUN) : job->head;
+    range_part *p = &job->parts[task];
+    range_of(s->x, s->y, s->r, s->red, s->green, s->blue, s->shading == QR_SHADE_FLAT, first, last, p);
+    if (task == 0) {
+        /* the open run's sum goes on circle by circle */
+        p->area = job->open;
+        for (int32_t i = first; i < last; i++) {
+            double area, radius;
+            range_terms(s->x[i], s->y[i], s->r[i], &area, &radius);
+            p->area = RANGE_ADD(p->area, area);
+        }
+    }
+}
+
+extern "C" qr_status qr_gpu_numbers_add(qr_gpu_numbers *n, const qr_scene *chunk, qr_error *err)
+{
+    const int32_t into = (int32_t)(n->circles % RANGE_RUN);
+    const int32_t head = into ? (chunk->n < RANGE_RUN - into ? chunk->n : RANGE_RUN - into) : 0;
+    const int runs = (int)((chunk->n - head + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
+    range_part *parts = (range_part *)calloc((size_t)runs + 1, sizeof *parts);
+    if (!parts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    numbers_job job = {chunk, head, parts, n->open};
+    qr_parallel_for(runs + 1, 0, numbers_run, &job);
+    range_part all = range_empty();
+    all.lo = n->lo;
+    all.hi = n->hi;
+    all.finite = n->finite;
+    for (int k = 0; k <= runs; k++) range_merge_colours(&all, &parts[k]);
+    n->lo = all.lo;
+    n->hi = all.hi;
+    n->finite = all.finite;
+    /* runs close in order, as color_range adds them: the open one (if the
+     * head completes it), then each full run; the last may stay open */
+    double open = n->open;
+    if (head) {
+        open = parts[0].area;
+        if (into + head == RANGE_RUN) {
+            n->area = RANGE_ADD(n->area, open);
+            open = 0.0;
+        }
+    }
+    for (int k = 1; k <= runs; k++) {
+        const int32_t start = head + (k - 1) * RANGE_RUN;
+        if (chunk->n - start >= RANGE_RUN) {
+            n->area = RANGE_ADD(n->area, parts[k].area);
+        } else {
+            open = parts[k].area;
+        }
+    }
+    n->open = open;
+    n->circles += chunk->n;
+    free(parts);
+    return QR_OK;
+}
+
 /* p as lane (this lane + by) holds it (this lane's own where there is none). */
 __device__ static range_part range_shfl_down(const range_part &p, int by)
 {
@@ -306,9 +386,18 @@ static void fill_piece(void *ctx, int task)
     memcpy(f->dst + at, f->src + at, f->bytes - at < STAGE_PIECE ? f->bytes - at : STAGE_PIECE);
 }
 
-static cudaError_t upload_staged(void *dev, const void *host, size_t bytes)
+/* Uploads `parts` host ranges, part p's bytes[p] from host[p] to dev[p]. */
+static cudaError_t upload_staged(int parts, void *const *dev, const void *const *host,
+                                 const size_t *bytes)
 {
-    if (bytes <= 2 * STAGE_BYTES) return cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+    size_t total = 0;
+    for (int p = 0; p < parts; p++) total += bytes[p];
+    if (total <= 2 * STAGE_BYTES) {
+        cudaError_t e = cudaSuccess;
+        for (int p = 0; p < parts && e == cudaSuccess; p++)
+            e = cudaMemcpy(dev[p], host[p], bytes[p], cudaMemcpyHostToDevice);
+        return e;
+    }
     void *stage[2] = {NULL, NULL};
     cudaEvent_t done[2] = {NULL, NULL};
     cudaStream_t st = NULL;
@@ -317,23 +406,25 @@ static cudaError_t upload_staged(void *dev, const void *host, size_t bytes)
         e = cudaHostAlloc(&stage[k], STAGE_BYTES, cudaHostAllocWriteCombined);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done[k], cudaEventDisableTiming);
     }
-    for (size_t at = 0, k = 0; e == cudaSuccess && at < bytes; at += STAGE_BYTES, k++) {
-        const size_t n = bytes - at < STAGE_BYTES ? bytes - at : STAGE_BYTES;
-        if (k >= 2) e = cudaEventSynchronize(done[k & 1]); /* its last transfer is over */
-        if (e != cudaSuccess) break;
-        stage_fill f = {(char *)stage[k & 1], (const char *)host + at, n};
-        qr_parallel_for((int)((n + STAGE_PIECE - 1) / STAGE_PIECE), 0, fill_piece, &f);
-        e = cudaMemcpyAsync((char *)dev + at, stage[k & 1], n, cudaMemcpyHostToDevice, st);
-        if (e == cudaSuccess) e = cudaEventRecord(done[k & 1], st);
-    }
+    size_t k = 0;
+    for (int p = 0; p < parts && e == cudaSuccess; p++)
+        for (size_t at = 0; e == cudaSuccess && at < bytes[p]; at += STAGE_BYTES, k++) {
+            const size_t n = bytes[p] - at < STAGE_BYTES ? bytes[p] - at : STAGE_BYTES;
+            if (k >= 2) e = cudaEventSynchronize(done[k & 1]); /* its last transfer is over */
+            if (e != cudaSuccess) break;
+            stage_fill f = {(char *)stage[k & 1], (const char *)host[p] + at, n};
+            qr_parallel_for((int)((n + STAGE_PIECE - 1) / STAGE_PIECE), 0, fill_piece, &f);
+            e = cudaMemcpyAsync((char *)dev[p] + at, stage[k & 1], n, cudaMemcpyHostToDevice, st);
+            if (e == cudaSuccess) e = cudaEventRecord(done[k & 1], st);
+        }
     if (st) {
         const cudaError_t e2 = cudaStreamSynchronize(st);
         if (e == cudaSuccess) e = e2;
         cudaStreamDestroy(st);
     }
-    for (int k = 0; k < 2; k++) {
-        if (done[k]) cudaEventDestroy(done[k]);
-        cudaFreeHost(stage[k]);
+    for (int j = 0; j < 2; j++) {
+        if (done[j]) cudaEventDestroy(done[j]);
+        cudaFreeHost(stage[j]);
     }
     return e;
 }
@@ -352,7 +443,19 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
     g->antialias = s->shading == QR_SHADE_FLAT && s->antialias;
     g->transparent = s->shading == QR_SHADE_FLAT && s->transparent;
     g->plain = qr_scene_is_plain(s);
-    size_t bytes = s->block_floats * sizeof(float);
+    /* the host arrays and their device twins; a view (qr_scene_view) has
+     * no block of its own: its arrays go one after another into the
+     * device block, else the block goes whole */
+    float *const host[] = {s->x,  s->y,  s->z,  s->r,  s->red, s->green, s->blue,
+                           s->vx, s->vy, s->vz, s->x0, s->y0,  s->vx0,   s->vy0};
+    float **const dev[] = {&g->x,  &g->y,  &g->z,  &g->r,  &g->red, &g->green, &g->blue,
+                           &g->vx, &g->vy, &g->vz, &g->x0, &g->y0,  &g->vx0,   &g->vy0};
+    enum { ARRAYS = sizeof host / sizeof host[0] };
+    const bool view = !s->block;
+    int present = 0;
+    for (int k = 0; k < ARRAYS; k++) present += host[k] != NULL;
+    g->block_floats = view ? (size_t)present * (size_t)s->n : s->block_floats;
+    size_t bytes = g->block_floats * sizeof(float);
     cudaError_t e = cudaMalloc((void **)&g->block, bytes ? bytes : sizeof(float));
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -360,27 +463,32 @@ extern "C" qr_status qr_gpu_scene_create(const qr_scene *s, qr_gpu_scene **out, 
         return qr_fail(err, qr_cuda_status(e), "uploading %d circles needs %zu bytes of GPU memory: %s",
                        s->n, bytes, cudaGetErrorString(e));
     }
-    e = upload_staged(g->block, s->block, bytes);
+    void *to[ARRAYS];
+    const void *from[ARRAYS];
+    size_t part[ARRAYS];
+    int parts = 0;
+    for (int k = 0; k < ARRAYS; k++) {
+        *dev[k] = !host[k] ? NULL : view ? g->block + (size_t)parts * (size_t)s->n
+                                         : twin(s, g->block, host[k]);
+        if (view && host[k]) {
+            to[parts] = *dev[k];
+            from[parts] = host[k];
+            part[parts++] = (size_t)s->n * sizeof(float);
+        }
+    }
+    if (!view) {
+        to[0] = g->block;
+        from[0] = s->block;
+        part[0] = bytes;
+        parts = 1;
+    }
+    e = upload_staged(parts, to, from, part);
     if (e != cudaSuccess) {
         cudaGetLastError();
         cudaFree(g->block);
         free(g);
         return qr_fail(err, qr_cuda_status(e), "uploading the scene: %s", cudaGetErrorString(e));
     }
-    g->x = twin(s, g->block, s->x);
-    g->y = twin(s, g->block, s->y);
-    g->z = twin(s, g->block, s->z);
-    g->r = twin(s, g->block, s->r);
-    g->red = twin(s, g->block, s->red);
-    g->green = twin(s, g->block, s->green);
-    g->blue = twin(s, g->block, s->blue);
-    g->vx = twin(s, g->block, s->vx);
-    g->vy = twin(s, g->block, s->vy);
-    g->vz = twin(s, g->block, s->vz);
-    g->x0 = twin(s, g->block, s->x0);
-    g->y0 = twin(s, g->block, s->y0);
-    g->vx0 = twin(s, g->block, s->vx0);
-    g->vy0 = twin(s, g->block, s->vy0);
     qr_status cst = color_range(s, g, err);
     if (cst) {
         qr_gpu_scene_destroy(g);
@@ -790,6 +898,11 @@ extern "C" void qr_gpu_scene_get_ranges(const qr_gpu_scene *g, qr_gpu_scene_rang
 extern "C" int32_t qr_gpu_scene_count(const qr_gpu_scene *g)
 {
     return g->n;
+}
+
+extern "C" size_t qr_gpu_scene_device_bytes(const qr_gpu_scene *g)
+{
+    return g ? g->block_floats * sizeof(float) + 2 * (size_t)g->n * sizeof(float4) : 0;
 }
 
 extern "C" qr_status qr_gpu_scene_download(const qr_gpu_scene *g, qr_scene *s, qr_error *err)
