@@ -2,6 +2,7 @@
  * bad options are usage errors, and without a GPU it says it needs one. Its
  * writers are test_bench.c's. */
 #include <math.h>
+#include <unistd.h>
 
 #include "cli_run.h"
 #include "files.h"
@@ -158,6 +159,27 @@ Test(bench, e2e_table_or_why_not, .timeout = 300)
         }
     }
     cr_expect_eq(rows, 4, "%s", R.out);
+
+    /* a .npy the --memory budget cannot hold whole: drawn in chunks, its
+     * stages summed over them */
+    const char *npy = qr_test_tmp("e2e_u1M.npy");
+    cr_assert_eq(RUN("dump", "uniform:1M", "-o", npy), 0, "%s", R.err);
+    cr_assert_eq(RUN("bench", "--e2e", npy, "--size", "256", "--memory", "100M"), 0, "%s", R.err);
+    cr_expect(strstr(R.out, "in chunks of"), "%s", R.out);
+    const char *row = strstr(R.out, "\ne2e_u1M ");
+    cr_assert(row, "%s", R.out);
+    char scene[64];
+    int size;
+    long long circles;
+    double v[10];
+    cr_assert_eq(sscanf(row + 1, "%63s %d %lld %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", scene,
+                        &size, &circles, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                        &v[8], &v[9]),
+                 13, "%s", row);
+    cr_expect_eq(circles, 1000000);
+    cr_expect(v[0] > 0 && v[2] > 0 && v[4] > 0 && v[5] > 0 && v[7] >= v[0] + v[2] + v[5],
+              "load, upload, GPU, out and total: %s", row);
+    unlink(npy);
 }
 
 /* The rest of the table row of (scene, size, mode, index) in out, after

@@ -717,3 +717,62 @@ Test(scene_npy, chunks_find_bad_rows_and_a_file_cut_short)
     qr_scene_destroy(s);
     unlink(path);
 }
+
+/* A chunk's rows (qr_scene_stream_read_rows) are its circles as the file
+ * holds them, float32 or float64 rounded, read ahead or not; the same
+ * errors for a range outside the file. Reads large enough to go in slices
+ * on threads give the same circles, and a file cut short within a later
+ * slice names its first missing circle. */
+Test(scene_npy, chunk_rows_are_the_files_circles, .timeout = 120)
+{
+    qr_scene *s;
+    qr_error err;
+    cr_assert_eq(qr_scene_builtin("uniform:2000000", 0, &s, &err), QR_OK, "%s", err.msg);
+    const char *path = qr_test_tmp("rows.npy");
+    cr_assert_eq(qr_scene_write_npy(s, path, &err), QR_OK, "%s", err.msg);
+    qr_scene_stream *sm = NULL;
+    cr_assert_eq(qr_scene_stream_open(path, &sm, &err), QR_OK, "%s", err.msg);
+    const int64_t firsts[] = {0, 0, 12345, 1999999};
+    const int32_t counts[] = {2000000, 1, 1500000, 1};
+    for (int k = 0; k < 4; k++) {
+        if (k == 2) qr_scene_stream_prefetch(sm, firsts[k], counts[k]);
+        float *rows = NULL;
+        cr_assert_eq(qr_scene_stream_read_rows(sm, firsts[k], counts[k], &rows, &err), QR_OK, "%s",
+                     err.msg);
+        qr_scene *c = NULL;
+        cr_assert_eq(qr_scene_stream_read(sm, firsts[k], counts[k], &c, &err), QR_OK, "%s", err.msg);
+        const float *cols[7] = {c->x, c->y, c->z, c->r, c->red, c->green, c->blue};
+        for (int32_t i = 0; i < counts[k]; i++)
+            for (int j = 0; j < 7; j++)
+                cr_assert_eq(bits(rows[7 * (size_t)i + j]), bits(cols[j][i]), "circle %lld field %d",
+                             (long long)(firsts[k] + i), j);
+        free(rows);
+        qr_scene_destroy(c);
+    }
+    float *rows = (float *)1;
+    cr_assert_eq(qr_scene_stream_read_rows(sm, 1999999, 2, &rows, &err), QR_ERR_INVALID);
+    cr_assert_null(rows);
+    /* cut to 1.8M circles while open: the third slice of a whole read */
+    cr_assert_eq(truncate(path, 128 + 1800000L * 28), 0);
+    cr_assert_eq(qr_scene_stream_read_rows(sm, 0, 2000000, &rows, &err), QR_ERR_PARSE);
+    cr_assert_null(rows);
+    cr_assert(strstr(err.msg, "truncated: circle 1800000 of 2000000 is missing"), "%s", err.msg);
+    qr_scene_stream_close(sm);
+    unlink(path);
+    qr_scene_destroy(s);
+
+    /* float64 rows, rounded */
+    const double f8[2][7] = {{0.1, 0.3, 1.0 / 3.0, 0.05, 1.0, 0.0, 0.7},
+                             {0.9, 0.6, 1e-50, 0.2, 0.2, 1e-45, 2.0 / 3.0}};
+    unsigned char data[128], file[512];
+    size_t len = build_npy(file, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 7), }\n",
+                           -1, data, rows_le_f8(data, f8, 2));
+    const char *p8 = write_file("rows_f8.npy", file, len);
+    cr_assert_eq(qr_scene_stream_open(p8, &sm, &err), QR_OK, "%s", err.msg);
+    cr_assert_eq(qr_scene_stream_read_rows(sm, 0, 2, &rows, &err), QR_OK, "%s", err.msg);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 7; j++)
+            cr_expect_eq(bits(rows[7 * i + j]), bits((float)f8[i][j]), "row %d field %d", i, j);
+    free(rows);
+    qr_scene_stream_close(sm);
+}

@@ -60,6 +60,12 @@ qr_status qr_gpu_scene_update_device(qr_gpu_scene *gs, const float *rows, int32_
  * qr_gpu_scene_update_device leaves it. */
 qr_status qr_gpu_scene_update_host(qr_gpu_scene *gs, const float *rows, int32_t n, int threads,
                                    qr_error *err);
+/* Gives a scene made from rows (qr_gpu_scene_update_host, _update_device;
+ * else QR_ERR_INVALID) the picture's options: its background (or none,
+ * qr_scene.transparent) and anti-aliased edges, for rows read from a file
+ * whose picture says so (qr_scene_stream_picture); flat pictures without
+ * per-circle alpha only. The next update makes it plain again. */
+qr_status qr_gpu_scene_set_picture(qr_gpu_scene *gs, const qr_scene *picture, qr_error *err);
 /* A new scene made as qr_gpu_scene_update_host makes it, to be refilled by
  * it (or by qr_gpu_scene_update_device) later. */
 qr_status qr_gpu_scene_create_host(const float *rows, int32_t n, int threads, qr_gpu_scene **out,

@@ -229,15 +229,21 @@ typedef struct qr_job_params {
      * that many consecutive circles (1..QR_SCENE_MAX_CIRCLES), each indexed
      * and rendered over the image the chunks before it left (fast mode
      * where it stops early: under the colour the chunks in front of it
-     * gathered, qr_render_cpu_fast_under): the whole scene's bytes.
+     * gathered, qr_render_cpu_fast_under, qr_gpu_render_chunk_under): the
+     * whole scene's bytes (a stream's fast chunks on the GPU: exact mode's
+     * walk, within fast mode's tolerance).
      * The scene is `scene` or the loaded one, cut into views, or `stream`
      * (qr_scene_stream_open; the caller keeps it): a .npy file read chunk by
      * chunk, never whole, whatever its number of circles, drawn with the
-     * stream's picture (qr_scene_stream_picture). On the CPU for now: AUTO
-     * renders on the CPU, saying so; QR_JOB_GPU and several GPUs refuse it;
-     * under MPI one image only, each process drawing its stripes chunk by
-     * chunk (every process opens its own stream); one device holds the image
-     * whole (QR_IMAGE_MAX_DIM a side). */
+     * stream's picture (qr_scene_stream_picture). On one device (several
+     * GPUs refuse it): on the GPU the image is held on the device and each
+     * chunk uploaded in parts that fit gpu_memory (halved where one does
+     * not; one circle that cannot fit: QR_ERR_GPU_NOMEM), and a scene that
+     * gpu_memory (0: what is free) cannot hold whole with its index is
+     * drawn in chunks unasked; under MPI one image only, each process
+     * drawing its stripes chunk by chunk on its CPU (every process opens
+     * its own stream); one device holds the image whole (QR_IMAGE_MAX_DIM a
+     * side). */
     qr_scene_stream *stream;
     int32_t chunk_circles;
 } qr_job_params;
@@ -298,9 +304,9 @@ qr_status qr_job_plan_of(const qr_job_params *p, qr_job_plan *plan, qr_error *er
 /* Runs the job. QR_ERR_CANCELLED when a callback cancelled it; res (may be
  * NULL) says where a failure happened. A .npy scene_name (no scene, no
  * stream, no chunk_circles) that qr_job_auto_chunk finds too large to hold
- * whole is drawn in its chunks, read chunk by chunk, on the CPU, unless
- * the params ask for a GPU (QR_JOB_GPU, several) or an image over
- * QR_IMAGE_MAX_DIM; the START report's chunk_circles says so. */
+ * whole is drawn in its chunks, read chunk by chunk, on one device, unless
+ * the params ask for several GPUs or an image over QR_IMAGE_MAX_DIM; the
+ * START report's chunk_circles says so. */
 qr_status qr_job_run(const qr_job_params *p, qr_job_result *res, qr_error *err);
 
 #ifdef __cplusplus

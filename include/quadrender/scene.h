@@ -309,6 +309,16 @@ qr_scene *qr_scene_stream_picture(qr_scene_stream *stream);
 qr_status qr_scene_stream_read(qr_scene_stream *stream, int64_t first, int32_t count,
                                qr_scene **out, qr_error *err);
 
+/* Reads circles [first, first + count) as the file's rows, 7 floats each
+ * (x y z r R G B; '<f8' rounded to float32 as qr_scene_stream_read rounds
+ * them), into a new buffer (*rows; free() it), unchecked: for a caller that
+ * checks them itself (qr_gpu_scene_update_host) and reads them again with
+ * qr_scene_stream_read for the message of a bad one. A read-ahead of the
+ * same circles is taken as qr_scene_stream_read takes it; the same errors
+ * for a range outside the file and a file cut short. */
+qr_status qr_scene_stream_read_rows(qr_scene_stream *stream, int64_t first, int32_t count,
+                                    float **rows, qr_error *err);
+
 /* Starts reading circles [first, first + count) on a thread of its own,
  * while the caller works on the chunk before: a later qr_scene_stream_read
  * of exactly those circles takes its bytes (and its errors), any other

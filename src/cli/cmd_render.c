@@ -126,7 +126,8 @@ static int parse_options(const cli_cmd *cmd, int argc, char **argv, render_args 
                       "(circles stay round)"},
         [O_GPU_MEMORY] = {"--gpu-memory", NULL, "SIZE", cli_set_bytes, &a->gpu_memory,
                           "GPU memory the render may use, e.g. 8G; an image that does not fit "
-                          "renders in bands (default: what is free)"},
+                          "renders in bands, a scene that does not fit in chunks (default: what "
+                          "is free)"},
         [O_GPUS] = {"--gpus", NULL, "LIST", cli_set_gpus, a->gpus,
                     "all, or CUDA devices 0,1,...: split the frames (--frames), or one image's "
                     "stripes of rows, over these GPUs"},
@@ -602,7 +603,9 @@ const cli_cmd cli_cmd_render = {
              "On the GPU an image that does not fit the GPU memory budget (--gpu-memory,\n"
              "default what the device has free) is rendered in bands of rows, each\n"
              "streamed into the file as the next renders: the same bytes, sides up to\n"
-             "131072 pixels. The CPU renders large images in bands too.\n"
+             "131072 pixels. The CPU renders large images in bands too. A scene that does\n"
+             "not fit with its index is drawn in depth-ordered chunks (--chunk) over the\n"
+             "image held on the device: the same bytes.\n"
              "\n"
              "--gpus all|LIST, or an MPI launcher (mpirun --bind-to none -n N, in a build\n"
              "with -DQR_MPI=ON), splits the work: frames are dealt to the GPUs or\n"

@@ -61,6 +61,11 @@ size_t qr_gpu_scene_device_bytes(const qr_gpu_scene *gs)
     return 0;
 }
 
+qr_status qr_gpu_scene_set_picture(qr_gpu_scene *gs, const qr_scene *picture, qr_error *err)
+{
+    return no_gpu(err);
+}
+
 void qr_gpu_numbers_init(qr_gpu_numbers *numbers, const qr_scene *picture)
 {
     memset(numbers, 0, sizeof *numbers);

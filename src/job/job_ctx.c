@@ -398,6 +398,89 @@ static qr_status gpu_chunk(job_ctx *ctx, const qr_scene *part, int64_t first,
     return st;
 }
 
+/* One chunk of a file's rows on the GPU (first: its first circle in the
+ * file), in parts of at most ctx->gpu_chunk circles, each checked and sent
+ * through the pinned buffer of a device scene kept from part to part
+ * (qr_gpu_scene_update_host: no host columns, no allocation once warm),
+ * given the file's picture and rendered over the image (the file's very
+ * first part over the background: *drawn false). A part that does not fit
+ * the budget is drawn again in halves (the scene's buffers made anew, no
+ * larger); a bad row is read again from the file for its message. */
+static qr_status gpu_rows(job_ctx *ctx, qr_scene_stream *stream, const float *rows,
+                          int64_t first, int32_t n, bool *drawn, qr_error *err)
+{
+    const qr_scene *picture = qr_scene_stream_picture(stream);
+    qr_status st = QR_OK;
+    for (int32_t at = 0; st == QR_OK && (at < n || !*drawn);) {
+        const int32_t count = n - at < ctx->gpu_chunk ? n - at : ctx->gpu_chunk;
+        const double t0 = job_now_ms();
+        const float *part = rows + (size_t)at * 7;
+        st = ctx->gs ? qr_gpu_scene_update_host(ctx->gs, part, count, 0, err)
+                     : qr_gpu_scene_create_host(part, count, 0, &ctx->gs, err);
+        if (st == QR_ERR_INVALID) {
+            /* a bad row: the stream's own message, which names the file's row */
+            qr_scene *again = NULL;
+            const qr_status st2 = qr_scene_stream_read(stream, first + at, count, &again, err);
+            qr_scene_destroy(again);
+            return st2 != QR_OK ? st2 : st;
+        }
+        if (st == QR_OK)
+            st = qr_gpu_scene_set_picture(ctx->gs, picture, err);
+        ctx->chunk_upload_ms += job_now_ms() - t0;
+        if (st == QR_OK)
+            st = qr_gpu_render_chunk(ctx->r, ctx->gs, &ctx->params, ctx->mode, *drawn, err);
+        if (st == QR_ERR_GPU_NOMEM && count > 1) {
+            qr_gpu_scene_destroy(ctx->gs); /* its buffers too: the halves' are smaller */
+            ctx->gs = NULL;
+            ctx->gpu_chunk = count / 2;
+            st = QR_OK;
+            continue;
+        }
+        if (st == QR_ERR_GPU_NOMEM) {
+            qr_error e = err ? *err : (qr_error){0};
+            return qr_fail(err, QR_ERR_GPU_NOMEM, "circle %lld alone does not fit the GPU: %s",
+                           (long long)(first + at), e.msg);
+        }
+        if (st != QR_OK)
+            return st;
+        qr_frame_timing t;
+        st = qr_gpu_renderer_timing(ctx->r, &t, err);
+        if (st == QR_OK)
+            add_timing(&ctx->timing, &t);
+        *drawn = true;
+        at += count;
+    }
+    return st;
+}
+
+/* A file on the GPU: chunks of its rows read in turn (the next one on a
+ * thread of its own while this one is sent and drawn), back to front. */
+static qr_status gpu_file_chunks(job_ctx *ctx, qr_scene_stream *stream, int32_t chunk,
+                                 qr_error *err)
+{
+    const int64_t n = qr_scene_stream_circles(stream);
+    const int64_t chunks = n ? (n + chunk - 1) / chunk : 1;
+    if (n)
+        qr_scene_stream_prefetch(stream, 0, (int32_t)(n < chunk ? n : chunk));
+    bool drawn = false;
+    qr_status st = QR_OK;
+    for (int64_t c = 0; st == QR_OK && c < chunks; c++) {
+        const int64_t first = c * chunk;
+        const int32_t count = n - first < chunk ? (int32_t)(n - first) : chunk;
+        float *rows = NULL;
+        const double t0 = job_now_ms();
+        st = qr_scene_stream_read_rows(stream, first, count, &rows, err);
+        if (st == QR_OK && first + count < n)
+            qr_scene_stream_prefetch(stream, first + count,
+                                     n - first - count < chunk ? (int32_t)(n - first - count) : chunk);
+        ctx->chunk_read_ms += job_now_ms() - t0;
+        if (st == QR_OK)
+            st = gpu_rows(ctx, stream, rows, first, count, &drawn, err);
+        free(rows);
+    }
+    return st;
+}
+
 static qr_status gpu_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
                             int32_t chunk, qr_image *img, qr_error *err)
 {
@@ -420,7 +503,17 @@ static qr_status gpu_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream
     qr_gpu_numbers whole;
     bool under = false;
     double t0 = job_now_ms();
-    if (ctx->mode == QR_RENDER_FAST && !stream) {
+    if (stream) {
+        qr_status st = gpu_file_chunks(ctx, stream, chunk, err);
+        t0 = job_now_ms();
+        qr_gpu_scene_destroy(ctx->gs);
+        ctx->gs = NULL;
+        ctx->chunk_wait_ms += job_now_ms() - t0;
+        if (st == QR_OK && img)
+            st = qr_gpu_renderer_download(ctx->r, img, err);
+        return st;
+    }
+    if (ctx->mode == QR_RENDER_FAST) {
         qr_gpu_numbers_init(&whole, scene);
         qr_status st = qr_gpu_numbers_add(&whole, scene, err);
         if (st != QR_OK)

@@ -902,7 +902,40 @@ extern "C" int32_t qr_gpu_scene_count(const qr_gpu_scene *g)
 
 extern "C" size_t qr_gpu_scene_device_bytes(const qr_gpu_scene *g)
 {
-    return g ? g->block_floats * sizeof(float) + 2 * (size_t)g->n * sizeof(float4) : 0;
+    if (!g) return 0;
+    /* a scene made from rows holds cap circles' buffers, and its staged rows */
+    const size_t circles = g->cap > g->n ? (size_t)g->cap : (size_t)g->n;
+    const size_t block = g->cap ? 7 * circles * sizeof(float) : g->block_floats * sizeof(float);
+    return block + 2 * circles * sizeof(float4) + 7 * (size_t)g->staged_cap * sizeof(float);
+}
+
+extern "C" qr_status qr_gpu_scene_set_picture(qr_gpu_scene *g, const qr_scene *picture,
+                                              qr_error *err)
+{
+    if (!g || !g->cap)
+        return qr_fail(err, QR_ERR_INVALID, "a picture goes on a scene made from rows");
+    if (picture->shading != QR_SHADE_FLAT || picture->alpha)
+        return qr_fail(err, QR_ERR_INVALID,
+                       "a scene made from rows takes a flat picture without per-circle alpha");
+    memcpy(g->background, picture->background, sizeof g->background);
+    g->antialias = picture->antialias;
+    g->transparent = picture->transparent;
+    g->plain = qr_scene_is_plain(picture);
+    /* the colour range with this background: the runs' parts again */
+    const int runs = (int)((g->n + (int64_t)RANGE_RUN - 1) / RANGE_RUN);
+    range_part *parts = (range_part *)calloc(runs ? runs : 1, sizeof *parts);
+    if (!parts) return qr_fail(err, QR_ERR_NOMEM, "out of host memory");
+    cudaError_t e = runs ? cudaMemcpy(parts, g->dparts, runs * sizeof *parts, cudaMemcpyDeviceToHost)
+                         : cudaSuccess;
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        free(parts);
+        return qr_fail(err, qr_cuda_status(e), "reading the scene's colour range: %s",
+                       cudaGetErrorString(e));
+    }
+    combine_ranges(parts, runs, g->n, QR_SHADE_FLAT, g);
+    free(parts);
+    return QR_OK;
 }
 
 extern "C" qr_status qr_gpu_scene_download(const qr_gpu_scene *g, qr_scene *s, qr_error *err)

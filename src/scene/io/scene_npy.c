@@ -402,6 +402,42 @@ qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count
     return st;
 }
 
+qr_status qr_scene_stream_read_rows(qr_scene_stream *sm, int64_t first, int32_t count,
+                                    float **rows, qr_error *err)
+{
+    *rows = NULL;
+    if (!sm || first < 0 || count < 0 || first > sm->rows || count > sm->rows - first)
+        return qr_fail(err, QR_ERR_INVALID, "%s: circles %" PRId64 " to %" PRId64
+                       " are not the file's", sm ? sm->path : "(no stream)", first,
+                       first + count);
+    join_ahead(sm);
+    stream_read r = {first, count, NULL, QR_OK, {0}};
+    if (sm->ahead.count == count && sm->ahead.first == first && (sm->ahead.buf || sm->ahead.st)) {
+        r = sm->ahead;
+        memset(&sm->ahead, 0, sizeof sm->ahead);
+    } else {
+        drop_ahead(sm);
+        read_bytes(sm, &r);
+    }
+    if (r.st != QR_OK) {
+        if (err)
+            *err = r.err;
+        free(r.buf);
+        return r.st;
+    }
+    /* the file's values as floats, in place: a value's float never lies
+     * after its bytes */
+    float *out = (float *)(void *)r.buf;
+    const size_t values = (size_t)count * QR_NPY_COLS;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (sm->f8)
+#endif
+        for (size_t i = 0; i < values; i++)
+            out[i] = sm->f8 ? qr_npy_f8(r.buf + 8 * i) : qr_npy_f4(r.buf + 4 * i);
+    *rows = out;
+    return QR_OK;
+}
+
 void qr_scene_stream_close(qr_scene_stream *sm)
 {
     if (!sm)
