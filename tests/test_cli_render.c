@@ -585,7 +585,7 @@ Test(cli, render_in_chunks_on_the_gpu, .timeout = 300)
     char out[1024];
     snprintf(out, sizeof out, "%s/none.png", dir);
     cr_expect_eq(RUN("render", "rand1M", "-s", "512", "--device", "gpu", "--chunk", "100",
-                     "--gpu-memory", "4200K", "-o", out), 6, "%s", R.err);
+                     "--gpu-memory", "4097K", "-o", out), 6, "%s", R.err);
     cr_expect(strstr(R.err, "alone does not fit"), "%s", R.err);
     struct stat sb;
     cr_expect_neq(stat(out, &sb), 0, "a partial file was left");

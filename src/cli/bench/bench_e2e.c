@@ -33,14 +33,21 @@ static double rate(double mb, double ms)
     return ms > 0 ? mb / ms * 1000.0 : 0.0;
 }
 
-/* The frame's report, kept (a qr_job_progress_fn). */
-static int keep_frame(void *user, const qr_job_progress *p)
+/* The job's reports that e2e_chunks reads: the START's chunk, the frame's
+ * times. */
+typedef struct chunk_reports {
+    int32_t chunk;
+    qr_job_progress frame;
+} chunk_reports;
+
+/* Keeps them (a qr_job_progress_fn). */
+static int keep_reports(void *user, const qr_job_progress *p)
 {
-    qr_job_progress *kept = user;
+    chunk_reports *kept = user;
     if (p->event == QR_JOB_FRAME)
-        *kept = *p;
+        kept->frame = *p;
     if (p->event == QR_JOB_START)
-        kept->chunk_circles = p->chunk_circles;
+        kept->chunk = p->chunk_circles;
     return 0;
 }
 
@@ -56,16 +63,17 @@ static qr_status e2e_chunks(const char *name, int size, int32_t chunk, const qr_
     qr_status st = qr_scene_stream_open(name, &p.stream, err);
     if (st != QR_OK)
         return st;
-    qr_job_progress frame;
-    memset(&frame, 0, sizeof frame);
+    chunk_reports kept;
+    memset(&kept, 0, sizeof kept);
+    const qr_job_progress *frame = &kept.frame;
     p.width = p.height = size;
     p.mode = mode;
     p.index = *qp;
     p.device = QR_JOB_GPU;
     p.output = path;
     p.chunk_circles = chunk;
-    p.on_progress = keep_frame;
-    p.user = &frame;
+    p.on_progress = keep_reports;
+    p.user = &kept;
     const double t0 = cli_now_ms();
     st = qr_job_run(&p, NULL, err);
     row->total_ms = cli_now_ms() - t0;
@@ -78,13 +86,13 @@ static qr_status e2e_chunks(const char *name, int size, int32_t chunk, const qr_
         return st;
     row->file_mb = stat(path, &sb) == 0 ? (double)sb.st_size / 1e6 : 0.0;
     unlink(path);
-    row->load_ms = frame.chunk_read_ms;
-    row->upload_ms = frame.chunk_upload_ms;
+    row->load_ms = frame->chunk_read_ms;
+    row->upload_ms = frame->chunk_upload_ms;
     row->upload_mb = (double)row->circles * 7 * sizeof(float) / 1e6;
-    row->gpu_ms = frame.gpu_timing.frame_ms;
-    row->out_ms = frame.write_ms;
+    row->gpu_ms = frame->gpu_timing.frame_ms;
+    row->out_ms = frame->write_ms;
     row->out_mb = 3.0 * size * (double)size / 1e6;
-    row->chunk = frame.chunk_circles;
+    row->chunk = kept.chunk;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     row->rss_mb = (double)ru.ru_maxrss / 1024.0;
