@@ -446,6 +446,17 @@ Test(cli_render, deflate_portable_bytes_do_not_depend_on_where, .timeout = 300)
 
 /* ---- --chunk: a scene drawn in depth-ordered chunks ------------------------------------ */
 
+/* Writes radius -1 into row `row` of a float32 .npy (its header 128 bytes). */
+static void negative_radius_at(const char *npy, long row)
+{
+    FILE *f = fopen(npy, "r+b");
+    cr_assert_not_null(f);
+    const float neg = -1.0f;
+    cr_assert_eq(fseek(f, 128 + row * 28 + 12, SEEK_SET), 0);
+    cr_assert_eq(fwrite(&neg, 4, 1, f), 1);
+    cr_assert_eq(fclose(f), 0);
+}
+
 /* A .npy read chunk by chunk, and a built-in cut into chunks, give the
  * files of the whole scene (exact mode: the same bytes; a PPM to compare
  * pixels alone); a bad row far into the file is found mid-stream: exit 3,
@@ -500,12 +511,7 @@ Test(cli, render_in_chunks, .timeout = 120)
     cr_expect(qr_test_same_bytes(a, b), "the budget's chunks differ from the whole scene");
 
     /* a negative radius at row 90001: after three chunks were drawn */
-    FILE *f = fopen(npy, "r+b");
-    cr_assert_not_null(f);
-    const float neg = -1.0f;
-    cr_assert_eq(fseek(f, 128 + 90001L * 28 + 12, SEEK_SET), 0);
-    cr_assert_eq(fwrite(&neg, 4, 1, f), 1);
-    cr_assert_eq(fclose(f), 0);
+    negative_radius_at(npy, 90001);
     char out[1024];
     snprintf(out, sizeof out, "%s/bad.png", dir);
     cr_expect_eq(RUN("render", npy, "-s", "160", "--chunk", "30000", "-o", out), 3, "%s", R.err);
@@ -592,12 +598,7 @@ Test(cli, render_in_chunks_on_the_gpu, .timeout = 300)
 
     /* a negative radius at row 90001, found on the GPU's side of the read:
      * the file's row named, exit 3, nothing written */
-    FILE *f = fopen(npy, "r+b");
-    cr_assert_not_null(f);
-    const float neg = -1.0f;
-    cr_assert_eq(fseek(f, 128 + 90001L * 28 + 12, SEEK_SET), 0);
-    cr_assert_eq(fwrite(&neg, 4, 1, f), 1);
-    cr_assert_eq(fclose(f), 0);
+    negative_radius_at(npy, 90001);
     cr_expect_eq(RUN("render", npy, "-s", "160", "--chunk", "30000", "--device", "gpu", "-o", out),
                  3, "%s", R.err);
     cr_expect(strstr(R.err, "row 90001: negative radius -1"), "%s", R.err);

@@ -24,33 +24,6 @@
 #include "gpu_util.h"
 #include "scene_util.h"
 
-/* Chunk sizes: cut 0 the whole scene, cut 1 one circle each, else random
- * sizes up to n / cut (seeded). Returns how many. */
-static int32_t cut_scene(int32_t n, int cut, uint64_t seed, int32_t *sizes, int32_t cap)
-{
-    if (cut == 0 || n == 0) {
-        sizes[0] = n;
-        return 1;
-    }
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)cut;
-    int32_t k = 0, left = n;
-    const int32_t most = n / cut > 1 ? n / cut : 1;
-    while (left > 0) {
-        cr_assert_lt(k, cap, "too many chunks");
-        int32_t c = 1;
-        if (cut > 1) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            c = 1 + (int32_t)(x % (uint64_t)most);
-        }
-        c = c < left ? c : left;
-        sizes[k++] = c;
-        left -= c;
-    }
-    return k;
-}
-
 /* The whole scene's numbers, gathered over the chunks sizes[0..k). */
 static qr_gpu_numbers numbers_of(const qr_scene *s, const int32_t *sizes, int32_t k)
 {
@@ -128,7 +101,7 @@ static void check_chunks(const qr_scene *s, int w, int h, const char *what)
     qr_image *one_fast = gpu_render_image(s, w, h, &p, QR_RENDER_FAST);
     for (int c = 0; c < 4; c++) {
         if (cuts[c] == 1 && s->n > CAP) continue;
-        const int32_t k = cut_scene(s->n, cuts[c], (uint64_t)s->n + 7u, sizes, CAP);
+        const int32_t k = qr_test_cut_scene(s->n, cuts[c], (uint64_t)s->n + 7u, sizes, CAP);
         qr_image *exact = gpu_chunked(s, w, h, QR_RENDER_EXACT, sizes, k);
         qr_image *fast = gpu_chunked(s, w, h, QR_RENDER_FAST, sizes, k);
         long long bad = first_diff(exact, ref, 1);
@@ -169,7 +142,7 @@ Test(gpu_chunks, numbers_do_not_depend_on_the_cut)
         const int cuts[] = {1, 3, 1000};
         for (int c = 0; c < 3; c++) {
             if (cuts[c] == 1 && s->n > CAP) continue;
-            const int32_t k = cut_scene(s->n, cuts[c], 99u + (uint64_t)c, sizes, CAP);
+            const int32_t k = qr_test_cut_scene(s->n, cuts[c], 99u + (uint64_t)c, sizes, CAP);
             const qr_gpu_numbers n = numbers_of(s, sizes, k);
             cr_expect_eq(n.circles, s->n);
             qr_test_assert_bits(n.lo, one.lo, "%s cut %d: lo", names[i], cuts[c]);

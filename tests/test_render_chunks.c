@@ -58,34 +58,6 @@ static void draw(drawer d, const qr_scene *s, int32_t first, int32_t count, qr_i
     cr_assert_eq(st, QR_OK, "%s", err.msg);
 }
 
-/* The chunk sizes of one cut of n circles: cut 0 one chunk, cut 1 chunks
- * of one circle (small scenes only), others random sizes from a seeded
- * generator, up to n / cut circles each. Returns the number of chunks. */
-static int32_t cut_scene(int32_t n, int cut, uint64_t seed, int32_t *sizes, int32_t cap)
-{
-    if (cut == 0 || n == 0) {
-        sizes[0] = n;
-        return 1;
-    }
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)cut;
-    int32_t k = 0, left = n;
-    const int32_t most = n / cut > 1 ? n / cut : 1;
-    while (left > 0) {
-        cr_assert_lt(k, cap, "too many chunks");
-        int32_t c = 1;
-        if (cut > 1) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            c = 1 + (int32_t)(x % (uint64_t)most);
-        }
-        c = c < left ? c : left;
-        sizes[k++] = c;
-        left -= c;
-    }
-    return k;
-}
-
 /* Largest |a - b| over the colour channels (and alpha, where cover). */
 static double worst(const qr_image *a, const qr_image *b, int cover)
 {
@@ -112,7 +84,7 @@ static void check_chunks(const qr_scene *s, int32_t w, int32_t h, const int *cut
     for (int d = REFERENCE; d <= FAST; d++)
         for (int c = 0; c < ncuts; c++) {
             if (cuts[c] == 1 && s->n > CAP) continue;
-            const int32_t k = cut_scene(s->n, cuts[c], (uint64_t)s->n + 17u * (uint64_t)d, sizes, CAP);
+            const int32_t k = qr_test_cut_scene(s->n, cuts[c], (uint64_t)s->n + 17u * (uint64_t)d, sizes, CAP);
             qr_image *img = image(w, h);
             int32_t first = 0;
             for (int32_t j = 0; j < k; j++) {
@@ -152,7 +124,7 @@ static int check_under(const qr_scene *s, int32_t w, int32_t h, const int *cuts,
     cr_assert(sizes && starts);
     for (int c = 0; c < ncuts; c++) {
         if (cuts[c] == 1 && s->n > CAP) continue;
-        const int32_t k = cut_scene(s->n, cuts[c], (uint64_t)s->n + 99u, sizes, CAP);
+        const int32_t k = qr_test_cut_scene(s->n, cuts[c], (uint64_t)s->n + 99u, sizes, CAP);
         qr_cpu_fast_numbers numbers;
         qr_cpu_fast_numbers_init(&numbers);
         int32_t first = 0;

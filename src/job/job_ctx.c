@@ -340,6 +340,31 @@ static void add_timing(qr_frame_timing *sum, const qr_frame_timing *t)
     sum->frame_ms += t->frame_ms;
 }
 
+/* After a part of `count` circles from circle `circle` was sent and
+ * rendered with status st: QR_ERR_GPU_NOMEM of more than one circle halves
+ * the parts (the part is drawn again: *again); of one circle, that circle
+ * named; else, rendered, its times added. */
+static qr_status part_rendered(job_ctx *ctx, qr_status st, int32_t count, int64_t circle,
+                               bool *again, qr_error *err)
+{
+    *again = st == QR_ERR_GPU_NOMEM && count > 1;
+    if (*again) {
+        ctx->gpu_chunk = count / 2;
+        return QR_OK;
+    }
+    if (st == QR_ERR_GPU_NOMEM) {
+        qr_error e = err ? *err : (qr_error){0};
+        return qr_fail(err, QR_ERR_GPU_NOMEM, "circle %lld alone does not fit the GPU: %s",
+                       (long long)circle, e.msg);
+    }
+    qr_frame_timing t;
+    if (st == QR_OK)
+        st = qr_gpu_renderer_timing(ctx->r, &t, err);
+    if (st == QR_OK)
+        add_timing(&ctx->timing, &t);
+    return st;
+}
+
 /* One chunk on the GPU, uploaded in parts of at most ctx->gpu_chunk
  * circles. Back to front (whole NULL), each part rendered over the image
  * (but the scene's very first, over the background: *drawn false); front
@@ -375,22 +400,9 @@ static qr_status gpu_chunk(job_ctx *ctx, const qr_scene *part, int64_t first,
                                            back && at == 0, err);
         else if (st == QR_OK)
             st = qr_gpu_render_chunk(ctx->r, ctx->gs, &ctx->params, ctx->mode, *drawn, err);
-        if (st == QR_ERR_GPU_NOMEM && count > 1) {
-            ctx->gpu_chunk = count / 2;
-            st = QR_OK;
+        bool again;
+        if ((st = part_rendered(ctx, st, count, first + at, &again, err)) != QR_OK || again)
             continue;
-        }
-        if (st == QR_ERR_GPU_NOMEM) {
-            qr_error e = err ? *err : (qr_error){0};
-            return qr_fail(err, QR_ERR_GPU_NOMEM, "circle %lld alone does not fit the GPU: %s",
-                           (long long)(first + at), e.msg);
-        }
-        if (st != QR_OK)
-            return st;
-        qr_frame_timing t;
-        st = qr_gpu_renderer_timing(ctx->r, &t, err);
-        if (st == QR_OK)
-            add_timing(&ctx->timing, &t);
         *drawn = true;
         left -= count;
         done += count;
@@ -429,24 +441,14 @@ static qr_status gpu_rows(job_ctx *ctx, qr_scene_stream *stream, const float *ro
         ctx->chunk_upload_ms += job_now_ms() - t0;
         if (st == QR_OK)
             st = qr_gpu_render_chunk(ctx->r, ctx->gs, &ctx->params, ctx->mode, *drawn, err);
-        if (st == QR_ERR_GPU_NOMEM && count > 1) {
+        bool again;
+        if ((st = part_rendered(ctx, st, count, first + at, &again, err)) != QR_OK)
+            continue;
+        if (again) {
             qr_gpu_scene_destroy(ctx->gs); /* its buffers too: the halves' are smaller */
             ctx->gs = NULL;
-            ctx->gpu_chunk = count / 2;
-            st = QR_OK;
             continue;
         }
-        if (st == QR_ERR_GPU_NOMEM) {
-            qr_error e = err ? *err : (qr_error){0};
-            return qr_fail(err, QR_ERR_GPU_NOMEM, "circle %lld alone does not fit the GPU: %s",
-                           (long long)(first + at), e.msg);
-        }
-        if (st != QR_OK)
-            return st;
-        qr_frame_timing t;
-        st = qr_gpu_renderer_timing(ctx->r, &t, err);
-        if (st == QR_OK)
-            add_timing(&ctx->timing, &t);
         *drawn = true;
         at += count;
     }
@@ -481,38 +483,19 @@ static qr_status gpu_file_chunks(job_ctx *ctx, qr_scene_stream *stream, int32_t 
     return st;
 }
 
-static qr_status gpu_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
-                            int32_t chunk, qr_image *img, qr_error *err)
+/* A scene held on the host on the GPU, in chunks of its views. Fast mode
+ * where it walks front to back (deep scenes, snow): the chunks from the
+ * scene's last, under the colour the ones in front gathered, stopping at
+ * the whole scene's bound (its numbers first); else from its first, over
+ * the image (exact mode's walk). */
+static qr_status gpu_scene_chunks(job_ctx *ctx, const qr_scene *scene, int32_t chunk,
+                                  qr_error *err)
 {
-    const int64_t n = stream ? qr_scene_stream_circles(stream) : scene->n;
-    /* a file is read in chunks no larger than the GPU's parts: the host
-     * holds two of them (one read ahead) */
-    if (stream && chunk > ctx->gpu_chunk)
-        chunk = ctx->gpu_chunk;
+    const int64_t n = scene->n;
     const int64_t chunks = n ? (n + chunk - 1) / chunk : 1; /* empty: its background */
-    memset(&ctx->timing, 0, sizeof ctx->timing);
-    ctx->chunk_read_ms = ctx->chunk_upload_ms = ctx->chunk_wait_ms = 0;
-    /* fast mode where it walks front to back (deep scenes, snow): the chunks
-     * from the scene's last, under the colour the ones in front gathered,
-     * stopping at the whole scene's bound, which takes the whole scene's
-     * numbers; else from its first, over the image (exact mode's walk). A
-     * file would be read twice for those numbers, and reading it costs far
-     * more than the exact walk's extra blends on the GPU: its chunks take
-     * the exact walk (the exact image, within fast mode's tolerance of its
-     * one pass). */
     qr_gpu_numbers whole;
     bool under = false;
-    double t0 = job_now_ms();
-    if (stream) {
-        qr_status st = gpu_file_chunks(ctx, stream, chunk, err);
-        t0 = job_now_ms();
-        qr_gpu_scene_destroy(ctx->gs);
-        ctx->gs = NULL;
-        ctx->chunk_wait_ms += job_now_ms() - t0;
-        if (st == QR_OK && img)
-            st = qr_gpu_renderer_download(ctx->r, img, err);
-        return st;
-    }
+    const double t0 = job_now_ms();
     if (ctx->mode == QR_RENDER_FAST) {
         qr_gpu_numbers_init(&whole, scene);
         qr_status st = qr_gpu_numbers_add(&whole, scene, err);
@@ -521,23 +504,37 @@ static qr_status gpu_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream
         under = qr_gpu_chunks_front_to_back(&whole, ctx->mode);
     }
     ctx->chunk_read_ms += job_now_ms() - t0;
-    if (stream && n)
-        qr_scene_stream_prefetch(stream, 0, (int32_t)(n < chunk ? n : chunk));
     bool drawn = false;
     qr_status st = QR_OK;
     for (int64_t k = 0; st == QR_OK && k < chunks; k++) {
         const int64_t c = under ? chunks - 1 - k : k;
         qr_scene view, *read;
-        t0 = job_now_ms();
-        st = chunk_of(scene, stream, n, chunk, c, under ? -1 : 1, &view, &read, err);
-        ctx->chunk_read_ms += job_now_ms() - t0;
+        st = chunk_of(scene, NULL, n, chunk, c, 1, &view, &read, err);
         if (st == QR_OK)
-            st = gpu_chunk(ctx, stream ? read : &view, c * chunk, under ? &whole : NULL, c == 0,
-                           &drawn, err);
-        qr_scene_destroy(read);
+            st = gpu_chunk(ctx, &view, c * chunk, under ? &whole : NULL, c == 0, &drawn, err);
     }
-    t0 = job_now_ms();
-    qr_gpu_scene_destroy(ctx->gs);
+    return st;
+}
+
+/* On the GPU: a file's chunks read once, drawn back to front (its fast
+ * chunks too: the whole scene's numbers would take a second read, which
+ * costs far more than the exact walk's extra blends on the GPU, so they
+ * give the exact image, within fast mode's tolerance of its one pass), or
+ * a held scene's; the image then downloaded into img (NULL: left on the
+ * device). */
+static qr_status gpu_chunks(job_ctx *ctx, const qr_scene *scene, qr_scene_stream *stream,
+                            int32_t chunk, qr_image *img, qr_error *err)
+{
+    /* a file is read in chunks no larger than the GPU's parts: the host
+     * holds two of them (one read ahead) */
+    if (stream && chunk > ctx->gpu_chunk)
+        chunk = ctx->gpu_chunk;
+    memset(&ctx->timing, 0, sizeof ctx->timing);
+    ctx->chunk_read_ms = ctx->chunk_upload_ms = ctx->chunk_wait_ms = 0;
+    qr_status st = stream ? gpu_file_chunks(ctx, stream, chunk, err)
+                          : gpu_scene_chunks(ctx, scene, chunk, err);
+    const double t0 = job_now_ms();
+    qr_gpu_scene_destroy(ctx->gs); /* waits for the last render */
     ctx->gs = NULL;
     ctx->chunk_wait_ms += job_now_ms() - t0;
     if (st == QR_OK && img)

@@ -63,3 +63,28 @@ qr_scene *qr_test_builtin_frame(const char *name, int64_t frame)
     cr_assert_eq(qr_scene_seek_frame(s, frame, &err), QR_OK, "%s", err.msg);
     return s;
 }
+
+int32_t qr_test_cut_scene(int32_t n, int cut, uint64_t seed, int32_t *sizes, int32_t cap)
+{
+    if (cut == 0 || n == 0) {
+        sizes[0] = n;
+        return 1;
+    }
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)cut;
+    int32_t k = 0, left = n;
+    const int32_t most = n / cut > 1 ? n / cut : 1;
+    while (left > 0) {
+        cr_assert_lt(k, cap, "too many chunks");
+        int32_t c = 1;
+        if (cut > 1) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            c = 1 + (int32_t)(x % (uint64_t)most);
+        }
+        c = c < left ? c : left;
+        sizes[k++] = c;
+        left -= c;
+    }
+    return k;
+}

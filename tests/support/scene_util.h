@@ -43,4 +43,10 @@ void qr_test_assert_same_scene(const qr_scene *a, const qr_scene *b, const char 
  * pixel a renderer forgets to write shows; asserts it is made. */
 qr_image *qr_test_garbage_image(int32_t w, int32_t h);
 
+/* The chunk sizes of one cut of n circles into sizes (at most cap of them;
+ * asserted): cut 0 one chunk (the whole), cut 1 chunks of one circle,
+ * others random sizes up to n / cut circles each, drawn from `seed`.
+ * Returns the number of chunks. */
+int32_t qr_test_cut_scene(int32_t n, int cut, uint64_t seed, int32_t *sizes, int32_t cap);
+
 #endif

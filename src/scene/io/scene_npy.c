@@ -348,15 +348,10 @@ qr_scene *qr_scene_stream_picture(qr_scene_stream *sm)
     return sm ? sm->picture : NULL;
 }
 
-qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count, qr_scene **out,
-                               qr_error *err)
+/* The bytes of circles [first, first + count): the read-ahead's when it
+ * read these circles (its errors with them), else read now. */
+static stream_read take_read(qr_scene_stream *sm, int64_t first, int32_t count)
 {
-    *out = NULL;
-    if (!sm || first < 0 || count < 0 || first > sm->rows || count > sm->rows - first)
-        return qr_fail(err, QR_ERR_INVALID, "%s: circles %" PRId64 " to %" PRId64
-                       " are not the file's", sm ? sm->path : "(no stream)", first,
-                       first + count);
-    /* the bytes: the read-ahead's when it read these circles, else now */
     join_ahead(sm);
     stream_read r = {first, count, NULL, QR_OK, {0}};
     if (sm->ahead.count == count && sm->ahead.first == first && (sm->ahead.buf || sm->ahead.st)) {
@@ -366,6 +361,19 @@ qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count
         drop_ahead(sm);
         read_bytes(sm, &r);
     }
+    return r;
+}
+
+qr_status qr_scene_stream_read(qr_scene_stream *sm, int64_t first, int32_t count, qr_scene **out,
+                               qr_error *err)
+{
+    *out = NULL;
+    if (!sm || first < 0 || count < 0 || first > sm->rows || count > sm->rows - first)
+        return qr_fail(err, QR_ERR_INVALID, "%s: circles %" PRId64 " to %" PRId64
+                       " are not the file's", sm ? sm->path : "(no stream)", first,
+                       first + count);
+    /* the bytes: the read-ahead's when it read these circles, else now */
+    stream_read r = take_read(sm, first, count);
     unsigned char *buf = r.buf;
     qr_status st = r.st;
     if (st != QR_OK && err)
@@ -410,15 +418,7 @@ qr_status qr_scene_stream_read_rows(qr_scene_stream *sm, int64_t first, int32_t 
         return qr_fail(err, QR_ERR_INVALID, "%s: circles %" PRId64 " to %" PRId64
                        " are not the file's", sm ? sm->path : "(no stream)", first,
                        first + count);
-    join_ahead(sm);
-    stream_read r = {first, count, NULL, QR_OK, {0}};
-    if (sm->ahead.count == count && sm->ahead.first == first && (sm->ahead.buf || sm->ahead.st)) {
-        r = sm->ahead;
-        memset(&sm->ahead, 0, sizeof sm->ahead);
-    } else {
-        drop_ahead(sm);
-        read_bytes(sm, &r);
-    }
+    stream_read r = take_read(sm, first, count);
     if (r.st != QR_OK) {
         if (err)
             *err = r.err;
