@@ -106,6 +106,30 @@ Test(cli_output, sigint_mid_stream_leaves_nothing, .timeout = 300)
     unlink(npy);
 }
 
+/* The same on the GPU: a file's chunks in small parts, interrupted while
+ * they are drawn, leave nothing. */
+Test(cli_output, sigint_mid_stream_on_the_gpu_leaves_nothing, .timeout = 300)
+{
+    qr_error why;
+    if (qr_gpu_probe(NULL, &why) != QR_OK)
+        cr_skip_test("needs a GPU: %s", why.msg);
+    const char *dir = qr_test_tmp_dir("signal_gpu_chunks");
+    char npy[1024];
+    snprintf(npy, sizeof npy, "%s", qr_test_tmp("signal_gpu_chunks.npy"));
+    cr_assert_eq(RUN("dump", "uniform:1M", "-o", npy), 0, "%s", R.err);
+    const char *out = qr_test_join(dir, "x.png");
+    qr_cli_proc run = qr_cli_start(NULL, QR_ARGS("render", npy, "-s", "1024", "--device", "gpu",
+                                                 "--chunk", "200", "-o", out));
+    nanosleep(&(struct timespec){1, 0}, NULL);
+    cr_assert(!qr_cli_poll(&run, &R), "the render ended (status %d) before the signal: %s",
+              R.code, R.err);
+    cr_assert_eq(kill(run.pid, SIGINT), 0);
+    qr_cli_wait(&run, &R);
+    cr_expect_eq(R.code, 128 + SIGINT, "exit status %d; stderr: %s", R.code, R.err);
+    cli_expect_entries(dir, 0);
+    unlink(npy);
+}
+
 /* ---- out of memory while writing ------------------------------------------------------ */
 
 /* Whether a run's output has a line of its own, "quadrender: ...". A loader's
