@@ -158,7 +158,8 @@ typedef struct qr_job_progress {
     int64_t lane_done;      /* QR_JOB_LANE: its stripes */
     /* QR_JOB_START */
     int64_t circles;        /* the scene's circles (a stream's: its file's) */
-    int32_t chunk_circles;  /* drawn in chunks of this many circles; else 0 */
+    int32_t chunk_circles;  /* drawn in chunks of this many circles (on the GPU, the
+                               most it draws at once); else 0 */
     /* QR_JOB_FRAME, a scene in chunks on the GPU (gpu_timing sums the
      * chunks' index and render): the wall time spent waiting for chunks
      * to be read from the file and parsed, uploading them, and waiting for

@@ -281,7 +281,10 @@ static qr_status single_start(single *s, const qr_job_plan *plan, qr_error *err)
                           .where = ctx->dev.where, .note = ctx->dev.note,
                           .gpu = ctx->dev.gpu, .reference = ctx->dev.reference, .lanes = 1,
                           .band_rows = ctx->band_rows, .upload_ms = ctx->upload_ms,
-                          .frame = p->first, .chunk_circles = s->chunk,
+                          .frame = p->first,
+                          /* on the GPU, what it draws at once (job_render_chunks) */
+                          .chunk_circles = ctx->chunked && ctx->gpu_chunk < s->chunk ? ctx->gpu_chunk
+                                                                                     : s->chunk,
                           .circles = p->stream && !p->scene ? qr_scene_stream_circles(p->stream)
                                                             : s->st->scene->n};
     if (!job_report(s->st, &pr, 0))
