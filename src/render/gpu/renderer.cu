@@ -410,8 +410,8 @@ static qr_status widened_scene(qr_gpu_renderer *r, const qr_gpu_scene *scene, qr
     return QR_OK;
 }
 
-/* One frame of `region` (NULL: the whole image), the whole scene or a
- * chunk of one (CHUNK_*). */
+/* One frame of `region` (NULL: the whole image), of the whole scene or of
+ * a chunk of one (cp). */
 static qr_status render_region(qr_gpu_renderer *r, const qr_gpu_scene *scene,
                                const qr_index_params *params, qr_render_mode mode,
                                const qr_rect *region, const chunk_place *cp, qr_error *err)
