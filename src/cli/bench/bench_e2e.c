@@ -186,7 +186,9 @@ qr_status bench_e2e(FILE *out, const char *const *scenes, int nscenes, const int
                                    exact ? QR_RENDER_EXACT : QR_RENDER_FAST, dir, &row, err);
             if (st) return st;
             if (row.chunk)
-                fprintf(out, "# %s: in chunks of %ld circles\n", row.scene, (long)row.chunk);
+                fprintf(out, "# %s: in chunks of %ld circles (load: the waits for reads that "
+                             "overlap the upload and the GPU)\n",
+                        row.scene, (long)row.chunk);
             fprintf(out,
                     "%-12s %6d %10lld %9.1f %9.0f %9.1f %9.2f %9.3f %9.1f %9.0f %9.1f %8.0f %8.0f\n",
                     row.scene, row.size, row.circles, row.load_ms, rate(row.load_mb, row.load_ms),
